@@ -1,0 +1,337 @@
+/**
+ * DuckDB result chunks -> Arrow IPC stream, column by column from the vectors' raw memory.
+ * Fixed-width columns are one memcpy per chunk; validity masks are DuckDB's LSB-first 64-bit words, the
+ * same bit order as Arrow, so byte-aligned chunks copy them as bytes. VARCHAR copies the UTF-8 bytes
+ * straight into an Arrow Utf8 buffer (inline strings <= 12 bytes never cross into native code).
+ * Nothing here creates a JS value per row.
+ */
+import duckdb from '@duckdb/node-bindings';
+import { DuckDBTypeId, type DuckDBDataChunk, type DuckDBType } from '@duckdb/node-api';
+import {
+  Bool,
+  DateDay,
+  Field,
+  Float32,
+  Float64,
+  Int16,
+  Int32,
+  Int64,
+  Int8,
+  makeData,
+  RecordBatch,
+  RecordBatchStreamWriter,
+  Schema,
+  Struct,
+  TimeUnit,
+  Timestamp,
+  Uint16,
+  Uint32,
+  Uint64,
+  Uint8,
+  Utf8,
+  type DataType,
+  type Data,
+} from 'apache-arrow';
+import { quoteIdent } from './sql';
+
+/** How each DuckDB type reaches Arrow: copied as is, or cast in SQL first to something copyable. */
+export type Plan = { kind: 'copy'; width: number; arrow: DataType } | { kind: 'bool' } | { kind: 'utf8' };
+
+const copy = (width: number, arrow: DataType): Plan => ({ kind: 'copy', width, arrow });
+
+export function planFor(typeId: DuckDBTypeId): Plan | { cast: string } {
+  switch (typeId) {
+    case DuckDBTypeId.BOOLEAN:
+      return { kind: 'bool' };
+    case DuckDBTypeId.TINYINT:
+      return copy(1, new Int8());
+    case DuckDBTypeId.SMALLINT:
+      return copy(2, new Int16());
+    case DuckDBTypeId.INTEGER:
+      return copy(4, new Int32());
+    case DuckDBTypeId.BIGINT:
+      return copy(8, new Int64());
+    case DuckDBTypeId.UTINYINT:
+      return copy(1, new Uint8());
+    case DuckDBTypeId.USMALLINT:
+      return copy(2, new Uint16());
+    case DuckDBTypeId.UINTEGER:
+      return copy(4, new Uint32());
+    case DuckDBTypeId.UBIGINT:
+      return copy(8, new Uint64());
+    case DuckDBTypeId.FLOAT:
+      return copy(4, new Float32());
+    case DuckDBTypeId.DOUBLE:
+      return copy(8, new Float64());
+    case DuckDBTypeId.DATE:
+      return copy(4, new DateDay());
+    case DuckDBTypeId.TIMESTAMP:
+      return copy(8, new Timestamp(TimeUnit.MICROSECOND));
+    case DuckDBTypeId.TIMESTAMP_TZ:
+      return copy(8, new Timestamp(TimeUnit.MICROSECOND, 'UTC'));
+    case DuckDBTypeId.VARCHAR:
+      return { kind: 'utf8' };
+    case DuckDBTypeId.DECIMAL:
+    case DuckDBTypeId.HUGEINT:
+    case DuckDBTypeId.UHUGEINT:
+    case DuckDBTypeId.BIGNUM:
+      return { cast: 'DOUBLE' };
+    case DuckDBTypeId.TIMESTAMP_S:
+    case DuckDBTypeId.TIMESTAMP_MS:
+    case DuckDBTypeId.TIMESTAMP_NS:
+      return { cast: 'TIMESTAMP' };
+    case DuckDBTypeId.LIST:
+    case DuckDBTypeId.ARRAY:
+    case DuckDBTypeId.STRUCT:
+    case DuckDBTypeId.MAP:
+    case DuckDBTypeId.UNION:
+    case DuckDBTypeId.VARIANT:
+      return { cast: 'JSON' };
+    default:
+      return { cast: 'VARCHAR' };
+  }
+}
+
+/** Wraps `sql` so every column has a copyable type, or returns null when no cast is needed. */
+export function castingWrapper(names: string[], types: DuckDBType[], sql: string): string | null {
+  let needed = false;
+  const exprs = names.map((n, i) => {
+    const p = planFor(types[i]!.typeId);
+    if (!('cast' in p)) return quoteIdent(n);
+    needed = true;
+    const col = quoteIdent(n);
+    const value = p.cast === 'JSON' ? `CAST(to_json(${col}) AS VARCHAR)` : `CAST(${col} AS ${p.cast})`;
+    return `${value} AS ${col}`;
+  });
+  return needed ? `SELECT ${exprs.join(', ')} FROM (${sql}) AS _q` : null;
+}
+
+const VECTOR = 2048;
+
+interface ColumnBuilder {
+  append(vector: duckdb.Vector, n: number, at: number): void;
+  finish(rows: number): Data;
+}
+
+/** Validity bitmap shared by all column kinds; allocated only once a null shows up in the batch. */
+class Validity {
+  bits: Uint8Array | null = null;
+  constructor(private readonly capacity: number) {}
+
+  /** Copies DuckDB's mask for rows [at, at+n); returns it (or null when the chunk has no nulls). */
+  append(vector: duckdb.Vector, n: number, at: number): Uint8Array | null {
+    const mask = duckdb.vector_get_validity(vector, Math.ceil(n / 64) * 8);
+    if (!mask) return null;
+    if (!this.bits) this.bits = new Uint8Array(Math.ceil(this.capacity / 8) + 8).fill(0xff);
+    const bits = this.bits;
+    if ((at & 7) === 0) {
+      const nb = Math.ceil(n / 8);
+      bits.set(mask.subarray(0, nb), at >> 3);
+      // The last byte carried bits past this chunk; they belong to later rows, assumed valid until told otherwise.
+      if (n & 7) bits[(at + n) >> 3]! |= 0xff << (n & 7);
+    } else {
+      for (let i = 0; i < n; i++) {
+        const r = at + i;
+        if ((mask[i >> 3]! >> (i & 7)) & 1) bits[r >> 3]! |= 1 << (r & 7);
+        else bits[r >> 3]! &= ~(1 << (r & 7));
+      }
+    }
+    return mask;
+  }
+
+  take(rows: number): Uint8Array | undefined {
+    const b = this.bits;
+    this.bits = null;
+    return b ? b.subarray(0, Math.ceil(rows / 8)) : undefined;
+  }
+}
+
+class FixedBuilder implements ColumnBuilder {
+  private bytes: Uint8Array;
+  private readonly validity: Validity;
+  constructor(
+    private readonly width: number,
+    private readonly type: DataType,
+    private readonly capacity: number,
+  ) {
+    this.bytes = new Uint8Array(capacity * width);
+    this.validity = new Validity(capacity);
+  }
+  append(vector: duckdb.Vector, n: number, at: number): void {
+    const src = duckdb.vector_get_data(vector, n * this.width);
+    this.bytes.set(src.subarray(0, n * this.width), at * this.width);
+    this.validity.append(vector, n, at);
+  }
+  finish(rows: number): Data {
+    const bytes = this.bytes;
+    this.bytes = new Uint8Array(this.capacity * this.width); // the writer keeps views of the old buffer
+    const ctor = (this.type as unknown as { ArrayType: new (b: ArrayBuffer, o: number, l: number) => ArrayLike<number> })
+      .ArrayType;
+    const data = new ctor(bytes.buffer as ArrayBuffer, 0, rows);
+    return makeData({ type: this.type, length: rows, nullBitmap: this.validity.take(rows), data } as never);
+  }
+}
+
+class BoolBuilder implements ColumnBuilder {
+  private bits: Uint8Array;
+  private readonly validity: Validity;
+  constructor(private readonly capacity: number) {
+    this.bits = new Uint8Array(Math.ceil(capacity / 8) + 8);
+    this.validity = new Validity(capacity);
+  }
+  append(vector: duckdb.Vector, n: number, at: number): void {
+    const src = duckdb.vector_get_data(vector, n);
+    const bits = this.bits;
+    for (let i = 0; i < n; i++) {
+      const r = at + i;
+      if (src[i]) bits[r >> 3]! |= 1 << (r & 7);
+    }
+    this.validity.append(vector, n, at);
+  }
+  finish(rows: number): Data {
+    const data = this.bits.subarray(0, Math.ceil(rows / 8));
+    this.bits = new Uint8Array(Math.ceil(this.capacity / 8) + 8);
+    return makeData({ type: new Bool(), length: rows, nullBitmap: this.validity.take(rows), data });
+  }
+}
+
+class Utf8Builder implements ColumnBuilder {
+  private offsets: Int32Array;
+  private data: Uint8Array;
+  private used = 0;
+  private readonly validity: Validity;
+  constructor(private readonly capacity: number) {
+    this.offsets = new Int32Array(capacity + 1);
+    this.data = new Uint8Array(capacity * 16);
+    this.validity = new Validity(capacity);
+  }
+  private grow(need: number): void {
+    let size = this.data.length * 2;
+    while (size < need) size *= 2;
+    const next = new Uint8Array(size);
+    next.set(this.data.subarray(0, this.used));
+    this.data = next;
+  }
+  append(vector: duckdb.Vector, n: number, at: number): void {
+    const raw = duckdb.vector_get_data(vector, n * 16);
+    const mask = this.validity.append(vector, n, at);
+    const view = new DataView(raw.buffer, raw.byteOffset, n * 16);
+    const offsets = this.offsets;
+    let used = this.used;
+    for (let i = 0; i < n; i++) {
+      if (mask && !((mask[i >> 3]! >> (i & 7)) & 1)) {
+        offsets[at + i + 1] = used;
+        continue;
+      }
+      const p = i * 16;
+      const len = view.getUint32(p, true);
+      if (used + len > this.data.length) {
+        this.used = used;
+        this.grow(used + len);
+      }
+      const out = this.data;
+      if (len <= 12) {
+        const s = p + 4;
+        for (let k = 0; k < len; k++) out[used + k] = raw[s + k]!;
+      } else {
+        out.set(duckdb.get_data_from_pointer(raw.buffer as ArrayBuffer, raw.byteOffset + p + 8, len), used);
+      }
+      used += len;
+      offsets[at + i + 1] = used;
+    }
+    this.used = used;
+  }
+  finish(rows: number): Data {
+    const valueOffsets = this.offsets.subarray(0, rows + 1);
+    const data = this.data.subarray(0, this.used);
+    this.offsets = new Int32Array(this.capacity + 1);
+    this.data = new Uint8Array(Math.max(this.capacity * 16, this.used));
+    this.used = 0;
+    return makeData({ type: new Utf8(), length: rows, nullBitmap: this.validity.take(rows), valueOffsets, data });
+  }
+}
+
+/** Accumulates chunks into RecordBatches of up to `capacity` rows and serialises them as IPC stream bytes. */
+export class ArrowBatcher {
+  readonly schema: Schema;
+  private readonly builders: ColumnBuilder[];
+  private readonly writer = new RecordBatchStreamWriter();
+  private rows = 0;
+
+  constructor(
+    names: string[],
+    types: DuckDBType[],
+    private readonly capacity = 65536,
+  ) {
+    const cap = Math.max(capacity, VECTOR);
+    this.builders = [];
+    const fields: Field[] = [];
+    names.forEach((name, i) => {
+      const plan = planFor(types[i]!.typeId);
+      if ('cast' in plan) throw new Error(`column ${name} needs a cast to ${plan.cast}`);
+      if (plan.kind === 'copy') {
+        this.builders.push(new FixedBuilder(plan.width, plan.arrow, cap + VECTOR));
+        fields.push(new Field(name, plan.arrow, true));
+      } else if (plan.kind === 'bool') {
+        this.builders.push(new BoolBuilder(cap + VECTOR));
+        fields.push(new Field(name, new Bool(), true));
+      } else {
+        this.builders.push(new Utf8Builder(cap + VECTOR));
+        fields.push(new Field(name, new Utf8(), true));
+      }
+    });
+    this.schema = new Schema(fields);
+  }
+
+  /** Appends a chunk; returns IPC bytes when a batch filled up, else null. */
+  push(chunk: DuckDBDataChunk): Uint8Array | null {
+    const n = chunk.rowCount;
+    if (n === 0) return null;
+    const raw = chunk.chunk;
+    for (let c = 0; c < this.builders.length; c++) {
+      this.builders[c]!.append(duckdb.data_chunk_get_vector(raw, c), n, this.rows);
+    }
+    this.rows += n;
+    return this.rows >= this.capacity ? this.flush() : null;
+  }
+
+  /** Serialises what is buffered (a zero-row batch too, so an empty result still carries its schema). */
+  flush(): Uint8Array {
+    const rows = this.rows;
+    this.rows = 0;
+    const children = this.builders.map((b) => b.finish(rows));
+    const struct = makeData({
+      type: new Struct(this.schema.fields),
+      length: rows,
+      nullCount: 0,
+      children,
+    });
+    this.writer.write(new RecordBatch(this.schema, struct));
+    return this.drain();
+  }
+
+  get pending(): number {
+    return this.rows;
+  }
+
+  /** End-of-stream marker (and the schema if nothing was written). */
+  end(): Uint8Array {
+    this.writer.finish();
+    return this.drain();
+  }
+
+  private drain(): Uint8Array {
+    // The writer's sink buffers views of our column buffers; join them into one owned array per batch.
+    const sink = (this.writer as unknown as { _sink: { _values: Uint8Array[] } })._sink;
+    const parts = sink._values.splice(0);
+    let size = 0;
+    for (const p of parts) size += p.byteLength;
+    const out = new Uint8Array(size);
+    let o = 0;
+    for (const p of parts) {
+      out.set(p, o);
+      o += p.byteLength;
+    }
+    return out;
+  }
+}

@@ -1,0 +1,167 @@
+import { mkdir, rm } from 'node:fs/promises';
+import path from 'node:path';
+import {
+  DuckDBInstance,
+  DuckDBScalarFunction,
+  BOOLEAN,
+  DOUBLE,
+  INTEGER,
+  VARCHAR,
+  type DuckDBConnection,
+  type DuckDBValue,
+} from '@duckdb/node-api';
+import { isValidCell, latLngToCell } from 'h3-js';
+import { ingest, type IngestOptions } from './ingest';
+import { ConnectionPool, type PooledConnection } from './pool';
+import { quoteLiteral } from './sql';
+import { LocalObjectStore, type ObjectStore } from './store';
+import { arrowIpc, csvText, type StreamOptions } from './stream';
+import { plain, type IngestResult } from './types';
+
+export interface EngineOptions {
+  /** Working folder: `tmp/` for temp files, `objects/` for the default store. */
+  dataDir: string;
+  /** Defaults to a LocalObjectStore at `<dataDir>/objects`. */
+  store?: ObjectStore;
+  /** DuckDB worker threads (default: DuckDB's own, the core count). */
+  threads?: number;
+  /** DuckDB database file; default ':memory:' (datasets live in the store as Parquet). */
+  database?: string;
+  /** Connections in the pool (default 4). */
+  connections?: number;
+}
+
+/** A dataset key in the store, or a SQL statement with positional `$1`/`?` parameters. */
+export type Source = string | { sql: string; params?: unknown[] };
+
+export class Engine {
+  private constructor(
+    private readonly instance: DuckDBInstance,
+    private readonly pool: ConnectionPool,
+    readonly store: ObjectStore,
+    readonly tmpDir: string,
+  ) {}
+
+  static async open(opts: EngineOptions): Promise<Engine> {
+    const tmpDir = path.join(opts.dataDir, 'tmp');
+    await mkdir(tmpDir, { recursive: true });
+    const store = opts.store ?? new LocalObjectStore(path.join(opts.dataDir, 'objects'));
+    const config: Record<string, string> = { temp_directory: path.join(tmpDir, 'duckdb') };
+    if (opts.threads) config.threads = String(opts.threads);
+    const instance = await DuckDBInstance.create(opts.database ?? ':memory:', config);
+    let registered = false;
+    const pool = new ConnectionPool(instance, opts.connections ?? 4, async (c) => {
+      // Scalar functions land in the database catalog: register once.
+      if (!registered) {
+        registered = true;
+        registerH3(c);
+      }
+    });
+    return new Engine(instance, pool, store, tmpDir);
+  }
+
+  close(): void {
+    this.pool.close();
+    this.instance.closeSync();
+  }
+
+  /** Borrow a connection; release() it when done. Prefer withConnection. */
+  connection(): Promise<PooledConnection> {
+    return this.pool.acquire();
+  }
+
+  async withConnection<T>(fn: (c: DuckDBConnection) => Promise<T>): Promise<T> {
+    const p = await this.pool.acquire();
+    try {
+      return await fn(p.connection);
+    } finally {
+      p.release();
+    }
+  }
+
+  /** Small results as plain objects (bigint -> number when exact, dates -> ISO text). */
+  async query(sql: string, params?: unknown[]): Promise<Record<string, unknown>[]> {
+    return this.withConnection(async (c) => {
+      const r = await c.runAndReadAll(sql, params?.length ? (params as DuckDBValue[]) : undefined);
+      return r.getRowObjectsJS().map((row) => plain(row) as Record<string, unknown>);
+    });
+  }
+
+  async preview(key: string, opts: { offset?: number; limit?: number } = {}) {
+    const file = await this.store.localPath(key);
+    const limit = Math.max(0, Math.min(opts.limit ?? 100, 10_000));
+    const offset = Math.max(0, opts.offset ?? 0);
+    return this.query(`SELECT * FROM read_parquet(${quoteLiteral(file)}) LIMIT ${limit} OFFSET ${offset}`);
+  }
+
+  ingest(opts: IngestOptions): Promise<IngestResult> {
+    return ingest(() => this.pool.acquire(), this.store, this.tmpDir, opts);
+  }
+
+  /** Arrow IPC stream bytes; batches leave as they are built. */
+  async *arrowStream(source: Source, opts?: StreamOptions): AsyncGenerator<Uint8Array> {
+    const { sql, params } = await this.resolve(source);
+    yield* arrowIpc(() => this.pool.acquire(), sql, params, opts);
+  }
+
+  /** CSV text (with header) of a dataset or SQL result. */
+  async *csvStream(source: Source, opts?: StreamOptions): AsyncGenerator<Uint8Array> {
+    const { sql, params } = await this.resolve(source);
+    yield* csvText(() => this.pool.acquire(), this.tmpDir, sql, params, opts);
+  }
+
+  /** Remove leftovers of interrupted work (call at start-up). */
+  async cleanTemp(): Promise<void> {
+    await rm(this.tmpDir, { recursive: true, force: true });
+    await mkdir(this.tmpDir, { recursive: true });
+  }
+
+  private async resolve(source: Source): Promise<{ sql: string; params: DuckDBValue[] }> {
+    if (typeof source === 'string') {
+      const file = await this.store.localPath(source);
+      return { sql: `SELECT * FROM read_parquet(${quoteLiteral(file)})`, params: [] };
+    }
+    return { sql: source.sql, params: (source.params ?? []) as DuckDBValue[] };
+  }
+}
+
+/**
+ * h3_latlng_to_cell(lat, lng, res) -> VARCHAR and h3_is_valid_cell(VARCHAR) -> BOOLEAN. They run on the JS
+ * thread (~1.5 µs a row): fine for enrichment, not for hot paths; store the cell column instead.
+ */
+function registerH3(c: DuckDBConnection): void {
+  c.registerScalarFunction(
+    DuckDBScalarFunction.create({
+      name: 'h3_latlng_to_cell',
+      returnType: VARCHAR,
+      parameterTypes: [DOUBLE, DOUBLE, INTEGER],
+      mainFunction: (_info, input, output) => {
+        const lat = input.getColumnVector(0);
+        const lng = input.getColumnVector(1);
+        const res = input.getColumnVector(2);
+        for (let i = 0; i < input.rowCount; i++) {
+          const a = lat.getItem(i) as number | null;
+          const b = lng.getItem(i) as number | null;
+          const r = res.getItem(i) as number | null;
+          output.setItem(i, a === null || b === null || r === null ? null : latLngToCell(a, b, r));
+        }
+        output.flush();
+      },
+    }),
+  );
+  c.registerScalarFunction(
+    DuckDBScalarFunction.create({
+      name: 'h3_is_valid_cell',
+      returnType: BOOLEAN,
+      parameterTypes: [VARCHAR],
+      mainFunction: (_info, input, output) => {
+        const v = input.getColumnVector(0);
+        for (let i = 0; i < input.rowCount; i++) {
+          const s = v.getItem(i) as string | null;
+          output.setItem(i, s === null ? null : isValidCell(s));
+        }
+        output.flush();
+      },
+    }),
+  );
+}

@@ -1,0 +1,8 @@
+export { Engine, type EngineOptions, type Source } from './engine';
+export { LocalObjectStore, checkKey, type ObjectStore } from './store';
+export type { IngestOptions } from './ingest';
+export type { StreamOptions } from './stream';
+export type { PooledConnection } from './pool';
+export { quoteIdent } from './sql';
+export type { IngestResult, IngestColumn, ColumnStats, ColumnRole, SpecColumnType } from './types';
+export { specType } from './types';

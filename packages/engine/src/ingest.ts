@@ -1,0 +1,263 @@
+/**
+ * Upload -> Parquet in one DuckDB COPY, then one aggregate query over the Parquet output for stats, and a
+ * small sample for role detection. No per-row JavaScript.
+ */
+import { createReadStream, createWriteStream } from 'node:fs';
+import { open, stat } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { createGunzip } from 'node:zlib';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { badInput, isStudioError } from '@studio/schema';
+import { detectRoles } from './detect';
+import type { PooledConnection } from './pool';
+import { quoteIdent, quoteLiteral } from './sql';
+import { removeQuietly, type ObjectStore } from './store';
+import {
+  isNumeric,
+  isOrderable,
+  isScalar,
+  plain,
+  specType,
+  type IngestColumn,
+  type IngestResult,
+} from './types';
+
+export interface IngestOptions {
+  sourceFile: string;
+  contentType: string;
+  contentEncoding?: 'gzip';
+  key: string;
+  /**
+   * Fraction done, 0..1, never decreasing: 0.05 after the body is ready (gunzipped), then DuckDB's own query
+   * progress of the COPY mapped onto 0.05..0.8 (polled every 100 ms), 0.9 after stats, 1.0 when stored.
+   */
+  onProgress?: (fraction: number) => void;
+}
+
+type Format = 'csv' | 'tsv' | 'json' | 'geojson' | 'parquet';
+
+const FORMATS: Record<string, Format | 'sniff'> = {
+  'text/csv': 'csv',
+  'application/csv': 'csv',
+  'text/tab-separated-values': 'tsv',
+  'application/json': 'json',
+  'application/x-ndjson': 'json',
+  'application/ndjson': 'json',
+  'application/geo+json': 'geojson',
+  'application/vnd.apache.parquet': 'parquet',
+  'application/x-parquet': 'parquet',
+  'application/octet-stream': 'sniff',
+};
+
+export function formatOf(contentType: string): Format | 'sniff' {
+  const base = contentType.split(';')[0]!.trim().toLowerCase();
+  const f = FORMATS[base];
+  if (!f) throw badInput('Unsupported content type');
+  return f;
+}
+
+async function hasParquetMagic(file: string): Promise<boolean> {
+  const fh = await open(file, 'r');
+  try {
+    const buf = Buffer.alloc(4);
+    const { bytesRead } = await fh.read(buf, 0, 4, 0);
+    return bytesRead === 4 && buf.toString('latin1') === 'PAR1';
+  } finally {
+    await fh.close();
+  }
+}
+
+async function gunzipTo(src: string, dest: string): Promise<void> {
+  try {
+    await pipeline(createReadStream(src), createGunzip(), createWriteStream(dest));
+  } catch (e) {
+    const why = (e as NodeJS.ErrnoException).code === 'Z_BUF_ERROR' ? 'the file is truncated' : (e as Error).message;
+    throw badInput(`Could not decompress the gzip body: ${why}`);
+  }
+}
+
+/** The SELECT reading the upload, by format. File paths are engine-made temp/upload paths. */
+async function sourceSelect(conn: DuckDBConnection, format: Format, file: string): Promise<string> {
+  const f = quoteLiteral(file);
+  switch (format) {
+    case 'csv':
+      return `SELECT * FROM read_csv(${f})`;
+    case 'tsv':
+      return `SELECT * FROM read_csv(${f}, delim = '\t')`;
+    case 'json':
+      return `SELECT * FROM read_json(${f}, format = 'auto', maximum_object_size = 268435456)`;
+    case 'parquet':
+      return `SELECT * FROM read_parquet(${f})`;
+    case 'geojson':
+      return geojsonSelect(conn, f);
+  }
+}
+
+/**
+ * GeoJSON FeatureCollection: properties become columns, geometry stays GeoJSON text in `_geojson`, and Points
+ * also get latitude/longitude. Geometry is read as JSON (auto-detection would coerce mixed coordinate
+ * shapes to strings); properties keep DuckDB's inferred struct type, found by a first DESCRIBE.
+ */
+async function geojsonSelect(conn: DuckDBConnection, f: string): Promise<string> {
+  const size = `maximum_object_size = ${2 ** 31 - 1}`;
+  let propsType: string | null = null;
+  try {
+    const r = await conn.runAndReadAll(`DESCRIBE SELECT features[1].properties AS p FROM read_json(${f}, ${size})`);
+    propsType = String(r.getRowObjectsJS()[0]?.column_type ?? '');
+  } catch (e) {
+    throw badInput('Could not read GeoJSON: expected a FeatureCollection with a "features" array', firstLine(e));
+  }
+  const structProps = propsType.startsWith('STRUCT(');
+  const featureType = `STRUCT(properties ${structProps ? propsType : 'JSON'}, geometry JSON)[]`;
+  const g = `f.geometry`;
+  const point = `json_extract_string(${g}, '$.type') = 'Point'`;
+  return `SELECT ${structProps ? 'unnest(f.properties), ' : ''}CAST(${g} AS VARCHAR) AS _geojson,
+    CASE WHEN ${point} THEN TRY_CAST(json_extract(${g}, '$.coordinates[1]') AS DOUBLE) END AS latitude,
+    CASE WHEN ${point} THEN TRY_CAST(json_extract(${g}, '$.coordinates[0]') AS DOUBLE) END AS longitude
+    FROM (SELECT unnest(features) AS f FROM read_json(${f}, ${size},
+      columns = {'type': 'VARCHAR', 'features': ${quoteLiteral(featureType)}}))`;
+}
+
+const firstLine = (e: unknown) => String((e as Error)?.message ?? e).split('\n')[0]!;
+
+/** DuckDB's reader errors -> a message saying what and where. */
+export function readError(format: Format, e: unknown): Error {
+  if (isStudioError(e)) return e;
+  const msg = String((e as Error)?.message ?? e);
+  const label = format === 'tsv' ? 'TSV' : format === 'geojson' ? 'GeoJSON' : format.toUpperCase();
+  const line = /Error on Line:\s*(\d+)/i.exec(msg)?.[1];
+  const conv = /converting column "([^"]+)"\. Could not convert string "(.*?)" to '([^']+)'/s.exec(msg);
+  if (line && conv) {
+    return badInput(
+      `Could not read ${label} at line ${line}, column '${conv[1]}': expected ${conv[3]} but found '${conv[2]}'`,
+      msg,
+    );
+  }
+  const cols = /Expected Number of Columns:\s*(\d+)\s*Found:\s*(\d+)/i.exec(msg);
+  if (line && cols) {
+    return badInput(`Could not read ${label} at line ${line}: expected ${cols[1]} columns but found ${cols[2]}`, msg);
+  }
+  if (line) {
+    const why = msg.split('\n').find((l, i) => i > 0 && l.trim() && !l.startsWith('Original Line')) ?? firstLine(e);
+    return badInput(`Could not read ${label} at line ${line}: ${why.trim()}`, msg);
+  }
+  return badInput(`Could not read ${label}: ${firstLine(e).replace(/^[A-Za-z ]+Error:\s*/, '')}`, msg);
+}
+
+/** Polls DuckDB's query progress while `work` runs. */
+async function withProgress<T>(conn: DuckDBConnection, report: (pct: number) => void, work: Promise<T>): Promise<T> {
+  const timer = setInterval(() => {
+    const p = conn.progress.percentage;
+    if (p >= 0) report(p);
+  }, 100);
+  try {
+    return await work;
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+async function statsOf(conn: DuckDBConnection, parquet: string) {
+  const src = `read_parquet(${quoteLiteral(parquet)})`;
+  const desc = (await conn.runAndReadAll(`DESCRIBE SELECT * FROM ${src}`)).getRowObjectsJS();
+  const columns: IngestColumn[] = desc.map((d) => ({
+    name: String(d.column_name),
+    duckdbType: String(d.column_type),
+    type: specType(String(d.column_type)),
+    stats: { nullCount: 0 },
+  }));
+  const exprs = ['count(*) AS n'];
+  columns.forEach((c, i) => {
+    const q = quoteIdent(c.name);
+    exprs.push(`count(${q}) AS c${i}`);
+    if (isOrderable(c.type)) {
+      const asText = c.type === 'DATE' || c.type === 'TIMESTAMP';
+      exprs.push(asText ? `CAST(min(${q}) AS VARCHAR) AS min${i}` : `min(${q}) AS min${i}`);
+      exprs.push(asText ? `CAST(max(${q}) AS VARCHAR) AS max${i}` : `max(${q}) AS max${i}`);
+    }
+    if (isNumeric(c.type)) exprs.push(`avg(${q}) AS mean${i}`);
+    if (isScalar(c.type)) exprs.push(`approx_count_distinct(${q}) AS d${i}`);
+  });
+  const row = (await conn.runAndReadAll(`SELECT ${exprs.join(', ')} FROM ${src}`)).getRowObjectsJS()[0]!;
+  const rowCount = Number(row.n);
+  const asNum = (v: unknown) => (v === null || v === undefined ? undefined : (plain(v) as number | string));
+  columns.forEach((c, i) => {
+    c.stats.nullCount = rowCount - Number(row[`c${i}`]);
+    const min = asNum(row[`min${i}`]);
+    const max = asNum(row[`max${i}`]);
+    const mean = row[`mean${i}`];
+    if (min !== undefined) c.stats.min = min;
+    if (max !== undefined) c.stats.max = max;
+    if (typeof mean === 'number') c.stats.mean = mean;
+    if (row[`d${i}`] !== undefined) c.stats.distinctCount = Number(row[`d${i}`]);
+  });
+  const sample = (await conn.runAndReadAll(`SELECT * FROM ${src} LIMIT 200`)).getRowObjectsJS() as Record<
+    string,
+    unknown
+  >[];
+  return { rowCount, columns, sample };
+}
+
+export async function ingest(
+  acquire: () => Promise<PooledConnection>,
+  store: ObjectStore,
+  tmpDir: string,
+  opts: IngestOptions,
+): Promise<IngestResult> {
+  let format = formatOf(opts.contentType);
+  const progress = (() => {
+    let last = 0;
+    return (f: number) => {
+      if (f > last) {
+        last = f;
+        opts.onProgress?.(f);
+      }
+    };
+  })();
+  const id = randomUUID();
+  const temps: string[] = [];
+  const out = path.join(tmpDir, `ingest-${id}.parquet`);
+  temps.push(out);
+  try {
+    let input = opts.sourceFile;
+    if (opts.contentEncoding === 'gzip') {
+      input = path.join(tmpDir, `ingest-${id}.body`);
+      temps.push(input);
+      await gunzipTo(opts.sourceFile, input);
+    }
+    if (format === 'sniff') {
+      if (!(await hasParquetMagic(input))) throw badInput('Unsupported content type');
+      format = 'parquet';
+    }
+    const fmt: Format = format;
+    progress(0.05);
+    const pooled = await acquire();
+    try {
+      const conn = pooled.connection;
+      const select = await sourceSelect(conn, fmt, input);
+      try {
+        await withProgress(
+          conn,
+          (pct) => progress(0.05 + (0.75 * pct) / 100),
+          conn.run(`COPY (${select}) TO ${quoteLiteral(out)} (FORMAT parquet)`),
+        );
+      } catch (e) {
+        throw readError(fmt, e);
+      }
+      progress(0.8);
+      const { rowCount, columns, sample } = await statsOf(conn, out);
+      const detected = detectRoles(columns, sample);
+      progress(0.9);
+      const byteSize = (await stat(out)).size;
+      await store.put(opts.key, out);
+      progress(1);
+      return { rowCount, byteSize, columns, detected };
+    } finally {
+      pooled.release();
+    }
+  } finally {
+    await Promise.all(temps.map(removeQuietly));
+  }
+}

@@ -1,0 +1,83 @@
+import { createReadStream } from 'node:fs';
+import { copyFile, mkdir, rename, rm, stat, unlink } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { badInput, notFound } from '@studio/schema';
+
+/**
+ * Where datasets (Parquet files) live. Local folder today; an S3-compatible store implements the same five
+ * calls later (localPath then downloads to a cache file).
+ */
+export interface ObjectStore {
+  /** Stores the file at `fromFile` under `key`. Readers never see a half-written object. */
+  put(key: string, fromFile: string): Promise<void>;
+  /** A readable local file path for `key` (downloading first if the store is remote). */
+  localPath(key: string): Promise<string>;
+  createReadStream(key: string): NodeJS.ReadableStream;
+  /** Deletes `prefix` itself and everything under `prefix/`. */
+  delete(prefix: string): Promise<void>;
+  exists(key: string): Promise<boolean>;
+}
+
+// Keys become file paths: refuse anything that could escape the root or surprise a shell/SQL literal.
+const KEY_RE = /^[A-Za-z0-9_\-.=]+(\/[A-Za-z0-9_\-.=]+)*$/;
+
+export function checkKey(key: string): string {
+  if (!KEY_RE.test(key) || key.split('/').some((p) => p === '.' || p === '..')) {
+    throw badInput('Invalid storage key', key);
+  }
+  return key;
+}
+
+export class LocalObjectStore implements ObjectStore {
+  constructor(readonly root: string) {}
+
+  private file(key: string): string {
+    return path.join(this.root, checkKey(key));
+  }
+
+  async put(key: string, fromFile: string): Promise<void> {
+    const dest = this.file(key);
+    await mkdir(path.dirname(dest), { recursive: true });
+    // Temp name in the destination folder, so the final rename is atomic (same filesystem).
+    const tmp = path.join(path.dirname(dest), `.${path.basename(dest)}.${randomUUID()}.tmp`);
+    try {
+      try {
+        await rename(fromFile, tmp);
+      } catch {
+        await copyFile(fromFile, tmp); // fromFile on another filesystem
+      }
+      await rename(tmp, dest);
+    } catch (e) {
+      await rm(tmp, { force: true });
+      throw e;
+    }
+  }
+
+  async localPath(key: string): Promise<string> {
+    const f = this.file(key);
+    if (!(await this.exists(key))) throw notFound(`Object not found: ${key}`);
+    return f;
+  }
+
+  createReadStream(key: string): NodeJS.ReadableStream {
+    return createReadStream(this.file(key));
+  }
+
+  async delete(prefix: string): Promise<void> {
+    const f = this.file(prefix);
+    await rm(f, { recursive: true, force: true });
+  }
+
+  async exists(key: string): Promise<boolean> {
+    try {
+      return (await stat(this.file(key))).isFile();
+    } catch {
+      return false;
+    }
+  }
+}
+
+export async function removeQuietly(file: string): Promise<void> {
+  await unlink(file).catch(() => undefined);
+}

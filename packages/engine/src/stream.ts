@@ -1,0 +1,123 @@
+import { createReadStream } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import type { DuckDBConnection, DuckDBType, DuckDBValue } from '@duckdb/node-api';
+import { ArrowBatcher, castingWrapper } from './arrow';
+import type { PooledConnection } from './pool';
+import { quoteLiteral } from './sql';
+import { removeQuietly } from './store';
+
+export interface StreamOptions {
+  signal?: AbortSignal;
+  /** Rows per Arrow RecordBatch (default 65536). */
+  batchRows?: number;
+}
+
+function abortError(): Error {
+  const e = new Error('The operation was aborted');
+  e.name = 'AbortError';
+  return e;
+}
+
+/** Interrupts the connection's running statement when the signal fires. */
+function onAbort(conn: DuckDBConnection, signal?: AbortSignal): () => void {
+  if (!signal) return () => undefined;
+  const stop = () => conn.interrupt();
+  signal.addEventListener('abort', stop, { once: true });
+  return () => signal.removeEventListener('abort', stop);
+}
+
+async function describe(conn: DuckDBConnection, sql: string, params: DuckDBValue[]) {
+  const prepared = await conn.prepare(sql);
+  const names: string[] = [];
+  const types: DuckDBType[] = [];
+  for (let i = 0; i < prepared.columnCount; i++) {
+    names.push(prepared.columnName(i));
+    types.push(prepared.columnType(i));
+  }
+  if (params.length) prepared.bind(params);
+  return { prepared, names, types };
+}
+
+/** Arrow IPC stream of a SQL result, one RecordBatch per `batchRows` rows, read as the consumer pulls. */
+export async function* arrowIpc(
+  acquire: () => Promise<PooledConnection>,
+  sql: string,
+  params: DuckDBValue[],
+  opts: StreamOptions = {},
+): AsyncGenerator<Uint8Array> {
+  const { signal } = opts;
+  if (signal?.aborted) throw abortError();
+  const pooled = await acquire();
+  const conn = pooled.connection;
+  const detach = onAbort(conn, signal);
+  try {
+    let d = await describe(conn, sql, params);
+    const wrapped = castingWrapper(d.names, d.types, sql);
+    if (wrapped) d = await describe(conn, wrapped, params);
+    const batcher = new ArrowBatcher(d.names, d.types, opts.batchRows ?? 65536);
+    const result = await d.prepared.stream();
+    let wroteBatch = false;
+    for (;;) {
+      if (signal?.aborted) throw abortError();
+      const chunk = await result.fetchChunk();
+      if (!chunk || chunk.rowCount === 0) break;
+      const bytes = batcher.push(chunk);
+      if (bytes) {
+        wroteBatch = true;
+        yield bytes;
+      }
+    }
+    if (batcher.pending > 0 || !wroteBatch) yield batcher.flush();
+    yield batcher.end();
+  } catch (e) {
+    if (signal?.aborted) throw abortError();
+    throw e;
+  } finally {
+    detach();
+    pooled.release();
+  }
+}
+
+/**
+ * CSV text of a SQL result: DuckDB's own COPY writes a temp file (faster than formatting in JS), which is then
+ * streamed and removed.
+ */
+export async function* csvText(
+  acquire: () => Promise<PooledConnection>,
+  tmpDir: string,
+  sql: string,
+  params: DuckDBValue[],
+  opts: StreamOptions = {},
+): AsyncGenerator<Uint8Array> {
+  const { signal } = opts;
+  if (signal?.aborted) throw abortError();
+  const file = path.join(tmpDir, `export-${randomUUID()}.csv`);
+  try {
+    const pooled = await acquire();
+    const detach = onAbort(pooled.connection, signal);
+    try {
+      await pooled.connection.run(
+        `COPY (${sql}) TO ${quoteLiteral(file)} (FORMAT csv, HEADER true)`,
+        params.length ? params : undefined,
+      );
+    } catch (e) {
+      if (signal?.aborted) throw abortError();
+      throw e;
+    } finally {
+      detach();
+      pooled.release();
+    }
+    const stream = createReadStream(file, { highWaterMark: 1 << 20 });
+    try {
+      for await (const buf of stream) {
+        if (signal?.aborted) throw abortError();
+        yield buf as Uint8Array;
+      }
+    } finally {
+      stream.destroy();
+    }
+  } finally {
+    await removeQuietly(file);
+  }
+}

@@ -1,0 +1,136 @@
+import { existsSync, readdirSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROWS, setup, toCsv, type Ctx } from './helpers';
+
+let ctx: Ctx;
+beforeAll(async () => {
+  ctx = await setup();
+  // A parquet source made by DuckDB itself.
+  await ctx.engine.query(
+    `COPY (SELECT * FROM (VALUES (1, 'alpha', 1.5, 40.7, -73.9), (2, 'beta', 2.25, 51.5, -0.12), (3, 'gamma', NULL, 35.6, 139.7)) t(id, name, price, lat, lng)) TO '${path.join(ctx.dir, 'src.parquet')}' (FORMAT parquet)`,
+  );
+});
+afterAll(() => ctx.cleanup());
+
+const geojson = JSON.stringify({
+  type: 'FeatureCollection',
+  features: ROWS.map((r) => ({
+    type: 'Feature',
+    properties: { id: r.id, name: r.name, price: r.price },
+    geometry: { type: 'Point', coordinates: [r.lng, r.lat] },
+  })),
+});
+
+const bodies: Record<string, () => Promise<Buffer>> = {
+  csv: async () => Buffer.from(toCsv(',')),
+  tsv: async () => Buffer.from(toCsv('\t')),
+  json: async () => Buffer.from(JSON.stringify(ROWS)),
+  ndjson: async () => Buffer.from(ROWS.map((r) => JSON.stringify(r)).join('\n') + '\n'),
+  geojson: async () => Buffer.from(geojson),
+  parquet: async () => readFile(path.join(ctx.dir, 'src.parquet')),
+};
+
+describe('ingest formats', () => {
+  it.each([
+    ['csv', 'text/csv', false],
+    ['tsv', 'text/tab-separated-values', false],
+    ['json', 'application/json', false],
+    ['ndjson', 'application/x-ndjson', false],
+    ['ndjson', 'application/json', false],
+    ['geojson', 'application/geo+json', false],
+    ['parquet', 'application/vnd.apache.parquet', false],
+    ['parquet', 'application/x-parquet', false],
+    ['parquet', 'application/octet-stream', false],
+    ['csv', 'text/csv; charset=utf-8', true],
+    ['json', 'application/json', true],
+    ['geojson', 'application/geo+json', true],
+    ['parquet', 'application/octet-stream', true],
+  ])('%s as %s (gzip %s)', async (kind, contentType, gzip) => {
+    const src = await ctx.file(`${kind}-${Math.random()}`, await bodies[kind]!(), gzip);
+    const key = `ds/${kind}-${gzip}-${Math.random().toString(36).slice(2)}.parquet`;
+    const progress: number[] = [];
+    const r = await ctx.engine.ingest({
+      sourceFile: src,
+      contentType,
+      contentEncoding: gzip ? 'gzip' : undefined,
+      key,
+      onProgress: (f) => progress.push(f),
+    });
+    expect(r.rowCount).toBe(3);
+    expect(r.byteSize).toBeGreaterThan(0);
+    expect(await ctx.engine.store.exists(key)).toBe(true);
+    expect(progress.at(-1)).toBe(1);
+    expect([...progress].sort((a, b) => a - b)).toEqual(progress);
+    const byName = Object.fromEntries(r.columns.map((c) => [c.name, c]));
+    expect(byName.name!.type).toBe('STRING');
+    expect(byName.price!.stats.nullCount).toBe(1);
+    expect(byName.price!.stats.min).toBe(1.5);
+    expect(byName.price!.stats.max).toBe(2.25);
+    const rows = await ctx.engine.preview(key, { limit: 10 });
+    expect(rows.map((x) => x.name)).toEqual(['alpha', 'beta', 'gamma']);
+    if (kind === 'geojson') {
+      expect(r.detected).toMatchObject({ latitude: 'latitude', longitude: 'longitude', geometry: '_geojson' });
+      expect(byName._geojson!.type).toBe('GEOMETRY');
+      expect(rows[0]).toMatchObject({ latitude: 40.7, longitude: -73.9 });
+      expect(JSON.parse(rows[0]!._geojson as string)).toEqual({ type: 'Point', coordinates: [-73.9, 40.7] });
+    } else {
+      expect(r.detected).toMatchObject({ latitude: 'lat', longitude: 'lng' });
+      expect(byName.lat!.role).toBe('latitude');
+    }
+  });
+});
+
+describe('ingest errors', () => {
+  it.each(['text/html', 'application/pdf', 'image/png'])('refuses %s', async (ct) => {
+    const src = await ctx.file('x.bin', 'hello');
+    await expect(ctx.engine.ingest({ sourceFile: src, contentType: ct, key: 'x.parquet' })).rejects.toMatchObject({
+      status: 422,
+      message: 'Unsupported content type',
+    });
+  });
+
+  it('refuses octet-stream without parquet magic', async () => {
+    const src = await ctx.file('y.bin', 'a,b\n1,2\n');
+    await expect(
+      ctx.engine.ingest({ sourceFile: src, contentType: 'application/octet-stream', key: 'y.parquet' }),
+    ).rejects.toMatchObject({ message: 'Unsupported content type' });
+  });
+
+  it('names line and column of a bad CSV value', async () => {
+    // Past the sniffer's 20480-row sample, so the column is typed DOUBLE and the bad value fails the cast.
+    let body = 'id,name,price\n';
+    for (let i = 0; i < 25000; i++) body += `${i},n${i},${i * 1.5}\n`;
+    body += '25000,x,abc\n';
+    const src = await ctx.file('bad.csv', body);
+    const err = await ctx.engine
+      .ingest({ sourceFile: src, contentType: 'text/csv', key: 'bad/out.parquet' })
+      .catch((e: unknown) => e);
+    expect(err).toMatchObject({
+      status: 422,
+      message: "Could not read CSV at line 25002, column 'price': expected DOUBLE but found 'abc'",
+    });
+    expect(await ctx.engine.store.exists('bad/out.parquet')).toBe(false);
+    expect(readdirSync(ctx.engine.tmpDir).filter((f) => f.startsWith('ingest-'))).toEqual([]);
+  });
+
+  it('reports a truncated gzip and leaves nothing behind', async () => {
+    const full = await ctx.file('full.csv.gz', toCsv(',').repeat(200), true);
+    const bytes = await readFile(full);
+    const src = await ctx.file('trunc.csv.gz', bytes.subarray(0, Math.floor(bytes.length / 2)));
+    await expect(
+      ctx.engine.ingest({ sourceFile: src, contentType: 'text/csv', contentEncoding: 'gzip', key: 'trunc/x.parquet' }),
+    ).rejects.toMatchObject({ status: 422, message: 'Could not decompress the gzip body: the file is truncated' });
+    expect(await ctx.engine.store.exists('trunc/x.parquet')).toBe(false);
+    expect(existsSync(path.join(ctx.engine.tmpDir))).toBe(true);
+    expect(readdirSync(ctx.engine.tmpDir).filter((f) => f.startsWith('ingest-'))).toEqual([]);
+  });
+
+  it('reports malformed JSON', async () => {
+    const src = await ctx.file('bad.json', '[{"a": 1}, {"a": ');
+    await expect(
+      ctx.engine.ingest({ sourceFile: src, contentType: 'application/json', key: 'j/x.parquet' }),
+    ).rejects.toMatchObject({ status: 422, message: expect.stringMatching(/^Could not read JSON/) });
+  });
+});
