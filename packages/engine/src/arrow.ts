@@ -283,8 +283,8 @@ export class ArrowBatcher {
     this.schema = new Schema(fields);
   }
 
-  /** Appends a chunk; returns IPC bytes when a batch filled up, else null. */
-  push(chunk: DuckDBDataChunk): Uint8Array | null {
+  /** Appends a chunk; returns the IPC message parts when a batch filled up, else null. */
+  push(chunk: DuckDBDataChunk): Uint8Array[] | null {
     const n = chunk.rowCount;
     if (n === 0) return null;
     const raw = chunk.chunk;
@@ -296,7 +296,7 @@ export class ArrowBatcher {
   }
 
   /** Serialises what is buffered (a zero-row batch too, so an empty result still carries its schema). */
-  flush(): Uint8Array {
+  flush(): Uint8Array[] {
     const rows = this.rows;
     this.rows = 0;
     const children = this.builders.map((b) => b.finish(rows));
@@ -315,23 +315,15 @@ export class ArrowBatcher {
   }
 
   /** End-of-stream marker (and the schema if nothing was written). */
-  end(): Uint8Array {
+  end(): Uint8Array[] {
     this.writer.finish();
     return this.drain();
   }
 
-  private drain(): Uint8Array {
-    // The writer's sink buffers views of our column buffers; join them into one owned array per batch.
+  private drain(): Uint8Array[] {
+    // The writer's sink holds views of this batch's buffers, which are never reused (builders allocate
+    // fresh ones per batch), so the views can leave as they are: no copy.
     const sink = (this.writer as unknown as { _sink: { _values: Uint8Array[] } })._sink;
-    const parts = sink._values.splice(0);
-    let size = 0;
-    for (const p of parts) size += p.byteLength;
-    const out = new Uint8Array(size);
-    let o = 0;
-    for (const p of parts) {
-      out.set(p, o);
-      o += p.byteLength;
-    }
-    return out;
+    return sink._values.splice(0);
   }
 }

@@ -65,11 +65,14 @@ export async function* arrowIpc(
       const bytes = batcher.push(chunk);
       if (bytes) {
         wroteBatch = true;
-        yield bytes;
+        for (const b of bytes) {
+          if (signal?.aborted) throw abortError();
+          yield b;
+        }
       }
     }
-    if (batcher.pending > 0 || !wroteBatch) yield batcher.flush();
-    yield batcher.end();
+    if (batcher.pending > 0 || !wroteBatch) yield* batcher.flush();
+    yield* batcher.end();
   } catch (e) {
     if (signal?.aborted) throw abortError();
     throw e;
