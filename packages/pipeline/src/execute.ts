@@ -1,0 +1,55 @@
+import { BOOLEAN, DOUBLE, LIST, VARCHAR, listValue, type DuckDBConnection, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
+import type { Pool } from 'pg';
+import type { CompiledQuery } from './compile/pipeline';
+
+export type Row = Record<string, unknown>;
+
+/** Engine values to plain JSON-ish JS: integers as numbers, timestamps as ISO strings. */
+export function normalizeValue(v: unknown): unknown {
+  if (typeof v === 'bigint') return Number(v);
+  if (v instanceof Date) return v.toISOString();
+  if (Array.isArray(v)) return v.map(normalizeValue);
+  return v;
+}
+
+const scalarType = (v: unknown): DuckDBType =>
+  typeof v === 'boolean' ? BOOLEAN : typeof v === 'number' ? DOUBLE : VARCHAR;
+
+/** Binds the compiler's params: JS arrays become typed DuckDB LISTs (the SQL casts them further). */
+function duckParam(v: unknown): { value: DuckDBValue; type: DuckDBType } {
+  if (Array.isArray(v)) {
+    const first = v.find((x) => x !== null && x !== undefined);
+    return { value: listValue(v as DuckDBValue[]), type: LIST(scalarType(first)) };
+  }
+  return { value: v as DuckDBValue, type: scalarType(v) };
+}
+
+/** Runs a compiled query on DuckDB as a prepared statement with bound parameters. */
+export async function executeDuckDB(connection: DuckDBConnection, q: CompiledQuery): Promise<Row[]> {
+  const bound = q.params.map(duckParam);
+  const prepared = await connection.prepare(q.sql);
+  try {
+    if (bound.length) prepared.bind(bound.map((b) => b.value), bound.map((b) => b.type));
+    const reader = await prepared.runAndReadAll();
+    return reader.getRowObjectsJS().map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, normalizeValue(v)])));
+  } finally {
+    prepared.destroySync();
+  }
+}
+
+/** Runs a compiled query on PostgreSQL; int8/numeric come back as numbers, timestamps as ISO strings. */
+export async function executePostgres(pool: Pool, q: CompiledQuery): Promise<Row[]> {
+  const res = await pool.query({ text: q.sql, values: q.params, types: { getTypeParser: pgTypeParser } as never });
+  return res.rows as Row[];
+}
+
+const identity = (s: string) => s;
+function pgTypeParser(oid: number): (s: string) => unknown {
+  switch (oid) {
+    case 20: case 21: case 23: case 700: case 701: case 1700: return (s) => Number(s);
+    case 16: return (s) => s === 't';
+    case 1114: return (s) => new Date(`${s.replace(' ', 'T')}Z`).toISOString();
+    case 1184: return (s) => new Date(s).toISOString();
+    default: return identity;
+  }
+}
