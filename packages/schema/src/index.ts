@@ -1,1 +1,5 @@
 export * from './errors';
+export * from './common';
+export * from './identity';
+export * from './permissions';
+export * from './records';

@@ -1,0 +1,99 @@
+import { z } from 'zod';
+import { Id, IsoDate } from './common';
+
+/** Quota values are stored in an unsigned 16-bit field upstream; 65535 is the ceiling (catalog §9). */
+export const MAX_QUOTA = 65535;
+export const QuotaValue = z.number().int().min(0).max(MAX_QUOTA);
+
+export const OrgRole = z.enum(['viewer', 'maker']);
+export type OrgRole = z.infer<typeof OrgRole>;
+
+/** Screening status codes (catalog §3): high risk = 1, pending review = 2; null when cleared. */
+export const ScreeningStatus = z.union([z.literal(1), z.literal(2), z.null()]);
+
+export const FEATURE_FLAGS = [
+  'query-cache',
+  'storage-connectors',
+  'insights',
+  'workbooks',
+  'pivot-table',
+  'kinetica-layer',
+  'dashboard-beta',
+] as const;
+export const FeatureFlag = z.enum(FEATURE_FLAGS);
+export const Flags = z.record(z.string(), z.boolean());
+
+export const Membership = z.object({ organizationId: Id, organizationName: z.string(), role: OrgRole, seat: z.string() });
+
+export const User = z.object({
+  id: Id,
+  email: z.string(),
+  name: z.string(),
+  isAdmin: z.boolean(),
+  quotaPolicy: QuotaValue,
+  screeningStatus: ScreeningStatus,
+  lastScreeningUpdate: IsoDate.nullable(),
+  organization: z.object({ id: Id, name: z.string() }).nullable(),
+  organizationSeatMap: z.record(z.string(), z.string()),
+  memberships: z.array(Membership),
+  flags: Flags.optional(),
+  createdAt: IsoDate,
+  updatedAt: IsoDate,
+});
+export type User = z.infer<typeof User>;
+
+export const SignInBody = z.object({ email: z.string().min(1).max(320), password: z.string().min(1).max(1024) });
+export const Session = z.object({
+  accessToken: z.string(),
+  refreshToken: z.string(),
+  expiresAt: IsoDate,
+  user: User,
+});
+export type Session = z.infer<typeof Session>;
+export const RefreshBody = z.object({ refreshToken: z.string().min(1).max(512) });
+
+export const Organization = z.object({
+  id: Id,
+  name: z.string(),
+  makerQuotaPolicy: QuotaValue,
+  makerRoleUsersCount: z.number().int(),
+  viewerRoleUsersCount: z.number().int(),
+  createdAt: IsoDate,
+  updatedAt: IsoDate,
+});
+export type Organization = z.infer<typeof Organization>;
+export const OrganizationBody = z.object({
+  name: z.string().trim().min(1).max(200),
+  makerQuotaPolicy: QuotaValue.optional(),
+});
+
+export const Quota = z.object({ quotaPolicy: QuotaValue, quotaUsage: z.record(z.string(), z.number().int()) });
+
+export const ApiKey = z.object({
+  id: Id,
+  name: z.string(),
+  prefix: z.string(),
+  createdAt: IsoDate,
+  lastUsedAt: IsoDate.nullable(),
+  /** Present once, in the answer to generate; only a hash is stored. */
+  key: z.string().optional(),
+});
+export type ApiKey = z.infer<typeof ApiKey>;
+export const ApiKeyCreate = z.object({ name: z.string().trim().min(1).max(200).default('API key') });
+export const ApiKeyUpdate = z.object({ id: Id, name: z.string().trim().min(1).max(200) });
+export const ApiKeyRevoke = z.object({ id: Id });
+
+export const LEGAL_AGREEMENTS = ['studio-tos', 'fsq-sample-data', 'fsq-bi', 'fsq-despp'] as const;
+export const LegalAgreementId = z.enum(LEGAL_AGREEMENTS);
+export const LegalAgreement = z.object({ id: LegalAgreementId, version: z.string(), title: z.string(), text: z.string() });
+export const Consent = z.object({ agreementId: LegalAgreementId, version: z.string(), consentedAt: IsoDate.nullable() });
+
+export const Invitation = z.object({
+  id: Id,
+  organizationId: Id,
+  email: z.string(),
+  role: OrgRole,
+  application: z.string().nullable(),
+  token: z.string().optional(),
+  createdAt: IsoDate,
+});

@@ -1,0 +1,57 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { StudioConfig } from './config';
+import { openCatalog, type CatalogStore } from './store/db';
+import { buildServices, type Services } from './services';
+import { installErrorHandling } from './http/errors';
+import { registerRoutes, type RouteDef } from './http/route';
+import { docsPage, openApiDocument } from './http/openapi';
+import { allRoutes } from './routes';
+
+export interface Studio {
+  app: FastifyInstance;
+  services: Services;
+  store: CatalogStore;
+  routes: RouteDef[];
+  close(): Promise<void>;
+}
+
+/** Builds the whole server (not listening): catalog, services, routes, docs and the web app. */
+export async function buildStudio(config: StudioConfig, opts: { inMemoryCatalog?: boolean; logger?: boolean } = {}): Promise<Studio> {
+  const store = await openCatalog({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, inMemory: opts.inMemoryCatalog });
+  const services = await buildServices(config, store.db);
+  const app = Fastify({ logger: opts.logger ? { level: config.logLevel } : false, bodyLimit: 64 * 1024 * 1024, trustProxy: true });
+  installErrorHandling(app);
+  // Bodies that are not JSON (files, images) reach handlers as the raw stream: uploads never buffer.
+  app.addContentTypeParser('*', (_req, payload, done) => done(null, payload));
+
+  const routes = allRoutes;
+  registerRoutes(app, routes, services);
+  const doc = openApiDocument(routes);
+  app.get('/v1/openapi.json', async () => doc);
+  app.get('/docs', async (_req, reply) => reply.type('text/html').send(docsPage()));
+
+  if (config.webDir && fs.existsSync(path.join(config.webDir, 'index.html'))) {
+    const { default: fastifyStatic } = await import('@fastify/static');
+    await app.register(fastifyStatic, { root: config.webDir, prefix: '/', wildcard: false, index: false });
+    const index = fs.readFileSync(path.join(config.webDir, 'index.html'));
+    // Client-side routes (/workspace/..., /{mapId}) all answer the app's index page.
+    app.get('/*', async (req, reply) => {
+      const file = path.join(config.webDir!, decodeURIComponent(req.url.split('?')[0]!));
+      if (file.startsWith(config.webDir!) && fs.existsSync(file) && fs.statSync(file).isFile()) return reply.sendFile(path.relative(config.webDir!, file));
+      return reply.type('text/html').send(index);
+    });
+  }
+
+  return {
+    app,
+    services,
+    store,
+    routes,
+    close: async () => {
+      await app.close();
+      await store.close();
+    },
+  };
+}

@@ -1,0 +1,51 @@
+import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Db } from '../store/db';
+
+/**
+ * Key material of one installation. Every API node must share it (signed upload policies, encrypted
+ * connection secrets), so without STUDIO_SECRET it is generated once and kept in the catalog.
+ */
+export class Secrets {
+  private readonly signingKey: Buffer;
+  private readonly encryptionKey: Buffer;
+
+  constructor(master: string) {
+    this.signingKey = Buffer.from(hkdfSync('sha256', master, 'studio', 'signing', 32));
+    this.encryptionKey = Buffer.from(hkdfSync('sha256', master, 'studio', 'encryption', 32));
+  }
+
+  static async load(db: Db, fromEnv: string | null): Promise<Secrets> {
+    if (fromEnv) return new Secrets(fromEnv);
+    const candidate = randomBytes(32).toString('base64url');
+    // Insert-if-absent, then read back: concurrent first starts agree on one value.
+    await db.insertInto('settings').values({ key: 'master-secret', value: candidate }).onConflict((oc) => oc.column('key').doNothing()).execute();
+    const row = await db.selectFrom('settings').select('value').where('key', '=', 'master-secret').executeTakeFirstOrThrow();
+    return new Secrets(row.value);
+  }
+
+  sign(payload: string): string {
+    return createHmac('sha256', this.signingKey).update(payload).digest('base64url');
+  }
+
+  verify(payload: string, signature: string): boolean {
+    const expected = Buffer.from(this.sign(payload));
+    const given = Buffer.from(signature);
+    return expected.length === given.length && timingSafeEqual(expected, given);
+  }
+
+  /** AES-256-GCM; output is `v1.iv.tag.ciphertext` in base64url. */
+  encrypt(plain: string): string {
+    const iv = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', this.encryptionKey, iv);
+    const body = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
+    return ['v1', iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), body.toString('base64url')].join('.');
+  }
+
+  decrypt(sealed: string): string {
+    const [v, iv, tag, body] = sealed.split('.');
+    if (v !== 'v1' || !iv || !tag || body === undefined) throw new Error('Unknown secret format');
+    const decipher = createDecipheriv('aes-256-gcm', this.encryptionKey, Buffer.from(iv, 'base64url'));
+    decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+    return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8');
+  }
+}

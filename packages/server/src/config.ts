@@ -1,0 +1,38 @@
+import path from 'node:path';
+
+/** Everything the server reads from its environment (documented in the README). */
+export interface StudioConfig {
+  port: number;
+  host: string;
+  /** Embedded data: the PGlite catalog, uploaded files, Parquet. */
+  dataDir: string;
+  /** A real PostgreSQL instead of the embedded PGlite. */
+  databaseUrl: string | null;
+  adminEmail: string | null;
+  adminPassword: string | null;
+  /** Signing and encryption key material; generated and kept in the catalog when absent. */
+  secret: string | null;
+  /** Built web app to serve on the same port, when present. */
+  webDir: string | null;
+  /** Public origin used in printed links. */
+  publicUrl: string;
+  logLevel: string;
+}
+
+export function configFromEnv(env: NodeJS.ProcessEnv = process.env): StudioConfig {
+  const port = Number(env.PORT ?? 8080);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be a port number, got ${env.PORT}`);
+  const host = env.HOST ?? '127.0.0.1';
+  return {
+    port,
+    host,
+    dataDir: path.resolve(env.STUDIO_DATA_DIR ?? './.studio'),
+    databaseUrl: env.DATABASE_URL || null,
+    adminEmail: env.STUDIO_ADMIN_EMAIL || null,
+    adminPassword: env.STUDIO_ADMIN_PASSWORD || null,
+    secret: env.STUDIO_SECRET || null,
+    webDir: env.STUDIO_WEB_DIR ? path.resolve(env.STUDIO_WEB_DIR) : null,
+    publicUrl: env.STUDIO_PUBLIC_URL ?? `http://${host}:${port}`,
+    logLevel: env.LOG_LEVEL ?? 'warn',
+  };
+}

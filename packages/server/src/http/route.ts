@@ -1,0 +1,109 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { can, StudioError, unauthorized, type Access, type Action, type ResourceType } from '@studio/schema';
+import type { Selectable } from 'kysely';
+import type { ResourcesTable } from '../store/tables';
+import type { Caller } from './caller';
+import type { Services } from '../services';
+import { zodMessage } from './errors';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
+
+/**
+ * Who may call a route at all. `public`: anyone; `user`: any signed-in caller; `admin`: administrators.
+ * Finer checks on one resource go through `resource`, so that every route states its rule here and the
+ * permission matrix test can read it.
+ */
+export type AuthMode = 'public' | 'user' | 'admin';
+
+export interface ResourceGuard {
+  /** The resource kind, fixed or read from the path (e.g. /v1/permissions/{resourceType}/{id}). */
+  type: ResourceType | { param: string };
+  /** The path parameter holding the resource id. */
+  param: string;
+  action: Action;
+}
+
+export interface RouteContext<P, Q, B> {
+  req: FastifyRequest;
+  reply: FastifyReply;
+  caller: Caller | null;
+  params: P;
+  query: Q;
+  body: B;
+  /** Present when the route has a resource guard: the row and the caller's access to it. */
+  resource: Selectable<ResourcesTable> | null;
+  access: Access;
+  adminMode: boolean;
+  services: Services;
+}
+
+/** Caller is non-null on every route but `public` ones; this narrows it for handlers. */
+export function requireCaller(ctx: { caller: Caller | null }): Caller {
+  if (!ctx.caller) throw unauthorized();
+  return ctx.caller;
+}
+
+export interface RouteDef<P extends z.ZodType = z.ZodType, Q extends z.ZodType = z.ZodType, B extends z.ZodType = z.ZodType> {
+  /** Row ids of ../shared/spec/endpoints.tsv this route answers. */
+  spec?: string[];
+  method: HttpMethod;
+  url: string;
+  summary: string;
+  tag: string;
+  auth: AuthMode;
+  resource?: ResourceGuard;
+  params?: P;
+  query?: Q;
+  body?: B;
+  /** The body is the raw request stream (uploads); `body` validation is skipped. */
+  rawBody?: boolean;
+  response?: z.ZodType;
+  /** Status of a successful answer, for the OpenAPI document. */
+  status?: number;
+  handler: (ctx: RouteContext<z.infer<P>, z.infer<Q>, z.infer<B>>) => Promise<unknown>;
+}
+
+export const defineRoute = <P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType>(
+  def: RouteDef<P, Q, B>,
+): RouteDef => def as unknown as RouteDef;
+
+const empty = z.object({}).passthrough();
+
+function parse(schema: z.ZodType | undefined, value: unknown, where: string): unknown {
+  const result = (schema ?? empty).safeParse(value ?? {});
+  if (!result.success) throw new StudioError(422, `Invalid ${where}: ${zodMessage(result.error)}`);
+  return result.data;
+}
+
+/** Registers every route with one pipeline: authenticate, validate, authorize, handle. */
+export function registerRoutes(app: FastifyInstance, routes: RouteDef[], services: Services): void {
+  for (const def of routes) {
+    app.route({
+      method: def.method,
+      url: def.url.replace(/\{(\w+)\}/g, ':$1'),
+      handler: async (req, reply) => {
+        const caller = await services.auth.authenticate(req.headers.authorization);
+        if (def.auth !== 'public' && !caller) throw unauthorized();
+        if (def.auth === 'admin' && !caller?.isAdmin) throw new StudioError(403, 'Administrators only');
+        const params = parse(def.params, req.params, 'path parameters') as Record<string, unknown>;
+        const query = parse(def.query, req.query, 'query parameters') as Record<string, unknown>;
+        const body = def.rawBody ? req.body : parse(def.body, req.body, 'request body');
+        const adminMode = Boolean(caller?.isAdmin) && String((req.query as Record<string, unknown>)?.isAdmin) === 'true';
+        let resource: Selectable<ResourcesTable> | null = null;
+        let access: Access = 'none';
+        if (def.resource) {
+          const guard = def.resource;
+          const type = typeof guard.type === 'string' ? guard.type : (params[guard.type.param] as ResourceType);
+          const id = params[guard.param] as string;
+          ({ resource, access } = await services.access.guard(caller, type, id, guard.action, adminMode));
+        }
+        const result = await def.handler({ req, reply, caller, params, query, body, resource, access, adminMode, services });
+        if (reply.sent) return reply;
+        if (result === undefined) return reply.code(def.status === 200 || !def.status ? 204 : def.status).send();
+        if (def.status && reply.statusCode === 200) reply.code(def.status);
+        return result;
+      },
+    });
+  }
+}

@@ -1,0 +1,5 @@
+export { buildStudio, type Studio } from './app';
+export { configFromEnv, type StudioConfig } from './config';
+export { ensureFirstAdmin } from './bootstrap';
+export { createUser, createOrganization } from './services/users';
+export type { RouteDef } from './http/route';

@@ -1,0 +1,23 @@
+import { configFromEnv } from './config';
+import { buildStudio } from './app';
+import { ensureFirstAdmin } from './bootstrap';
+
+/** `npm start`: one process serving the API under /v1 and the built web app on one port. */
+async function main() {
+  const config = configFromEnv();
+  const studio = await buildStudio(config, { logger: true });
+  await ensureFirstAdmin(studio.services.db, config, (line) => console.log(line));
+  await studio.app.listen({ port: config.port, host: config.host });
+  console.log(`Studio listening on ${config.publicUrl} (catalog: ${studio.store.kind}, data: ${config.dataDir})`);
+  const stop = async () => {
+    await studio.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

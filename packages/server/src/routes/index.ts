@@ -1,0 +1,25 @@
+import type { RouteDef } from '../http/route';
+import { systemRoutes } from './system';
+import { authRoutes } from './auth';
+import { userRoutes } from './users';
+import { apiKeyRoutes } from './api-keys';
+import { recordRoutes } from './records';
+import { permissionRoutes } from './permissions';
+import { tagRoutes } from './tags';
+import { legalRoutes } from './legal';
+import { adminRoutes } from './admin';
+import { uploadRoutes } from './uploads';
+
+/** The route table: every call the server answers, in one list the tests and OpenAPI read. */
+export const allRoutes: RouteDef[] = [
+  ...systemRoutes,
+  ...authRoutes,
+  ...userRoutes,
+  ...apiKeyRoutes,
+  ...recordRoutes,
+  ...permissionRoutes,
+  ...tagRoutes,
+  ...legalRoutes,
+  ...adminRoutes,
+  ...uploadRoutes,
+];

@@ -1,0 +1,132 @@
+import { z } from 'zod';
+import { Id, PermissionCreate, PermissionUpdate, ResourceType, notFound, badInput, LockOwnerBody, QueryBool } from '@studio/schema';
+import { defineRoute, requireCaller } from '../http/route';
+import { grant, permissionsOf } from '../services/sharing';
+import { recordItem } from './records';
+import type { Services } from '../services';
+import type { Caller } from '../http/caller';
+
+const AdminQuery = z.object({ isAdmin: QueryBool.optional() });
+
+/** A permission entry's resource, guarded for `share` like the resource itself. */
+async function permissionWithResource(services: Services, caller: Caller | null, id: string, adminMode: boolean) {
+  const perm = await services.db.selectFrom('permissions as p').innerJoin('resources as r', 'r.id', 'p.resource_id').select(['p.id', 'r.type', 'r.id as resource_id']).where('p.id', '=', id).executeTakeFirst();
+  if (!perm) throw notFound('Permission not found');
+  const { resource } = await services.access.guard(caller, perm.type as ResourceType, perm.resource_id, 'share', adminMode);
+  return { perm, resource };
+}
+
+export const permissionRoutes = [
+  defineRoute({
+    spec: ['CAT-125'],
+    method: 'GET',
+    url: '/v1/permissions/{resourceType}/{resourceId}',
+    summary: 'Who a resource is shared with: organizations, users, emails',
+    tag: 'permissions',
+    auth: 'user',
+    params: z.object({ resourceType: ResourceType, resourceId: Id }),
+    query: AdminQuery,
+    resource: { type: { param: 'resourceType' }, param: 'resourceId', action: 'read' },
+    handler: async (ctx) => ({ item: await permissionsOf(ctx.services.db, ctx.resource!) }),
+  }),
+  defineRoute({
+    spec: ['CAT-126'],
+    method: 'POST',
+    url: '/v1/permissions',
+    summary: 'Grant a role on a resource to a user, an organization or an email',
+    tag: 'permissions',
+    auth: 'user',
+    query: AdminQuery,
+    body: PermissionCreate,
+    status: 201,
+    handler: async (ctx) => {
+      const b = ctx.body;
+      const { resource } = await ctx.services.access.guard(ctx.caller, b.resourceType as ResourceType, b.resourceId, 'share', ctx.adminMode);
+      if (b.userId && !(await ctx.services.db.selectFrom('users').select('id').where('id', '=', b.userId).executeTakeFirst())) throw notFound('User not found');
+      if (b.organizationId && !(await ctx.services.db.selectFrom('organizations').select('id').where('id', '=', b.organizationId).executeTakeFirst()))
+        throw notFound('Organization not found');
+      await grant(ctx.services.db, resource.id, b, b.role);
+      await ctx.services.audit.record(ctx.caller, 'permission.grant', resource.type, resource.id, b);
+      return { item: await permissionsOf(ctx.services.db, resource) };
+    },
+  }),
+  defineRoute({
+    spec: ['CAT-129'],
+    method: 'POST',
+    url: '/v1/permissions/bulk',
+    summary: 'Grant several roles at once; all or nothing',
+    tag: 'permissions',
+    auth: 'user',
+    query: AdminQuery,
+    body: z.object({ items: z.array(PermissionCreate).min(1).max(500) }),
+    handler: async (ctx) => {
+      const resources = [];
+      // Check every item before writing any, so a refused item changes nothing.
+      for (const b of ctx.body.items) resources.push((await ctx.services.access.guard(ctx.caller, b.resourceType as ResourceType, b.resourceId, 'share', ctx.adminMode)).resource);
+      await ctx.services.db.transaction().execute(async (trx) => {
+        for (const b of ctx.body.items) await grant(trx, b.resourceId, b, b.role);
+      });
+      await ctx.services.audit.record(ctx.caller, 'permission.bulk', 'permission', null, ctx.body);
+      return { items: await Promise.all(resources.map((r) => permissionsOf(ctx.services.db, r))) };
+    },
+  }),
+  defineRoute({
+    spec: ['CAT-127'],
+    method: 'PUT',
+    url: '/v1/permissions/{id}',
+    summary: "Change a permission's role",
+    tag: 'permissions',
+    auth: 'user',
+    params: z.object({ id: Id }),
+    query: AdminQuery,
+    body: PermissionUpdate,
+    handler: async (ctx) => {
+      const { perm, resource } = await permissionWithResource(ctx.services, ctx.caller, ctx.params.id, ctx.adminMode);
+      await ctx.services.db.updateTable('permissions').set({ role: ctx.body.role }).where('id', '=', perm.id).execute();
+      await ctx.services.audit.record(ctx.caller, 'permission.update', resource.type, resource.id, { permissionId: perm.id, role: ctx.body.role });
+      return { item: await permissionsOf(ctx.services.db, resource) };
+    },
+  }),
+  defineRoute({
+    spec: ['CAT-128'],
+    method: 'DELETE',
+    url: '/v1/permissions/{id}',
+    summary: 'Revoke a permission',
+    tag: 'permissions',
+    auth: 'user',
+    params: z.object({ id: Id }),
+    query: AdminQuery,
+    handler: async (ctx) => {
+      const { perm, resource } = await permissionWithResource(ctx.services, ctx.caller, ctx.params.id, ctx.adminMode);
+      await ctx.services.db.deleteFrom('permissions').where('id', '=', perm.id).execute();
+      await ctx.services.audit.record(ctx.caller, 'permission.revoke', resource.type, resource.id, { permissionId: perm.id });
+      return undefined;
+    },
+  }),
+  defineRoute({
+    spec: ['CAT-130'],
+    method: 'PUT',
+    url: '/v1/locks/{type}/{id}/owner',
+    summary: 'Hand the edit lock of a record to another user (who must be able to edit it)',
+    tag: 'permissions',
+    auth: 'user',
+    params: z.object({ type: ResourceType, id: Id }),
+    query: AdminQuery,
+    body: LockOwnerBody,
+    resource: { type: { param: 'type' }, param: 'id', action: 'write' },
+    handler: async (ctx) => {
+      const caller = requireCaller(ctx);
+      const row = ctx.resource!;
+      if (row.lock_owner_id && row.lock_owner_id !== caller.user.id && ctx.access !== 'owner' && ctx.access !== 'admin') {
+        await ctx.services.records.assertNotLockedByOther(caller, row);
+      }
+      const target = await ctx.services.auth.callerOf(ctx.body.ownerId, 'session', '').catch(() => null);
+      if (!target) throw notFound('User not found');
+      const targetAccess = await ctx.services.access.accessOf(target, row, false);
+      if (!['editor', 'owner'].includes(targetAccess)) throw badInput('The new lock owner cannot edit this record');
+      const updated = await ctx.services.records.setLockOwner(row, ctx.body.ownerId);
+      await ctx.services.audit.record(caller, 'lock.owner', row.type, row.id, ctx.body);
+      return recordItem(ctx.services, updated, ctx);
+    },
+  }),
+];

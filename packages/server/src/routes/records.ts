@@ -1,0 +1,294 @@
+import { z } from 'zod';
+import {
+  Id,
+  ListFilters,
+  Paging,
+  QueryBool,
+  RecordCreate,
+  RecordUpdate,
+  ShareBody,
+  StudioError,
+  ThumbnailRequest,
+  IMAGE_TYPES,
+  badInput,
+  notFound,
+  type RecordCollection,
+  type ResourceType,
+} from '@studio/schema';
+import { defineRoute, requireCaller, type RouteDef, type RouteContext } from '../http/route';
+import type { Services } from '../services';
+import type { ListScope, ResourceRow } from '../services/records';
+import { assertCanCreate } from '../services/quota';
+import { applyShare } from '../services/sharing';
+import { RESOURCE_LABELS } from '../services/access';
+
+const IdParam = z.object({ id: Id });
+const RecordQuery = z.object({ isAdmin: QueryBool.optional(), acquireLock: QueryBool.optional() });
+const ListQuery = ListFilters.extend(Paging.shape);
+export const THUMBNAIL_MAX_BYTES = 10 * 1024 * 1024;
+
+/** One record on the wire with the caller's access, after any write. */
+export async function recordItem(services: Services, row: ResourceRow, ctx: Pick<RouteContext<unknown, unknown, unknown>, 'caller' | 'adminMode'>) {
+  const access = await services.access.accessOf(ctx.caller, row, ctx.adminMode);
+  const [item] = await services.records.toWire([row], () => access);
+  return { item: item! };
+}
+
+/** The list calls of a collection: own, organization, shared with me, samples. */
+export function listRoutes(base: string, type: ResourceType, tag: string, specIds: Partial<Record<ListScope, string>>): RouteDef[] {
+  const scopes: [string, ListScope, string][] = [
+    ['', 'own', `${RESOURCE_LABELS[type]}s the caller owns (administrators with isAdmin=true: all)`],
+    ['/for-organization', 'organization', `${RESOURCE_LABELS[type]}s of the caller's organizations`],
+    ['/shared-with-user', 'shared', `${RESOURCE_LABELS[type]}s shared with the caller`],
+    ['/samples', 'samples', `Sample ${RESOURCE_LABELS[type].toLowerCase()}s`],
+  ];
+  return scopes
+    .filter(([, scope]) => specIds[scope] !== undefined)
+    .map(([suffix, scope, summary]) =>
+      defineRoute({
+        spec: [specIds[scope]!],
+        method: 'GET',
+        url: `${base}${suffix}`,
+        summary,
+        tag,
+        auth: 'user',
+        query: ListQuery,
+        handler: async (ctx) => {
+          const caller = requireCaller(ctx);
+          const effective = scope === 'own' && ctx.adminMode ? 'all' : scope;
+          return ctx.services.records.list(caller, type, { ...ctx.query, scope: effective });
+        },
+      }),
+    );
+}
+
+/** Reads the body of a thumbnail call: JSON `{contentType}` asks for a policy; an image body is the upload. */
+async function thumbnail(ctx: RouteContext<{ id: string }, unknown, unknown>) {
+  const caller = requireCaller(ctx);
+  const row = ctx.resource!;
+  const contentType = String(ctx.req.headers['content-type'] ?? '').split(';')[0]!.trim();
+  if ((IMAGE_TYPES as readonly string[]).includes(contentType)) {
+    await ctx.services.records.assertNotLockedByOther(caller, row);
+    await storeThumbnail(ctx.services, row, contentType, ctx.req.body as NodeJS.ReadableStream);
+    await ctx.services.audit.record(caller, 'thumbnail.upload', row.type, row.id);
+    return recordItem(ctx.services, (await ctx.services.records.get(row.id))!, ctx);
+  }
+  const parsed = ThumbnailRequest.safeParse(ctx.req.body);
+  if (!parsed.success) throw badInput('Unsupported content type', `Thumbnails must be one of ${IMAGE_TYPES.join(', ')}`);
+  const policy = ctx.services.policies.issue({ purpose: 'thumbnail', resourceId: row.id, contentType: parsed.data.contentType, maxBytes: THUMBNAIL_MAX_BYTES });
+  return { item: policy };
+}
+
+export async function storeThumbnail(services: Services, row: ResourceRow, contentType: string, body: NodeJS.ReadableStream): Promise<void> {
+  if (!body || typeof (body as NodeJS.ReadableStream).pipe !== 'function') throw badInput('Thumbnail body is missing');
+  const key = `thumbnails/${row.id}`;
+  await services.blobs.write(key, body, THUMBNAIL_MAX_BYTES);
+  await services.db.updateTable('resources').set({ thumbnail_key: key, thumbnail_type: contentType, updated_at: new Date() }).where('id', '=', row.id).execute();
+}
+
+const readThumbnail = (type: ResourceType, base: string, tag: string) =>
+  defineRoute({
+    method: 'GET',
+    url: `${base}/{id}/thumbnail`,
+    summary: 'The thumbnail image',
+    tag,
+    auth: 'user',
+    params: IdParam,
+    resource: { type, param: 'id', action: 'read' },
+    handler: async ({ resource, services, reply }) => {
+      const bytes = resource!.thumbnail_key ? await services.blobs.read(resource!.thumbnail_key) : null;
+      if (!bytes) throw notFound('Thumbnail not found');
+      return reply.header('content-type', resource!.thumbnail_type ?? 'image/png').header('cache-control', 'private, max-age=300').send(bytes);
+    },
+  });
+
+/** Spec row ids of one record collection, in the order of analytics-and-admin §7. */
+export interface CollectionSpecIds {
+  list: string; org: string; shared: string; samples: string; get: string; create: string; update?: string;
+  thumbPut: string; thumbPost: string; clone: string; del: string; share: string;
+  dsAdd: string; dsDel: string; assetAdd: string; assetDel: string;
+}
+
+/** The whole record machinery of one collection (maps, insights, dashboards, workbooks). */
+export function recordCollectionRoutes(collection: RecordCollection, type: ResourceType, ids: CollectionSpecIds): RouteDef[] {
+  const base = `/v1/${collection}`;
+  const tag = collection;
+  const label = RESOURCE_LABELS[type];
+  const guard = (action: 'read' | 'write' | 'delete' | 'copy' | 'share') => ({ type, param: 'id', action }) as const;
+  const linkRoute = (linkType: 'dataset' | 'map-asset', segment: string, param: string, add: string, del: string): RouteDef[] =>
+    (['POST', 'DELETE'] as const).map((method) =>
+      defineRoute({
+        spec: [method === 'POST' ? add : del],
+        method,
+        url: `${base}/{id}/${segment}/{${param}}`,
+        summary: `${method === 'POST' ? 'Attach' : 'Detach'} a ${RESOURCE_LABELS[linkType].toLowerCase()}`,
+        tag,
+        auth: 'user',
+        params: z.object({ id: Id, [param]: Id }),
+        resource: guard('write'),
+        handler: async (ctx) => {
+          const caller = requireCaller(ctx);
+          const linkedId = (ctx.params as Record<string, string>)[param]!;
+          await ctx.services.records.assertNotLockedByOther(caller, ctx.resource!);
+          if (method === 'POST') {
+            // Attaching needs read access to what is attached.
+            await ctx.services.access.guard(caller, linkType, linkedId, 'read', ctx.adminMode);
+            await ctx.services.records.link(ctx.resource!.id, linkedId);
+          } else if (!(await ctx.services.records.unlink(ctx.resource!.id, linkedId))) {
+            throw notFound(`${RESOURCE_LABELS[linkType]} is not attached`);
+          }
+          await ctx.services.audit.record(caller, `${type}.${method === 'POST' ? 'attach' : 'detach'}`, type, ctx.resource!.id, { [param]: linkedId });
+          return recordItem(ctx.services, (await ctx.services.records.get(ctx.resource!.id))!, ctx);
+        },
+      }),
+    );
+
+  return [
+    ...listRoutes(base, type, tag, { own: ids.list, organization: ids.org, shared: ids.shared, samples: ids.samples }),
+    defineRoute({
+      spec: [ids.get],
+      method: 'GET',
+      url: `${base}/{id}`,
+      summary: `One ${label.toLowerCase()}; acquireLock=true takes the edit lock when free`,
+      tag,
+      auth: 'user',
+      params: IdParam,
+      query: RecordQuery,
+      resource: guard('read'),
+      handler: async (ctx) => {
+        let row = ctx.resource!;
+        const caller = requireCaller(ctx);
+        if (ctx.query.acquireLock && ['editor', 'owner', 'admin'].includes(ctx.access)) row = await ctx.services.records.acquireLock(caller, row);
+        return recordItem(ctx.services, row, ctx);
+      },
+    }),
+    defineRoute({
+      spec: [ids.create],
+      method: 'POST',
+      url: base,
+      summary: `Create a ${label.toLowerCase()} (the first save)`,
+      tag,
+      auth: 'user',
+      query: RecordQuery,
+      body: RecordCreate,
+      status: 201,
+      handler: async (ctx) => {
+        const caller = requireCaller(ctx);
+        await assertCanCreate(ctx.services.db, caller, type);
+        const row = await ctx.services.records.create(caller, type, ctx.body, { acquireLock: ctx.query.acquireLock });
+        await ctx.services.audit.record(caller, `${type}.create`, type, row.id, { name: row.name });
+        return recordItem(ctx.services, row, ctx);
+      },
+    }),
+    defineRoute({
+      spec: ids.update ? [ids.update] : [],
+      method: 'PUT',
+      url: `${base}/{id}`,
+      summary: `Save a ${label.toLowerCase()} (later saves); refused while another user holds the lock`,
+      tag,
+      auth: 'user',
+      params: IdParam,
+      query: RecordQuery,
+      body: RecordUpdate,
+      resource: guard('write'),
+      handler: async (ctx) => {
+        const caller = requireCaller(ctx);
+        const row = await ctx.services.records.update(caller, ctx.resource!, ctx.body, { adminMode: ctx.adminMode, acquireLock: ctx.query.acquireLock });
+        await ctx.services.audit.record(caller, ctx.body.ownerId ? `${type}.transfer` : `${type}.update`, type, row.id, { ownerId: ctx.body.ownerId, name: ctx.body.name });
+        return recordItem(ctx.services, row, ctx);
+      },
+    }),
+    ...(['PUT', 'POST'] as const).map((method) =>
+      defineRoute({
+        spec: [method === 'PUT' ? ids.thumbPut : ids.thumbPost],
+        method,
+        url: `${base}/{id}/thumbnail`,
+        summary: 'With JSON {contentType}: a signed upload policy for the thumbnail. With an image body: the thumbnail itself.',
+        tag,
+        auth: 'user',
+        params: IdParam,
+        rawBody: true,
+        resource: guard('write'),
+        handler: (ctx) => thumbnail(ctx as RouteContext<{ id: string }, unknown, unknown>),
+      }),
+    ),
+    readThumbnail(type, base, tag),
+    defineRoute({
+      spec: [ids.clone],
+      method: 'POST',
+      url: `${base}/{id}/clone`,
+      summary: `Copy a ${label.toLowerCase()} into a new one owned by the caller`,
+      tag,
+      auth: 'user',
+      params: IdParam,
+      resource: guard('copy'),
+      status: 201,
+      handler: async (ctx) => {
+        const caller = requireCaller(ctx);
+        await assertCanCreate(ctx.services.db, caller, type);
+        const row = await ctx.services.records.clone(caller, ctx.resource!);
+        await ctx.services.audit.record(caller, `${type}.clone`, type, row.id, { from: ctx.resource!.id });
+        return recordItem(ctx.services, row, ctx);
+      },
+    }),
+    defineRoute({
+      spec: [ids.del],
+      method: 'DELETE',
+      url: `${base}/{id}`,
+      summary: `Delete a ${label.toLowerCase()}`,
+      tag,
+      auth: 'user',
+      params: IdParam,
+      resource: guard('delete'),
+      handler: async (ctx) => {
+        const caller = requireCaller(ctx);
+        await ctx.services.records.delete(caller, ctx.resource!);
+        if (ctx.resource!.thumbnail_key) await ctx.services.blobs.remove(ctx.resource!.thumbnail_key);
+        await ctx.services.audit.record(caller, `${type}.delete`, type, ctx.resource!.id, { name: ctx.resource!.name });
+        return undefined;
+      },
+    }),
+    defineRoute({
+      spec: [ids.share],
+      method: 'POST',
+      url: `${base}/{id}/share`,
+      summary: 'Share with users, organizations or emails, and set visibility',
+      tag,
+      auth: 'user',
+      params: IdParam,
+      body: ShareBody,
+      resource: guard('share'),
+      handler: async (ctx) => {
+        await applyShare(ctx.services.db, ctx.resource!, ctx.body);
+        await ctx.services.audit.record(ctx.caller, `${type}.share`, type, ctx.resource!.id, ctx.body);
+        return recordItem(ctx.services, (await ctx.services.records.get(ctx.resource!.id))!, ctx);
+      },
+    }),
+    ...linkRoute('dataset', 'datasets', 'datasetId', ids.dsAdd, ids.dsDel),
+    ...linkRoute('map-asset', 'map-assets', 'assetId', ids.assetAdd, ids.assetDel),
+  ];
+}
+
+export const recordRoutes: RouteDef[] = [
+  ...recordCollectionRoutes('maps', 'map', {
+    list: 'CAT-008', org: 'CAT-009', shared: 'CAT-010', samples: 'CAT-011', get: 'CAT-012', create: 'CAT-013', update: 'CAT-001',
+    thumbPut: 'CAT-014', thumbPost: 'CAT-015', clone: 'CAT-016', del: 'CAT-017', share: 'CAT-018',
+    dsAdd: 'CAT-019', dsDel: 'CAT-020', assetAdd: 'CAT-021', assetDel: 'CAT-022',
+  }),
+  ...recordCollectionRoutes('insights', 'insight', {
+    list: 'CAT-025', org: 'CAT-026', shared: 'CAT-027', samples: 'CAT-028', get: 'CAT-029', create: 'CAT-030', update: 'CAT-002',
+    thumbPut: 'CAT-031', thumbPost: 'CAT-032', clone: 'CAT-033', del: 'CAT-034', share: 'CAT-035',
+    dsAdd: 'CAT-036', dsDel: 'CAT-037', assetAdd: 'CAT-038', assetDel: 'CAT-039',
+  }),
+  ...recordCollectionRoutes('workbooks', 'workbook', {
+    list: 'CAT-042', org: 'CAT-043', shared: 'CAT-044', samples: 'CAT-045', get: 'CAT-046', create: 'CAT-047', update: 'CAT-048',
+    thumbPut: 'CAT-049', thumbPost: 'CAT-050', clone: 'CAT-051', del: 'CAT-052', share: 'CAT-053',
+    dsAdd: 'CAT-054', dsDel: 'CAT-055', assetAdd: 'CAT-056', assetDel: 'CAT-057',
+  }),
+  ...recordCollectionRoutes('dashboards', 'insight', {
+    list: 'CAT-060', org: 'CAT-061', shared: 'CAT-062', samples: 'CAT-063', get: 'CAT-064', create: 'CAT-065', update: 'CAT-066',
+    thumbPut: 'CAT-067', thumbPost: 'CAT-068', clone: 'CAT-069', del: 'CAT-070', share: 'CAT-071',
+    dsAdd: 'CAT-072', dsDel: 'CAT-073', assetAdd: 'CAT-074', assetDel: 'CAT-075',
+  }),
+];
+

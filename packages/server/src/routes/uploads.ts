@@ -1,0 +1,43 @@
+import { z } from 'zod';
+import { StudioError, badInput } from '@studio/schema';
+import { defineRoute } from '../http/route';
+import { storeThumbnail } from './records';
+import type { Services } from '../services';
+import type { PolicyClaims } from '../services/uploads';
+
+/** What each upload purpose does with the bytes once the policy checks out. */
+export type UploadHandler = (services: Services, claims: PolicyClaims, contentType: string, body: NodeJS.ReadableStream) => Promise<unknown>;
+
+export const uploadHandlers = new Map<string, UploadHandler>([
+  [
+    'thumbnail',
+    async (services, claims, contentType, body) => {
+      const row = await services.records.get(claims.resourceId);
+      if (!row) throw new StudioError(409, 'Record is not upload-ready');
+      await storeThumbnail(services, row, contentType, body);
+      return { id: row.id, contentType };
+    },
+  ],
+]);
+
+export const uploadRoutes = [
+  defineRoute({
+    method: 'POST',
+    url: '/v1/uploads',
+    summary: 'Upload a file under a signed policy (the policy is the credential; signature and expiry are checked)',
+    tag: 'uploads',
+    auth: 'public',
+    query: z.object({ policy: z.string().min(1).max(4096), signature: z.string().min(1).max(200) }),
+    rawBody: true,
+    handler: async (ctx) => {
+      const claims = ctx.services.policies.verify(ctx.query.policy, ctx.query.signature);
+      const contentType = String(ctx.req.headers['content-type'] ?? '').split(';')[0]!.trim();
+      if (contentType !== claims.contentType) throw badInput('Unsupported content type', `This policy accepts ${claims.contentType}`);
+      const handler = uploadHandlers.get(claims.purpose);
+      if (!handler) throw new StudioError(409, 'Record is not upload-ready');
+      const item = await handler(ctx.services, claims, contentType, ctx.req.body as NodeJS.ReadableStream);
+      await ctx.services.audit.record(null, `upload.${claims.purpose}`, 'upload', claims.resourceId);
+      return { item };
+    },
+  }),
+];

@@ -1,0 +1,182 @@
+import { z } from 'zod';
+import { Id, QueryBool, ScreeningStatus, StudioError, forbidden, notFound, Flags } from '@studio/schema';
+import { defineRoute, requireCaller } from '../http/route';
+import { userToWire, DEFAULT_FLAGS } from '../services/users';
+import { usageOf } from '../services/quota';
+
+const IdParam = z.object({ id: Id });
+
+/** Industries a user can pick on their profile. */
+const INDUSTRIES = [
+  'Retail', 'Real estate', 'Consumer goods', 'Restaurants', 'Financial services', 'Insurance', 'Advertising and marketing',
+  'Telecommunications', 'Transportation and logistics', 'Energy and utilities', 'Government', 'Education', 'Healthcare',
+  'Technology', 'Media and entertainment', 'Travel and hospitality', 'Other',
+];
+
+export const userRoutes = [
+  defineRoute({
+    spec: ['CAT-178'],
+    method: 'GET',
+    url: '/v1/users/me',
+    summary: 'The signed-in user',
+    tag: 'users',
+    auth: 'user',
+    query: z.object({ includeFlags: QueryBool.optional() }),
+    handler: async (ctx) => ({ item: await userToWire(ctx.services.db, requireCaller(ctx).user, ctx.query.includeFlags ?? false) }),
+  }),
+  defineRoute({
+    spec: ['CAT-179'],
+    method: 'GET',
+    url: '/v1/users/me/quota',
+    summary: 'Quota policy and usage of the signed-in user',
+    tag: 'users',
+    auth: 'user',
+    handler: async (ctx) => {
+      const caller = requireCaller(ctx);
+      return { item: { quotaPolicy: caller.user.quota_policy, quotaUsage: await usageOf(ctx.services.db, caller.user.id) } };
+    },
+  }),
+  defineRoute({
+    spec: ['CAT-180'],
+    method: 'GET',
+    url: '/v1/users/me/flags',
+    summary: 'Feature flags of the signed-in user',
+    tag: 'users',
+    auth: 'user',
+    handler: async (ctx) => ({ item: { ...DEFAULT_FLAGS, ...(requireCaller(ctx).user.flags ?? {}) } }),
+  }),
+  defineRoute({
+    spec: ['CAT-181'],
+    method: 'GET',
+    url: '/v1/users/me/google',
+    summary: 'The Google account linked to the signed-in user (self-hosted studios sign in with email: none)',
+    tag: 'users',
+    auth: 'user',
+    handler: async () => ({ item: { linked: false, email: null } }),
+  }),
+  defineRoute({
+    spec: ['CAT-182'],
+    method: 'GET',
+    url: '/v1/users/industries',
+    summary: 'Industries a profile can name',
+    tag: 'users',
+    auth: 'user',
+    handler: async () => ({ items: INDUSTRIES }),
+  }),
+  defineRoute({
+    spec: ['CAT-183'],
+    method: 'GET',
+    url: '/v1/users/{id}/seat',
+    summary: "A user's seats per organization (self or administrator)",
+    tag: 'users',
+    auth: 'user',
+    params: IdParam,
+    handler: async (ctx) => {
+      const caller = requireCaller(ctx);
+      if (caller.user.id !== ctx.params.id && !caller.isAdmin) throw notFound('User not found');
+      const rows = await ctx.services.db.selectFrom('memberships').selectAll().where('user_id', '=', ctx.params.id).execute();
+      return { item: { userId: ctx.params.id, seats: rows.map((r) => ({ organizationId: r.organization_id, role: r.role, seat: r.seat })) } };
+    },
+  }),
+  defineRoute({
+    spec: ['CAT-184'],
+    method: 'PUT',
+    url: '/v1/users/{id}',
+    summary: 'Update a user: a user may rename themself; administrators may change anything',
+    tag: 'users',
+    auth: 'user',
+    params: IdParam,
+    body: z.object({ name: z.string().trim().min(1).max(200).optional(), industry: z.string().max(100).optional(), isAdmin: z.boolean().optional(), flags: Flags.optional() }),
+    handler: async (ctx) => {
+      const caller = requireCaller(ctx);
+      const self = caller.user.id === ctx.params.id;
+      if (!self && !caller.isAdmin) throw notFound('User not found');
+      if ((ctx.body.isAdmin !== undefined || ctx.body.flags !== undefined) && !caller.isAdmin) throw forbidden('Administrators only');
+      const user = await ctx.services.db
+        .updateTable('users')
+        .set({
+          ...(ctx.body.name !== undefined && { name: ctx.body.name }),
+          ...(ctx.body.industry !== undefined && { industry: ctx.body.industry }),
+          ...(ctx.body.isAdmin !== undefined && { is_admin: ctx.body.isAdmin }),
+          ...(ctx.body.flags !== undefined && { flags: JSON.stringify(ctx.body.flags) }),
+          updated_at: new Date(),
+        })
+        .where('id', '=', ctx.params.id)
+        .returningAll()
+        .executeTakeFirst();
+      if (!user) throw notFound('User not found');
+      await ctx.services.audit.record(caller, 'user.update', 'user', user.id, ctx.body);
+      return { item: await userToWire(ctx.services.db, user) };
+    },
+  }),
+  defineRoute({
+    spec: ['CAT-185'],
+    method: 'PUT',
+    url: '/v1/users/{id}/organization/{orgId}',
+    summary: "Move a user into an organization (it becomes their home organization)",
+    tag: 'users',
+    auth: 'admin',
+    params: z.object({ id: Id, orgId: Id }),
+    body: z.object({ role: z.enum(['viewer', 'maker']).optional() }).optional(),
+    handler: async (ctx) => {
+      const { db } = ctx.services;
+      const org = await db.selectFrom('organizations').select('id').where('id', '=', ctx.params.orgId).executeTakeFirst();
+      if (!org) throw notFound('Organization not found');
+      const user = await db.selectFrom('users').select('id').where('id', '=', ctx.params.id).executeTakeFirst();
+      if (!user) throw notFound('User not found');
+      await db
+        .insertInto('memberships')
+        .values({ user_id: user.id, organization_id: org.id, role: ctx.body?.role ?? 'maker', seat: 'standard' })
+        .onConflict((oc) => oc.columns(['user_id', 'organization_id']).doUpdateSet({ role: ctx.body?.role ?? 'maker' }))
+        .execute();
+      const updated = await db.updateTable('users').set({ default_org_id: org.id, updated_at: new Date() }).where('id', '=', user.id).returningAll().executeTakeFirstOrThrow();
+      await ctx.services.audit.record(ctx.caller, 'user.organization', 'user', user.id, { organizationId: org.id });
+      return { item: await userToWire(db, updated) };
+    },
+  }),
+  defineRoute({
+    spec: ['CAT-186'],
+    method: 'PUT',
+    url: '/v1/users/screening-status',
+    summary: 'Set screening status of users (1 high risk, 2 pending review, null cleared)',
+    tag: 'users',
+    auth: 'admin',
+    body: z.object({ updates: z.array(z.object({ userId: Id, status: ScreeningStatus })).min(1).max(1000) }),
+    handler: async (ctx) => {
+      const { db } = ctx.services;
+      const ids = ctx.body.updates.map((u) => u.userId);
+      const found = await db.selectFrom('users').select('id').where('id', 'in', ids).execute();
+      if (found.length !== new Set(ids).size) throw notFound('User not found', ids.filter((i) => !found.some((f) => f.id === i)).join(', '));
+      await db.transaction().execute(async (trx) => {
+        for (const u of ctx.body.updates) {
+          await trx.updateTable('users').set({ screening_status: u.status, last_screening_update: new Date() }).where('id', '=', u.userId).execute();
+        }
+      });
+      await ctx.services.audit.record(ctx.caller, 'user.screening-status', 'user', null, ctx.body);
+      return { items: ctx.body.updates };
+    },
+  }),
+  defineRoute({
+    spec: ['ADM-007'],
+    method: 'GET',
+    url: '/v1/users',
+    summary: 'Find users by email or another property (administrators)',
+    tag: 'admin',
+    auth: 'admin',
+    query: z.object({ email: z.string().max(320).optional(), name: z.string().max(200).optional(), id: Id.optional() }),
+    handler: async (ctx) => {
+      const { db } = ctx.services;
+      let q = db.selectFrom('users').selectAll();
+      if (ctx.query.email !== undefined) q = q.where('email', '=', ctx.query.email.trim().toLowerCase());
+      if (ctx.query.name !== undefined) q = q.where('name', '=', ctx.query.name);
+      if (ctx.query.id !== undefined) q = q.where('id', '=', ctx.query.id);
+      const rows = await q.orderBy('email').limit(1000).execute();
+      if (ctx.query.email !== undefined) {
+        if (rows.length === 0) throw notFound(`No user found for email ${ctx.query.email}`);
+        if (rows.length > 1) throw new StudioError(500, `Multiple users found for email ${ctx.query.email}`);
+        return { item: await userToWire(db, rows[0]!) };
+      }
+      return { items: await Promise.all(rows.map((r) => userToWire(db, r))) };
+    },
+  }),
+];

@@ -1,0 +1,79 @@
+import type { Selectable } from 'kysely';
+import {
+  can,
+  forbidden,
+  notFound,
+  strongest,
+  Id,
+  type Access,
+  type Action,
+  type ResourceType,
+  RESOURCE_TYPES,
+} from '@studio/schema';
+import type { Db } from '../store/db';
+import type { ResourcesTable } from '../store/tables';
+import type { Caller } from '../http/caller';
+
+export const RESOURCE_LABELS: Record<ResourceType, string> = {
+  map: 'Map',
+  dataset: 'Dataset',
+  'data-connection': 'Data connection',
+  insight: 'Insight',
+  workbook: 'Workbook',
+  'query-bookmark': 'Query bookmark',
+  'query-template': 'Query template',
+  'map-asset': 'Map asset',
+  project: 'Project',
+};
+
+/**
+ * The one place that decides what a caller may do with a resource (catalog §6):
+ * - administrators in admin mode (`isAdmin=true`) may do everything;
+ * - the owner may do everything;
+ * - an explicit share (to the user, their email, or one of their organizations) grants its role;
+ * - members of the resource's organization are viewers (read, copy): "what their organization has";
+ * - `public_read` lets anyone signed in read.
+ * A caller with no access is told the resource does not exist (404), not that it is forbidden.
+ */
+export class AccessService {
+  constructor(private readonly db: Db) {}
+
+  async accessOf(caller: Caller | null, resource: Selectable<ResourcesTable>, adminMode: boolean): Promise<Access> {
+    const grants: Access[] = [];
+    if (resource.visibility === 'public_read') grants.push('limited-viewer');
+    if (!caller) return strongest(...grants);
+    if (adminMode && caller.isAdmin) return 'admin';
+    if (resource.owner_id === caller.user.id) return 'owner';
+    if (resource.organization_id && caller.orgIds.includes(resource.organization_id)) grants.push('viewer');
+    let query = this.db
+      .selectFrom('permissions')
+      .select('role')
+      .where('resource_id', '=', resource.id)
+      .where((eb) => {
+        const ors = [eb('user_id', '=', caller.user.id), eb('email', '=', caller.user.email)];
+        if (caller.orgIds.length) ors.push(eb('organization_id', 'in', caller.orgIds));
+        return eb.or(ors);
+      });
+    const shares = await query.execute();
+    grants.push(...shares.map((s) => s.role));
+    return strongest(...grants);
+  }
+
+  async guard(
+    caller: Caller | null,
+    type: ResourceType,
+    id: string,
+    action: Action,
+    adminMode: boolean,
+  ): Promise<{ resource: Selectable<ResourcesTable>; access: Access }> {
+    const label = RESOURCE_LABELS[type] ?? 'Resource';
+    if (!(RESOURCE_TYPES as readonly string[]).includes(type)) throw notFound(`Unknown resource type ${String(type)}`);
+    if (!Id.safeParse(id).success) throw notFound(`${label} not found`);
+    const resource = await this.db.selectFrom('resources').selectAll().where('id', '=', id).where('type', '=', type).executeTakeFirst();
+    if (!resource) throw notFound(`${label} not found`);
+    const access = await this.accessOf(caller, resource, adminMode);
+    if (access === 'none') throw notFound(`${label} not found`);
+    if (!can(access, action)) throw forbidden(`You do not have permission to ${action} this ${label.toLowerCase()}`);
+    return { resource, access };
+  }
+}

@@ -1,0 +1,37 @@
+import path from 'node:path';
+import type { StudioConfig } from '../config';
+import type { Db } from '../store/db';
+import { Secrets } from '../auth/secrets';
+import { AuthService } from './auth';
+import { AccessService } from './access';
+import { AuditService } from './audit';
+import { RecordService } from './records';
+import { BlobStore, UploadPolicies } from './uploads';
+
+/** Everything a route handler may use; built once per server from the catalog and config. */
+export interface Services {
+  config: StudioConfig;
+  db: Db;
+  secrets: Secrets;
+  auth: AuthService;
+  access: AccessService;
+  audit: AuditService;
+  records: RecordService;
+  policies: UploadPolicies;
+  blobs: BlobStore;
+}
+
+export async function buildServices(config: StudioConfig, db: Db): Promise<Services> {
+  const secrets = await Secrets.load(db, config.secret);
+  return {
+    config,
+    db,
+    secrets,
+    auth: new AuthService(db),
+    access: new AccessService(db),
+    audit: new AuditService(db),
+    records: new RecordService(db),
+    policies: new UploadPolicies(secrets),
+    blobs: new BlobStore(path.join(config.dataDir, 'blobs')),
+  };
+}

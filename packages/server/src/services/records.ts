@@ -1,0 +1,377 @@
+import { randomUUID } from 'node:crypto';
+import type { Selectable } from 'kysely';
+import {
+  conflict,
+  forbidden,
+  notFound,
+  LOCK_TTL_SECONDS,
+  type Access,
+  type Lock,
+  type RecordCreate,
+  type RecordUpdate,
+  type ResourceType,
+  type StudioRecord,
+} from '@studio/schema';
+import type { Db } from '../store/db';
+import { toCount } from '../store/db';
+import type { ResourcesTable } from '../store/tables';
+import { homeOrgId, type Caller } from '../http/caller';
+import { RESOURCE_LABELS } from './access';
+
+export type ResourceRow = Selectable<ResourcesTable>;
+export type ListScope = 'own' | 'organization' | 'shared' | 'samples' | 'all';
+
+export interface ListOptions {
+  scope: ListScope;
+  search?: string;
+  tag?: string;
+  importSource?: string;
+  sortBy: 'name' | 'createdAt' | 'updatedAt';
+  sortOrder: 'asc' | 'desc';
+  offset: number;
+  limit: number;
+}
+
+/** Where a record's thumbnail is read, by kind. */
+const THUMBNAIL_PATHS: Record<string, string> = { map: 'maps', insight: 'insights', workbook: 'workbooks', dataset: 'datasets', project: 'projects' };
+
+const SORT_COLUMNS = { name: 'name', createdAt: 'created_at', updatedAt: 'updated_at' } as const;
+const iso = (d: Date | string) => new Date(d).toISOString();
+
+/**
+ * The generic record machinery: maps, insights (dashboards), workbooks, and every other catalog
+ * resource are rows of one table, listed, created, saved, locked, cloned, shared and deleted here.
+ * Kind-specific fields live in `attrs`; a kind adds behaviour around these calls, not beside them.
+ */
+export class RecordService {
+  constructor(private readonly db: Db) {}
+
+  /** Lists as the caller sees them; answers wire records plus the total for paging. */
+  async list(caller: Caller, type: ResourceType, opts: ListOptions): Promise<{ items: StudioRecord[]; total: number }> {
+    let q = this.db.selectFrom('resources').where('type', '=', type);
+    const uid = caller.user.id;
+    switch (opts.scope) {
+      case 'own':
+        q = q.where('owner_id', '=', uid);
+        break;
+      case 'organization':
+        if (!caller.orgIds.length) return { items: [], total: 0 };
+        q = q.where('organization_id', 'in', caller.orgIds).where('is_sample', '=', false);
+        break;
+      case 'shared':
+        q = q.where('owner_id', '!=', uid).where('id', 'in', (eb) => {
+          return eb.selectFrom('permissions').select('resource_id').where((w) => {
+            const ors = [w('user_id', '=', uid), w('email', '=', caller.user.email)];
+            if (caller.orgIds.length) ors.push(w('organization_id', 'in', caller.orgIds));
+            return w.or(ors);
+          });
+        });
+        break;
+      case 'samples':
+        q = q.where('is_sample', '=', true);
+        break;
+      case 'all':
+        break;
+    }
+    if (opts.search) q = q.where('name', 'ilike', `%${opts.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+    if (opts.importSource) q = q.where('import_source', '=', opts.importSource);
+    if (opts.tag) {
+      const tag = opts.tag;
+      q = q.where('id', 'in', (eb) => eb.selectFrom('tag_links').select('resource_id').where('tag_id', '=', tag));
+    }
+    const [rows, count] = await Promise.all([
+      q
+        .selectAll()
+        .orderBy(SORT_COLUMNS[opts.sortBy], opts.sortOrder)
+        .orderBy('id')
+        .offset(opts.offset)
+        .limit(opts.limit)
+        .execute(),
+      q.select((eb) => eb.fn.countAll().as('n')).executeTakeFirst(),
+    ]);
+    const scopeAccess: Access = opts.scope === 'own' ? 'owner' : opts.scope === 'all' ? 'admin' : 'viewer';
+    const items = await this.toWire(rows, () => scopeAccess);
+    if (opts.scope === 'shared' || opts.scope === 'organization' || opts.scope === 'samples') {
+      // The list answers each record with the caller's real standing, computed in one query.
+      const roles = await this.sharedRoles(caller, rows.map((r) => r.id));
+      for (const item of items) {
+        const role = roles.get(item.id);
+        item.access = item.ownerId === uid ? 'owner' : role && role !== 'none' ? role : opts.scope === 'samples' ? 'limited-viewer' : 'viewer';
+      }
+    }
+    return { items, total: toCount(count?.n) };
+  }
+
+  private async sharedRoles(caller: Caller, ids: string[]): Promise<Map<string, Access>> {
+    const out = new Map<string, Access>();
+    if (!ids.length) return out;
+    const rank = { 'limited-viewer': 1, viewer: 2, editor: 3 } as const;
+    const rows = await this.db
+      .selectFrom('permissions')
+      .select(['resource_id', 'role'])
+      .where('resource_id', 'in', ids)
+      .where((w) => {
+        const ors = [w('user_id', '=', caller.user.id), w('email', '=', caller.user.email)];
+        if (caller.orgIds.length) ors.push(w('organization_id', 'in', caller.orgIds));
+        return w.or(ors);
+      })
+      .execute();
+    for (const r of rows) {
+      const prev = out.get(r.resource_id);
+      if (!prev || rank[r.role] > rank[prev as keyof typeof rank]) out.set(r.resource_id, r.role);
+    }
+    return out;
+  }
+
+  async get(id: string): Promise<ResourceRow | undefined> {
+    return this.db.selectFrom('resources').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  async create(
+    caller: Caller,
+    type: ResourceType,
+    body: RecordCreate & { attrs?: Record<string, unknown>; isSample?: boolean },
+    opts: { acquireLock?: boolean } = {},
+  ): Promise<ResourceRow> {
+    const id = randomUUID();
+    const now = new Date();
+    const lock = opts.acquireLock ? this.lockFor(caller, now) : null;
+    const row = await this.db.transaction().execute(async (trx) => {
+      const inserted = await trx
+        .insertInto('resources')
+        .values({
+          id,
+          type,
+          owner_id: caller.user.id,
+          organization_id: homeOrgId(caller),
+          name: body.name,
+          description: body.description,
+          visibility: body.visibility ?? 'private',
+          is_sample: body.isSample ?? false,
+          import_source: body.importSource ?? null,
+          latest_state: body.latestState === undefined ? null : JSON.stringify(body.latestState),
+          attrs: JSON.stringify(body.attrs ?? {}),
+          lock_owner_id: lock?.ownerId ?? null,
+          lock_acquired_at: lock?.acquiredAt ?? null,
+          lock_expires_at: lock?.expiresAt ?? null,
+          created_at: now,
+          updated_at: now,
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      if (body.datasets?.length) await this.linkAll(trx, id, body.datasets, 'dataset');
+      return inserted;
+    });
+    return row;
+  }
+
+  /** A save: refused while someone else holds a live lock, naming them; renews the caller's lock. */
+  async update(
+    caller: Caller,
+    row: ResourceRow,
+    body: RecordUpdate & { attrs?: Record<string, unknown> },
+    opts: { adminMode: boolean; acquireLock?: boolean },
+  ): Promise<ResourceRow> {
+    await this.assertNotLockedByOther(caller, row);
+    if (body.ownerId !== undefined && body.ownerId !== row.owner_id) {
+      if (!opts.adminMode) throw forbidden('Only administrators in admin mode can change the owner');
+      const owner = await this.db.selectFrom('users').select('id').where('id', '=', body.ownerId).executeTakeFirst();
+      if (!owner) throw notFound('New owner not found');
+    }
+    const now = new Date();
+    const lock = opts.acquireLock ? this.lockFor(caller, now) : null;
+    return this.db.transaction().execute(async (trx) => {
+      const updated = await trx
+        .updateTable('resources')
+        .set({
+          ...(body.name !== undefined && { name: body.name }),
+          ...(body.description !== undefined && { description: body.description }),
+          ...(body.importSource !== undefined && { import_source: body.importSource }),
+          ...(body.latestState !== undefined && { latest_state: JSON.stringify(body.latestState) }),
+          ...(body.attrs !== undefined && { attrs: JSON.stringify({ ...row.attrs, ...body.attrs }) }),
+          ...(body.ownerId !== undefined && { owner_id: body.ownerId }),
+          ...(lock && { lock_owner_id: lock.ownerId, lock_acquired_at: lock.acquiredAt, lock_expires_at: lock.expiresAt }),
+          updated_at: now,
+        })
+        .where('id', '=', row.id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      if (body.datasets) {
+        await trx
+          .deleteFrom('resource_links')
+          .where('resource_id', '=', row.id)
+          .where('linked_id', 'in', (eb) => eb.selectFrom('resources').select('id').where('type', '=', 'dataset'))
+          .execute();
+        await this.linkAll(trx, row.id, body.datasets, 'dataset');
+      }
+      return updated;
+    });
+  }
+
+  private async linkAll(trx: Db, id: string, linkedIds: string[], type: ResourceType): Promise<void> {
+    const unique = [...new Set(linkedIds)];
+    if (!unique.length) return;
+    const found = await trx.selectFrom('resources').select('id').where('id', 'in', unique).where('type', '=', type).execute();
+    if (found.length !== unique.length) {
+      const missing = unique.filter((u) => !found.some((f) => f.id === u));
+      throw notFound(`${RESOURCE_LABELS[type]} not found`, missing.join(', '));
+    }
+    await trx
+      .insertInto('resource_links')
+      .values(unique.map((linked_id) => ({ resource_id: id, linked_id })))
+      .onConflict((oc) => oc.columns(['resource_id', 'linked_id']).doNothing())
+      .execute();
+  }
+
+  async link(id: string, linkedId: string): Promise<void> {
+    await this.db
+      .insertInto('resource_links')
+      .values({ resource_id: id, linked_id: linkedId })
+      .onConflict((oc) => oc.columns(['resource_id', 'linked_id']).doNothing())
+      .execute();
+  }
+
+  async unlink(id: string, linkedId: string): Promise<boolean> {
+    const r = await this.db.deleteFrom('resource_links').where('resource_id', '=', id).where('linked_id', '=', linkedId).executeTakeFirst();
+    return Number(r.numDeletedRows) > 0;
+  }
+
+  lockFor(caller: Caller, now = new Date()) {
+    return { ownerId: caller.user.id, acquiredAt: now, expiresAt: new Date(now.getTime() + LOCK_TTL_SECONDS * 1000) };
+  }
+
+  /** Takes the edit lock unless someone else holds a live one (then the record stays read-only). */
+  async acquireLock(caller: Caller, row: ResourceRow): Promise<ResourceRow> {
+    const lock = this.lockFor(caller);
+    const updated = await this.db
+      .updateTable('resources')
+      .set({ lock_owner_id: lock.ownerId, lock_acquired_at: lock.acquiredAt, lock_expires_at: lock.expiresAt })
+      .where('id', '=', row.id)
+      .where((eb) =>
+        eb.or([eb('lock_owner_id', 'is', null), eb('lock_owner_id', '=', caller.user.id), eb('lock_expires_at', '<', new Date())]),
+      )
+      .returningAll()
+      .executeTakeFirst();
+    return updated ?? row;
+  }
+
+  async assertNotLockedByOther(caller: Caller, row: ResourceRow): Promise<void> {
+    if (!row.lock_owner_id || row.lock_owner_id === caller.user.id) return;
+    if (!row.lock_expires_at || row.lock_expires_at.getTime() < Date.now()) return;
+    const holder = await this.db.selectFrom('users').select(['name', 'email']).where('id', '=', row.lock_owner_id).executeTakeFirst();
+    throw conflict(
+      `This ${RESOURCE_LABELS[row.type as ResourceType]?.toLowerCase() ?? 'record'} is being edited by ${holder?.name ?? 'another user'} (${holder?.email ?? 'unknown'})`,
+      `Locked until ${iso(row.lock_expires_at)}`,
+    );
+  }
+
+  async setLockOwner(row: ResourceRow, ownerId: string): Promise<ResourceRow> {
+    const owner = await this.db.selectFrom('users').select('id').where('id', '=', ownerId).executeTakeFirst();
+    if (!owner) throw notFound('User not found');
+    const now = new Date();
+    return this.db
+      .updateTable('resources')
+      .set({ lock_owner_id: ownerId, lock_acquired_at: now, lock_expires_at: new Date(now.getTime() + LOCK_TTL_SECONDS * 1000) })
+      .where('id', '=', row.id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  }
+
+  /** A copy owned by the caller: same state and links, no shares, tags or lock. */
+  async clone(caller: Caller, row: ResourceRow): Promise<ResourceRow> {
+    const links = await this.db.selectFrom('resource_links').select('linked_id').where('resource_id', '=', row.id).execute();
+    return this.db.transaction().execute(async (trx) => {
+      const id = randomUUID();
+      const copy = await trx
+        .insertInto('resources')
+        .values({
+          id,
+          type: row.type,
+          owner_id: caller.user.id,
+          organization_id: homeOrgId(caller),
+          name: `Copy of ${row.name}`.slice(0, 500),
+          description: row.description,
+          visibility: 'private',
+          is_sample: false,
+          import_source: row.import_source,
+          latest_state: row.latest_state === null ? null : JSON.stringify(row.latest_state),
+          attrs: JSON.stringify(row.attrs ?? {}),
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      if (links.length) await trx.insertInto('resource_links').values(links.map((l) => ({ resource_id: id, linked_id: l.linked_id }))).execute();
+      return copy;
+    });
+  }
+
+  async delete(caller: Caller, row: ResourceRow): Promise<void> {
+    await this.assertNotLockedByOther(caller, row);
+    await this.db.deleteFrom('resources').where('id', '=', row.id).execute();
+  }
+
+  async setVisibility(row: ResourceRow, visibility: 'private' | 'public_read'): Promise<void> {
+    await this.db.updateTable('resources').set({ visibility, updated_at: new Date() }).where('id', '=', row.id).execute();
+  }
+
+  /** Wire form, with owners, links and tags fetched in one query each for the whole page. */
+  async toWire(rows: ResourceRow[], accessOf: (row: ResourceRow) => Access): Promise<StudioRecord[]> {
+    if (!rows.length) return [];
+    const ids = rows.map((r) => r.id);
+    const userIds = [...new Set(rows.flatMap((r) => [r.owner_id, r.lock_owner_id].filter((v): v is string => !!v)))];
+    const [users, links, tags] = await Promise.all([
+      this.db.selectFrom('users').select(['id', 'name', 'email']).where('id', 'in', userIds).execute(),
+      this.db
+        .selectFrom('resource_links as l')
+        .innerJoin('resources as r', 'r.id', 'l.linked_id')
+        .select(['l.resource_id', 'r.id', 'r.name', 'r.type', 'r.attrs'])
+        .where('l.resource_id', 'in', ids)
+        .execute(),
+      this.db
+        .selectFrom('tag_links as tl')
+        .innerJoin('tags as t', 't.id', 'tl.tag_id')
+        .select(['tl.resource_id', 't.id', 't.name', 't.color'])
+        .where('tl.resource_id', 'in', ids)
+        .execute(),
+    ]);
+    const userById = new Map(users.map((u) => [u.id, u]));
+    return rows.map((row) => {
+      const owner = userById.get(row.owner_id);
+      const own = links.filter((l) => l.resource_id === row.id);
+      const assets = own.filter((l) => l.type === 'map-asset');
+      const live = row.lock_owner_id && row.lock_expires_at && row.lock_expires_at.getTime() > Date.now();
+      const lock: Lock | null = live
+        ? {
+            ownerId: row.lock_owner_id!,
+            ownerName: userById.get(row.lock_owner_id!)?.name ?? '',
+            acquiredAt: iso(row.lock_acquired_at!),
+            expiresAt: iso(row.lock_expires_at!),
+          }
+        : null;
+      const access = accessOf(row);
+      return {
+        id: row.id,
+        type: row.type as ResourceType,
+        name: row.name,
+        description: row.description,
+        ownerId: row.owner_id,
+        owner: { id: row.owner_id, name: owner?.name ?? '', email: owner?.email ?? '' },
+        organizationId: row.organization_id,
+        visibility: row.visibility,
+        isSample: row.is_sample,
+        importSource: row.import_source,
+        latestState: row.latest_state ?? null,
+        datasets: own.filter((l) => l.type === 'dataset').map((l) => ({ id: l.id, name: l.name })),
+        mapAssets: {
+          mapStyles: assets.filter((a) => (a.attrs as { assetType?: string })?.assetType === 'map-style').map((l) => ({ id: l.id, name: l.name })),
+          colorPalettes: assets.filter((a) => (a.attrs as { assetType?: string })?.assetType === 'color-palette').map((l) => ({ id: l.id, name: l.name })),
+        },
+        tags: tags.filter((t) => t.resource_id === row.id).map((t) => ({ id: t.id, name: t.name, color: t.color })),
+        lock,
+        access: access === 'none' ? 'limited-viewer' : access,
+        thumbnailUrl: row.thumbnail_key ? `/v1/${THUMBNAIL_PATHS[row.type] ?? 'maps'}/${row.id}/thumbnail?v=${new Date(row.updated_at).getTime()}` : null,
+        createdAt: iso(row.created_at),
+        updatedAt: iso(row.updated_at),
+      };
+    });
+  }
+}

@@ -1,0 +1,23 @@
+import { Migrator, type Migration, type MigrationProvider } from 'kysely/migration';
+import type { Db } from './db';
+import * as m001 from './migrations/001-spine';
+
+/** Versioned migrations, in order; a new one is a new file and a new line here, never an edit. */
+const MIGRATIONS: Record<string, Migration> = {
+  '001-spine': m001,
+};
+
+class InCodeProvider implements MigrationProvider {
+  async getMigrations() {
+    return MIGRATIONS;
+  }
+}
+
+export async function migrateToLatest(db: Db): Promise<void> {
+  const migrator = new Migrator({ db, provider: new InCodeProvider() });
+  const { error, results } = await migrator.migrateToLatest();
+  const failed = results?.find((r) => r.status === 'Error');
+  if (error || failed) {
+    throw new Error(`Catalog migration ${failed?.migrationName ?? ''} failed: ${String(error)}`);
+  }
+}

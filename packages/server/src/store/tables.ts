@@ -1,0 +1,162 @@
+import type { ColumnType, Generated } from 'kysely';
+
+/** Row types of the catalog, one interface a table (snake_case as stored). */
+type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+
+export interface OrganizationsTable {
+  id: string;
+  name: string;
+  maker_quota_policy: number;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface UsersTable {
+  id: string;
+  email: string;
+  name: string;
+  password_hash: string | null;
+  is_admin: boolean;
+  quota_policy: number;
+  screening_status: number | null;
+  last_screening_update: Date | null;
+  flags: ColumnType<Record<string, boolean>, string | undefined, string>;
+  industry: string | null;
+  default_org_id: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface MembershipsTable {
+  user_id: string;
+  organization_id: string;
+  role: 'viewer' | 'maker';
+  seat: string;
+}
+
+export interface SessionsTable {
+  id: string;
+  user_id: string;
+  access_hash: string;
+  refresh_hash: string;
+  expires_at: Date;
+  refresh_expires_at: Date;
+  created_at: Timestamp;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  user_id: string;
+  name: string;
+  prefix: string;
+  key_hash: string;
+  created_at: Timestamp;
+  last_used_at: Date | null;
+  revoked_at: Date | null;
+}
+
+export interface ResourcesTable {
+  id: string;
+  type: string;
+  owner_id: string;
+  organization_id: string | null;
+  name: string;
+  description: string;
+  visibility: 'private' | 'public_read';
+  is_sample: boolean;
+  import_source: string | null;
+  latest_state: ColumnType<unknown, string | null | undefined, string | null>;
+  attrs: ColumnType<Record<string, unknown>, string | undefined, string>;
+  lock_owner_id: string | null;
+  lock_acquired_at: Date | null;
+  lock_expires_at: Date | null;
+  thumbnail_key: string | null;
+  thumbnail_type: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface ResourceLinksTable {
+  resource_id: string;
+  linked_id: string;
+  created_at: Timestamp;
+}
+
+export interface PermissionsTable {
+  id: string;
+  resource_id: string;
+  subject_kind: 'user' | 'organization' | 'email';
+  user_id: string | null;
+  organization_id: string | null;
+  email: string | null;
+  role: 'limited-viewer' | 'viewer' | 'editor';
+  created_at: Timestamp;
+}
+
+export interface TagsTable {
+  id: string;
+  owner_id: string;
+  organization_id: string | null;
+  name: string;
+  color: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface TagLinksTable {
+  tag_id: string;
+  resource_type: string;
+  resource_id: string;
+  created_at: Timestamp;
+}
+
+export interface AuditLogTable {
+  id: Generated<string>;
+  actor_id: string | null;
+  actor_email: string | null;
+  action: string;
+  resource_type: string;
+  resource_id: string | null;
+  details: ColumnType<unknown, string, string>;
+  at: Timestamp;
+}
+
+export interface LegalConsentsTable {
+  user_id: string;
+  agreement_id: string;
+  version: string;
+  consented_at: Timestamp;
+}
+
+export interface InvitationsTable {
+  id: string;
+  organization_id: string;
+  email: string;
+  role: 'viewer' | 'maker';
+  application: string | null;
+  token_hash: string;
+  invited_by: string | null;
+  created_at: Timestamp;
+}
+
+export interface SettingsTable {
+  key: string;
+  value: string;
+}
+
+export interface Database {
+  organizations: OrganizationsTable;
+  users: UsersTable;
+  memberships: MembershipsTable;
+  sessions: SessionsTable;
+  api_keys: ApiKeysTable;
+  resources: ResourcesTable;
+  resource_links: ResourceLinksTable;
+  permissions: PermissionsTable;
+  tags: TagsTable;
+  tag_links: TagLinksTable;
+  audit_log: AuditLogTable;
+  legal_consents: LegalConsentsTable;
+  invitations: InvitationsTable;
+  settings: SettingsTable;
+}

@@ -1,0 +1,78 @@
+import os from 'node:os';
+import path from 'node:path';
+import fs from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { buildStudio, type Studio } from '../src/app';
+import { configFromEnv } from '../src/config';
+import { createOrganization, createUser } from '../src/services/users';
+
+export const PG_ADMIN_URL = process.env.STUDIO_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+/** Stores the API suite runs against: both by default; STUDIO_TEST_STORES=pglite narrows it. */
+export const STORES = (process.env.STUDIO_TEST_STORES ?? 'pglite,postgres').split(',').filter(Boolean) as ('pglite' | 'postgres')[];
+
+export interface TestStudio extends Studio {
+  dataDir: string;
+  /** Signs a user in and answers their bearer header value. */
+  tokenOf(email: string, password?: string): Promise<string>;
+  dispose(): Promise<void>;
+}
+
+export const PASSWORD = 'correct horse battery staple';
+
+/** A whole studio on a fresh catalog: in-memory PGlite, or a new database on the local PostgreSQL. */
+export async function startStudio(kind: 'pglite' | 'postgres'): Promise<TestStudio> {
+  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'studio-test-'));
+  let databaseUrl: string | null = null;
+  let dbName: string | null = null;
+  if (kind === 'postgres') {
+    dbName = `studio_test_${randomBytes(6).toString('hex')}`;
+    const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
+    await admin.connect();
+    await admin.query(`create database ${dbName}`);
+    await admin.end();
+    databaseUrl = PG_ADMIN_URL.replace(/\/[^/]*$/, `/${dbName}`);
+  }
+  const config = { ...configFromEnv({}), dataDir, databaseUrl, secret: 'test-secret' };
+  const studio = await buildStudio(config, { inMemoryCatalog: true });
+  const tokenOf = async (email: string, password = PASSWORD) => {
+    const res = await studio.app.inject({ method: 'POST', url: '/v1/auth/sign-in', payload: { email, password } });
+    if (res.statusCode !== 200) throw new Error(`sign-in ${email}: ${res.statusCode} ${res.body}`);
+    return `Bearer ${res.json().item.accessToken}`;
+  };
+  return {
+    ...studio,
+    dataDir,
+    tokenOf,
+    dispose: async () => {
+      await studio.close();
+      await fs.rm(dataDir, { recursive: true, force: true });
+      if (dbName) {
+        const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
+        await admin.connect();
+        await admin.query(`drop database if exists ${dbName} with (force)`);
+        await admin.end();
+      }
+    },
+  };
+}
+
+/** The cast of the permission tests: an admin, an owner, a viewer, an editor, an outsider. */
+export async function seedCast(s: TestStudio) {
+  const db = s.services.db;
+  const org = await createOrganization(db, 'Acme');
+  const otherOrg = await createOrganization(db, 'Globex');
+  const mk = (email: string, opts: { isAdmin?: boolean; org?: string; role?: 'viewer' | 'maker' } = {}) =>
+    createUser(db, { email, password: PASSWORD, isAdmin: opts.isAdmin, organizationId: opts.org ?? org.id, role: opts.role ?? 'maker' });
+  const users = {
+    admin: await mk('admin@acme.test', { isAdmin: true }),
+    owner: await mk('owner@acme.test'),
+    viewer: await mk('viewer@globex.test', { org: otherOrg.id }),
+    editor: await mk('editor@globex.test', { org: otherOrg.id }),
+    outsider: await mk('outsider@globex.test', { org: otherOrg.id }),
+    colleague: await mk('colleague@acme.test', { role: 'viewer' }),
+  };
+  const tokens = Object.fromEntries(await Promise.all(Object.entries(users).map(async ([k, u]) => [k, await s.tokenOf(u.email)]))) as Record<keyof typeof users, string>;
+  return { org, otherOrg, users, tokens };
+}
