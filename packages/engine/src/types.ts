@@ -21,7 +21,7 @@ export interface ColumnStats {
   min?: number | string;
   max?: number | string;
   mean?: number;
-  /** Approximate (HyperLogLog). */
+  /** Exact up to 200k rows; beyond, a HyperLogLog estimate, and absent for FLOAT/DOUBLE/TIMESTAMP columns. */
   distinctCount?: number;
 }
 
