@@ -67,7 +67,7 @@ function typeAt(root: unknown, path: string): string | undefined {
   let n: unknown = root;
   for (const m of path.matchAll(/input\[(\d+)\]/g)) n = (n as { input?: unknown[] } | undefined)?.input?.[Number(m[1])];
   const t = (n as { type?: unknown } | undefined)?.type;
-  return typeof t === 'string' ? t : undefined;
+  return typeof t === 'string' && Object.hasOwn(NODE_SPECS, t) ? t : undefined;
 }
 
 export { StudioError };

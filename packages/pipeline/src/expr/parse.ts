@@ -147,8 +147,8 @@ class Parser {
         const kw = t.v.toUpperCase();
         if (kw === 'TRUE' || kw === 'FALSE') return { kind: 'literal', value: kw === 'TRUE', pos: t.pos };
         if (kw === 'NULL') return { kind: 'literal', value: null, pos: t.pos };
-        if (this.isOp('(')) return this.call(t.v, t.pos);
         if (KEYWORDS.has(kw)) this.fail(`unexpected keyword ${kw}`, t.pos);
+        if (this.isOp('(')) return this.call(t.v, t.pos);
       }
       return { kind: 'column', name: t.v, pos: t.pos };
     }
