@@ -70,8 +70,9 @@ export class LocalObjectStore implements ObjectStore {
   }
 
   async exists(key: string): Promise<boolean> {
+    const f = this.file(key); // an invalid key is an error, not "absent"
     try {
-      return (await stat(this.file(key))).isFile();
+      return (await stat(f)).isFile();
     } catch {
       return false;
     }

@@ -134,3 +134,14 @@ describe('ingest errors', () => {
     ).rejects.toMatchObject({ status: 422, message: expect.stringMatching(/^Could not read JSON/) });
   });
 });
+
+describe('CSV row shape errors', () => {
+  it('names the line with too many columns', async () => {
+    let body = 'id,name,price\n';
+    for (let i = 0; i < 25000; i++) body += `${i},n${i},${i}\n`;
+    body += '25000,x,1,extra\n';
+    const src = await ctx.file('cols.csv', body);
+    const err = await ctx.engine.ingest({ sourceFile: src, contentType: 'text/csv', key: 'cols.parquet' }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ status: 422, message: 'Could not read CSV at line 25002: expected 3 columns but found 4' });
+  });
+});
