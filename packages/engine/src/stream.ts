@@ -58,18 +58,25 @@ export async function* arrowIpc(
     const batcher = new ArrowBatcher(d.names, d.types, opts.batchRows ?? 65536);
     const result = await d.prepared.stream();
     let wroteBatch = false;
-    for (;;) {
-      if (signal?.aborted) throw abortError();
-      const chunk = await result.fetchChunk();
-      if (!chunk || chunk.rowCount === 0) break;
-      const bytes = batcher.push(chunk);
-      if (bytes) {
-        wroteBatch = true;
-        for (const b of bytes) {
-          if (signal?.aborted) throw abortError();
-          yield b;
+    // Ask for the next chunk before copying this one: DuckDB produces it on its own thread meanwhile.
+    let next = result.fetchChunk();
+    try {
+      for (;;) {
+        if (signal?.aborted) throw abortError();
+        const chunk = await next;
+        if (!chunk || chunk.rowCount === 0) break;
+        next = result.fetchChunk();
+        const bytes = batcher.push(chunk);
+        if (bytes) {
+          wroteBatch = true;
+          for (const b of bytes) {
+            if (signal?.aborted) throw abortError();
+            yield b;
+          }
         }
       }
+    } finally {
+      next.catch(() => undefined); // a prefetch left pending on early exit must not become an unhandled rejection
     }
     if (batcher.pending > 0 || !wroteBatch) yield* batcher.flush();
     yield* batcher.end();
