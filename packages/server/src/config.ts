@@ -1,4 +1,8 @@
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The web app's build output, served on the API's port when present. */
+export const DEFAULT_WEB_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../web/dist');
 
 /** Everything the server reads from its environment (documented in the README). */
 export interface StudioConfig {
@@ -31,7 +35,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): StudioConfi
     adminEmail: env.STUDIO_ADMIN_EMAIL || null,
     adminPassword: env.STUDIO_ADMIN_PASSWORD || null,
     secret: env.STUDIO_SECRET || null,
-    webDir: env.STUDIO_WEB_DIR ? path.resolve(env.STUDIO_WEB_DIR) : null,
+    webDir: env.STUDIO_WEB_DIR ? path.resolve(env.STUDIO_WEB_DIR) : DEFAULT_WEB_DIR,
     publicUrl: env.STUDIO_PUBLIC_URL ?? `http://${host}:${port}`,
     logLevel: env.LOG_LEVEL ?? 'warn',
   };

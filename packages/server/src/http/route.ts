@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { can, StudioError, unauthorized, type Access, type Action, type ResourceType } from '@studio/schema';
+import { StudioError, unauthorized, type Access, type Action, type ResourceType } from '@studio/schema';
 import type { Selectable } from 'kysely';
 import type { ResourcesTable } from '../store/tables';
 import type { Caller } from './caller';
@@ -87,17 +87,18 @@ export function registerRoutes(app: FastifyInstance, routes: RouteDef[], service
         if (def.auth !== 'public' && !caller) throw unauthorized();
         if (def.auth === 'admin' && !caller?.isAdmin) throw new StudioError(403, 'Administrators only');
         const params = parse(def.params, req.params, 'path parameters') as Record<string, unknown>;
-        const query = parse(def.query, req.query, 'query parameters') as Record<string, unknown>;
-        const body = def.rawBody ? req.body : parse(def.body, req.body, 'request body');
         const adminMode = Boolean(caller?.isAdmin) && String((req.query as Record<string, unknown>)?.isAdmin) === 'true';
         let resource: Selectable<ResourcesTable> | null = null;
         let access: Access = 'none';
+        // Authorize before reading query and body: a caller without access learns nothing from a 422.
         if (def.resource) {
           const guard = def.resource;
           const type = typeof guard.type === 'string' ? guard.type : (params[guard.type.param] as ResourceType);
           const id = params[guard.param] as string;
           ({ resource, access } = await services.access.guard(caller, type, id, guard.action, adminMode));
         }
+        const query = parse(def.query, req.query, 'query parameters') as Record<string, unknown>;
+        const body = def.rawBody ? req.body : parse(def.body, req.body, 'request body');
         const result = await def.handler({ req, reply, caller, params, query, body, resource, access, adminMode, services });
         if (reply.sent) return reply;
         if (result === undefined) return reply.code(def.status === 200 || !def.status ? 204 : def.status).send();

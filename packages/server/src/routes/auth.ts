@@ -1,4 +1,7 @@
-import { RefreshBody, SignInBody } from '@studio/schema';
+import { z } from 'zod';
+import { RefreshBody, SignInBody, StudioError, conflict } from '@studio/schema';
+import { hashToken } from '../auth/tokens';
+import { createUser } from '../services/users';
 import { defineRoute, requireCaller } from '../http/route';
 import { userToWire } from '../services/users';
 import type { Services } from '../services';
@@ -44,6 +47,29 @@ export const authRoutes = [
       await ctx.services.auth.signOut(caller);
       await ctx.services.audit.record(caller, 'auth.sign-out', 'user', caller.user.id);
       return undefined;
+    },
+  }),
+
+  defineRoute({
+    method: 'POST',
+    url: '/v1/auth/accept-invitation',
+    summary: 'Accept an invitation: creates the account (name, password) in the inviting organization and signs in',
+    tag: 'auth',
+    auth: 'public',
+    body: z.object({ token: z.string().min(1).max(200), name: z.string().trim().min(1).max(200), password: z.string().min(8, 'Password must have at least 8 characters').max(1024) }),
+    status: 201,
+    handler: async ({ body, services }) => {
+      const { db } = services;
+      const invitation = await db.selectFrom('invitations').selectAll().where('token_hash', '=', hashToken(body.token)).executeTakeFirst();
+      if (!invitation) throw new StudioError(404, 'Invitation not found or already used');
+      if (await db.selectFrom('users').select('id').where('email', '=', invitation.email).executeTakeFirst()) {
+        throw conflict(`An account for ${invitation.email} already exists; sign in instead`);
+      }
+      const user = await createUser(db, { email: invitation.email, name: body.name, password: body.password, organizationId: invitation.organization_id, role: invitation.role });
+      await db.deleteFrom('invitations').where('id', '=', invitation.id).execute();
+      const caller = await services.auth.callerOf(user.id, 'session', '');
+      await services.audit.record(caller, 'invitation.accept', 'organization', invitation.organization_id, { email: invitation.email });
+      return sessionToWire(services, await services.auth.issue(user.id));
     },
   }),
 ];

@@ -1,0 +1,209 @@
+import type { z } from 'zod';
+import type {
+  ApiKey,
+  Organization,
+  PermissionsOfResource,
+  RecordCollection,
+  ResourceType,
+  Session,
+  ShareBody,
+  StudioRecord,
+  Tag,
+  UploadPolicy,
+  User,
+} from '@studio/schema';
+import { checkStatus, type AppErrorHandler } from './errors';
+
+export const NOT_SIGNED_IN = 'not-signed-in';
+
+export interface ClientOptions {
+  /** Origin of the studio, e.g. http://127.0.0.1:8080; empty for same-origin in the browser. */
+  baseUrl?: string;
+  token?: string;
+  fetch?: typeof fetch;
+  onError?: AppErrorHandler;
+}
+
+export interface RequestOptions {
+  query?: Record<string, string | number | boolean | string[] | undefined>;
+  body?: unknown;
+  /** A raw body (file, blob, stream) sent with `contentType` instead of JSON. */
+  rawBody?: BodyInit;
+  contentType?: string;
+  headers?: Record<string, string>;
+  signal?: AbortSignal;
+  /** Validate the answer with a shared validator before handing it out. */
+  schema?: z.ZodType;
+}
+
+export interface Page<T> {
+  items: T[];
+  total?: number;
+}
+export interface ListParams {
+  search?: string;
+  tag?: string;
+  sortBy?: 'name' | 'createdAt' | 'updatedAt';
+  sortOrder?: 'asc' | 'desc';
+  offset?: number;
+  limit?: number;
+  isAdmin?: boolean;
+}
+
+/** The typed client of the studio API, shared by the web app, scripts and tests. */
+export class StudioClient {
+  token: string;
+  private readonly baseUrl: string;
+  private readonly fetchImpl: typeof fetch;
+  private readonly onError?: AppErrorHandler;
+
+  constructor(opts: ClientOptions = {}) {
+    this.baseUrl = (opts.baseUrl ?? '').replace(/\/$/, '');
+    this.token = opts.token ?? NOT_SIGNED_IN;
+    this.fetchImpl = opts.fetch ?? ((...args) => fetch(...args));
+    this.onError = opts.onError;
+  }
+
+  url(path: string, query?: RequestOptions['query']): string {
+    const qs = new URLSearchParams();
+    for (const [k, v] of Object.entries(query ?? {})) {
+      if (v === undefined) continue;
+      for (const item of Array.isArray(v) ? v : [v]) qs.append(k, String(item));
+    }
+    const s = qs.toString();
+    return `${this.baseUrl}${path}${s ? `?${s}` : ''}`;
+  }
+
+  async raw(method: string, path: string, opts: RequestOptions = {}): Promise<Response> {
+    const url = this.url(path, opts.query);
+    const headers: Record<string, string> = { authorization: `Bearer ${this.token}`, ...opts.headers };
+    let body: BodyInit | undefined;
+    if (opts.rawBody !== undefined) {
+      body = opts.rawBody;
+      if (opts.contentType) headers['content-type'] = opts.contentType;
+    } else if (opts.body !== undefined) {
+      body = JSON.stringify(opts.body);
+      headers['content-type'] = 'application/json';
+    }
+    const response = await this.fetchImpl(url, { method, headers, body, signal: opts.signal });
+    await checkStatus(response, url, this.onError);
+    return response;
+  }
+
+  async request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
+    const response = await this.raw(method, path, opts);
+    if (response.status === 204) return undefined as T;
+    const json: unknown = await response.json();
+    return (opts.schema ? opts.schema.parse(json) : json) as T;
+  }
+
+  // --- identity -----------------------------------------------------------------------------
+  async signIn(email: string, password: string): Promise<Session> {
+    const { item } = await this.request<{ item: Session }>('POST', '/v1/auth/sign-in', { body: { email, password } });
+    this.token = item.accessToken;
+    return item;
+  }
+  async signOut(): Promise<void> {
+    await this.request('POST', '/v1/auth/sign-out');
+    this.token = NOT_SIGNED_IN;
+  }
+  async refresh(refreshToken: string): Promise<Session> {
+    const { item } = await this.request<{ item: Session }>('POST', '/v1/auth/refresh', { body: { refreshToken } });
+    this.token = item.accessToken;
+    return item;
+  }
+  /** Accepts an organization invitation: creates the account and signs it in. */
+  async acceptInvitation(token: string, name: string, password: string): Promise<Session> {
+    const { item } = await this.request<{ item: Session }>('POST', '/v1/auth/accept-invitation', { body: { token, name, password } });
+    this.token = item.accessToken;
+    return item;
+  }
+  me = (includeFlags = false) => this.request<{ item: User }>('GET', '/v1/users/me', { query: { includeFlags } }).then((r) => r.item);
+
+  apiKeys = {
+    list: () => this.request<Page<ApiKey>>('GET', '/v1/api-key'),
+    generate: (name: string) => this.request<{ item: ApiKey }>('POST', '/v1/api-key', { body: { name } }).then((r) => r.item),
+    update: (id: string, name: string) => this.request<{ item: ApiKey }>('PUT', '/v1/api-key', { body: { id, name } }).then((r) => r.item),
+    revoke: (id: string) => this.request<void>('DELETE', '/v1/api-key', { body: { id } }),
+  };
+
+  // --- records ------------------------------------------------------------------------------
+  /**
+   * The list/get/save/delete/share machinery of any catalog collection under `base` (e.g.
+   * `/v1/data-connections`); `fixed` is sent with every list call (e.g. `{type: 'map-style'}`).
+   */
+  collection(base: string, fixed: Record<string, string> = {}) {
+    const listQuery = (p: ListParams = {}) => ({ ...fixed, ...p, isAdmin: p.isAdmin ? 'true' : undefined });
+    return {
+      list: (p?: ListParams) => this.request<Page<StudioRecord>>('GET', base, { query: listQuery(p) }),
+      forOrganization: (p?: ListParams) => this.request<Page<StudioRecord>>('GET', `${base}/for-organization`, { query: listQuery(p) }),
+      sharedWithUser: (p?: ListParams) => this.request<Page<StudioRecord>>('GET', `${base}/shared-with-user`, { query: listQuery(p) }),
+      samples: (p?: ListParams) => this.request<Page<StudioRecord>>('GET', `${base}/samples`, { query: listQuery(p) }),
+      get: (id: string, q: { acquireLock?: boolean; isAdmin?: boolean } = {}) =>
+        this.request<{ item: StudioRecord }>('GET', `${base}/${id}`, { query: { acquireLock: q.acquireLock || undefined, isAdmin: q.isAdmin || undefined } }).then((r) => r.item),
+      /** Create on first save (no id), update after (analytics-and-admin §4). */
+      save: (record: { id?: string; name?: string; description?: string; latestState?: unknown; datasets?: string[] }, q: { acquireLock?: boolean } = {}) =>
+        record.id
+          ? this.request<{ item: StudioRecord }>('PUT', `${base}/${record.id}`, { body: { ...record, id: undefined }, query: { acquireLock: q.acquireLock || undefined } }).then((r) => r.item)
+          : this.request<{ item: StudioRecord }>('POST', base, { body: record, query: { acquireLock: q.acquireLock || undefined } }).then((r) => r.item),
+      clone: (id: string) => this.request<{ item: StudioRecord }>('POST', `${base}/${id}/clone`).then((r) => r.item),
+      delete: (id: string) => this.request<void>('DELETE', `${base}/${id}`),
+      share: (id: string, body: Partial<ShareBody>) => this.request<{ item: StudioRecord }>('POST', `${base}/${id}/share`, { body }).then((r) => r.item),
+    };
+  }
+
+  /** The record machinery of one collection: maps, insights, dashboards, workbooks. */
+  records(collection: RecordCollection | 'datasets') {
+    const base = `/v1/${collection}`;
+    return {
+      ...this.collection(base),
+      thumbnailPolicy: (id: string, contentType: 'image/png' | 'image/jpeg' | 'image/webp') =>
+        this.request<{ item: UploadPolicy }>('POST', `${base}/${id}/thumbnail`, { body: { contentType } }).then((r) => r.item),
+      attachDataset: (id: string, datasetId: string) => this.request<{ item: StudioRecord }>('POST', `${base}/${id}/datasets/${datasetId}`).then((r) => r.item),
+      detachDataset: (id: string, datasetId: string) => this.request<{ item: StudioRecord }>('DELETE', `${base}/${id}/datasets/${datasetId}`).then((r) => r.item),
+    };
+  }
+
+  /** Uploads a file under a signed policy; failures reject with the status and response text. */
+  async uploadWithPolicy(policy: UploadPolicy, body: BodyInit): Promise<unknown> {
+    return this.request('POST', policy.url, { query: policy.fields, rawBody: body, contentType: policy.contentType });
+  }
+
+  permissions = {
+    of: (resourceType: ResourceType, resourceId: string) =>
+      this.request<{ item: PermissionsOfResource }>('GET', `/v1/permissions/${resourceType}/${resourceId}`).then((r) => r.item),
+    revoke: (id: string) => this.request<void>('DELETE', `/v1/permissions/${id}`),
+    update: (id: string, role: string) => this.request('PUT', `/v1/permissions/${id}`, { body: { role } }),
+  };
+
+  tags = {
+    list: () => this.request<Page<Tag>>('GET', '/v1/tags'),
+    forOrganization: (resourceType?: ResourceType) => this.request<Page<Tag>>('GET', '/v1/tags/for-organization', { query: { resourceType } }),
+    create: (body: { name: string; color?: string; resourceId?: string; resourceType?: ResourceType }) =>
+      this.request<{ item: Tag }>('POST', '/v1/tags', { body }).then((r) => r.item),
+    update: (id: string, body: { name?: string; color?: string }) => this.request<{ item: Tag }>('PUT', `/v1/tags/${id}`, { body }).then((r) => r.item),
+    delete: (id: string) => this.request<void>('DELETE', `/v1/tags/${id}`),
+    apply: (tagId: string, type: ResourceType, resourceId: string) => this.request<{ item: Tag }>('POST', `/v1/tags/${tagId}/${type}/${resourceId}`),
+    remove: (tagId: string, type: ResourceType, resourceId: string) => this.request<void>('DELETE', `/v1/tags/${tagId}/${type}/${resourceId}`),
+    /**
+     * Bulk application (catalog §4): the first item first, then the rest in parallel. The first call
+     * surfaces a systematic failure (a bad tag) before a burst of identical failures.
+     */
+    applyBulk: async (tagId: string, items: { resourceType: ResourceType; resourceId: string }[]) => {
+      const [first, ...rest] = items;
+      if (!first) return [];
+      const head = await this.tags.apply(tagId, first.resourceType, first.resourceId);
+      const tail = await Promise.all(rest.map((i) => this.tags.apply(tagId, i.resourceType, i.resourceId)));
+      return [head, ...tail];
+    },
+  };
+
+  admin = {
+    organizations: () => this.request<Page<Organization>>('GET', '/v1/organizations'),
+    createOrganization: (name: string) => this.request<{ item: Organization }>('POST', '/v1/organizations', { body: { name } }).then((r) => r.item),
+    findUserByEmail: (email: string) => this.request<{ item: User }>('GET', '/v1/users', { query: { email } }).then((r) => r.item),
+    invite: (orgId: string, email: string, role: 'viewer' | 'maker' = 'maker') =>
+      this.request<{ item: { id: string; token: string; acceptUrl: string } }>('POST', `/v1/organizations/${orgId}/invitations/${encodeURIComponent(email)}`, { query: { role } }).then((r) => r.item),
+    auditLogs: (q: { offset?: number; limit?: number } = {}) => this.request<Page<Record<string, unknown>>>('GET', '/v1/admin/audit-logs', { query: q }),
+  };
+}
