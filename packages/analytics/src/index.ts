@@ -6,3 +6,6 @@ export { FOOT_TRAFFIC_GROUP_ID, TEMPLATE_IDS, type TemplateId, footTrafficTempla
 export { checkLimits } from './templates/limits';
 export { footTrafficGroup, type AnalyticSetGroup } from './templates/group';
 export { generateSamplePanel, prng, type SamplePanel, type SamplePanelOptions } from './sample/generate';
+export { ResultCache, canonicalJson, type QueryCacheKey, type DatasetBinding, type CacheOptions } from './cache/result-cache';
+export { MemoryLruBacking, type CacheBacking } from './cache/backing';
+export { RedisBacking } from './cache/redis';
