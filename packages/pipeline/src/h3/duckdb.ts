@@ -6,7 +6,9 @@ import {
   type DuckDBConnection,
   type DuckDBVector,
 } from '@duckdb/node-api';
-import { cellToLatLng, cellToParent, getResolution, isValidCell, latLngToCell } from 'h3-js';
+import { cellToLatLng, cellToParent, getResolution, isValidCell } from 'h3-js';
+import { H3Pool, h3Pool } from './pool';
+import { cellHex } from './raw';
 
 type Num = DuckDBVector<number>;
 
@@ -22,17 +24,26 @@ export function registerH3Functions(connection: DuckDBConnection): void {
       parameterTypes: [DOUBLE, DOUBLE, BIGINT],
       mainFunction: (info, input, out) => {
         const lat = input.getColumnVector(0) as Num;
-        const lng = input.getColumnVector(1) as unknown as Num;
+        const lng = input.getColumnVector(1) as Num;
         const res = input.getColumnVector(2) as unknown as DuckDBVector<bigint>;
         const n = input.rowCount;
-        for (let i = 0; i < n; i++) {
-          const a = lat.getItem(i);
-          const b = lng.getItem(i);
-          const r = res.getItem(i);
-          if (a === null || b === null || r === null) { out.setItem(i, null); continue; }
-          const rn = Number(r);
+        const pool = h3Pool();
+        // Rows are batched per resolution (almost always one constant resolution per vector).
+        for (let start = 0; start < n; ) {
+          const r0 = res.getItem(start);
+          let end = start + 1;
+          while (end < n && end - start < H3Pool.capacity && res.getItem(end) === r0) end++;
+          if (r0 === null) { for (let i = start; i < end; i++) out.setItem(i, null); start = end; continue; }
+          const rn = Number(r0);
           if (!(rn >= 0 && rn <= 15)) { info.setError(`h3_latlng_to_cell: resolution ${rn} is outside 0..15`); return; }
-          out.setItem(i, Number.isFinite(a) && Number.isFinite(b) ? latLngToCell(a, b, rn) : null);
+          const { lat: la, lng: ln, lo, hi } = pool;
+          for (let i = start; i < end; i++) { la[i - start] = lat.getItem(i) ?? NaN; ln[i - start] = lng.getItem(i) ?? NaN; }
+          pool.compute(end - start, rn);
+          for (let i = start; i < end; i++) {
+            const h = hi[i - start]!;
+            out.setItem(i, h === 0 ? null : cellHex(lo[i - start]!, h));
+          }
+          start = end;
         }
         out.flush();
       },
