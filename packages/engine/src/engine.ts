@@ -89,9 +89,9 @@ export class Engine {
 
   async preview(key: string, opts: { offset?: number; limit?: number } = {}) {
     const file = await this.store.localPath(key);
-    const limit = Math.max(0, Math.min(opts.limit ?? 100, 10_000));
-    const offset = Math.max(0, opts.offset ?? 0);
-    return this.query(`SELECT * FROM read_parquet(${quoteLiteral(file)}) LIMIT ${limit} OFFSET ${offset}`);
+    const limit = Math.max(0, Math.min(Math.floor(opts.limit ?? 100), 10_000)) || 0;
+    const offset = Math.max(0, Math.floor(opts.offset ?? 0)) || 0;
+    return this.query(`SELECT * FROM read_parquet(${quoteLiteral(file)}) LIMIT $1 OFFSET $2`, [limit, offset]);
   }
 
   ingest(opts: IngestOptions): Promise<IngestResult> {

@@ -1,0 +1,41 @@
+import { latLngToCell } from 'h3-js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { setup, type Ctx } from './helpers';
+
+let ctx: Ctx;
+beforeAll(async () => {
+  ctx = await setup();
+});
+afterAll(() => ctx.cleanup());
+
+describe('Engine', () => {
+  it('query returns plain values', async () => {
+    const rows = await ctx.engine.query(
+      `SELECT 1::BIGINT AS b, 9007199254740993::BIGINT AS big, 1.25::DECIMAL(5,2) AS m, TIMESTAMP '2024-01-02 03:04:05' AS ts, 'x' AS s, NULL AS n`,
+    );
+    expect(rows).toEqual([{ b: 1, big: '9007199254740993', m: 1.25, ts: '2024-01-02T03:04:05.000Z', s: 'x', n: null }]);
+  });
+
+  it('h3 scalar functions are available on every pooled connection', async () => {
+    const results = await Promise.all(
+      Array.from({ length: 6 }, () =>
+        ctx.engine.query(`SELECT h3_latlng_to_cell(40.7, -74.0, 8) AS c, h3_is_valid_cell('nope') AS v`),
+      ),
+    );
+    for (const r of results) expect(r).toEqual([{ c: latLngToCell(40.7, -74.0, 8), v: false }]);
+  });
+
+  it('runs queries concurrently over the pool and withConnection releases on error', async () => {
+    await expect(ctx.engine.withConnection(async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
+    const rs = await Promise.all(Array.from({ length: 10 }, (_, i) => ctx.engine.query('SELECT $1::INTEGER AS i', [i])));
+    expect(rs.map((r) => r[0]!.i)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+  });
+
+  it('preview pages through a dataset', async () => {
+    const src = await ctx.file('p.csv', 'n\n' + Array.from({ length: 50 }, (_, i) => i).join('\n') + '\n');
+    await ctx.engine.ingest({ sourceFile: src, contentType: 'text/csv', key: 'p.parquet' });
+    const page = await ctx.engine.preview('p.parquet', { offset: 10, limit: 5 });
+    expect(page.map((r) => r.n)).toEqual([10, 11, 12, 13, 14]);
+    await expect(ctx.engine.preview('missing.parquet')).rejects.toMatchObject({ status: 404 });
+  });
+});
