@@ -19,13 +19,24 @@ function abortError(): Error {
   return e;
 }
 
-/** Interrupts the connection's running statement when the signal fires. */
-function onAbort(conn: DuckDBConnection, signal?: AbortSignal): () => void {
-  if (!signal) return () => undefined;
+/** Borrows a connection whose running statement is interrupted when the signal fires; done() gives it back. */
+async function borrow(acquire: () => Promise<PooledConnection>, signal?: AbortSignal) {
+  if (signal?.aborted) throw abortError();
+  const pooled = await acquire();
+  const conn = pooled.connection;
   const stop = () => conn.interrupt();
-  signal.addEventListener('abort', stop, { once: true });
-  return () => signal.removeEventListener('abort', stop);
+  signal?.addEventListener('abort', stop, { once: true });
+  return {
+    conn,
+    done() {
+      signal?.removeEventListener('abort', stop);
+      pooled.release();
+    },
+  };
 }
+
+/** After an abort, DuckDB's "INTERRUPT" error (or any other) surfaces as one AbortError. */
+const asAbort = (e: unknown, signal?: AbortSignal) => (signal?.aborted ? abortError() : e);
 
 async function describe(conn: DuckDBConnection, sql: string, params: DuckDBValue[]) {
   const prepared = await conn.prepare(sql);
@@ -47,10 +58,7 @@ export async function* arrowIpc(
   opts: StreamOptions = {},
 ): AsyncGenerator<Uint8Array> {
   const { signal } = opts;
-  if (signal?.aborted) throw abortError();
-  const pooled = await acquire();
-  const conn = pooled.connection;
-  const detach = onAbort(conn, signal);
+  const { conn, done } = await borrow(acquire, signal);
   try {
     let d = await describe(conn, sql, params);
     const wrapped = castingWrapper(d.names, d.types, sql);
@@ -81,11 +89,9 @@ export async function* arrowIpc(
     if (batcher.pending > 0 || !wroteBatch) yield* batcher.flush();
     yield* batcher.end();
   } catch (e) {
-    if (signal?.aborted) throw abortError();
-    throw e;
+    throw asAbort(e, signal);
   } finally {
-    detach();
-    pooled.release();
+    done();
   }
 }
 
@@ -101,22 +107,15 @@ export async function* csvText(
   opts: StreamOptions = {},
 ): AsyncGenerator<Uint8Array> {
   const { signal } = opts;
-  if (signal?.aborted) throw abortError();
   const file = path.join(tmpDir, `export-${randomUUID()}.csv`);
   try {
-    const pooled = await acquire();
-    const detach = onAbort(pooled.connection, signal);
+    const { conn, done } = await borrow(acquire, signal);
     try {
-      await pooled.connection.run(
-        `COPY (${sql}) TO ${quoteLiteral(file)} (FORMAT csv, HEADER true)`,
-        params.length ? params : undefined,
-      );
+      await conn.run(`COPY (${sql}) TO ${quoteLiteral(file)} (FORMAT csv, HEADER true)`, params.length ? params : undefined);
     } catch (e) {
-      if (signal?.aborted) throw abortError();
-      throw e;
+      throw asAbort(e, signal);
     } finally {
-      detach();
-      pooled.release();
+      done();
     }
     const stream = createReadStream(file, { highWaterMark: 1 << 20 });
     try {

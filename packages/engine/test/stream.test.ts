@@ -102,4 +102,15 @@ describe('csvStream', () => {
     const { readdirSync } = await import('node:fs');
     expect(readdirSync(ctx.engine.tmpDir).filter((f) => f.startsWith('export-'))).toEqual([]);
   });
+
+  it('aborts a running export and removes its temp file', async () => {
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(), 50);
+    const run = collect(
+      ctx.engine.csvStream({ sql: 'SELECT i, md5(CAST(i AS VARCHAR)) AS h FROM range(100000000) t(i)' }, { signal: ac.signal }),
+    );
+    await expect(run).rejects.toMatchObject({ name: 'AbortError' });
+    const { readdirSync } = await import('node:fs');
+    expect(readdirSync(ctx.engine.tmpDir).filter((f) => f.startsWith('export-'))).toEqual([]);
+  });
 });
