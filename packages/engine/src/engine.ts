@@ -51,6 +51,9 @@ export class Engine {
     const instance = await DuckDBInstance.create(opts.database ?? ':memory:', config);
     let registered = false;
     const pool = new ConnectionPool(instance, opts.connections ?? 4, async (c) => {
+      // Query progress (connection.progress, behind ingest's onProgress) is only tracked with the progress bar
+      // on; printing stays off.
+      await c.run('SET enable_progress_bar = true; SET enable_progress_bar_print = false; SET progress_bar_time = 0');
       // Scalar functions land in the database catalog: register once.
       if (!registered) {
         registered = true;
