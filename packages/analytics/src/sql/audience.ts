@@ -1,5 +1,5 @@
 import { AGE_COHORTS, GENDER_COHORTS, periodBounds, type TemplateParameters } from '../params';
-import { Binder, baseCtes, withClause, type BuiltQuery, type PanelTables } from './common';
+import { Binder, baseCtes, placePredicate, withClause, type BuiltQuery, type PanelTables } from './common';
 
 /**
  * Audience Insight by age or gender: the selected place values pooled into one audience (a visit counts
@@ -12,10 +12,9 @@ export function audienceSql(tables: PanelTables, p: TemplateParameters, dim: 'ag
   const ctes = [
     ...baseCtes(b, tables, p),
     `cohorts(ord, cohort) AS (VALUES ${cohorts.map((c, i) => `(${b.int(i)}, ${b.str(c)})`).join(', ')})`,
-    `gv AS (SELECT dev.${dim} AS cohort, dev.weight,
-        v.place_id IN (SELECT place_id FROM tax_places) AS selected
-      FROM vis v JOIN dev ON dev.device_id = v.device_id
-      WHERE v.place_id IN (SELECT place_id FROM geo_places)
+    `gv AS (SELECT dev.${dim} AS cohort, dev.weight, ${placePredicate(b, p, 'pl', 'tax')} AS selected
+      FROM vis v JOIN pl ON pl.place_id = v.place_id JOIN dev ON dev.device_id = v.device_id
+      WHERE ${placePredicate(b, p, 'pl', 'geo')}
         AND v.visit_start >= CAST(${b.date(from)} AS TIMESTAMP) AND v.visit_start < CAST(${b.date(until)} AS TIMESTAMP))`,
     `by_cohort AS (SELECT cohort, sum(weight) FILTER (WHERE selected) AS w_sel, sum(weight) AS w_all FROM gv GROUP BY cohort)`,
     `tot AS (SELECT sum(weight) FILTER (WHERE selected) AS w_sel, sum(weight) AS w_all FROM gv)`,

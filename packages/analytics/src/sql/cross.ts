@@ -1,5 +1,5 @@
 import { periodBounds, type TemplateParameters } from '../params';
-import { Binder, baseCtes, withClause, type BuiltQuery, type PanelTables } from './common';
+import { Binder, baseCtes, placePredicate, withClause, type BuiltQuery, type PanelTables } from './common';
 
 /** Cross-Visitation: overlap of chain A's visitors with chain B's, each device weighed once. */
 export function crossVisitationSql(tables: PanelTables, p: TemplateParameters): BuiltQuery {
@@ -8,8 +8,8 @@ export function crossVisitationSql(tables: PanelTables, p: TemplateParameters): 
   const ctes = [
     ...baseCtes(b, tables, p),
     `visitors AS (SELECT DISTINCT tp.pidx, v.device_id
-      FROM vis v JOIN geo_places gp ON gp.place_id = v.place_id JOIN tax_places tp ON tp.place_id = v.place_id
-      WHERE v.visit_start >= CAST(${b.date(from)} AS TIMESTAMP) AND v.visit_start < CAST(${b.date(until)} AS TIMESTAMP))`,
+      FROM vis v JOIN pl ON pl.place_id = v.place_id JOIN tax_places tp ON tp.place_id = v.place_id
+      WHERE ${placePredicate(b, p, 'pl', 'both')} AND v.visit_start >= CAST(${b.date(from)} AS TIMESTAMP) AND v.visit_start < CAST(${b.date(until)} AS TIMESTAMP))`,
     `vw AS (SELECT visitors.pidx, visitors.device_id, dev.weight FROM visitors JOIN dev ON dev.device_id = visitors.device_id)`,
     `tot AS (SELECT pidx, sum(weight) AS w FROM vw GROUP BY pidx)`,
     `pairs AS (SELECT a.pidx AS a, bb.pidx AS b, sum(a.weight) AS w FROM vw a JOIN vw bb ON a.device_id = bb.device_id

@@ -11,7 +11,7 @@ export function indexedFootTrafficSql(tables: PanelTables, p: TemplateParameters
   const { from, until, rangeFrom } = seriesSpan(p);
   const ctes = [
     ...baseCtes(b, tables, p),
-    selectedVisitsCte(b, from, until),
+    selectedVisitsCte(b, p, from, until),
     ...seriesCtes(b, t, from, until),
     `shown AS (SELECT *, first_value(nv) OVER (PARTITION BY gidx, pidx ORDER BY pstart) AS nv_first
       FROM series WHERE reported AND pstart >= ${b.date(rangeFrom)})`,
@@ -35,7 +35,7 @@ export function changeInVisitsSql(tables: PanelTables, p: TemplateParameters): B
   const { from, until, rangeFrom } = seriesSpan(p, 1);
   const ctes = [
     ...baseCtes(b, tables, p),
-    selectedVisitsCte(b, from, until),
+    selectedVisitsCte(b, p, from, until),
     ...seriesCtes(b, t, from, until),
     // DuckDB's `- INTERVAL 1 YEAR` keeps the label and turns 29 February into 28 February.
     `cur AS (SELECT gidx, pidx, pstart, nv, CAST(pstart - INTERVAL 1 YEAR AS DATE) AS prior_start

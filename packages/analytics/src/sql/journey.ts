@@ -1,5 +1,5 @@
 import { periodBounds, type TemplateParameters } from '../params';
-import { Binder, baseCtes, withClause, type BuiltQuery, type PanelTables } from './common';
+import { Binder, baseCtes, placePredicate, withClause, type BuiltQuery, type PanelTables } from './common';
 
 export const JOURNEY_TOP = 40;
 
@@ -19,12 +19,12 @@ export function customerJourneySql(tables: PanelTables, p: TemplateParameters): 
   const ctes = [
     ...baseCtes(b, tables, p),
     `tv AS (SELECT v.visit_id, v.device_id, v.visit_start, CAST(v.visit_start AS DATE) AS day, dev.weight
-      FROM vis v JOIN dev ON dev.device_id = v.device_id
-      WHERE v.place_id IN (SELECT place_id FROM sel_places)
+      FROM vis v JOIN pl ON pl.place_id = v.place_id JOIN dev ON dev.device_id = v.device_id
+      WHERE ${placePredicate(b, p, 'pl', 'both')}
         AND v.visit_start >= CAST(${b.date(from)} AS TIMESTAMP) AND v.visit_start < CAST(${b.date(until)} AS TIMESTAMP))`,
     `ov AS (SELECT v.visit_id, v.device_id, v.visit_start, CAST(v.visit_start AS DATE) AS day, ${groupCols}
       FROM vis v JOIN pl ON pl.place_id = v.place_id
-      WHERE v.place_id NOT IN (SELECT place_id FROM tax_places)
+      WHERE NOT ${placePredicate(b, p, 'pl', 'tax')}
         AND v.device_id IN (SELECT device_id FROM tv)
         AND v.visit_start >= CAST(${b.date(from)} AS TIMESTAMP) AND v.visit_start < CAST(${b.date(until)} AS TIMESTAMP))`,
     `linked AS (

@@ -1,6 +1,6 @@
 import type { TemplateParameters } from '../params';
 import {
-  Binder, MONTH_FACTOR, QUARTER_FACTOR, baseCtes, epochMsSql, periodLabelSql, seriesSpan, stepSql, truncSql,
+  Binder, MONTH_FACTOR, QUARTER_FACTOR, baseCtes, placePredicate, epochMsSql, periodLabelSql, seriesSpan, stepSql, truncSql,
   withClause, type BuiltQuery, type PanelTables,
 } from './common';
 
@@ -30,8 +30,9 @@ export function movementPivotSql(tables: PanelTables, p: TemplateParameters): Bu
   const ctes = [
     ...baseCtes(b, tables, p),
     `sv AS (SELECT sp.gidx, sp.pidx, ${truncSql(t, 'v.visit_start')} AS pstart, dev.weight${dimCols}
-      FROM vis v JOIN sel_places sp ON v.place_id = sp.place_id JOIN dev ON dev.device_id = v.device_id
-      WHERE v.visit_start >= CAST(${b.date(from)} AS TIMESTAMP) AND v.visit_start < CAST(${b.date(until)} AS TIMESTAMP) ${filters})`,
+      FROM vis v JOIN pl ON pl.place_id = v.place_id JOIN sel_places sp ON v.place_id = sp.place_id
+        JOIN dev ON dev.device_id = v.device_id
+      WHERE ${placePredicate(b, p, 'pl', 'both')} AND v.visit_start >= CAST(${b.date(from)} AS TIMESTAMP) AND v.visit_start < CAST(${b.date(until)} AS TIMESTAMP) ${filters})`,
     `agg AS (SELECT ${keys.join(', ')}, pstart, sum(weight) AS w, count(*) AS n FROM sv GROUP BY ALL)`,
   ];
   if (t === 'DAILY') {

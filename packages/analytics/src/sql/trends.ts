@@ -12,7 +12,7 @@ export function trendsSql(tables: PanelTables, p: TemplateParameters, kind: 'ind
   const extra = `, hour(v.visit_start) AS hr, v.dwell_minutes AS dwell`;
   const ctes = [
     ...baseCtes(b, tables, p),
-    selectedVisitsCte(b, from, until, extra),
+    selectedVisitsCte(b, p, from, until, extra),
     ...seriesCtes(b, t, from, until),
     `shown AS (SELECT *, first_value(nv) OVER (PARTITION BY gidx, pidx ORDER BY pstart) AS nv_first
       FROM series WHERE reported AND pstart >= ${b.date(rangeFrom)})`,
