@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { H3_BUNDLE, RAW_H3_FACTORY, rawH3 } from './raw';
+import { H3_BUNDLE, RAW_H3_FACTORY, cellsFn } from './raw';
 
 /** DuckDB hands scalar functions at most this many rows per call (STANDARD_VECTOR_SIZE). */
 const CAP = 2048;
@@ -65,7 +65,7 @@ export class H3Pool {
   compute(n: number, res: number): void {
     const W = this.workers.length;
     if (W === 0 || n < 64) {
-      rawH3().cells(this.lat, this.lng, res, 0, n, this.lo, this.hi);
+      cellsFn()(this.lat, this.lng, res, 0, n, this.lo, this.hi);
       return;
     }
     const mainCount = Math.floor(n * this.mainShare);
@@ -79,7 +79,7 @@ export class H3Pool {
     }
     Atomics.store(ctl, 0, seq);
     Atomics.notify(ctl, 0);
-    rawH3().cells(this.lat, this.lng, res, 0, mainCount, this.lo, this.hi);
+    cellsFn()(this.lat, this.lng, res, 0, mainCount, this.lo, this.hi);
     for (let i = 0; i < W; i++) {
       const slot = 4 + i * 3;
       const deadline = Date.now() + 10_000;
@@ -87,7 +87,7 @@ export class H3Pool {
         Atomics.wait(ctl, slot, Atomics.load(ctl, slot), 100);
         if (Date.now() > deadline) {
           // A worker that stopped answering: do its share here and stop using workers.
-          rawH3().cells(this.lat, this.lng, res, ctl[2 + i * 3]!, ctl[3 + i * 3]!, this.lo, this.hi);
+          cellsFn()(this.lat, this.lng, res, ctl[2 + i * 3]!, ctl[3 + i * 3]!, this.lo, this.hi);
           this.workers.splice(0).forEach((w) => void w.terminate());
           this.mainShare = 1;
           break;
@@ -105,4 +105,5 @@ export class H3Pool {
 
 let pool: H3Pool | undefined;
 /** One pool per process, created on first use; its workers do not keep the process alive. */
-export const h3Pool = () => (pool ??= new H3Pool());
+export const h3Pool = () =>
+  (pool ??= new H3Pool(process.env.STUDIO_H3_WORKERS === undefined ? undefined : Number(process.env.STUDIO_H3_WORKERS)));

@@ -1,0 +1,80 @@
+import { DuckDBInstance } from '@duckdb/node-api';
+import fc from 'fast-check';
+import { cellToParent, getPentagons, latLngToCell, cellToLatLng } from 'h3-js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { registerH3Functions } from '../src/index';
+import { NEEDS_FALLBACK, makeFastH3, tablesFrom } from '../src/h3/fast';
+import { H3Pool } from '../src/h3/pool';
+import { cellHex, cellsFn, rawH3 } from '../src/h3/raw';
+
+describe('JS latLngToCell port', () => {
+  const raw = rawH3();
+  const tables = tablesFrom(raw.heapF64, raw.heap32)!;
+  const fast = makeFastH3(tables);
+  const one = (f: typeof fast, lat: number, lng: number, res: number) => {
+    const lo = new Uint32Array(1), hi = new Uint32Array(1);
+    f(Float64Array.of(lat), Float64Array.of(lng), res, 0, 1, lo, hi);
+    return hi[0] === NEEDS_FALLBACK ? 'fallback' : hi[0] === 0 ? null : cellHex(lo[0]!, hi[0]!);
+  };
+
+  it('finds its tables in h3-js', () => expect(tables).toBeDefined());
+
+  it('matches h3-js everywhere (or defers to it)', () => {
+    fc.assert(
+      fc.property(fc.double({ min: -90, max: 90, noNaN: true }), fc.double({ min: -180, max: 180, noNaN: true }), fc.integer({ min: 0, max: 15 }), (lat, lng, res) => {
+        const got = one(fast, lat, lng, res);
+        if (got !== 'fallback') expect(got).toBe(latLngToCell(lat, lng, res));
+        expect(one(cellsFn(), lat, lng, res)).toBe(latLngToCell(lat, lng, res));
+      }),
+      { numRuns: 20000 },
+    );
+  });
+
+  it('matches h3-js next to pentagons and on cell centers (boundary-heavy points)', () => {
+    for (const p of getPentagons(2)) {
+      const [lat, lng] = cellToLatLng(p);
+      for (let d = -0.5; d <= 0.5; d += 0.05) for (const res of [0, 1, 5, 9, 15]) {
+        expect(one(cellsFn(), lat + d, lng - d, res)).toBe(latLngToCell(lat + d, lng - d, res));
+      }
+    }
+    for (let k = 0; k < 2000; k++) {
+      const c = latLngToCell(Math.random() * 160 - 80, Math.random() * 360 - 180, 7);
+      const [lat, lng] = cellToLatLng(c);
+      expect(one(cellsFn(), lat, lng, 7)).toBe(c);
+    }
+  });
+
+  it('worker pool computes the same cells', () => {
+    const pool = new H3Pool(1);
+    try {
+      for (let i = 0; i < 2048; i++) { pool.lat[i] = Math.random() * 170 - 85; pool.lng[i] = Math.random() * 360 - 180; }
+      pool.compute(2048, 9);
+      for (let i = 0; i < 2048; i++) expect(cellHex(pool.lo[i]!, pool.hi[i]!)).toBe(latLngToCell(pool.lat[i]!, pool.lng[i]!, 9));
+    } finally {
+      pool.close();
+    }
+  });
+});
+
+describe('DuckDB h3_* functions', () => {
+  let instance: DuckDBInstance;
+  beforeAll(async () => { instance = await DuckDBInstance.create(':memory:'); });
+  afterAll(() => instance.closeSync());
+
+  it('index a few thousand points like h3-js, NULL in -> NULL out', async () => {
+    const conn = await instance.connect();
+    registerH3Functions(conn);
+    await conn.run(`CREATE TABLE pts AS SELECT i, CASE WHEN i % 97 = 0 THEN NULL ELSE -80 + (i * 7919 % 16000) / 100.0 END AS lat,
+      -179 + (i * 104729 % 35800) / 100.0 AS lng FROM range(5000) t(i)`);
+    const reader = await conn.runAndReadAll('SELECT lat, lng, h3_latlng_to_cell(lat, lng, 9) AS c, h3_cell_to_parent(h3_latlng_to_cell(lat, lng, 9), 3) AS p, h3_get_resolution(h3_latlng_to_cell(lat, lng, 9)) AS r FROM pts ORDER BY i');
+    for (const row of reader.getRowObjectsJS()) {
+      if (row.lat === null) { expect(row.c).toBeNull(); continue; }
+      const c = latLngToCell(row.lat as number, row.lng as number, 9);
+      expect(row.c).toBe(c);
+      expect(row.p).toBe(cellToParent(c, 3));
+      expect(Number(row.r)).toBe(9);
+    }
+    await expect(conn.run('SELECT h3_latlng_to_cell(1.0, 2.0, 16)')).rejects.toThrow(/outside 0..15/);
+    conn.closeSync();
+  });
+});
