@@ -1,0 +1,39 @@
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+
+export const CHROMIUM = '/usr/bin/chromium';
+
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'],
+  });
+}
+
+export interface StudioPage {
+  context: BrowserContext;
+  page: Page;
+  /** Every request that went to a host other than the studio's. */
+  foreign: string[];
+}
+
+/** A fresh browser context (own storage) whose requests are watched for other hosts. */
+export async function openStudio(browser: Browser, baseUrl: string): Promise<StudioPage> {
+  const context = await browser.newContext({ viewport: { width: 1360, height: 860 } });
+  const host = new URL(baseUrl).host;
+  const foreign: string[] = [];
+  context.on('request', (r) => {
+    const url = new URL(r.url());
+    if ((url.protocol === 'http:' || url.protocol === 'https:') && url.host !== host) foreign.push(r.url());
+  });
+  const page = await context.newPage();
+  page.setDefaultTimeout(15_000);
+  return { context, page, foreign };
+}
+
+export async function signInThroughUi(page: Page, baseUrl: string, email: string, password: string): Promise<void> {
+  await page.goto(`${baseUrl}/sign-in`);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL(/\/workspace\//);
+}

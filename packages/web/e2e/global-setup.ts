@@ -1,0 +1,116 @@
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { TestProject } from 'vitest/node';
+import { CHROMIUM } from './browser';
+
+const webDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const repoRoot = path.resolve(webDir, '../..');
+
+export const ADMIN = { email: 'admin@e2e.studio.test', password: 'e2e-admin-password-1' };
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    baseUrl: string;
+    adminEmail: string;
+    adminPassword: string;
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitForHealth(url: string, server: ChildProcess, output: () => string, timeoutMs = 90_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (server.exitCode !== null) throw new Error(`The studio server exited with code ${server.exitCode}:\n${output()}`);
+    try {
+      const r = await fetch(`${url}/v1/health`);
+      if (r.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`The studio server did not answer ${url}/v1/health within ${timeoutMs / 1000}s:\n${output()}`);
+}
+
+/** Builds the app when needed, starts the real server on a free port, and stops it at the end. */
+export default async function setup(project: TestProject) {
+  if (!fs.existsSync(CHROMIUM)) {
+    throw new Error(`Browser tests need Chromium at ${CHROMIUM} (Debian: apt-get install chromium). It is missing.`);
+  }
+  const dist = path.join(webDir, 'dist');
+  if (!fs.existsSync(path.join(dist, 'index.html'))) {
+    execFileSync(process.execPath, [path.join(repoRoot, 'node_modules/vite/bin/vite.js'), 'build'], { cwd: webDir, stdio: 'inherit' });
+  }
+
+  const port = await freePort();
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'studio-e2e-'));
+  let log = '';
+  // tsx itself, not npx: stopping a wrapper would leave the server running. Its own process group,
+  // so the stop below reaches tsx's child too. The node running Vitest (the pinned 22) comes first.
+  const server = spawn(path.join(repoRoot, 'node_modules/.bin/tsx'), ['packages/server/src/main.ts'], {
+    cwd: repoRoot,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: {
+      ...process.env,
+      PATH: `${path.dirname(process.execPath)}${path.delimiter}${process.env.PATH ?? ''}`,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      STUDIO_DATA_DIR: dataDir,
+      STUDIO_ADMIN_EMAIL: ADMIN.email,
+      STUDIO_ADMIN_PASSWORD: ADMIN.password,
+      STUDIO_WEB_DIR: dist,
+      LOG_LEVEL: 'warn',
+    },
+  });
+  server.stdout!.on('data', (d) => (log += d));
+  server.stderr!.on('data', (d) => (log += d));
+  const baseUrl = `http://127.0.0.1:${port}`;
+
+  const stop = async () => {
+    if (server.exitCode === null && server.pid) {
+      const exited = new Promise((r) => server.once('exit', r));
+      try {
+        process.kill(-server.pid, 'SIGTERM');
+      } catch {
+        // already gone
+      }
+      const timer = setTimeout(() => {
+        try {
+          process.kill(-server.pid!, 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      }, 5000);
+      await exited;
+      clearTimeout(timer);
+    }
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  };
+
+  try {
+    await waitForHealth(baseUrl, server, () => log);
+  } catch (e) {
+    await stop();
+    throw e;
+  }
+  project.provide('baseUrl', baseUrl);
+  project.provide('adminEmail', ADMIN.email);
+  project.provide('adminPassword', ADMIN.password);
+  return stop;
+}

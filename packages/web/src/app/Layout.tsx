@@ -1,0 +1,138 @@
+import { useEffect, useRef, useState } from 'react';
+import { Navigate, NavLink, Outlet, useLocation, useNavigate } from 'react-router-dom';
+import { useSession, useUser } from './session';
+import { Brand } from './ui';
+
+interface NavItem {
+  to: string;
+  label: string;
+}
+const NAV: { title: string; items: NavItem[]; admin?: boolean }[] = [
+  {
+    title: 'Build',
+    items: [
+      { to: '/workspace/maps', label: 'Maps' },
+      { to: '/workspace/dashboards', label: 'Dashboards' },
+      { to: '/workspace/workbooks', label: 'Workbooks' },
+    ],
+  },
+  {
+    title: 'Data',
+    items: [
+      { to: '/workspace/datasets', label: 'Datasets' },
+      { to: '/workspace/connectors', label: 'Connectors' },
+      { to: '/workspace/queries', label: 'Saved queries' },
+    ],
+  },
+  {
+    title: 'Assets',
+    items: [
+      { to: '/workspace/basemaps', label: 'Basemaps' },
+      { to: '/workspace/colors', label: 'Colors' },
+    ],
+  },
+  {
+    title: 'Admin',
+    admin: true,
+    items: [
+      { to: '/workspace/admin/organizations', label: 'Organizations' },
+      { to: '/workspace/admin/invite', label: 'Invite people' },
+      { to: '/workspace/admin/audit-log', label: 'Audit log' },
+    ],
+  },
+];
+
+/** Renders its children only for a signed-in user; others go to sign-in and come back after. */
+export function RequireUser({ children }: { children: JSX.Element }) {
+  const { user, loading } = useSession();
+  const location = useLocation();
+  if (loading) return <div className="splash" role="status">Loading your workspace…</div>;
+  if (!user) return <Navigate to="/sign-in" replace state={{ from: location.pathname + location.search }} />;
+  return children;
+}
+
+function UserMenu() {
+  const user = useUser();
+  const { signOut } = useSession();
+  const navigate = useNavigate();
+  const [open, setOpen] = useState(false);
+  const ref = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (!open) return;
+    const close = (e: MouseEvent) => !ref.current?.contains(e.target as Node) && setOpen(false);
+    document.addEventListener('mousedown', close);
+    return () => document.removeEventListener('mousedown', close);
+  }, [open]);
+  const initials = user.name
+    .split(/\s+/)
+    .map((w) => w.charAt(0))
+    .join('')
+    .slice(0, 2)
+    .toUpperCase();
+  return (
+    <div className="user-menu" ref={ref}>
+      <button type="button" className="user-button" aria-haspopup="true" aria-expanded={open} aria-label={`Account of ${user.name}`} onClick={() => setOpen((o) => !o)}>
+        <span className="avatar" aria-hidden="true">
+          {initials}
+        </span>
+        <span className="user-name">{user.name}</span>
+      </button>
+      {open && (
+        <div className="menu" role="group" aria-label="Account">
+          <div className="menu-header">
+            <strong>{user.name}</strong>
+            <span className="muted">{user.email}</span>
+            {user.organization && <span className="muted">{user.organization.name}</span>}
+          </div>
+          <button
+            type="button"
+            className="menu-item"
+            onClick={() => {
+              setOpen(false);
+              void signOut().then(() => navigate('/sign-in', { replace: true }));
+            }}
+          >
+            Sign out
+          </button>
+        </div>
+      )}
+    </div>
+  );
+}
+
+/** The workspace frame: left navigation, top bar with the user menu, the page. */
+export function WorkspaceLayout() {
+  const user = useUser();
+  return (
+    <div className="shell">
+      <aside className="sidebar">
+        <Brand />
+        <nav aria-label="Workspace">
+          {NAV.filter((s) => !s.admin || user.isAdmin).map((section) => (
+            <div key={section.title} className="nav-section">
+              <h2 className="nav-title">{section.title}</h2>
+              <ul>
+                {section.items.map((item) => (
+                  <li key={item.to}>
+                    <NavLink to={item.to} className="nav-link">
+                      {item.label}
+                    </NavLink>
+                  </li>
+                ))}
+              </ul>
+            </div>
+          ))}
+        </nav>
+      </aside>
+      <div className="main">
+        <header className="topbar">
+          <span className="muted">{user.organization?.name ?? 'Personal workspace'}</span>
+          <UserMenu />
+        </header>
+        <main className="content">
+          <Outlet />
+        </main>
+      </div>
+    </div>
+  );
+}

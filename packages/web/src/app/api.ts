@@ -1,0 +1,90 @@
+import { NOT_SIGNED_IN, StudioClient } from '@studio/client';
+import type { Session } from '@studio/schema';
+
+/** What survives a reload: the tokens only; the user is fetched again with /v1/users/me. */
+export interface StoredSession {
+  accessToken: string;
+  refreshToken: string;
+  expiresAt: string;
+}
+
+export const SESSION_KEY = 'studio.session';
+
+export function readSession(): StoredSession | null {
+  try {
+    const raw = localStorage.getItem(SESSION_KEY);
+    const s = raw ? (JSON.parse(raw) as StoredSession) : null;
+    return s && typeof s.accessToken === 'string' && typeof s.refreshToken === 'string' ? s : null;
+  } catch {
+    return null;
+  }
+}
+
+export function storeSession(s: Session | StoredSession | null): void {
+  if (!s) localStorage.removeItem(SESSION_KEY);
+  else localStorage.setItem(SESSION_KEY, JSON.stringify({ accessToken: s.accessToken, refreshToken: s.refreshToken, expiresAt: s.expiresAt }));
+}
+
+/** Called when the session is gone for good (refresh refused): the app goes back to sign-in. */
+let onSignedOut: () => void = () => undefined;
+export const setSignedOutHandler = (fn: () => void) => {
+  onSignedOut = fn;
+};
+
+// Auth calls answer 401 for bad credentials; they must never trigger a refresh.
+const NO_REFRESH = ['/v1/auth/sign-in', '/v1/auth/refresh', '/v1/auth/accept-invitation'];
+
+let refreshing: Promise<string | null> | null = null;
+
+/** Exchanges the stored refresh token once, however many calls failed with 401 at the same time. */
+function refreshAccessToken(): Promise<string | null> {
+  refreshing ??= (async () => {
+    const stored = readSession();
+    if (!stored) return null;
+    try {
+      const session = await new StudioClient().refresh(stored.refreshToken);
+      storeSession(session);
+      return session.accessToken;
+    } catch {
+      return null;
+    }
+  })().finally(() => {
+    refreshing = null;
+  });
+  return refreshing;
+}
+
+/**
+ * fetch with the session rules: a 401 on an authenticated call refreshes the access token and
+ * retries once; when the refresh is refused, the session is dropped and the app signs out.
+ */
+export const sessionFetch: typeof fetch = async (input, init) => {
+  const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+  const response = apiAnswer(url, await fetch(input, init));
+  if (response.status !== 401 || NO_REFRESH.some((p) => url.includes(p)) || client.token === NOT_SIGNED_IN) return response;
+  const token = await refreshAccessToken();
+  if (!token) {
+    storeSession(null);
+    client.token = NOT_SIGNED_IN;
+    onSignedOut();
+    return response;
+  }
+  client.token = token;
+  const headers = new Headers(init?.headers);
+  headers.set('authorization', `Bearer ${token}`);
+  return apiAnswer(url, await fetch(input, { ...init, headers }));
+};
+
+/**
+ * The server answers unknown GET paths with the web app's index page (client-side routes), so an
+ * API call the server does not offer yet comes back as HTML; it is turned into the 404 it means.
+ */
+function apiAnswer(url: string, response: Response): Response {
+  const html = response.ok && (response.headers.get('content-type') ?? '').includes('text/html');
+  if (!html || !new URL(url, 'http://x').pathname.startsWith('/v1/')) return response;
+  const body = { appStatusCode: 404, message: 'This part of the studio is not available on this server yet' };
+  return new Response(JSON.stringify(body), { status: 404, headers: { 'content-type': 'application/json' } });
+}
+
+/** The one client of the app; every call goes through it. */
+export const client = new StudioClient({ token: readSession()?.accessToken, fetch: sessionFetch });

@@ -1,0 +1,265 @@
+import { useEffect, useMemo, useState } from 'react';
+import { Link, useSearchParams } from 'react-router-dom';
+import { can, type StudioRecord, type Tag } from '@studio/schema';
+import type { ListParams } from '@studio/client';
+import { client } from '../app/api';
+import { useLoad } from '../app/useLoad';
+import { ConfirmDialog, DataTable, ErrorMessage, PromptDialog, formatDate } from '../app/ui';
+import type { CollectionConfig } from './collections';
+import { ShareDialog } from './ShareDialog';
+import { TagDialog } from './TagDialog';
+
+export const TABS = [
+  { id: 'mine', label: 'Mine', call: 'list' },
+  { id: 'organization', label: 'Organization', call: 'forOrganization' },
+  { id: 'shared', label: 'Shared with me', call: 'sharedWithUser' },
+  { id: 'samples', label: 'Samples', call: 'samples' },
+] as const;
+type TabId = (typeof TABS)[number]['id'];
+
+export const SORTS: Record<string, { label: string; sortBy: ListParams['sortBy']; sortOrder: ListParams['sortOrder'] }> = {
+  recent: { label: 'Recently updated', sortBy: 'updatedAt', sortOrder: 'desc' },
+  oldest: { label: 'Least recently updated', sortBy: 'updatedAt', sortOrder: 'asc' },
+  'name-asc': { label: 'Name A–Z', sortBy: 'name', sortOrder: 'asc' },
+  'name-desc': { label: 'Name Z–A', sortBy: 'name', sortOrder: 'desc' },
+};
+
+const capital = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
+
+/** What an empty list says, by tab and filters. */
+export function emptyText(c: CollectionConfig, tab: TabId, search: string, tagged: boolean): string {
+  if (search) return `No ${c.plural} match “${search}”.`;
+  if (tagged) return `No ${c.plural} carry this tag.`;
+  switch (tab) {
+    case 'mine':
+      return `No ${c.plural} yet — ${c.emptyHint}`;
+    case 'organization':
+      return `No ${c.plural} in your organization yet — ${c.plural} your colleagues create appear here.`;
+    case 'shared':
+      return `Nothing shared with you yet — ${c.plural} others share with you appear here.`;
+    case 'samples':
+      return `No sample ${c.plural} are available.`;
+  }
+}
+
+function RecordName({ record: r, href }: { record: StudioRecord; href?: (id: string) => string }) {
+  return (
+    <div className="record-name">
+      <span className="thumb" aria-hidden="true" style={{ backgroundImage: r.thumbnailUrl ? `url(${r.thumbnailUrl})` : undefined }}>
+        {r.thumbnailUrl ? '' : r.name.charAt(0).toUpperCase()}
+      </span>
+      <span>
+        {href ? <Link to={href(r.id)}>{r.name}</Link> : <strong>{r.name}</strong>}
+        {r.description && <span className="muted record-description">{r.description}</span>}
+      </span>
+    </div>
+  );
+}
+
+export function TagChips({ label, tags }: { label: string; tags: { id: string; name: string; color: string }[] }) {
+  return (
+    <ul className="tag-list" aria-label={label}>
+      {tags.map((t) => (
+        <li key={t.id} className="tag" style={{ ['--tag' as string]: t.color }}>
+          {t.name}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** A row's action button, named with the record so each row's buttons are told apart. */
+function RowAction({ label, record, onClick, danger, aria }: { label: string; record: StudioRecord; onClick: () => void; danger?: boolean; aria?: string }) {
+  return (
+    <button type="button" className={`link-button${danger ? ' danger' : ''}`} aria-label={aria ?? `${label} ${record.name}`} onClick={onClick}>
+      {label}
+    </button>
+  );
+}
+
+type Pending = { kind: 'rename' | 'delete' | 'share' | 'tags'; record: StudioRecord } | null;
+
+/** Tags the caller can use: their own and their organizations', once each. */
+async function usableTags(): Promise<Tag[]> {
+  const [own, org] = await Promise.all([client.tags.list(), client.tags.forOrganization().catch(() => ({ items: [] as Tag[] }))]);
+  const byId = new Map([...own.items, ...org.items].map((t) => [t.id, t]));
+  return [...byId.values()].sort((a, b) => a.name.localeCompare(b.name));
+}
+
+/** The one list page of every workspace collection (catalog §2), configured by `config`. */
+export function RecordList({ config }: { config: CollectionConfig }) {
+  const [params, setParams] = useSearchParams();
+  const tab = (TABS.find((t) => t.id === params.get('tab'))?.id ?? 'mine') as TabId;
+  const sortKey = SORTS[params.get('sort') ?? ''] ? params.get('sort')! : 'recent';
+  const tag = params.get('tag') ?? '';
+  const search = params.get('q') ?? '';
+  const [searchInput, setSearchInput] = useState(search);
+  const [pending, setPending] = useState<Pending>(null);
+
+  const setParam = (key: string, value: string) =>
+    setParams(
+      (p) => {
+        const next = new URLSearchParams(p);
+        if (value) next.set(key, value);
+        else next.delete(key);
+        return next;
+      },
+      { replace: true },
+    );
+
+  // The search box asks the server after a short pause, not on every key.
+  useEffect(() => {
+    if (searchInput === search) return;
+    const t = setTimeout(() => setParam('q', searchInput.trim()), 250);
+    return () => clearTimeout(t);
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [searchInput]);
+  useEffect(() => setSearchInput(search), [config.slug]); // eslint-disable-line react-hooks/exhaustive-deps
+
+  const call = TABS.find((t) => t.id === tab)!.call;
+  const { sortBy, sortOrder } = SORTS[sortKey]!;
+  const list = useLoad(
+    () => config.api()[call]({ search: search || undefined, tag: tag || undefined, sortBy, sortOrder, limit: 200 }),
+    [config.slug, call, search, tag, sortKey],
+  );
+  const tags = useLoad(usableTags, [config.slug]);
+  const items = list.data?.items ?? [];
+  const tagName = useMemo(() => tags.data?.find((t) => t.id === tag)?.name, [tags.data, tag]);
+
+  const close = () => setPending(null);
+  const api = config.api();
+
+  return (
+    <section className="page" aria-labelledby="page-title">
+      <header className="page-header">
+        <h1 id="page-title">{config.title}</h1>
+        {config.newHref && (
+          <Link className="button button-primary" to={config.newHref}>
+            New {config.noun}
+          </Link>
+        )}
+      </header>
+
+      <div className="tabs" role="tablist" aria-label={`${config.title} scope`}>
+        {TABS.map((t) => (
+          <button key={t.id} type="button" role="tab" aria-selected={t.id === tab} className="tab" onClick={() => setParam('tab', t.id === 'mine' ? '' : t.id)}>
+            {t.label}
+          </button>
+        ))}
+      </div>
+
+      <div className="toolbar">
+        <input
+          type="search"
+          className="search"
+          aria-label={`Search ${config.plural}`}
+          placeholder={`Search ${config.plural}…`}
+          value={searchInput}
+          onChange={(e) => setSearchInput(e.target.value)}
+        />
+        <label className="inline-field">
+          <span>Sort</span>
+          <select aria-label="Sort by" value={sortKey} onChange={(e) => setParam('sort', e.target.value === 'recent' ? '' : e.target.value)}>
+            {Object.entries(SORTS).map(([k, s]) => (
+              <option key={k} value={k}>
+                {s.label}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="inline-field">
+          <span>Tag</span>
+          <select aria-label="Filter by tag" value={tag} onChange={(e) => setParam('tag', e.target.value)}>
+            <option value="">All tags</option>
+            {(tags.data ?? []).map((t) => (
+              <option key={t.id} value={t.id}>
+                {t.name}
+              </option>
+            ))}
+          </select>
+        </label>
+      </div>
+
+      <ErrorMessage message={list.error} onRetry={list.reload} />
+
+      {!list.error && !list.loading && items.length === 0 && (
+        <div className="empty" role="status">
+          <div className="empty-art" aria-hidden="true" />
+          <p>{emptyText(config, tab, search, Boolean(tag))}</p>
+          {tagName && <p className="muted">Filtered by tag “{tagName}”.</p>}
+        </div>
+      )}
+
+      {items.length > 0 && (
+        <DataTable
+          label={config.title}
+          busy={list.loading}
+          rows={items}
+          rowKey={(r) => r.id}
+          columns={[
+            { header: 'Name', cell: (r) => <RecordName record={r} href={config.href} /> },
+            { header: 'Owner', cell: (r) => r.owner.name || r.owner.email, className: 'muted' },
+            { header: 'Tags', cell: (r) => <TagChips label={`Tags of ${r.name}`} tags={r.tags} /> },
+            { header: 'Updated', cell: (r) => formatDate(r.updatedAt), className: 'muted nowrap' },
+            {
+              header: <span className="visually-hidden">Actions</span>,
+              className: 'row-actions',
+              cell: (r) => (
+                <>
+                  {can(r.access, 'write') && <RowAction label="Rename" record={r} onClick={() => setPending({ kind: 'rename', record: r })} />}
+                  {can(r.access, 'share') && <RowAction label="Share" record={r} onClick={() => setPending({ kind: 'share', record: r })} />}
+                  <RowAction label="Tags" aria={`Edit tags of ${r.name}`} record={r} onClick={() => setPending({ kind: 'tags', record: r })} />
+                  {can(r.access, 'delete') && <RowAction label="Delete" danger record={r} onClick={() => setPending({ kind: 'delete', record: r })} />}
+                </>
+              ),
+            },
+          ]}
+        />
+      )}
+      {list.data?.total !== undefined && list.data.total > items.length && (
+        <p className="muted">
+          Showing {items.length} of {list.data.total} {config.plural}. Narrow the search to find the rest.
+        </p>
+      )}
+
+      {pending?.kind === 'rename' && (
+        <PromptDialog
+          title={`Rename ${config.noun}`}
+          label="Name"
+          initial={pending.record.name}
+          submitLabel="Save"
+          onClose={close}
+          onSubmit={async (name) => {
+            await api.save({ id: pending.record.id, name });
+            list.reload();
+          }}
+        />
+      )}
+      {pending?.kind === 'delete' && (
+        <ConfirmDialog
+          title={`Delete ${config.noun}`}
+          message={`Delete “${pending.record.name}”? ${capital(config.noun)}s that are deleted cannot be restored.`}
+          confirmLabel="Delete"
+          onClose={close}
+          onConfirm={async () => {
+            await api.delete(pending.record.id);
+            list.reload();
+          }}
+        />
+      )}
+      {pending?.kind === 'share' && <ShareDialog config={config} record={pending.record} onClose={close} onChanged={list.reload} />}
+      {pending?.kind === 'tags' && (
+        <TagDialog
+          config={config}
+          record={pending.record}
+          tags={tags.data ?? []}
+          onClose={close}
+          onChanged={() => {
+            tags.reload();
+            list.reload();
+          }}
+        />
+      )}
+    </section>
+  );
+}

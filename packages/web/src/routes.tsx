@@ -1,0 +1,84 @@
+import { Navigate, type RouteObject } from 'react-router-dom';
+import { RequireUser, WorkspaceLayout } from './app/Layout';
+import { useUser } from './app/session';
+import { AcceptInvitationPage, SignInPage } from './pages/AuthPages';
+import { ComingSoon, NotFoundPage } from './pages/ComingSoon';
+import { RecordList } from './list/RecordList';
+import { COLLECTIONS } from './list/collections';
+import { AuditLogPage, InvitePage, OrganizationsPage } from './admin/AdminPages';
+
+function RequireAdmin({ children }: { children: JSX.Element }) {
+  const user = useUser();
+  if (!user.isAdmin)
+    return (
+      <section className="page coming-soon">
+        <h1>Administrators only</h1>
+        <p className="lead">This page is for studio administrators.</p>
+      </section>
+    );
+  return children;
+}
+
+/** The built-in analytic sets (analytics-and-admin §2): one view each. */
+export const ANALYTIC_VIEWS = [
+  { slug: 'audience-insight', title: 'Audience Insight', description: 'Who visits: visit share and fair share index by age and by gender, four charts on a 14-column grid.' },
+  { slug: 'change-in-visits', title: 'Change in Visits', description: 'Percent change in visits by geography, as one bar chart.' },
+  { slug: 'cross-visitation', title: 'Cross-Visitation', description: 'A heatmap of chains visited by the same people beside a visitor-overlap bar chart; picking a chain column focuses the chart.' },
+  { slug: 'customer-journey', title: 'Customer Journey', description: 'The top places visited before and after, as a table or a chart.' },
+  { slug: 'indexed-foot-traffic', title: 'Indexed Foot Traffic', description: 'Several chains or categories in one geography, and one chain or category across geographies, as two line charts.' },
+  { slug: 'movement-pivot', title: 'Movement Pivot', description: 'A pivot table of visits with an export toggle.' },
+  { slug: 'visitation-trends', title: 'Visitation Trends', description: 'Indexed foot traffic, visit share by daypart (morning, afternoon, evening) and median dwell time.' },
+];
+
+const ANALYTIC_FEATURES = ['A side menu of the analytic set', 'A query bar: places, geographies and period', 'A grid of charts'];
+
+/**
+ * The route table of the whole app, in one place. Screens other issues build are `ComingSoon`
+ * elements here: those issues replace the element, not the route.
+ */
+export const routes: RouteObject[] = [
+  { path: '/sign-in', element: <SignInPage /> },
+  { path: '/accept-invitation', element: <AcceptInvitationPage /> },
+  {
+    path: '/public/:id',
+    element: (
+      <main className="content standalone">
+        <ComingSoon title="Public view" description="A published map or dashboard, readable by anyone with the link, without signing in." features={['The published map or dashboard, read only', 'A password prompt when the publisher set one']} />
+      </main>
+    ),
+  },
+  {
+    path: '/',
+    element: (
+      <RequireUser>
+        <WorkspaceLayout />
+      </RequireUser>
+    ),
+    children: [
+      { index: true, element: <Navigate to="/workspace/maps" replace /> },
+      {
+        path: 'workspace',
+        children: [
+          { index: true, element: <Navigate to="/workspace/maps" replace /> },
+          ...COLLECTIONS.map((c) => ({ path: c.slug, element: <RecordList key={c.slug} config={c} /> })),
+          ...['datasets/:id', 'datasets/details/:id'].map((path) => ({
+            path,
+            element: <ComingSoon title="Dataset" description="One dataset: its schema, a data preview, statistics per column, and where it is used." features={['Columns with types and roles', 'A table preview of the rows', 'Statistics per column', 'Maps and workbooks that use it']} />,
+          })),
+          { path: 'admin/organizations', element: <RequireAdmin><OrganizationsPage /></RequireAdmin> },
+          { path: 'admin/invite', element: <RequireAdmin><InvitePage /></RequireAdmin> },
+          { path: 'admin/audit-log', element: <RequireAdmin><AuditLogPage /></RequireAdmin> },
+        ],
+      },
+      { path: 'new', element: <ComingSoon title="New map" description="The map builder: start an empty map, from datasets (datasetUuid) or from a connector (connectorUuid)." features={['Layers from your datasets', 'Basemaps and color palettes', 'Filters and tooltips', 'Save and share']} /> },
+      { path: 'dashboard/new', element: <ComingSoon title="New dashboard" description="A new dashboard from a template (templateId; the report template by default), optionally with parameters." features={['Charts, maps and text blocks', 'Parameters: dropdowns, periods, stickers', 'Publishing']} /> },
+      { path: 'dashboard/:id', element: <ComingSoon title="Dashboard" description="A dashboard with its charts and maps; link parameters preset its filters." features={['Charts and maps in a grid', 'Parameters from the link', 'Publish and share']} /> },
+      { path: 'workbook/new', element: <ComingSoon title="New workbook" description="A new workbook, optionally starting from a dataset (datasetId)." features={['Query pipeline steps: select, filter, group, join', 'Tables and charts of each step']} /> },
+      { path: 'workbook/:id', element: <ComingSoon title="Workbook" description="A workbook: step-by-step analysis of datasets with tables and charts." features={['Query pipeline steps', 'Tables and charts of each step']} /> },
+      { path: 'preview/:id', element: <ComingSoon title="Preview" description="A read-only preview of a map or dashboard before it is published." /> },
+      ...ANALYTIC_VIEWS.map((v) => ({ path: `analytics/foot-traffic/${v.slug}`, element: <ComingSoon title={v.title} description={v.description} features={ANALYTIC_FEATURES} /> })),
+      { path: ':mapId', element: <ComingSoon title="Map" description="The map view: layers, basemap, legend and filters of a saved map." features={['Layers from the map’s datasets', 'Basemap and color palettes', 'Legend, tooltips and filters']} /> },
+      { path: '*', element: <NotFoundPage /> },
+    ],
+  },
+];

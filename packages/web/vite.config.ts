@@ -1,0 +1,14 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vite';
+import react from '@vitejs/plugin-react';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+/** `npm run dev` proxies the API to a studio server on STUDIO_API (default :8080). */
+export default defineConfig({
+  root: here,
+  plugins: [react()],
+  build: { outDir: path.join(here, 'dist'), emptyOutDir: true, sourcemap: true },
+  server: { proxy: { '/v1': process.env.STUDIO_API ?? 'http://127.0.0.1:8080' } },
+});
