@@ -236,6 +236,7 @@ export async function ingest(
       temps.push(input);
       await gunzipTo(opts.sourceFile, input);
     }
+    if ((await stat(input)).size === 0) throw badInput('The file is empty');
     if (format === 'sniff') {
       if (!(await hasParquetMagic(input))) throw badInput('Unsupported content type');
       format = 'parquet';

@@ -145,3 +145,36 @@ describe('CSV row shape errors', () => {
     expect(err).toMatchObject({ status: 422, message: 'Could not read CSV at line 25002: expected 3 columns but found 4' });
   });
 });
+
+describe('ingest edge cases', () => {
+  it('header-only CSV gives zero rows with its columns', async () => {
+    const src = await ctx.file('empty.csv', 'a,b\n');
+    const r = await ctx.engine.ingest({ sourceFile: src, contentType: 'text/csv', key: 'edge/empty.parquet' });
+    expect(r.rowCount).toBe(0);
+    expect(r.columns.map((c) => c.name)).toEqual(['a', 'b']);
+    expect(r.columns[0]!.stats.nullCount).toBe(0);
+  });
+
+  it('an all-null column has nullCount = rowCount and no min/max', async () => {
+    const src = await ctx.file('nulls.csv', 'a,b\n1,\n2,\n');
+    const r = await ctx.engine.ingest({ sourceFile: src, contentType: 'text/csv', key: 'edge/nulls.parquet' });
+    const b = r.columns.find((c) => c.name === 'b')!;
+    expect(b.stats.nullCount).toBe(2);
+    expect(b.stats.min).toBeUndefined();
+  });
+
+  it('a zero-byte file is bad input', async () => {
+    const src = await ctx.file('zero.csv', '');
+    await expect(
+      ctx.engine.ingest({ sourceFile: src, contentType: 'text/csv', key: 'edge/zero.parquet' }),
+    ).rejects.toMatchObject({ status: 422, message: 'The file is empty' });
+    expect(await ctx.engine.store.exists('edge/zero.parquet')).toBe(false);
+  });
+
+  it('GeoJSON that is not a FeatureCollection is bad input', async () => {
+    const src = await ctx.file('nofc.geojson', JSON.stringify({ type: 'Point', coordinates: [1, 2] }));
+    await expect(
+      ctx.engine.ingest({ sourceFile: src, contentType: 'application/geo+json', key: 'edge/nofc.parquet' }),
+    ).rejects.toMatchObject({ status: 422, message: expect.stringMatching(/FeatureCollection/) });
+  });
+});
