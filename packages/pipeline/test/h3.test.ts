@@ -66,11 +66,12 @@ describe('DuckDB h3_* functions', () => {
     registerH3Functions(conn);
     await conn.run(`CREATE TABLE pts AS SELECT i, CASE WHEN i % 97 = 0 THEN NULL ELSE -80 + (i * 7919 % 16000) / 100.0 END AS lat,
       -179 + (i * 104729 % 35800) / 100.0 AS lng FROM range(5000) t(i)`);
-    const reader = await conn.runAndReadAll('SELECT lat, lng, h3_latlng_to_cell(lat, lng, 9) AS c, h3_cell_to_parent(h3_latlng_to_cell(lat, lng, 9), 3) AS p, h3_get_resolution(h3_latlng_to_cell(lat, lng, 9)) AS r FROM pts ORDER BY i');
+    const reader = await conn.runAndReadAll('SELECT lat, lng, h3_latlng_to_cell(lat, lng, 9) AS c, h3_cell_to_parent(h3_latlng_to_cell(lat, lng, 9), 3) AS p, h3_get_resolution(h3_latlng_to_cell(lat, lng, 9)) AS r, lower(hex(h3_latlng_to_cell_u64(lat, lng, 9))) AS u FROM pts ORDER BY i');
     for (const row of reader.getRowObjectsJS()) {
-      if (row.lat === null) { expect(row.c).toBeNull(); continue; }
+      if (row.lat === null) { expect(row.c).toBeNull(); expect(row.u).toBeNull(); continue; }
       const c = latLngToCell(row.lat as number, row.lng as number, 9);
       expect(row.c).toBe(c);
+      expect(row.u).toBe(c);
       expect(row.p).toBe(cellToParent(c, 3));
       expect(Number(row.r)).toBe(9);
     }

@@ -21,7 +21,9 @@ export const duckdb: Dialect = {
       case 'pow': return `pow(${a[0]}, ${a[1]})`;
       case 'date_trunc': return `date_trunc(${a[0]}, ${a[1]})`;
       case 'epoch_ms': return `epoch_ms(CAST(${a[0]} AS TIMESTAMP))`;
-      case 'h3_latlng_to_cell': case 'h3_cell_to_parent': case 'h3_cell_to_lat': case 'h3_cell_to_lng': case 'h3_get_resolution':
+      // The index is computed as UBIGINT in JS and turned into hex text natively (see h3/duckdb.ts).
+      case 'h3_latlng_to_cell': return `lower(hex(h3_latlng_to_cell_u64(${a.join(', ')})))`;
+      case 'h3_cell_to_parent': case 'h3_cell_to_lat': case 'h3_cell_to_lng': case 'h3_get_resolution':
         return `${name}(${a.join(', ')})`;
     }
     const sql = commonCall(duckdb, name, a);

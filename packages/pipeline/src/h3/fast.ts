@@ -127,7 +127,7 @@ export function makeFastH3(t: Tables): FastH3 {
       }
       if (vy < 0.0) { i = i - (((j << 1) | 1) / 2 | 0); j = -j; }
       let kk = 0;
-      // normalize
+      // normalize (inlined on purpose here and below: this is the hot loop, no tuple allocations)
       if (i < 0) { j -= i; kk -= i; i = 0; }
       if (j < 0) { i -= j; kk -= j; j = 0; }
       if (kk < 0) { i -= kk; j -= kk; kk = 0; }

@@ -43,7 +43,7 @@ export class H3Pool {
   /** Share of each vector the JS thread computes itself; the rest is split among the workers. */
   private mainShare: number;
 
-  constructor(workerCount = Math.max(1, Math.min(8, availableParallelism() - 1))) {
+  constructor(workerCount = defaultWorkers()) {
     const sab = new SharedArrayBuffer(CTL_WORDS * 4 + CAP * 24);
     this.ctl = new Int32Array(sab, 0, CTL_WORDS);
     this.lat = new Float64Array(sab, CTL_WORDS * 4, CAP);
@@ -102,6 +102,12 @@ export class H3Pool {
     for (const w of this.workers) void w.terminate();
   }
 }
+
+/**
+ * Workers pay off only with spare cores: the JS thread and DuckDB's own threads already use two, and a
+ * worker starved of CPU stalls the JS thread blocked in Atomics.wait (measured: slower on 2 cores).
+ */
+const defaultWorkers = () => Math.max(0, Math.min(8, availableParallelism() - 2));
 
 let pool: H3Pool | undefined;
 /** One pool per process, created on first use; its workers do not keep the process alive. */
