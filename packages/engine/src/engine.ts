@@ -124,7 +124,8 @@ export class Engine {
       const file = await this.store.localPath(source);
       return { sql: `SELECT * FROM read_parquet(${quoteLiteral(file)})`, params: [] };
     }
-    return { sql: source.sql, params: (source.params ?? []) as DuckDBValue[] };
+    // The SQL gets wrapped (casts, COPY): a trailing semicolon would end it early.
+    return { sql: source.sql.replace(/[\s;]+$/, ''), params: (source.params ?? []) as DuckDBValue[] };
   }
 }
 

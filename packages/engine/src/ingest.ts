@@ -111,13 +111,23 @@ async function geojsonSelect(conn: DuckDBConnection, f: string): Promise<string>
   }
   const structProps = propsType.startsWith('STRUCT(');
   const featureType = `STRUCT(properties ${structProps ? propsType : 'JSON'}, geometry JSON)[]`;
+  const from = `FROM (SELECT unnest(features) AS f FROM read_json(${f}, ${size},
+      columns = {'type': 'VARCHAR', 'features': ${quoteLiteral(featureType)}}))`;
+  // Property names, to keep derived columns from colliding with them (binding only: the types are given).
+  const taken = new Set<string>();
+  if (structProps) {
+    const d = await conn.runAndReadAll(`DESCRIBE SELECT unnest(f.properties) ${from}`);
+    for (const r of d.getRowObjectsJS()) taken.add(String(r.column_name).toLowerCase());
+  }
   const g = `f.geometry`;
   const point = `json_extract_string(${g}, '$.type') = 'Point'`;
-  return `SELECT ${structProps ? 'unnest(f.properties), ' : ''}CAST(${g} AS VARCHAR) AS _geojson,
-    CASE WHEN ${point} THEN TRY_CAST(json_extract(${g}, '$.coordinates[1]') AS DOUBLE) END AS latitude,
-    CASE WHEN ${point} THEN TRY_CAST(json_extract(${g}, '$.coordinates[0]') AS DOUBLE) END AS longitude
-    FROM (SELECT unnest(features) AS f FROM read_json(${f}, ${size},
-      columns = {'type': 'VARCHAR', 'features': ${quoteLiteral(featureType)}}))`;
+  const cols = structProps ? ['unnest(f.properties)'] : [];
+  if (!taken.has('_geojson')) cols.push(`CAST(${g} AS VARCHAR) AS _geojson`);
+  if (!taken.has('latitude') && !taken.has('longitude')) {
+    cols.push(`CASE WHEN ${point} THEN TRY_CAST(json_extract(${g}, '$.coordinates[1]') AS DOUBLE) END AS latitude`);
+    cols.push(`CASE WHEN ${point} THEN TRY_CAST(json_extract(${g}, '$.coordinates[0]') AS DOUBLE) END AS longitude`);
+  }
+  return `SELECT ${cols.join(', ')} ${from}`;
 }
 
 const firstLine = (e: unknown) => String((e as Error)?.message ?? e).split('\n')[0]!;

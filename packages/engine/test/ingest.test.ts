@@ -178,3 +178,21 @@ describe('ingest edge cases', () => {
     ).rejects.toMatchObject({ status: 422, message: expect.stringMatching(/FeatureCollection/) });
   });
 });
+
+describe('GeoJSON details', () => {
+  it('keeps properties named like the derived columns, and mixed geometry types', async () => {
+    const fc = {
+      type: 'FeatureCollection',
+      features: [
+        { type: 'Feature', properties: { latitude: 1, longitude: 2, name: 'p' }, geometry: { type: 'Point', coordinates: [2, 1] } },
+        { type: 'Feature', properties: { latitude: 3, longitude: 4, name: 'q' }, geometry: { type: 'LineString', coordinates: [[0, 0], [1, 1]] } },
+      ],
+    };
+    const src = await ctx.file('clash.geojson', JSON.stringify(fc));
+    const r = await ctx.engine.ingest({ sourceFile: src, contentType: 'application/geo+json', key: 'geo/clash.parquet' });
+    expect(r.columns.map((c) => c.name)).toEqual(['latitude', 'longitude', 'name', '_geojson']);
+    const rows = await ctx.engine.preview('geo/clash.parquet');
+    expect(JSON.parse(rows[1]!._geojson as string)).toEqual(fc.features[1]!.geometry);
+    expect(r.detected).toMatchObject({ latitude: 'latitude', longitude: 'longitude', geometry: '_geojson' });
+  });
+});

@@ -56,6 +56,13 @@ describe('arrowStream', () => {
     expect(table.getChild('i')!.toArray()).toEqual(new BigInt64Array([7n, 8n, 9n]));
   });
 
+  it('accepts a trailing semicolon, also when columns need casts', async () => {
+    const table = tableFromIPC(await collect(ctx.engine.arrowStream({ sql: 'SELECT 1.5::DECIMAL(4,1) AS m;  ' })));
+    expect(table.getChild('m')!.get(0)).toBe(1.5);
+    const csv = Buffer.from(await collect(ctx.engine.csvStream({ sql: 'SELECT 1 AS a;' }))).toString();
+    expect(csv).toBe('a\n1\n');
+  });
+
   it('empty result keeps the schema', async () => {
     const table = tableFromIPC(await collect(ctx.engine.arrowStream({ sql: 'SELECT 1 AS a, \'x\' AS b WHERE false' })));
     expect(table.numRows).toBe(0);
