@@ -69,14 +69,18 @@ export function baseCtes(b: Binder, tables: PanelTables, p: TemplateParameters):
       CAST(dwell_minutes AS DOUBLE) AS dwell_minutes FROM ${tables.visits})`,
     `geo_sel(gidx, gkind, gid) AS (${values(geos)})`,
     `tax_sel(pidx, pkind, pid) AS (${values(taxa)})`,
+    // Display names by plain joins (correlated subqueries cost a delim join each).
     `geo_names AS (SELECT g.gidx, g.gkind AS geography_type, g.gid AS geography_id,
-      CASE WHEN g.gkind = 'country' THEN g.gid
-           ELSE coalesce((SELECT min(dma_name) FROM pl WHERE pl.dma_id = g.gid), g.gid) END AS geography_value
-      FROM geo_sel g)`,
+      CASE WHEN g.gkind = 'country' THEN g.gid ELSE coalesce(n.name, g.gid) END AS geography_value
+      FROM geo_sel g LEFT JOIN (SELECT dma_id, min(dma_name) AS name FROM pl
+        WHERE dma_id IN (SELECT gid FROM geo_sel WHERE gkind = 'dma') GROUP BY dma_id) n ON n.dma_id = g.gid AND g.gkind = 'dma')`,
     `tax_names AS (SELECT s.pidx, s.pkind AS place_taxonomy_type, s.pid AS place_taxonomy_id,
-      coalesce(CASE WHEN s.pkind = 'chain' THEN (SELECT min(chain) FROM pl WHERE pl.chain_id = s.pid)
-                    ELSE (SELECT min(category) FROM pl WHERE pl.category_id = s.pid) END, s.pid) AS place_taxonomy_value
-      FROM tax_sel s)`,
+      coalesce(CASE WHEN s.pkind = 'chain' THEN c.name ELSE k.name END, s.pid) AS place_taxonomy_value
+      FROM tax_sel s
+        LEFT JOIN (SELECT chain_id, min(chain) AS name FROM pl WHERE chain_id IN (SELECT pid FROM tax_sel WHERE pkind = 'chain')
+          GROUP BY chain_id) c ON c.chain_id = s.pid AND s.pkind = 'chain'
+        LEFT JOIN (SELECT category_id, min(category) AS name FROM pl WHERE category_id IN (SELECT pid FROM tax_sel WHERE pkind = 'category')
+          GROUP BY category_id) k ON k.category_id = s.pid AND s.pkind = 'category')`,
     `geo_places AS (SELECT g.gidx, pl.place_id FROM geo_sel g JOIN pl
       ON (g.gkind = 'country' AND pl.country = g.gid) OR (g.gkind = 'dma' AND pl.dma_id = g.gid))`,
     `tax_places AS (SELECT s.pidx, pl.place_id FROM tax_sel s JOIN pl
