@@ -8,11 +8,11 @@ import { getPentagons, getBaseCellNumber } from 'h3-js';
  * image rather than retyped; `fastH3()` checks the port against h3-js at load and is undefined if
  * anything disagrees. Points whose base cell is a pentagon are left to h3-js (flagged by hi = 0xffffffff).
  */
+export type Tables = { fcp: Float64Array; axes: Float64Array; bc: Int32Array; rot: Int32Array; pent: Uint8Array };
 export type FastH3 = (lat: Float64Array, lng: Float64Array, res: number, from: number, to: number, lo: Uint32Array, hi: Uint32Array) => void;
 
 export const NEEDS_FALLBACK = 0xffffffff;
 
-type Tables = { fcp: Float64Array; axes: Float64Array; bc: Int32Array; rot: Int32Array; pent: Uint8Array };
 
 /** Finds the tables in the module's heap by their first values (robust to layout changes between builds). */
 export function tablesFrom(heapF64: Float64Array, heap32: Int32Array): Tables | undefined {
@@ -40,16 +40,15 @@ export function tablesFrom(heapF64: Float64Array, heap32: Int32Array): Tables | 
   return { fcp, axes, bc, rot, pent };
 }
 
-// Rotating a digit 60° counter-clockwise n times: ROT[n * 7 + digit].
-const ROT1 = [0, 5, 3, 1, 6, 4, 2];
-const ROT = new Int32Array(42);
-for (let n = 0; n < 6; n++) for (let d = 0; d < 7; d++) { let x = d; for (let k = 0; k < n; k++) x = ROT1[x]!; ROT[n * 7 + d] = x; }
-
-const lround = (a: number) => (a >= 0.0 ? Math.floor(a + 0.5) : Math.ceil(a - 0.5));
-const posAngle = (a: number) => { const b = a < 0.0 ? a + 6.283185307179586 : a; return !(a >= 6.283185307179586) ? b : b + -6.283185307179586; };
-
+/** Self-contained (no outer references): its source is also evaluated inside worker threads. */
 export function makeFastH3(t: Tables): FastH3 {
   const { fcp, axes, bc: BC, rot: BROT, pent } = t;
+  // Rotating a digit 60° counter-clockwise n times: ROT[n * 7 + digit].
+  const ROT1 = [0, 5, 3, 1, 6, 4, 2];
+  const ROT = new Int32Array(42);
+  for (let n = 0; n < 6; n++) for (let d = 0; d < 7; d++) { let x = d; for (let k = 0; k < n; k++) x = ROT1[x]!; ROT[n * 7 + d] = x; }
+  const lround = (a: number) => (a >= 0.0 ? Math.floor(a + 0.5) : Math.ceil(a - 0.5));
+  const posAngle = (a: number) => { const b = a < 0.0 ? a + 6.283185307179586 : a; return !(a >= 6.283185307179586) ? b : b + -6.283185307179586; };
   const digits = new Int32Array(16);
   return (latA, lngA, res, from, to, loOut, hiOut) => {
     for (let p = from; p < to; p++) {
@@ -170,10 +169,10 @@ export function makeFastH3(t: Tables): FastH3 {
         if (mn > 0) { di -= mn; dj -= mn; dk -= mn; }
         digits[rr + 1] = di * 4 + dj * 2 + dk;
       }
-      if (i > 2 || j > 2 || kk > 2) { loOut[p] = 0; hiOut[p] = NEEDS_FALLBACK; continue; }
+      if (i > 2 || j > 2 || kk > 2) { loOut[p] = 0; hiOut[p] = 0xffffffff; continue; }
       const slot = ((face * 3 + i) * 3 + j) * 3 + kk;
       const baseCell = BC[slot]!;
-      if (pent[baseCell]) { loOut[p] = 0; hiOut[p] = NEEDS_FALLBACK; continue; }
+      if (pent[baseCell]) { loOut[p] = 0; hiOut[p] = 0xffffffff; continue; }
       const rots = (BROT[slot]! % 6) * 7;
       // digits 1..5 -> bits 30..44, 6..15 -> bits 0..29; unused digits are 7
       let high = 0;

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { NEEDS_FALLBACK, makeFastH3, tablesFrom, type FastH3 } from './fast';
+import { NEEDS_FALLBACK, makeFastH3, tablesFrom, type FastH3, type Tables } from './fast';
 
 /**
  * Direct access to h3-js's compiled H3 core (its emscripten module is not exported). The public
@@ -48,6 +48,9 @@ export function rawH3(): RawH3 {
 }
 
 let best: RawH3['cells'] | undefined;
+let bestTables: Tables | undefined;
+/** The port's tables once cellsFn() has verified the port (workers get them). */
+export const verifiedTables = () => (cellsFn(), bestTables);
 /**
  * The fastest exact cells(): the JS port (fast.ts) with h3-js for the points it leaves (pentagon base
  * cells), or h3-js alone if the port cannot find its tables or disagrees with h3-js on a sample.
@@ -59,6 +62,7 @@ export function cellsFn(): RawH3['cells'] {
   const fast = tables ? makeFastH3(tables) : undefined;
   best = raw.cells;
   if (fast && agrees(fast, raw.cells)) {
+    bestTables = tables;
     best = (lat, lng, res, from, to, lo, hi) => {
       fast(lat, lng, res, from, to, lo, hi);
       for (let i = from; i < to; i++) if (hi[i] === NEEDS_FALLBACK) raw.cells(lat, lng, res, i, i + 1, lo, hi);
