@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { sql, type Selectable } from 'kysely';
+import type { MembershipsTable, UsersTable } from '../store/tables';
 import { StudioError, unauthorized } from '@studio/schema';
 import type { Db } from '../store/db';
 import type { Caller } from '../http/caller';
@@ -13,6 +15,14 @@ import {
   hashToken,
   newToken,
 } from '../auth/tokens';
+
+type UserWithMemberships = Selectable<UsersTable> & { credential_id: string; memberships: Selectable<MembershipsTable>[] };
+
+function toCaller(row: UserWithMemberships, via: Caller['via']): Caller {
+  const { credential_id, memberships, ...user } = row;
+  const clean = Object.fromEntries(Object.entries(user).filter(([k]) => !k.startsWith('session_') && !k.startsWith('key_'))) as Selectable<UsersTable>;
+  return { user: clean, memberships, orgIds: memberships.map((m) => m.organization_id), isAdmin: clean.is_admin, via, credentialId: credential_id };
+}
 
 export interface IssuedSession {
   accessToken: string;
@@ -74,29 +84,32 @@ export class AuthService {
     if (!match?.[1] || match[1] === NOT_SIGNED_IN) return null;
     const token = match[1];
     const hash = hashToken(token);
-    let userId: string;
-    let credentialId: string;
-    let via: Caller['via'];
+    const memberships = sql<Selectable<MembershipsTable>[]>`coalesce((select json_agg(m) from memberships m where m.user_id = u.id), '[]'::json)`.as('memberships');
     if (token.startsWith(API_KEY_PREFIX)) {
-      const key = await this.db
-        .updateTable('api_keys')
-        .set({ last_used_at: new Date() })
-        .where('key_hash', '=', hash)
-        .where('revoked_at', 'is', null)
-        .returning(['id', 'user_id'])
+      const row = await this.db
+        .selectFrom('api_keys as k')
+        .innerJoin('users as u', 'u.id', 'k.user_id')
+        .selectAll('u')
+        .select(['k.id as credential_id', 'k.last_used_at as key_last_used_at', memberships])
+        .where('k.key_hash', '=', hash)
+        .where('k.revoked_at', 'is', null)
         .executeTakeFirst();
-      if (!key) throw unauthorized('API key is invalid or revoked');
-      [userId, credentialId, via] = [key.user_id, key.id, 'api-key'];
-    } else {
-      const session = await this.db
-        .selectFrom('sessions')
-        .select(['id', 'user_id', 'expires_at'])
-        .where('access_hash', '=', hash)
-        .executeTakeFirst();
-      if (!session || session.expires_at.getTime() < Date.now()) throw unauthorized('Session is invalid or expired');
-      [userId, credentialId, via] = [session.user_id, session.id, 'session'];
+      if (!row) throw unauthorized('API key is invalid or revoked');
+      // Recording use costs a write; once a minute per key is precise enough and keeps reads cheap.
+      if (!row.key_last_used_at || Date.now() - row.key_last_used_at.getTime() > 60_000) {
+        await this.db.updateTable('api_keys').set({ last_used_at: new Date() }).where('id', '=', row.credential_id).execute();
+      }
+      return toCaller(row, 'api-key');
     }
-    return this.callerOf(userId, via, credentialId);
+    const row = await this.db
+      .selectFrom('sessions as s')
+      .innerJoin('users as u', 'u.id', 's.user_id')
+      .selectAll('u')
+      .select(['s.id as credential_id', 's.expires_at as session_expires_at', memberships])
+      .where('s.access_hash', '=', hash)
+      .executeTakeFirst();
+    if (!row || row.session_expires_at.getTime() < Date.now()) throw unauthorized('Session is invalid or expired');
+    return toCaller(row, 'session');
   }
 
   async callerOf(userId: string, via: Caller['via'], credentialId: string): Promise<Caller> {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import {
   conflict,
   forbidden,
@@ -32,11 +32,79 @@ export interface ListOptions {
   limit: number;
 }
 
+const SORT_COLUMNS = { name: 'name', createdAt: 'created_at', updatedAt: 'updated_at' } as const;
+const iso = (d: Date | string) => new Date(d).toISOString();
+
+interface LinkJson {
+  id: string;
+  name: string;
+  type: string;
+  assetType: string | null;
+}
+interface TagJson {
+  id: string;
+  name: string;
+  color: string;
+}
+interface WireRow {
+  id: string;
+  type: string;
+  name: string;
+  description: string;
+  owner_id: string;
+  organization_id: string | null;
+  visibility: 'private' | 'public_read';
+  is_sample: boolean;
+  import_source: string | null;
+  lock_owner_id: string | null;
+  lock_acquired_at: Date | null;
+  lock_expires_at: Date | null;
+  thumbnail_key: string | null;
+  created_at: Date | string;
+  updated_at: Date | string;
+  owner_name: string;
+  owner_email: string;
+  lock_owner_name: string | null;
+  latest_state: unknown;
+  links: LinkJson[];
+  tag_list: TagJson[];
+}
+
 /** Where a record's thumbnail is read, by kind. */
 const THUMBNAIL_PATHS: Record<string, string> = { map: 'maps', insight: 'insights', workbook: 'workbooks', dataset: 'datasets', project: 'projects' };
 
-const SORT_COLUMNS = { name: 'name', createdAt: 'created_at', updatedAt: 'updated_at' } as const;
-const iso = (d: Date | string) => new Date(d).toISOString();
+/** One record on the wire; `access` is the caller's standing. */
+function wireOf(w: WireRow, access: Access): StudioRecord {
+  const live = w.lock_owner_id && w.lock_expires_at && new Date(w.lock_expires_at).getTime() > Date.now();
+  const lock: Lock | null = live
+    ? { ownerId: w.lock_owner_id!, ownerName: w.lock_owner_name ?? '', acquiredAt: iso(w.lock_acquired_at!), expiresAt: iso(w.lock_expires_at!) }
+    : null;
+  const ref = (l: LinkJson) => ({ id: l.id, name: l.name });
+  return {
+    id: w.id,
+    type: w.type as ResourceType,
+    name: w.name,
+    description: w.description,
+    ownerId: w.owner_id,
+    owner: { id: w.owner_id, name: w.owner_name, email: w.owner_email },
+    organizationId: w.organization_id,
+    visibility: w.visibility,
+    isSample: w.is_sample,
+    importSource: w.import_source,
+    latestState: w.latest_state ?? null,
+    datasets: w.links.filter((l) => l.type === 'dataset').map(ref),
+    mapAssets: {
+      mapStyles: w.links.filter((l) => l.type === 'map-asset' && l.assetType === 'map-style').map(ref),
+      colorPalettes: w.links.filter((l) => l.type === 'map-asset' && l.assetType === 'color-palette').map(ref),
+    },
+    tags: w.tag_list,
+    lock,
+    access: access === 'none' ? 'limited-viewer' : access,
+    thumbnailUrl: w.thumbnail_key ? `/v1/${THUMBNAIL_PATHS[w.type] ?? 'maps'}/${w.id}/thumbnail?v=${new Date(w.updated_at).getTime()}` : null,
+    createdAt: iso(w.created_at),
+    updatedAt: iso(w.updated_at),
+  };
+}
 
 /**
  * The generic record machinery: maps, insights (dashboards), workbooks, and every other catalog
@@ -46,51 +114,57 @@ const iso = (d: Date | string) => new Date(d).toISOString();
 export class RecordService {
   constructor(private readonly db: Db) {}
 
-  /** Lists as the caller sees them; answers wire records plus the total for paging. */
+  /**
+   * Lists as the caller sees them, in one round trip: the page, its owners, links, tags and the total.
+   * Lists leave `latestState` out (null): it can be large and a list never shows it.
+   */
   async list(caller: Caller, type: ResourceType, opts: ListOptions): Promise<{ items: StudioRecord[]; total: number }> {
-    let q = this.db.selectFrom('resources').where('type', '=', type);
     const uid = caller.user.id;
+    if (opts.scope === 'organization' && !caller.orgIds.length) return { items: [], total: 0 };
+    let q = this.wireQuery({ withState: false }).where('r.type', '=', type);
     switch (opts.scope) {
       case 'own':
-        q = q.where('owner_id', '=', uid);
+        q = q.where('r.owner_id', '=', uid);
         break;
       case 'organization':
-        if (!caller.orgIds.length) return { items: [], total: 0 };
-        q = q.where('organization_id', 'in', caller.orgIds).where('is_sample', '=', false);
+        q = q.where('r.organization_id', 'in', caller.orgIds).where('r.is_sample', '=', false);
         break;
       case 'shared':
-        q = q.where('owner_id', '!=', uid).where('id', 'in', (eb) => {
-          return eb.selectFrom('permissions').select('resource_id').where((w) => {
+        q = q.where('r.owner_id', '!=', uid).where('r.id', 'in', (eb) =>
+          eb.selectFrom('permissions').select('resource_id').where((w) => {
             const ors = [w('user_id', '=', uid), w('email', '=', caller.user.email)];
             if (caller.orgIds.length) ors.push(w('organization_id', 'in', caller.orgIds));
             return w.or(ors);
-          });
-        });
+          }),
+        );
         break;
       case 'samples':
-        q = q.where('is_sample', '=', true);
+        q = q.where('r.is_sample', '=', true);
         break;
       case 'all':
         break;
     }
-    if (opts.search) q = q.where('name', 'ilike', `%${opts.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
-    if (opts.importSource) q = q.where('import_source', '=', opts.importSource);
+    if (opts.search) q = q.where('r.name', 'ilike', `%${opts.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+    if (opts.importSource) q = q.where('r.import_source', '=', opts.importSource);
     if (opts.tag) {
       const tag = opts.tag;
-      q = q.where('id', 'in', (eb) => eb.selectFrom('tag_links').select('resource_id').where('tag_id', '=', tag));
+      q = q.where('r.id', 'in', (eb) => eb.selectFrom('tag_links').select('resource_id').where('tag_id', '=', tag));
     }
-    const [rows, count] = await Promise.all([
-      q
-        .selectAll()
-        .orderBy(SORT_COLUMNS[opts.sortBy], opts.sortOrder)
-        .orderBy('id')
-        .offset(opts.offset)
-        .limit(opts.limit)
-        .execute(),
-      q.select((eb) => eb.fn.countAll().as('n')).executeTakeFirst(),
-    ]);
+    const rows = await q
+      .select(sql<string | number>`count(*) over ()`.as('total_count'))
+      .orderBy(`r.${SORT_COLUMNS[opts.sortBy]}`, opts.sortOrder)
+      .orderBy('r.id')
+      .offset(opts.offset)
+      .limit(opts.limit)
+      .execute();
+    let total = toCount(rows[0]?.total_count);
+    if (!rows.length && opts.offset > 0) {
+      // Past the last page the window count is not there; count separately for an honest total.
+      const counted = await this.list(caller, type, { ...opts, offset: 0, limit: 1 });
+      total = counted.total;
+    }
     const scopeAccess: Access = opts.scope === 'own' ? 'owner' : opts.scope === 'all' ? 'admin' : 'viewer';
-    const items = await this.toWire(rows, () => scopeAccess);
+    const items = rows.map((row) => wireOf(row, scopeAccess));
     if (opts.scope === 'shared' || opts.scope === 'organization' || opts.scope === 'samples') {
       // The list answers each record with the caller's real standing, computed in one query.
       const roles = await this.sharedRoles(caller, rows.map((r) => r.id));
@@ -99,7 +173,25 @@ export class RecordService {
         item.access = item.ownerId === uid ? 'owner' : role && role !== 'none' ? role : opts.scope === 'samples' ? 'limited-viewer' : 'viewer';
       }
     }
-    return { items, total: toCount(count?.n) };
+    return { items, total };
+  }
+
+  /** Rows with everything the wire form needs: owner, lock holder, links and tags as JSON. */
+  private wireQuery(opts: { withState: boolean }) {
+    return this.db
+      .selectFrom('resources as r')
+      .innerJoin('users as u', 'u.id', 'r.owner_id')
+      .leftJoin('users as lu', 'lu.id', 'r.lock_owner_id')
+      .select([
+        'r.id', 'r.type', 'r.name', 'r.description', 'r.owner_id', 'r.organization_id', 'r.visibility', 'r.is_sample', 'r.import_source',
+        'r.attrs', 'r.lock_owner_id', 'r.lock_acquired_at', 'r.lock_expires_at', 'r.thumbnail_key', 'r.thumbnail_type', 'r.created_at', 'r.updated_at',
+        'u.name as owner_name', 'u.email as owner_email', 'lu.name as lock_owner_name',
+        opts.withState ? 'r.latest_state' : sql<null>`null`.as('latest_state'),
+        sql<LinkJson[]>`coalesce((select json_agg(json_build_object('id', l.id, 'name', l.name, 'type', l.type, 'assetType', l.attrs->>'assetType') order by rl.created_at)
+          from resource_links rl join resources l on l.id = rl.linked_id where rl.resource_id = r.id), '[]'::json)`.as('links'),
+        sql<TagJson[]>`coalesce((select json_agg(json_build_object('id', t.id, 'name', t.name, 'color', t.color) order by t.name)
+          from tag_links tl join tags t on t.id = tl.tag_id where tl.resource_id = r.id), '[]'::json)`.as('tag_list'),
+      ]);
   }
 
   private async sharedRoles(caller: Caller, ids: string[]): Promise<Map<string, Access>> {
@@ -313,65 +405,15 @@ export class RecordService {
     await this.db.updateTable('resources').set({ visibility, updated_at: new Date() }).where('id', '=', row.id).execute();
   }
 
-  /** Wire form, with owners, links and tags fetched in one query each for the whole page. */
+  /** Wire form of rows just read or written, in one query for all of them. */
   async toWire(rows: ResourceRow[], accessOf: (row: ResourceRow) => Access): Promise<StudioRecord[]> {
     if (!rows.length) return [];
-    const ids = rows.map((r) => r.id);
-    const userIds = [...new Set(rows.flatMap((r) => [r.owner_id, r.lock_owner_id].filter((v): v is string => !!v)))];
-    const [users, links, tags] = await Promise.all([
-      this.db.selectFrom('users').select(['id', 'name', 'email']).where('id', 'in', userIds).execute(),
-      this.db
-        .selectFrom('resource_links as l')
-        .innerJoin('resources as r', 'r.id', 'l.linked_id')
-        .select(['l.resource_id', 'r.id', 'r.name', 'r.type', 'r.attrs'])
-        .where('l.resource_id', 'in', ids)
-        .execute(),
-      this.db
-        .selectFrom('tag_links as tl')
-        .innerJoin('tags as t', 't.id', 'tl.tag_id')
-        .select(['tl.resource_id', 't.id', 't.name', 't.color'])
-        .where('tl.resource_id', 'in', ids)
-        .execute(),
-    ]);
-    const userById = new Map(users.map((u) => [u.id, u]));
-    return rows.map((row) => {
-      const owner = userById.get(row.owner_id);
-      const own = links.filter((l) => l.resource_id === row.id);
-      const assets = own.filter((l) => l.type === 'map-asset');
-      const live = row.lock_owner_id && row.lock_expires_at && row.lock_expires_at.getTime() > Date.now();
-      const lock: Lock | null = live
-        ? {
-            ownerId: row.lock_owner_id!,
-            ownerName: userById.get(row.lock_owner_id!)?.name ?? '',
-            acquiredAt: iso(row.lock_acquired_at!),
-            expiresAt: iso(row.lock_expires_at!),
-          }
-        : null;
-      const access = accessOf(row);
-      return {
-        id: row.id,
-        type: row.type as ResourceType,
-        name: row.name,
-        description: row.description,
-        ownerId: row.owner_id,
-        owner: { id: row.owner_id, name: owner?.name ?? '', email: owner?.email ?? '' },
-        organizationId: row.organization_id,
-        visibility: row.visibility,
-        isSample: row.is_sample,
-        importSource: row.import_source,
-        latestState: row.latest_state ?? null,
-        datasets: own.filter((l) => l.type === 'dataset').map((l) => ({ id: l.id, name: l.name })),
-        mapAssets: {
-          mapStyles: assets.filter((a) => (a.attrs as { assetType?: string })?.assetType === 'map-style').map((l) => ({ id: l.id, name: l.name })),
-          colorPalettes: assets.filter((a) => (a.attrs as { assetType?: string })?.assetType === 'color-palette').map((l) => ({ id: l.id, name: l.name })),
-        },
-        tags: tags.filter((t) => t.resource_id === row.id).map((t) => ({ id: t.id, name: t.name, color: t.color })),
-        lock,
-        access: access === 'none' ? 'limited-viewer' : access,
-        thumbnailUrl: row.thumbnail_key ? `/v1/${THUMBNAIL_PATHS[row.type] ?? 'maps'}/${row.id}/thumbnail?v=${new Date(row.updated_at).getTime()}` : null,
-        createdAt: iso(row.created_at),
-        updatedAt: iso(row.updated_at),
-      };
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    const wires = await this.wireQuery({ withState: true }).where('r.id', 'in', [...byId.keys()]).execute();
+    const wireById = new Map(wires.map((w) => [w.id, w]));
+    return rows.flatMap((row) => {
+      const w = wireById.get(row.id);
+      return w ? [wireOf(w, accessOf(row))] : [];
     });
   }
 }

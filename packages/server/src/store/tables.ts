@@ -61,17 +61,17 @@ export interface ResourcesTable {
   owner_id: string;
   organization_id: string | null;
   name: string;
-  description: string;
-  visibility: 'private' | 'public_read';
-  is_sample: boolean;
-  import_source: string | null;
+  description: Generated<string>;
+  visibility: Generated<'private' | 'public_read'>;
+  is_sample: Generated<boolean>;
+  import_source: Generated<string | null>;
   latest_state: ColumnType<unknown, string | null | undefined, string | null>;
   attrs: ColumnType<Record<string, unknown>, string | undefined, string>;
-  lock_owner_id: string | null;
-  lock_acquired_at: Date | null;
-  lock_expires_at: Date | null;
-  thumbnail_key: string | null;
-  thumbnail_type: string | null;
+  lock_owner_id: Generated<string | null>;
+  lock_acquired_at: Generated<Date | null>;
+  lock_expires_at: Generated<Date | null>;
+  thumbnail_key: Generated<string | null>;
+  thumbnail_type: Generated<string | null>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

@@ -1,0 +1,62 @@
+// Authenticated GET /v1/maps throughput as a ratio to GET /v1/health in the same run, on PGlite and on
+// PostgreSQL (issue target: >= 0.25 on PostgreSQL). BENCH_SECONDS sets each measurement's length.
+import os from 'node:os';
+import path from 'node:path';
+import fs from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import autocannon from 'autocannon';
+import { buildStudio } from '../src/app';
+import { configFromEnv } from '../src/config';
+import { createOrganization, createUser } from '../src/services/users';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
+const PG_URL = process.env.STUDIO_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+async function measure(url: string, headers: Record<string, string>): Promise<number> {
+  const result = await autocannon({ url, connections: 50, duration: SECONDS, headers });
+  if (result.non2xx > 0) throw new Error(`${url}: ${result.non2xx} non-2xx answers`);
+  return result.requests.average;
+}
+
+async function benchStore(kind: 'pglite' | 'postgres') {
+  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'studio-bench-'));
+  let databaseUrl: string | null = null;
+  const dbName = `studio_bench_${randomBytes(4).toString('hex')}`;
+  if (kind === 'postgres') {
+    const c = new pg.Client(PG_URL);
+    await c.connect();
+    await c.query(`create database ${dbName}`);
+    await c.end();
+    databaseUrl = PG_URL.replace(/\/[^/]*$/, `/${dbName}`);
+  }
+  const studio = await buildStudio({ ...configFromEnv({}), dataDir, databaseUrl, secret: 'bench', webDir: null }, { inMemoryCatalog: true });
+  try {
+    const org = await createOrganization(studio.services.db, 'Bench');
+    await createUser(studio.services.db, { email: 'bench@studio.test', password: 'bench-password', organizationId: org.id });
+    const address = await studio.app.listen({ port: 0, host: '127.0.0.1' });
+    const signIn = await fetch(`${address}/v1/auth/sign-in`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'bench@studio.test', password: 'bench-password' }) });
+    const token = ((await signIn.json()) as { item: { accessToken: string } }).item.accessToken;
+    const auth = { authorization: `Bearer ${token}` };
+    for (let i = 0; i < 50; i++) {
+      await fetch(`${address}/v1/maps`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ name: `Map ${i}`, latestState: { version: 'v1', config: { i } } }) });
+    }
+    const health = await measure(`${address}/v1/health`, {});
+    const maps = await measure(`${address}/v1/maps?limit=20`, auth);
+    const ratio = maps / health;
+    console.log(`api ${kind} GET /v1/health: ${health.toFixed(0)} req/s (baseline)`);
+    console.log(`api ${kind} GET /v1/maps (authenticated, 20 of 50 maps): ${maps.toFixed(0)} req/s (ratio ${ratio.toFixed(2)} vs health; target >= 0.25 on postgres)`);
+  } finally {
+    await studio.close();
+    await fs.rm(dataDir, { recursive: true, force: true });
+    if (kind === 'postgres') {
+      const c = new pg.Client(PG_URL);
+      await c.connect();
+      await c.query(`drop database if exists ${dbName} with (force)`);
+      await c.end();
+    }
+  }
+}
+
+await benchStore('pglite');
+await benchStore('postgres');

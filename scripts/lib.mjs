@@ -1,0 +1,40 @@
+// Shared helpers of the project scripts (plain ESM so they run before anything is built).
+import { spawn, spawnSync } from 'node:child_process';
+import net from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+export const BIN = path.join(ROOT, 'node_modules', '.bin');
+
+/** Runs a command with node_modules/.bin first on PATH (so the pinned Node 22 is the `node`). */
+export function run(cmd, args, opts = {}) {
+  return new Promise((resolve) => {
+    const child = spawn(cmd, args, {
+      cwd: ROOT,
+      stdio: opts.capture ? ['ignore', 'pipe', 'pipe'] : 'inherit',
+      env: { ...process.env, PATH: `${BIN}${path.delimiter}${process.env.PATH}`, ...opts.env },
+    });
+    let out = '';
+    if (opts.capture) {
+      child.stdout.on('data', (d) => {
+        out += d;
+        process.stdout.write(d);
+      });
+      child.stderr.on('data', (d) => process.stderr.write(d));
+    }
+    child.on('close', (code) => resolve({ code: code ?? 1, out }));
+  });
+}
+
+export const portOpen = (port, host = '127.0.0.1') =>
+  new Promise((resolve) => {
+    const s = net.connect({ port, host });
+    s.once('connect', () => (s.end(), resolve(true)));
+    s.once('error', () => resolve(false));
+    s.setTimeout(1000, () => (s.destroy(), resolve(false)));
+  });
+
+export function sh(command) {
+  return spawnSync('bash', ['-lc', command], { stdio: 'inherit' }).status === 0;
+}

@@ -1,0 +1,58 @@
+// `npm test`: every test of the studio, as CI runs it. Ends with one line "N passed, N failed".
+import fs from 'node:fs';
+import { run, portOpen, sh } from './lib.mjs';
+
+const CHROMIUM = '/usr/bin/chromium';
+
+async function ensureServices() {
+  if (!(await portOpen(5432))) {
+    console.log('PostgreSQL is not answering on 127.0.0.1:5432; starting the local cluster');
+    sh('pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start');
+  }
+  if (!(await portOpen(6379))) {
+    console.log('Redis is not answering on 127.0.0.1:6379; starting it');
+    sh('redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no');
+  }
+  if (!fs.existsSync(CHROMIUM)) {
+    console.log("Debian's chromium is missing (browser tests need it); installing it with apt-get");
+    if (!sh('(apt-get update -qq || true) && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null')) {
+      console.error('Could not install chromium: run `apt-get install -y chromium` as root and try again.');
+      process.exit(1);
+    }
+  }
+}
+
+/** Vitest's summary line "Tests  12 passed | 1 failed (13)", without colours. */
+function counts(out) {
+  const line = out.replace(/\x1b\[[0-9;]*m/g, '').split('\n').reverse().find((l) => /^\s*Tests\s/.test(l)) ?? '';
+  const n = (word) => Number(new RegExp(`(\\d+) ${word}`).exec(line)?.[1] ?? 0);
+  return { passed: n('passed'), failed: n('failed'), skipped: n('skipped') };
+}
+
+await ensureServices();
+const steps = [
+  ['typecheck', 'tsc', ['-p', 'tsconfig.json', '--noEmit'], false],
+  ['unit and API tests (PGlite and PostgreSQL)', 'vitest', ['run'], true],
+  ['build web app', 'npm', ['run', 'build'], false],
+  ['browser end-to-end tests', 'vitest', ['run', '-c', 'packages/web/vitest.e2e.config.ts'], true],
+];
+let passed = 0;
+let failed = 0;
+let skipped = 0;
+for (const [name, cmd, args, isTests] of steps) {
+  if (name.startsWith('browser') && !fs.existsSync('packages/web/vitest.e2e.config.ts')) continue;
+  console.log(`\n=== ${name} ===`);
+  const { code, out } = await run(cmd, args, { capture: isTests });
+  if (isTests) {
+    const c = counts(out);
+    passed += c.passed;
+    failed += c.failed;
+    skipped += c.skipped;
+    if (code !== 0 && c.failed === 0) failed += 1;
+  } else if (code !== 0) {
+    failed += 1;
+    console.error(`${name} failed`);
+  }
+}
+console.log(`\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
+process.exit(failed > 0 ? 1 : 0);
