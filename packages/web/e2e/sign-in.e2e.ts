@@ -1,22 +1,14 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { Browser } from 'playwright-core';
-import { launchBrowser, openStudio, signInThroughUi } from './browser';
+import { describe, expect, inject, it } from 'vitest';
+import { useBrowser, openStudio, signInThroughUi } from './browser';
 
 const baseUrl = inject('baseUrl');
 const email = inject('adminEmail');
 const password = inject('adminPassword');
-let browser: Browser;
-
-beforeAll(async () => {
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  await browser?.close();
-});
+const browser = useBrowser();
 
 describe('sign-in', () => {
   it('shows the server message for a wrong password and stays on sign-in', async () => {
-    const { page, context, foreign } = await openStudio(browser, baseUrl);
+    const { page, context, foreign } = await openStudio(browser(), baseUrl);
     await page.goto(`${baseUrl}/workspace`);
     await page.waitForURL(/\/sign-in$/);
     await page.getByLabel('Email').fill(email);
@@ -31,7 +23,7 @@ describe('sign-in', () => {
   });
 
   it('lands in the workspace with the right password, survives an expired token, and signs out', async () => {
-    const { page, context, foreign } = await openStudio(browser, baseUrl);
+    const { page, context, foreign } = await openStudio(browser(), baseUrl);
     await page.goto(`${baseUrl}/workspace`);
     await page.getByLabel('Email').fill(email);
     await page.getByLabel('Password').fill(password);
@@ -67,7 +59,7 @@ describe('sign-in', () => {
   });
 
   it('shows a coming-soon page for screens built elsewhere, with the link parameters', async () => {
-    const { page, context } = await openStudio(browser, baseUrl);
+    const { page, context } = await openStudio(browser(), baseUrl);
     await signInThroughUi(page, baseUrl, email, password);
     await page.goto(`${baseUrl}/new?datasetUuid=a1&datasetUuid=b2`);
     await page.getByRole('heading', { name: 'New map' }).waitFor();

@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { client } from '../app/api';
 import { useLoad } from '../app/useLoad';
-import { DataTable, ErrorMessage, TextField, formatDate, useAction } from '../app/ui';
+import { DataTable, ErrorMessage, Field, TextField, formatDate, useAction } from '../app/ui';
 
 function PageHeader({ title, lead }: { title: string; lead: string }) {
   return (
@@ -77,8 +77,7 @@ export function InvitePage() {
       <PageHeader title="Invite people" lead="Invite someone into an organization. Send them the link: it creates their account." />
       <ErrorMessage message={orgs.error} onRetry={orgs.reload} />
       <form className="form card" onSubmit={submit} aria-label="Invite a person">
-        <label className="field">
-          <span>Organization</span>
+        <Field label="Organization">
           <select value={chosen} onChange={(e) => setOrgId(e.target.value)} required>
             {(orgs.data?.items ?? []).map((o) => (
               <option key={o.id} value={o.id}>
@@ -86,15 +85,14 @@ export function InvitePage() {
               </option>
             ))}
           </select>
-        </label>
+        </Field>
         <TextField label="Email" type="email" value={email} onChange={(e) => setEmail(e.target.value)} required />
-        <label className="field">
-          <span>Organization role</span>
+        <Field label="Organization role">
           <select value={role} onChange={(e) => setRole(e.target.value as 'maker' | 'viewer')}>
             <option value="maker">Maker — creates maps, datasets and dashboards</option>
             <option value="viewer">Viewer — views what is shared</option>
           </select>
-        </label>
+        </Field>
         <ErrorMessage message={action.error} />
         <div>
           <button type="submit" className="button button-primary" disabled={action.pending || !chosen}>

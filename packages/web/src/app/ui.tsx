@@ -1,4 +1,4 @@
-import { useEffect, useId, useRef, useState, type FormEvent, type InputHTMLAttributes, type ReactNode } from 'react';
+import { cloneElement, useEffect, useId, useRef, useState, type FormEvent, type InputHTMLAttributes, type ReactElement, type ReactNode } from 'react';
 import { errorMessage } from './useLoad';
 
 /** A modal dialog: labelled by its title, closed with Escape or the close button. */
@@ -126,13 +126,26 @@ export const formatDate = (iso: string): string => {
   return Number.isNaN(d.getTime()) ? '' : d.toLocaleDateString(undefined, { year: 'numeric', month: 'short', day: 'numeric' });
 };
 
+/**
+ * A labelled control. The label points at the control by id (not by wrapping it), so the control's
+ * accessible name is the label alone, without the selected option's text.
+ */
+export function Field({ label, className = '', children }: { label: string; className?: string; children: ReactElement<{ id?: string }> }) {
+  const id = useId();
+  return (
+    <div className={`field ${className}`}>
+      <label htmlFor={id}>{label}</label>
+      {cloneElement(children, { id })}
+    </div>
+  );
+}
+
 /** A labelled text input; the label is what tests and screen readers find it by. */
 export function TextField({ label, grow, ...input }: { label: string; grow?: boolean } & InputHTMLAttributes<HTMLInputElement>) {
   return (
-    <label className={`field${grow ? ' field-grow' : ''}`}>
-      <span>{label}</span>
+    <Field label={label} className={grow ? 'field-grow' : ''}>
       <input {...input} />
-    </label>
+    </Field>
   );
 }
 

@@ -4,7 +4,7 @@ import type { ResourceRole, ShareBody, StudioRecord, Visibility } from '@studio/
 import { client } from '../app/api';
 import { useUser } from '../app/session';
 import { useLoad } from '../app/useLoad';
-import { Dialog, ErrorMessage, TextField, useAction } from '../app/ui';
+import { Dialog, ErrorMessage, Field, TextField, useAction } from '../app/ui';
 import type { CollectionConfig } from './collections';
 
 export const ROLE_LABELS: Record<ResourceRole, string> = {
@@ -16,8 +16,7 @@ const ROLES = Object.keys(ROLE_LABELS) as ResourceRole[];
 
 function RoleSelect({ label, value, onChange }: { label: string; value: ResourceRole; onChange: (r: ResourceRole) => void }) {
   return (
-    <label className="field field-narrow">
-      <span>{label}</span>
+    <Field label={label} className="field-narrow">
       <select value={value} onChange={(e) => onChange(e.target.value as ResourceRole)}>
         {ROLES.map((r) => (
           <option key={r} value={r}>
@@ -25,7 +24,7 @@ function RoleSelect({ label, value, onChange }: { label: string; value: Resource
           </option>
         ))}
       </select>
-    </label>
+    </Field>
   );
 }
 
@@ -111,8 +110,7 @@ export function ShareDialog({ config, record, onClose, onChanged }: { config: Co
             void share({ organizations: [{ organizationId: orgId, role: orgRole }] }, `Shared with ${name} as ${orgRole}.`);
           }}
         >
-          <label className="field field-grow">
-            <span>Organization</span>
+          <Field label="Organization" className="field-grow">
             <select value={orgId} onChange={(e) => setOrgId(e.target.value)}>
               {user.memberships.map((m) => (
                 <option key={m.organizationId} value={m.organizationId}>
@@ -120,7 +118,7 @@ export function ShareDialog({ config, record, onClose, onChanged }: { config: Co
                 </option>
               ))}
             </select>
-          </label>
+          </Field>
           <RoleSelect label="Organization role" value={orgRole} onChange={setOrgRole} />
           <button type="submit" className="button" disabled={action.pending}>
             Share with organization
@@ -128,8 +126,7 @@ export function ShareDialog({ config, record, onClose, onChanged }: { config: Co
         </form>
       )}
 
-      <label className="field">
-        <span>Visibility</span>
+      <Field label="Visibility">
         <select
           value={p?.visibility ?? record.visibility}
           disabled={!p}
@@ -138,7 +135,7 @@ export function ShareDialog({ config, record, onClose, onChanged }: { config: Co
           <option value="private">Private — only people and organizations below</option>
           <option value="public_read">Public — anyone with the link can view</option>
         </select>
-      </label>
+      </Field>
 
       <p className="notice" role="status">
         {notice}
