@@ -1,6 +1,6 @@
 import { BOOLEAN, DOUBLE, LIST, VARCHAR, listValue, type DuckDBConnection, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
 import type { Pool } from 'pg';
-import type { CompiledQuery } from './compile/pipeline';
+import { compilePipeline, type CompiledQuery, type DatasetResolver } from './compile/pipeline';
 
 export type Row = Record<string, unknown>;
 
@@ -52,4 +52,14 @@ function pgTypeParser(oid: number): (s: string) => unknown {
     case 1184: return (s) => new Date(s).toISOString();
     default: return identity;
   }
+}
+
+export type ExecuteTarget =
+  | { engine: 'duckdb'; connection: DuckDBConnection }
+  | { engine: 'postgres'; pool: Pool };
+
+/** Validates, compiles for the target's dialect and runs a pipeline (tests, scripts, the server). */
+export async function executePipeline(node: unknown, target: ExecuteTarget, resolveDataset: DatasetResolver): Promise<Row[]> {
+  const q = compilePipeline(node, { dialect: target.engine, resolveDataset });
+  return target.engine === 'duckdb' ? executeDuckDB(target.connection, q) : executePostgres(target.pool, q);
 }

@@ -1,6 +1,6 @@
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import pg from 'pg';
-import { compilePipeline, executeDuckDB, executePostgres, registerH3Functions, type Row } from '../src/index';
+import { executePipeline, registerH3Functions, type Row } from '../src/index';
 
 export type Engine = 'duckdb' | 'postgres';
 export type Table = { name: string; columns: Record<string, 'BIGINT' | 'DOUBLE' | 'VARCHAR' | 'TIMESTAMP'>; rows: Row[] };
@@ -49,8 +49,9 @@ export class Engines {
 
   /** Datasets resolve to the test tables by name (the resolver is trusted server code). */
   async run(engine: Engine, pipeline: unknown): Promise<Row[]> {
-    const q = compilePipeline(pipeline, { dialect: engine, resolveDataset: (uuid) => ({ relationSql: `"${uuid.replace(/"/g, '""')}"` }) });
-    return engine === 'duckdb' ? executeDuckDB(this.duck, q) : executePostgres(this.pool, q);
+    const resolve = (uuid: string) => ({ relationSql: `"${uuid.replace(/"/g, '""')}"` });
+    const target = engine === 'duckdb' ? { engine, connection: this.duck } as const : { engine, pool: this.pool } as const;
+    return executePipeline(pipeline, target, resolve);
   }
 }
 
