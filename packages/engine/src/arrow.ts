@@ -109,12 +109,15 @@ export function castingWrapper(names: string[], types: DuckDBType[], sql: string
 }
 
 const VECTOR = 2048;
+const MAX_BATCH_STRING_BYTES = 256 << 20;
 
 interface ColumnBuilder {
   append(vector: duckdb.Vector, n: number, at: number): void;
   /** Data over the builder's own buffers: valid until reset(). */
   finish(rows: number): Data;
   reset?(): void;
+  /** Variable-length bytes held (strings), to close a batch before Int32 offsets could overflow. */
+  readonly heldBytes?: number;
 }
 
 /** Validity bitmap shared by all column kinds; used only once a null shows up in the batch. */
@@ -215,6 +218,9 @@ class Utf8Builder implements ColumnBuilder {
     this.data = new Uint8Array(capacity * 16);
     this.validity = new Validity(capacity);
   }
+  get heldBytes(): number {
+    return this.used;
+  }
   private grow(need: number): void {
     let size = this.data.length * 2;
     while (size < need) size *= 2;
@@ -300,7 +306,9 @@ export class ArrowBatcher {
       this.builders[c]!.append(duckdb.data_chunk_get_vector(raw, c), n, this.rows);
     }
     this.rows += n;
-    return this.rows >= this.capacity ? this.flush() : null;
+    // Long strings (GeoJSON polygons) close a batch early: Utf8 offsets are Int32, and batches stay small.
+    const full = this.rows >= this.capacity || this.builders.some((b) => (b.heldBytes ?? 0) > MAX_BATCH_STRING_BYTES);
+    return full ? this.flush() : null;
   }
 
   /** Serialises what is buffered (a zero-row batch too, so an empty result still carries its schema). */

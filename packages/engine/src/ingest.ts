@@ -12,17 +12,10 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { badInput, isStudioError } from '@studio/schema';
 import { detectRoles } from './detect';
 import type { PooledConnection } from './pool';
-import { quoteIdent, quoteLiteral } from './sql';
+import { quoteLiteral } from './sql';
+import { parseCopyStats, statsOf, type CopyStats } from './stats';
 import { removeQuietly, type ObjectStore } from './store';
-import {
-  isNumeric,
-  isOrderable,
-  isScalar,
-  plain,
-  specType,
-  type IngestColumn,
-  type IngestResult,
-} from './types';
+import type { IngestResult } from './types';
 
 export interface IngestOptions {
   sourceFile: string;
@@ -169,56 +162,6 @@ async function withProgress<T>(conn: DuckDBConnection, report: (pct: number) => 
   }
 }
 
-const EXACT_DISTINCT_ROWS = 200_000;
-const CONTINUOUS = new Set(['FLOAT', 'DOUBLE', 'TIMESTAMP']);
-
-async function statsOf(conn: DuckDBConnection, parquet: string) {
-  const src = `read_parquet(${quoteLiteral(parquet)})`;
-  const desc = (await conn.runAndReadAll(`DESCRIBE SELECT * FROM ${src}`)).getRowObjectsJS();
-  const columns: IngestColumn[] = desc.map((d) => ({
-    name: String(d.column_name),
-    duckdbType: String(d.column_type),
-    type: specType(String(d.column_type)),
-    stats: { nullCount: 0 },
-  }));
-  const meta = await conn.runAndReadAll(`SELECT sum(num_rows) AS n FROM parquet_file_metadata(${quoteLiteral(parquet)})`);
-  // Exact distinct counts are affordable on small files; HyperLogLog (off by up to ~25% on some doubles) beyond.
-  const exact = Number(meta.getRowObjectsJS()[0]?.n ?? 0) <= EXACT_DISTINCT_ROWS;
-  const exprs = ['count(*) AS n'];
-  columns.forEach((c, i) => {
-    const q = quoteIdent(c.name);
-    exprs.push(`count(${q}) AS c${i}`);
-    if (isOrderable(c.type)) {
-      const asText = c.type === 'DATE' || c.type === 'TIMESTAMP';
-      exprs.push(asText ? `CAST(min(${q}) AS VARCHAR) AS min${i}` : `min(${q}) AS min${i}`);
-      exprs.push(asText ? `CAST(max(${q}) AS VARCHAR) AS max${i}` : `max(${q}) AS max${i}`);
-    }
-    if (isNumeric(c.type)) exprs.push(`avg(${q}) AS mean${i}`);
-    // HyperLogLog over every column was half the stats time on 1M rows; on big files, continuous columns
-    // (floats, timestamps), where a distinct count says little, go without.
-    if (exact && isScalar(c.type)) exprs.push(`count(DISTINCT ${q}) AS d${i}`);
-    else if (isScalar(c.type) && !CONTINUOUS.has(c.type)) exprs.push(`approx_count_distinct(${q}) AS d${i}`);
-  });
-  const row = (await conn.runAndReadAll(`SELECT ${exprs.join(', ')} FROM ${src}`)).getRowObjectsJS()[0]!;
-  const rowCount = Number(row.n);
-  const asNum = (v: unknown) => (v === null || v === undefined ? undefined : (plain(v) as number | string));
-  columns.forEach((c, i) => {
-    c.stats.nullCount = rowCount - Number(row[`c${i}`]);
-    const min = asNum(row[`min${i}`]);
-    const max = asNum(row[`max${i}`]);
-    const mean = row[`mean${i}`];
-    if (min !== undefined) c.stats.min = min;
-    if (max !== undefined) c.stats.max = max;
-    if (typeof mean === 'number') c.stats.mean = mean;
-    if (row[`d${i}`] !== undefined) c.stats.distinctCount = Number(row[`d${i}`]);
-  });
-  const sample = (await conn.runAndReadAll(`SELECT * FROM ${src} LIMIT 200`)).getRowObjectsJS() as Record<
-    string,
-    unknown
-  >[];
-  return { rowCount, columns, sample };
-}
-
 export async function ingest(
   acquire: () => Promise<PooledConnection>,
   store: ObjectStore,
@@ -257,17 +200,19 @@ export async function ingest(
     try {
       const conn = pooled.connection;
       const select = await sourceSelect(conn, fmt, input);
+      let copyStats: CopyStats;
       try {
-        await withProgress(
+        const written = await withProgress(
           conn,
           (pct) => progress(0.05 + (0.75 * pct) / 100),
-          conn.run(`COPY (${select}) TO ${quoteLiteral(out)} (FORMAT parquet)`),
+          conn.runAndReadAll(`COPY (${select}) TO ${quoteLiteral(out)} (FORMAT parquet, RETURN_STATS true)`),
         );
+        copyStats = parseCopyStats(written.getRowObjectsJS());
       } catch (e) {
         throw readError(fmt, e);
       }
       progress(0.8);
-      const { rowCount, columns, sample } = await statsOf(conn, out);
+      const { rowCount, columns, sample } = await statsOf(conn, out, copyStats);
       const detected = detectRoles(columns, sample);
       progress(0.9);
       const byteSize = (await stat(out)).size;

@@ -47,7 +47,13 @@ describe('spec column types', () => {
       t: 'INTEGER', i: 'INTEGER', b: 'BIGINT', f: 'FLOAT', d: 'DOUBLE', m: 'DECIMAL', o: 'BOOLEAN', dt: 'DATE',
       ts: 'TIMESTAMP', tz: 'TIMESTAMP', l: 'ARRAY', s: 'STRUCT', mp: 'MAP', v: 'STRING',
     });
-    expect(r.columns.find((c) => c.name === 'm')!.duckdbType).toBe('DECIMAL(10,2)');
+    const col = (n: string) => r.columns.find((c) => c.name === n)!;
+    expect(col('m').duckdbType).toBe('DECIMAL(10,2)');
+    expect(col('m').stats).toEqual({ nullCount: 0, min: 1.25, max: 1.25, mean: 1.25, distinctCount: 1 });
+    expect(col('ts').stats).toMatchObject({ nullCount: 0, min: '2024-01-02 03:04:05', max: '2024-01-02 03:04:05' });
+    expect(col('b').stats).toMatchObject({ min: 3, max: 3, mean: 3 });
+    expect(col('l').stats).toEqual({ nullCount: 0 });
+    expect(col('s').stats).toEqual({ nullCount: 0 });
   });
 });
 
