@@ -4,7 +4,7 @@
  * Run: npx tsx packages/pipeline/bench/pipeline.bench.ts
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { compilePipeline, executeDuckDB, registerH3Functions } from '../src/index';
@@ -58,10 +58,14 @@ try {
     { dialect: 'duckdb', resolveDataset },
   );
   t = performance.now();
+  const cpu0 = process.cpuUsage();
+  const load = loadavg()[0]!.toFixed(1);
   const [r] = await executeDuckDB(conn, h3);
   const s = (performance.now() - t) / 1000;
+  const cpu = process.cpuUsage(cpu0);
+  const cpuS = (cpu.user + cpu.system) / 1e6;
   if (r?.n !== ROWS) throw new Error(`expected ${ROWS} cells, got ${String(r?.n)}`);
-  line('pipeline.h3_latlng_to_cell_res9', String(Math.round(ROWS / s)), 'points/s', `${ROWS} points in ${s.toFixed(2)} s; ratio ${(ROWS / s / 2e6).toFixed(2)} vs target; target >= 2000000`);
+  line('pipeline.h3_latlng_to_cell_res9', String(Math.round(ROWS / s)), 'points/s', `${ROWS} points in ${s.toFixed(2)} s wall, ${cpuS.toFixed(2)} s CPU, load average ${load} on ${availableParallelism()} cores; ratio ${(ROWS / s / 2e6).toFixed(2)} vs target; target >= 2000000`);
 
   // ~31.6 km x 31.6 km around San Francisco's latitude: about 1,000 km².
   const lat0 = 37.5;
