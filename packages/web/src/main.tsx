@@ -5,12 +5,14 @@ import { SessionProvider } from './app/session';
 import { routes } from './routes';
 import './styles.css';
 
-const router = createBrowserRouter(routes);
+const router = createBrowserRouter(routes, {
+  future: { v7_relativeSplatPath: true, v7_fetcherPersist: true, v7_normalizeFormMethod: true, v7_partialHydration: true, v7_skipActionErrorRevalidation: true },
+});
 
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
     <SessionProvider>
-      <RouterProvider router={router} />
+      <RouterProvider router={router} future={{ v7_startTransition: true }} />
     </SessionProvider>
   </StrictMode>,
 );

@@ -182,6 +182,12 @@ export function RecordList({ config }: { config: CollectionConfig }) {
 
       <ErrorMessage message={list.error} onRetry={list.reload} />
 
+      {list.loading && !list.data && !list.error && (
+        <p className="muted loading" role="status">
+          Loading {config.plural}…
+        </p>
+      )}
+
       {!list.error && !list.loading && items.length === 0 && (
         <div className="empty" role="status">
           <div className="empty-art" aria-hidden="true" />

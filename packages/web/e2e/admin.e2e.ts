@@ -1,0 +1,63 @@
+import { describe, expect, inject, it } from 'vitest';
+import { useBrowser, openStudio, signInThroughUi } from './browser';
+import { baseUrl, signedIn, unique } from './api';
+
+const browser = useBrowser();
+
+describe('administration', () => {
+  it('creates an organization, invites a person who accepts through the link, and shows the audit log', async () => {
+    const admin = await openStudio(browser(), baseUrl());
+    const { page } = admin;
+    await signInThroughUi(page, baseUrl(), inject('adminEmail'), inject('adminPassword'));
+    const nav = page.getByRole('navigation', { name: 'Workspace' });
+
+    const orgName = `Field research ${unique()}`;
+    await nav.getByRole('link', { name: 'Organizations' }).click();
+    await page.getByLabel('Organization name').fill(orgName);
+    await page.getByRole('button', { name: 'Create organization' }).click();
+    await page.getByRole('table', { name: 'Organizations' }).getByRole('row', { name: new RegExp(orgName) }).waitFor();
+
+    const email = `fern.${unique()}@e2e.studio.test`;
+    await nav.getByRole('link', { name: 'Invite people' }).click();
+    await page.getByLabel('Organization', { exact: true }).selectOption({ label: orgName });
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Organization role').selectOption('viewer');
+    await page.getByRole('button', { name: 'Create invitation' }).click();
+    const link = await page.getByLabel('Invitation link').inputValue();
+    expect(link).toMatch(new RegExp(`^${baseUrl()}/accept-invitation\\?token=`));
+
+    await nav.getByRole('link', { name: 'Audit log' }).click();
+    await page.getByRole('table', { name: 'Audit log' }).getByRole('row', { name: /invitation\.create/ }).first().waitFor();
+    expect(admin.foreign).toEqual([]);
+    await admin.context.close();
+
+    // The invitee opens the link in a fresh browser.
+    const invitee = await openStudio(browser(), baseUrl());
+    await invitee.page.goto(link);
+    await invitee.page.getByLabel('Your name').fill('Fern Fieldworker');
+    await invitee.page.getByLabel('Password').fill('short');
+    await invitee.page.getByRole('button', { name: 'Create account' }).click();
+    // The browser's own check refuses a short password before any call.
+    expect(new URL(invitee.page.url()).pathname).toBe('/accept-invitation');
+    await invitee.page.getByLabel('Password').fill('fern-password-1');
+    await invitee.page.getByRole('button', { name: 'Create account' }).click();
+    await invitee.page.waitForURL(/\/workspace\/maps$/);
+    await invitee.page.getByRole('button', { name: 'Account of Fern Fieldworker' }).waitFor();
+    // Not an administrator: no Admin section.
+    expect(await invitee.page.getByRole('link', { name: 'Audit log' }).count()).toBe(0);
+    const me = await (await signedIn(email, 'fern-password-1')).me();
+    expect(me.memberships.map((m) => [m.organizationName, m.role])).toEqual([[orgName, 'viewer']]);
+
+    // The link works once.
+    await invitee.context.clearCookies();
+    await invitee.page.evaluate(() => localStorage.clear());
+    await invitee.page.goto(link);
+    await invitee.page.getByLabel('Your name').fill('Someone else');
+    await invitee.page.getByLabel('Password').fill('another-password-1');
+    await invitee.page.getByRole('button', { name: 'Create account' }).click();
+    await invitee.page.getByRole('alert').filter({ hasText: 'Invitation not found or already used' }).waitFor();
+    await invitee.page.screenshot({ path: '/tmp/studio-invitation.png' });
+    expect(invitee.foreign).toEqual([]);
+    await invitee.context.close();
+  });
+});
