@@ -118,6 +118,11 @@ describe('compile-time refusals', () => {
     expect(() => compilePipeline(node, ctx)).toThrow(message instanceof RegExp ? message : expect.objectContaining({ status: 422, message }));
   });
 
+  it('compile-time errors carry the node path too', () => {
+    const node = { type: 'limit', length: 1, input: [{ type: 'group', by: ['a'], expressions: ['b'], input: [ds] }] };
+    expect(() => compilePipeline(node, ctx)).toThrow(expect.objectContaining({ status: 422, details: 'at input[0] (group)' }));
+  });
+
   it('H3 on postgres is a 409 naming the missing extension', () => {
     const node = { type: 'select', expressions: ['h3_latlng_to_cell(lat, lng, 9)'], input: [ds] };
     expect(() => compilePipeline(node, { ...ctx, dialect: 'postgres' })).toThrow(

@@ -46,7 +46,21 @@ class Compiler {
     return `WITH ${this.ctes.join(',\n')}\nSELECT * FROM ${root.cte}${root.order ? ` ORDER BY ${root.order}` : ''}`;
   }
 
-  node(n: PipelineNode): Rel {
+  /** Compiles one node; a StudioError raised for it gets the node's path, like validation errors. */
+  node(n: PipelineNode, path = ''): Rel {
+    const child = (i: number) => this.node(n.input[i]!, `${path ? `${path}.` : ''}input[${i}]`);
+    try {
+      return this.build(n, child);
+    } catch (e) {
+      if (e instanceof StudioError && !e.details?.startsWith('at ')) {
+        const where = `at ${path || 'root'} (${n.type})`;
+        throw new StudioError(e.status, e.message, e.details ? `${where}; ${e.details}` : where, e.appStatusCode);
+      }
+      throw e;
+    }
+  }
+
+  private build(n: PipelineNode, child: (i: number) => Rel): Rel {
     switch (n.type) {
       case 'dataset': return this.add(`SELECT * FROM ${this.dataset(n.uuid)}`);
       case 'inline_data': return this.add(this.columns(n.format === 'CSV' ? csvColumns(n.data) : jsonColumns(n.data)));
@@ -55,15 +69,15 @@ class Compiler {
         return this.add(`SELECT unnest(CAST(${this.params.add(cells)} AS ${this.d.typeName('varchar')}[])) AS ${this.q(n.columnName ?? 'hex')}`);
       }
       case 'filter': {
-        const prev = this.node(n.input[0]!);
+        const prev = child(0);
         const e = parseExpression(n.expression);
         if (containsAggregate(e)) throw badInput('filter node: aggregate functions are not allowed in a filter (use a group node)');
         return this.add(`SELECT * FROM ${prev.cte} WHERE ${this.expr(e)}`, prev.order);
       }
-      case 'select': return this.select(n);
-      case 'group': return this.group(n);
+      case 'select': return this.select(n, child(0));
+      case 'group': return this.group(n, child(0));
       case 'sort': {
-        const prev = this.node(n.input[0]!);
+        const prev = child(0);
         const order = n.by
           .map((s) => parseSortKey(s))
           .map((k) => `${this.expr(k.expr)} ${k.desc ? 'DESC' : 'ASC'} NULLS LAST`)
@@ -71,19 +85,19 @@ class Compiler {
         return this.add(`SELECT * FROM ${prev.cte}`, order);
       }
       case 'limit': {
-        const prev = this.node(n.input[0]!);
+        const prev = child(0);
         const lim = `LIMIT ${this.params.add(n.length)}${n.offset ? ` OFFSET ${this.params.add(n.offset)}` : ''}`;
         return this.add(`SELECT * FROM ${prev.cte}${prev.order ? ` ORDER BY ${prev.order}` : ''} ${lim}`, prev.order);
       }
       case 'join': {
-        const l = this.node(n.input[0]!);
-        const r = this.node(n.input[1]!);
+        const l = child(0);
+        const r = child(1);
         const keys = [...new Set(n.on.flatMap((o) => o.columns))];
         const kind = n.join === 'FULL' ? 'FULL OUTER' : n.join === 'LEFT' ? 'LEFT OUTER' : 'INNER';
         // USING: equal keys, one key column in the output, coalesced in a FULL join, NULL never matches.
         return this.add(`SELECT * FROM ${l.cte} ${kind} JOIN ${r.cte} USING (${keys.map(this.q).join(', ')})`);
       }
-      case 'enrich': return this.enrich(n);
+      case 'enrich': return this.enrich(n, child(0));
       case 'databaseQuery':
         throw conflict('The databaseQuery node needs a data connection', `connectionId ${n.connectionId} is not available to the pipeline engine`);
       case 'hexTile': case 'tileExtract': case 'tileQuantiles': case 'tileJoin':
@@ -103,8 +117,7 @@ class Compiler {
     });
   }
 
-  private select(n: NodeOf<'select'>): Rel {
-    const prev = this.node(n.input[0]!);
+  private select(n: NodeOf<'select'>, prev: Rel): Rel {
     if (n.expressions.length === 1 && n.expressions[0]!.trim() === '*') return this.add(`SELECT * FROM ${prev.cte}`, prev.order);
     const items = this.items(n.expressions);
     for (const it of items) {
@@ -115,8 +128,7 @@ class Compiler {
     return this.add(`SELECT ${list} FROM ${prev.cte}${prev.order ? ` ORDER BY ${prev.order}` : ''}`);
   }
 
-  private group(n: NodeOf<'group'>): Rel {
-    const prev = this.node(n.input[0]!);
+  private group(n: NodeOf<'group'>, prev: Rel): Rel {
     const by = this.items(n.by);
     const aggs = this.items(n.expressions, by.length);
     const byCols = new Set(by.filter((b) => b.expr.kind === 'column').map((b) => (b.expr as { name: string }).name));
@@ -133,8 +145,7 @@ class Compiler {
     return this.add(`SELECT ${list} FROM ${prev.cte}${groupBy}`);
   }
 
-  private enrich(n: NodeOf<'enrich'>): Rel {
-    const prev = this.node(n.input[0]!);
+  private enrich(n: NodeOf<'enrich'>, prev: Rel): Rel {
     const src = this.dataset((n.sourceId ?? n.source)!);
     const cell = this.q(n.sourceCellColumn ?? 'hex');
     const add = (Array.isArray(n.sourceColumn) ? n.sourceColumn : [n.sourceColumn!]).map((c) => `s.${this.q(c)}`);
