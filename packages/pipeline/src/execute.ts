@@ -1,4 +1,5 @@
 import { BOOLEAN, DOUBLE, LIST, VARCHAR, listValue, type DuckDBConnection, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
+import { StudioError } from '@studio/schema';
 import type { Pool } from 'pg';
 import { compilePipeline, type CompiledQuery, type DatasetResolver } from './compile/pipeline';
 
@@ -24,8 +25,24 @@ function duckParam(v: unknown): { value: DuckDBValue; type: DuckDBType } {
   return { value: v as DuckDBValue, type: scalarType(v) };
 }
 
+/** DuckDB error classes a pipeline's content can cause (unknown column, bad cast, ...): a 422, not a 500. */
+const DUCK_USER_ERROR = /^(Binder|Conversion|Parser|Invalid Input|Catalog|Out of Range|Mismatch Type|Invalid) Error/;
+/** PostgreSQL SQLSTATE classes 22 (data exception) and 42 (syntax error or access rule violation). */
+const PG_USER_ERROR = /^(22|42)/;
+
+const queryFailed = (e: unknown) => new StudioError(422, `The query failed: ${(e as Error).message}`);
+
 /** Runs a compiled query on DuckDB as a prepared statement with bound parameters. */
 export async function executeDuckDB(connection: DuckDBConnection, q: CompiledQuery): Promise<Row[]> {
+  try {
+    return await runDuckDB(connection, q);
+  } catch (e) {
+    if (e instanceof Error && DUCK_USER_ERROR.test(e.message)) throw queryFailed(e);
+    throw e;
+  }
+}
+
+async function runDuckDB(connection: DuckDBConnection, q: CompiledQuery): Promise<Row[]> {
   const bound = q.params.map(duckParam);
   const prepared = await connection.prepare(q.sql);
   try {
@@ -39,8 +56,13 @@ export async function executeDuckDB(connection: DuckDBConnection, q: CompiledQue
 
 /** Runs a compiled query on PostgreSQL; int8/numeric come back as numbers, timestamps as ISO strings. */
 export async function executePostgres(pool: Pool, q: CompiledQuery): Promise<Row[]> {
-  const res = await pool.query({ text: q.sql, values: q.params, types: { getTypeParser: pgTypeParser } as never });
-  return res.rows as Row[];
+  try {
+    const res = await pool.query({ text: q.sql, values: q.params, types: { getTypeParser: pgTypeParser } as never });
+    return res.rows as Row[];
+  } catch (e) {
+    if (PG_USER_ERROR.test(String((e as { code?: unknown }).code ?? ''))) throw queryFailed(e);
+    throw e;
+  }
 }
 
 const identity = (s: string) => s;

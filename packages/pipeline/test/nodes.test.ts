@@ -283,6 +283,13 @@ it('hexify res 15 cells are res 15 and centered inside the square (independent c
   }
 });
 
+it.each<Engine>(['duckdb', 'postgres'])('%s: an unknown column is a 422 at run time', async (engine) => {
+  await expect(engines.run(engine, { type: 'filter', expression: 'nope > 1', input: [ds('people')] })).rejects.toMatchObject({
+    status: 422,
+    message: expect.stringMatching(/^The query failed: .*nope/),
+  });
+});
+
 it('stub nodes name their missing prerequisite (409)', async () => {
   const dbq = { type: 'databaseQuery', query: 'select 1', connectionId: 'c1' };
   await expect(engines.run('duckdb', dbq)).rejects.toMatchObject({ status: 409, message: 'The databaseQuery node needs a data connection' });
