@@ -14,7 +14,7 @@ import { detectRoles } from './detect';
 import type { PooledConnection } from './pool';
 import { quoteLiteral } from './sql';
 import { parseCopyStats, statsOf, type CopyStats } from './stats';
-import { removeQuietly, type ObjectStore } from './store';
+import { checkKey, removeQuietly, type ObjectStore } from './store';
 import type { IngestResult } from './types';
 
 export interface IngestOptions {
@@ -169,6 +169,7 @@ export async function ingest(
   opts: IngestOptions,
 ): Promise<IngestResult> {
   let format = formatOf(opts.contentType);
+  checkKey(opts.key); // before the work, not at the final put
   const progress = (() => {
     let last = 0;
     return (f: number) => {
