@@ -13,6 +13,10 @@ export const RESOURCE_TYPES = [
   'query-template',
   'map-asset',
   'project',
+  // State collections (analytics-and-admin §7): saved states of insights, maps and workbooks.
+  'insight-state',
+  'studio-state',
+  'workbook-state',
 ] as const;
 export const ResourceType = z.enum(RESOURCE_TYPES);
 export type ResourceType = z.infer<typeof ResourceType>;

@@ -21,6 +21,7 @@ export interface Studio {
 export async function buildStudio(config: StudioConfig, opts: { inMemoryCatalog?: boolean; logger?: boolean } = {}): Promise<Studio> {
   const store = await openCatalog({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, inMemory: opts.inMemoryCatalog });
   const services = await buildServices(config, store.db);
+  await services.datasets.failStalePending();
   const app = Fastify({ logger: opts.logger ? { level: config.logLevel } : false, bodyLimit: 64 * 1024 * 1024, trustProxy: true });
   installErrorHandling(app);
   // Bodies that are not JSON (files, images) reach handlers as the raw stream: uploads never buffer.
@@ -51,6 +52,7 @@ export async function buildStudio(config: StudioConfig, opts: { inMemoryCatalog?
     routes,
     close: async () => {
       await app.close();
+      services.engine.close();
       await store.close();
     },
   };

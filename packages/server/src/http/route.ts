@@ -78,6 +78,36 @@ function parse(schema: z.ZodType | undefined, value: unknown, where: string): un
 
 /** Registers every route with one pipeline: authenticate, validate, authorize, handle. */
 export function registerRoutes(app: FastifyInstance, routes: RouteDef[], services: Services): void {
+  const parsed = routes.filter((r) => !r.rawBody);
+  const raw = routes.filter((r) => r.rawBody);
+  addRoutes(app, parsed, services);
+  // Raw-body routes live in their own context where no parser runs: whatever the content type (JSON
+  // included), the handler gets the request stream, so uploads never buffer in memory.
+  app.register(async (child) => {
+    child.removeAllContentTypeParsers();
+    child.addContentTypeParser('*', (_req, payload, done) => done(null, payload));
+    addRoutes(child, raw, services);
+  });
+}
+
+/** Reads a small JSON body from a raw-body route's stream (e.g. a thumbnail policy request). */
+export async function readJsonBody(stream: unknown, maxBytes = 64 * 1024): Promise<unknown> {
+  if (!stream || typeof (stream as AsyncIterable<Buffer>)[Symbol.asyncIterator] !== 'function') return undefined;
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of stream as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > maxBytes) throw new StudioError(413, 'Request body is too large');
+    chunks.push(chunk);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    throw new StudioError(422, 'Invalid request: the body is not valid JSON');
+  }
+}
+
+function addRoutes(app: FastifyInstance, routes: RouteDef[], services: Services): void {
   for (const def of routes) {
     app.route({
       method: def.method,

@@ -9,6 +9,10 @@ import { tagRoutes } from './tags';
 import { legalRoutes } from './legal';
 import { adminRoutes } from './admin';
 import { uploadRoutes } from './uploads';
+import { mapAssetRoutes } from './map-assets';
+import { dataConnectionRoutes } from './data-connections';
+import { dataQueryRoutes } from './data-queries';
+import { datasetRoutes } from './datasets';
 
 /** The route table: every call the server answers, in one list the tests and OpenAPI read. */
 export const allRoutes: RouteDef[] = [
@@ -17,9 +21,13 @@ export const allRoutes: RouteDef[] = [
   ...userRoutes,
   ...apiKeyRoutes,
   ...recordRoutes,
+  ...datasetRoutes,
   ...permissionRoutes,
   ...tagRoutes,
   ...legalRoutes,
   ...adminRoutes,
   ...uploadRoutes,
+  ...mapAssetRoutes,
+  ...dataConnectionRoutes,
+  ...dataQueryRoutes,
 ];

@@ -15,7 +15,7 @@ import {
   type RecordCollection,
   type ResourceType,
 } from '@studio/schema';
-import { defineRoute, requireCaller, type RouteDef, type RouteContext } from '../http/route';
+import { defineRoute, readJsonBody, requireCaller, type RouteDef, type RouteContext } from '../http/route';
 import type { Services } from '../services';
 import type { ListScope, ResourceRow } from '../services/records';
 import { assertCanCreate } from '../services/quota';
@@ -35,7 +35,14 @@ export async function recordItem(services: Services, row: ResourceRow, ctx: Pick
 }
 
 /** The list calls of a collection: own, organization, shared with me, samples. */
-export function listRoutes(base: string, type: ResourceType, tag: string, specIds: Partial<Record<ListScope, string>>): RouteDef[] {
+export function listRoutes(
+  base: string,
+  type: ResourceType,
+  tag: string,
+  specIds: Partial<Record<ListScope, string>>,
+  /** A kind with its own filters and wire fields lists through `list` (given the effective scope). */
+  custom?: { query: z.ZodObject; list: (ctx: RouteContext<unknown, Record<string, unknown>, unknown>, scope: ListScope) => Promise<unknown> },
+): RouteDef[] {
   const scopes: [string, ListScope, string][] = [
     ['', 'own', `${RESOURCE_LABELS[type]}s the caller owns (administrators with isAdmin=true: all)`],
     ['/for-organization', 'organization', `${RESOURCE_LABELS[type]}s of the caller's organizations`],
@@ -52,11 +59,12 @@ export function listRoutes(base: string, type: ResourceType, tag: string, specId
         summary,
         tag,
         auth: 'user',
-        query: ListQuery,
+        query: custom ? ListQuery.extend(custom.query.shape) : ListQuery,
         handler: async (ctx) => {
           const caller = requireCaller(ctx);
           const effective = scope === 'own' && ctx.adminMode ? 'all' : scope;
-          return ctx.services.records.list(caller, type, { ...ctx.query, scope: effective });
+          if (custom) return custom.list(ctx as RouteContext<unknown, Record<string, unknown>, unknown>, effective);
+          return ctx.services.records.list(caller, type, { ...(ctx.query as z.infer<typeof ListQuery>), scope: effective });
         },
       }),
     );
@@ -73,7 +81,7 @@ async function thumbnail(ctx: RouteContext<{ id: string }, unknown, unknown>) {
     await ctx.services.audit.record(caller, 'thumbnail.upload', row.type, row.id);
     return recordItem(ctx.services, (await ctx.services.records.get(row.id))!, ctx);
   }
-  const parsed = ThumbnailRequest.safeParse(ctx.req.body);
+  const parsed = ThumbnailRequest.safeParse(await readJsonBody(ctx.req.body));
   if (!parsed.success) throw badInput('Unsupported content type', `Thumbnails must be one of ${IMAGE_TYPES.join(', ')}`);
   const policy = ctx.services.policies.issue({ purpose: 'thumbnail', resourceId: row.id, contentType: parsed.data.contentType, maxBytes: THUMBNAIL_MAX_BYTES });
   return { item: policy };
@@ -101,6 +109,27 @@ const readThumbnail = (type: ResourceType, base: string, tag: string) =>
       return reply.header('content-type', resource!.thumbnail_type ?? 'image/png').header('cache-control', 'private, max-age=300').send(bytes);
     },
   });
+
+/** PUT and POST /{id}/thumbnail (policy or upload) and GET /{id}/thumbnail of one collection. */
+export function thumbnailRoutes(type: ResourceType, base: string, tag: string, [putId, postId]: [string, string]): RouteDef[] {
+  return [
+    ...(['PUT', 'POST'] as const).map((method) =>
+      defineRoute({
+        spec: [method === 'PUT' ? putId : postId],
+        method,
+        url: `${base}/{id}/thumbnail`,
+        summary: 'With JSON {contentType}: a signed upload policy for the thumbnail. With an image body: the thumbnail itself.',
+        tag,
+        auth: 'user',
+        params: IdParam,
+        rawBody: true,
+        resource: { type, param: 'id', action: 'write' },
+        handler: (ctx) => thumbnail(ctx as RouteContext<{ id: string }, unknown, unknown>),
+      }),
+    ),
+    readThumbnail(type, base, tag),
+  ];
+}
 
 /** Spec row ids of one record collection, in the order of analytics-and-admin §7. */
 export interface CollectionSpecIds {
@@ -198,21 +227,7 @@ export function recordCollectionRoutes(collection: RecordCollection, type: Resou
         return recordItem(ctx.services, row, ctx);
       },
     }),
-    ...(['PUT', 'POST'] as const).map((method) =>
-      defineRoute({
-        spec: [method === 'PUT' ? ids.thumbPut : ids.thumbPost],
-        method,
-        url: `${base}/{id}/thumbnail`,
-        summary: 'With JSON {contentType}: a signed upload policy for the thumbnail. With an image body: the thumbnail itself.',
-        tag,
-        auth: 'user',
-        params: IdParam,
-        rawBody: true,
-        resource: guard('write'),
-        handler: (ctx) => thumbnail(ctx as RouteContext<{ id: string }, unknown, unknown>),
-      }),
-    ),
-    readThumbnail(type, base, tag),
+    ...thumbnailRoutes(type, base, tag, [ids.thumbPut, ids.thumbPost]),
     defineRoute({
       spec: [ids.clone],
       method: 'POST',

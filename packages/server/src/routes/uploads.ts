@@ -4,6 +4,7 @@ import { defineRoute } from '../http/route';
 import { storeThumbnail } from './records';
 import type { Services } from '../services';
 import type { PolicyClaims } from '../services/uploads';
+import { mapAssetUploadHandlers } from './map-assets';
 
 /** What each upload purpose does with the bytes once the policy checks out. */
 export type UploadHandler = (services: Services, claims: PolicyClaims, contentType: string, body: NodeJS.ReadableStream) => Promise<unknown>;
@@ -18,6 +19,17 @@ export const uploadHandlers = new Map<string, UploadHandler>([
       return { id: row.id, contentType };
     },
   ],
+  [
+    'dataset-data',
+    async (services, claims, contentType, body) => {
+      const row = await services.records.get(claims.resourceId);
+      if (!row || row.type !== 'dataset') throw new StudioError(409, 'Record is not upload-ready');
+      const ready = await services.datasets.ingestUpload(row, body, contentType, undefined);
+      const [item] = await services.datasets.toWire([ready], () => 'owner');
+      return item;
+    },
+  ],
+  ...mapAssetUploadHandlers,
 ]);
 
 export const uploadRoutes = [

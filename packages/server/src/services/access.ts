@@ -24,7 +24,13 @@ export const RESOURCE_LABELS: Record<ResourceType, string> = {
   'query-template': 'Query template',
   'map-asset': 'Map asset',
   project: 'Project',
+  'insight-state': 'Insight state',
+  'studio-state': 'Studio state',
+  'workbook-state': 'Workbook state',
 };
+
+/** Saved states follow the record they point to (attrs.recordId), not their organization. */
+const STATE_TYPES: ReadonlySet<string> = new Set(['insight-state', 'studio-state', 'workbook-state']);
 
 /**
  * The one place that decides what a caller may do with a resource (catalog §6):
@@ -44,7 +50,15 @@ export class AccessService {
     if (!caller) return strongest(...grants);
     if (adminMode && caller.isAdmin) return 'admin';
     if (resource.owner_id === caller.user.id) return 'owner';
-    if (resource.organization_id && caller.orgIds.includes(resource.organization_id)) grants.push('viewer');
+    const isState = STATE_TYPES.has(resource.type);
+    if (resource.organization_id && caller.orgIds.includes(resource.organization_id) && !isState) grants.push('viewer');
+    const target = isState ? (resource.attrs as { recordId?: unknown } | null)?.recordId : undefined;
+    if (typeof target === 'string') {
+      const row = await this.db.selectFrom('resources').selectAll().where('id', '=', target).executeTakeFirst();
+      // Reading or writing the record reads or writes its state; sharing the state stays with its owner.
+      const onRecord = row ? await this.accessOf(caller, row, adminMode) : 'none';
+      grants.push(onRecord === 'owner' || onRecord === 'admin' ? 'editor' : onRecord);
+    }
     let query = this.db
       .selectFrom('permissions')
       .select('role')

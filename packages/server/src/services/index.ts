@@ -7,6 +7,8 @@ import { AccessService } from './access';
 import { AuditService } from './audit';
 import { RecordService } from './records';
 import { BlobStore, UploadPolicies } from './uploads';
+import { Engine } from '@studio/engine';
+import { DatasetService } from './datasets';
 
 /** Everything a route handler may use; built once per server from the catalog and config. */
 export interface Services {
@@ -19,10 +21,15 @@ export interface Services {
   records: RecordService;
   policies: UploadPolicies;
   blobs: BlobStore;
+  engine: Engine;
+  datasets: DatasetService;
 }
 
 export async function buildServices(config: StudioConfig, db: Db): Promise<Services> {
   const secrets = await Secrets.load(db, config.secret);
+  const records = new RecordService(db);
+  const engine = await Engine.open({ dataDir: config.dataDir });
+  await engine.cleanTemp();
   return {
     config,
     db,
@@ -30,8 +37,10 @@ export async function buildServices(config: StudioConfig, db: Db): Promise<Servi
     auth: new AuthService(db),
     access: new AccessService(db),
     audit: new AuditService(db),
-    records: new RecordService(db),
+    records,
     policies: new UploadPolicies(secrets),
     blobs: new BlobStore(path.join(config.dataDir, 'blobs')),
+    engine,
+    datasets: new DatasetService(db, engine, records),
   };
 }

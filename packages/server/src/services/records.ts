@@ -26,6 +26,8 @@ export interface ListOptions {
   search?: string;
   tag?: string;
   importSource?: string;
+  /** Kind filters: attrs key to the values it may have (e.g. assetType in [map-style]). */
+  attrs?: Record<string, string[]>;
   sortBy: 'name' | 'createdAt' | 'updatedAt';
   sortOrder: 'asc' | 'desc';
   offset: number;
@@ -146,6 +148,7 @@ export class RecordService {
     }
     if (opts.search) q = q.where('r.name', 'ilike', `%${opts.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
     if (opts.importSource) q = q.where('r.import_source', '=', opts.importSource);
+    for (const [key, values] of Object.entries(opts.attrs ?? {})) if (values.length) q = q.where(sql<string>`r.attrs->>${key}`, 'in', values);
     if (opts.tag) {
       const tag = opts.tag;
       q = q.where('r.id', 'in', (eb) => eb.selectFrom('tag_links').select('resource_id').where('tag_id', '=', tag));

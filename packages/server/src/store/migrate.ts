@@ -1,10 +1,12 @@
 import { Migrator, type Migration, type MigrationProvider } from 'kysely/migration';
 import type { Db } from './db';
 import * as m001 from './migrations/001-spine';
+import * as m002 from './migrations/002-catalog-kinds';
 
 /** Versioned migrations, in order; a new one is a new file and a new line here, never an edit. */
 const MIGRATIONS: Record<string, Migration> = {
   '001-spine': m001,
+  '002-catalog-kinds': m002,
 };
 
 class InCodeProvider implements MigrationProvider {

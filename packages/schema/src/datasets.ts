@@ -1,0 +1,115 @@
+import { z } from 'zod';
+import { Id, IsoDate } from './common';
+import { StudioRecord } from './records';
+
+export const DATASET_TYPES = ['managed', 'externally-hosted', 'vector-tile', 'raster-tile', 'hex-tile', 'sql', 'wms', 'tile3d'] as const;
+export const DatasetType = z.enum(DATASET_TYPES);
+export type DatasetType = z.infer<typeof DatasetType>;
+
+/**
+ * Dataset status (catalog §3, §4; transitions decided here, see docs/datasets.md):
+ * new -> pending (data arriving or being ingested) -> ready | error; ready | error -> pending when data is
+ * replaced. A dataset with no stored data to read is never `ready`.
+ */
+export const DATASET_STATUSES = ['new', 'pending', 'ready', 'error'] as const;
+export const DatasetStatus = z.enum(DATASET_STATUSES);
+export type DatasetStatus = z.infer<typeof DatasetStatus>;
+
+export const DATASET_TRANSITIONS: Record<DatasetStatus, readonly DatasetStatus[]> = {
+  new: ['pending', 'error'],
+  pending: ['ready', 'error'],
+  ready: ['pending'],
+  error: ['pending'],
+};
+
+export const COLUMN_TYPES = ['STRING', 'INTEGER', 'BIGINT', 'FLOAT', 'DOUBLE', 'DECIMAL', 'BOOLEAN', 'GEOMETRY', 'DATE', 'TIMESTAMP', 'ARRAY', 'STRUCT', 'MAP', 'VARIANT'] as const;
+export const ColumnType = z.enum(COLUMN_TYPES);
+
+export const DatasetColumn = z.object({
+  name: z.string(),
+  type: ColumnType,
+  duckdbType: z.string(),
+  role: z.enum(['latitude', 'longitude', 'geometry', 'h3', 'timestamp']).optional(),
+  stats: z.object({
+    nullCount: z.number(),
+    min: z.union([z.number(), z.string()]).optional(),
+    max: z.union([z.number(), z.string()]).optional(),
+    mean: z.number().optional(),
+    distinctCount: z.number().optional(),
+  }),
+});
+export type DatasetColumn = z.infer<typeof DatasetColumn>;
+
+/** Upload media types (catalog §5: json, parquet, csv, tsv; GeoJSON is JSON). */
+export const UPLOAD_CONTENT_TYPES = [
+  'text/csv',
+  'text/tab-separated-values',
+  'application/json',
+  'application/x-ndjson',
+  'application/geo+json',
+  'application/vnd.apache.parquet',
+  'application/x-parquet',
+  'application/octet-stream',
+] as const;
+
+export const DatasetMetadata = z.object({
+  /** Where the data is read: `GET /v1/datasets/{id}/data`. */
+  storageReadPath: z.string().nullable(),
+  source: z.string().nullable(),
+  pipelineType: z.string().nullable(),
+  contentType: z.string().nullable(),
+  rowCount: z.number().nullable(),
+  byteSize: z.number().nullable(),
+  columns: z.array(DatasetColumn),
+  detected: z.object({
+    latitude: z.string().optional(),
+    longitude: z.string().optional(),
+    geometry: z.string().optional(),
+    h3: z.string().optional(),
+    timestamp: z.string().optional(),
+  }),
+  errorMessage: z.string().nullable(),
+  errorDetails: z.string().nullable(),
+  query: z.string().nullable(),
+  ingestedAt: IsoDate.nullable(),
+});
+export type DatasetMetadata = z.infer<typeof DatasetMetadata>;
+
+export const Dataset = StudioRecord.omit({ type: true }).extend({
+  type: DatasetType,
+  status: DatasetStatus,
+  metadata: DatasetMetadata,
+  dataConnectionId: Id.nullable(),
+});
+export type Dataset = z.infer<typeof Dataset>;
+
+export const DatasetCreate = z.object({
+  name: z.string().trim().min(1, 'Name must not be empty').max(500).default('Untitled dataset'),
+  description: z.string().max(10_000).default(''),
+  type: DatasetType.default('managed'),
+  dataConnectionId: Id.optional(),
+  /** Ask for a signed post policy to upload the data with (managed datasets). */
+  contentType: z.enum(UPLOAD_CONTENT_TYPES).optional(),
+  metadata: z.object({ source: z.string().max(2000).optional(), url: z.url().optional() }).optional(),
+});
+
+export const DatasetUpdate = z.object({
+  name: z.string().trim().min(1, 'Name must not be empty').max(500).optional(),
+  description: z.string().max(10_000).optional(),
+  ownerId: Id.optional(),
+});
+
+export const DatasetFromQuery = z.object({
+  name: z.string().trim().min(1).max(500).default('Query result'),
+  description: z.string().max(10_000).default(''),
+  query: z.string().trim().min(1, 'Query must not be empty').max(100_000),
+  connectionId: Id.optional(),
+});
+
+export const WorkbenchBody = z.object({
+  connectionId: Id.optional(),
+  schemaName: z.string().max(200).optional(),
+  tableName: z.string().max(200).optional(),
+  workbenchDataSource: z.string().max(100_000).optional(),
+  includeHeader: z.boolean().optional(),
+});

@@ -1,0 +1,85 @@
+import { z } from 'zod';
+import { sql } from 'kysely';
+import { ConnectionListQuery, DataConnectionBody, Id, isDatabaseConnectionType } from '@studio/schema';
+import { defineRoute, requireCaller, type RouteContext, type RouteDef } from '../http/route';
+import type { ResourceRow } from '../services/records';
+import { assertDatabaseConnection, assertParent, storedConnection } from '../services/connections';
+import { kindRoutes, readableItems, withFields, type Kind } from './kinds';
+
+const BASE = '/v1/data-connections';
+
+function fields(row: ResourceRow) {
+  const c = storedConnection(row);
+  if (!c) return null;
+  return { connectionType: c.type, config: c.config, hasCredentials: Boolean(c.credentials), parentId: c.parentId ?? null, isDatabase: isDatabaseConnectionType(c.type) };
+}
+
+const kind: Kind<typeof DataConnectionBody, typeof DataConnectionBody> = {
+  type: 'data-connection',
+  base: BASE,
+  tag: 'data-connections',
+  spec: { list: 'CAT-090', org: 'CAT-091', get: 'CAT-092', create: 'CAT-095', update: 'CAT-096', del: 'CAT-097' },
+  create: DataConnectionBody,
+  update: DataConnectionBody,
+  unparseable: 'Could not parse data connection',
+  fields,
+  listQuery: ConnectionListQuery,
+  listAttrs: (q) => (Array.isArray(q.types) ? { type: q.types as string[] } : undefined),
+  toAttrs: async ({ services }, body, row) => {
+    const { name: _n, description: _d, type, parentId, credentials, ...config } = body;
+    if (parentId) await assertParent(services.db, parentId, row?.id);
+    // Credentials are sealed at rest and never answered (hasCredentials says whether there are any).
+    const sealed = credentials === undefined ? {} : { credentials: credentials && services.secrets.encrypt(JSON.stringify(credentials)) };
+    return { type, config, parentId: parentId ?? null, ...sealed };
+  },
+};
+
+const IdParam = z.object({ id: Id });
+const ReadQuery = z.object({ isAdmin: z.string().optional() });
+
+/** Records pointing at this connection through an attrs key, as the caller may read them. */
+async function pointingAt(ctx: RouteContext<{ id: string }, unknown, unknown>, type: 'dataset' | 'data-connection', key: string) {
+  const rows = await ctx.services.db
+    .selectFrom('resources')
+    .selectAll()
+    .where('type', '=', type)
+    .where(sql<string>`attrs->>${key}`, '=', ctx.params.id)
+    .orderBy('name')
+    .orderBy('id')
+    .execute();
+  return readableItems(ctx, rows);
+}
+
+export const dataConnectionRoutes: RouteDef[] = [
+  ...kindRoutes(kind),
+  defineRoute({
+    spec: ['CAT-093'],
+    method: 'GET',
+    url: `${BASE}/{id}/datasets`,
+    summary: 'Datasets read through this connection (attrs.connectionId), as the caller may see them',
+    tag: 'data-connections',
+    auth: 'user',
+    params: IdParam,
+    query: ReadQuery,
+    resource: { type: 'data-connection', param: 'id', action: 'read' },
+    handler: async (ctx) => {
+      requireCaller(ctx);
+      return pointingAt(ctx, 'dataset', 'connectionId');
+    },
+  }),
+  defineRoute({
+    spec: ['CAT-094'],
+    method: 'GET',
+    url: `${BASE}/{id}/connections`,
+    summary: "The connection's child connections (schemas); storage connections have none: 'Not a database connection'",
+    tag: 'data-connections',
+    auth: 'user',
+    params: IdParam,
+    query: ReadQuery,
+    resource: { type: 'data-connection', param: 'id', action: 'read' },
+    handler: async (ctx) => {
+      assertDatabaseConnection(ctx.resource!);
+      return withFields(ctx.services, kind, await pointingAt(ctx, 'data-connection', 'parentId'));
+    },
+  }),
+];

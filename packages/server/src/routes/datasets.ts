@@ -1,0 +1,287 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { z } from 'zod';
+import {
+  DatasetCreate,
+  DatasetUpdate,
+  Id,
+  QueryBool,
+  StudioError,
+  badInput,
+  type Access,
+} from '@studio/schema';
+import { defineRoute, requireCaller, type RouteContext, type RouteDef } from '../http/route';
+import { listRoutes } from './records';
+import { assertCanCreate } from '../services/quota';
+import { datasetAttrs, EMPTY_METADATA, type DatasetAttrs } from '../services/datasets';
+import type { Services } from '../services';
+import type { ResourceRow } from '../services/records';
+
+const IdParam = z.object({ id: Id });
+const AdminQuery = z.object({ isAdmin: QueryBool.optional() });
+export const ARROW_STREAM = 'application/vnd.apache.arrow.stream';
+/** Dataset uploads: large files are the point, so the cap is far above the JSON body limit. */
+export const UPLOAD_MAX_BYTES = 20 * 1024 ** 3;
+
+async function datasetItem(services: Services, row: ResourceRow, ctx: Pick<RouteContext<unknown, unknown, unknown>, 'caller' | 'adminMode'>) {
+  const access = await services.access.accessOf(ctx.caller, row, ctx.adminMode);
+  const [item] = await services.datasets.toWire([row], () => access);
+  return { item: item! };
+}
+
+function newAttrs(type: DatasetAttrs['datasetType'], extra: Partial<DatasetAttrs> = {}): DatasetAttrs {
+  return { datasetType: type, status: 'new', storageKey: null, dataConnectionId: null, metadata: { ...EMPTY_METADATA }, ...extra };
+}
+
+const contentTypeOf = (ctx: RouteContext<unknown, unknown, unknown>) => String(ctx.req.headers['content-type'] ?? '').trim();
+
+/** Upload the request body as the dataset's data; answers the dataset, or the ingestion error. */
+async function uploadInto(ctx: RouteContext<unknown, unknown, unknown>, row: ResourceRow) {
+  const contentType = contentTypeOf(ctx);
+  if (!contentType) throw badInput('Unsupported content type', 'Send the file with its media type as Content-Type');
+  const body = ctx.req.body as NodeJS.ReadableStream | undefined;
+  if (!body || typeof body.pipe !== 'function') throw badInput('Unsupported content type', 'The body must be the file itself');
+  const ready = await ctx.services.datasets.ingestUpload(row, body, contentType, ctx.req.headers['content-encoding'] as string | undefined);
+  await ctx.services.audit.record(ctx.caller, 'dataset.upload', 'dataset', row.id, { contentType });
+  return datasetItem(ctx.services, ready, ctx);
+}
+
+export const datasetRoutes: RouteDef[] = [
+  ...listRoutes('/v1/datasets', 'dataset', 'datasets', { own: 'CAT-101', organization: 'CAT-103', shared: 'CAT-104' }).map((r) => wrapList(r)),
+  wrapList(
+    defineRoute({
+      spec: ['CAT-102'],
+      method: 'GET',
+      url: '/v1/datasets/sample',
+      summary: 'Sample datasets built from public data',
+      tag: 'datasets',
+      auth: 'user',
+      handler: async (ctx) => ctx.services.records.list(requireCaller(ctx), 'dataset', { scope: 'samples', sortBy: 'name', sortOrder: 'asc', offset: 0, limit: 1000 }),
+    }),
+  ),
+  defineRoute({
+    spec: ['CAT-105'],
+    method: 'GET',
+    url: '/v1/datasets/{id}',
+    summary: 'One dataset with its schema, statistics and status',
+    tag: 'datasets',
+    auth: 'user',
+    params: IdParam,
+    query: AdminQuery,
+    resource: { type: 'dataset', param: 'id', action: 'read' },
+    handler: async (ctx) => datasetItem(ctx.services, ctx.resource!, ctx),
+  }),
+  defineRoute({
+    spec: ['CAT-106'],
+    method: 'GET',
+    url: '/v1/datasets/{id}/data',
+    summary: `The stored data: an Arrow IPC stream when Accept is ${ARROW_STREAM}, CSV otherwise`,
+    tag: 'datasets',
+    auth: 'user',
+    params: IdParam,
+    query: AdminQuery,
+    resource: { type: 'dataset', param: 'id', action: 'read' },
+    handler: async (ctx) => {
+      const a = datasetAttrs(ctx.resource!);
+      if (a.status !== 'ready' || !a.storageKey) throw new StudioError(409, `Dataset is not ready (status: ${a.status})`, a.metadata.errorMessage ?? undefined);
+      const abort = new AbortController();
+      ctx.req.raw.on('close', () => abort.abort());
+      const arrow = String(ctx.req.headers.accept ?? '').includes(ARROW_STREAM);
+      const stream = arrow ? ctx.services.engine.arrowStream(a.storageKey, { signal: abort.signal }) : ctx.services.engine.csvStream(a.storageKey, { signal: abort.signal });
+      const safeName = ctx.resource!.name.replace(/[^\w.-]+/g, '_').slice(0, 100) || 'dataset';
+      return ctx.reply
+        .header('content-type', arrow ? ARROW_STREAM : 'text/csv; charset=utf-8')
+        .header('content-disposition', `attachment; filename="${safeName}.${arrow ? 'arrow' : 'csv'}"`)
+        .send(Readable.from(stream, { objectMode: false }));
+    },
+  }),
+  defineRoute({
+    spec: ['CAT-107'],
+    method: 'GET',
+    url: '/v1/datasets/{id}/maps',
+    summary: 'Maps that use this dataset and that the caller can read',
+    tag: 'datasets',
+    auth: 'user',
+    params: IdParam,
+    resource: { type: 'dataset', param: 'id', action: 'read' },
+    handler: async (ctx) => {
+      const ids = await ctx.services.db.selectFrom('resource_links as l').innerJoin('resources as r', 'r.id', 'l.resource_id').select('r.id').where('l.linked_id', '=', ctx.resource!.id).where('r.type', '=', 'map').execute();
+      const rows = await Promise.all(ids.map((i) => ctx.services.records.get(i.id)));
+      const visible: { row: ResourceRow; access: Access }[] = [];
+      for (const row of rows) {
+        if (!row) continue;
+        const access = await ctx.services.access.accessOf(ctx.caller, row, ctx.adminMode);
+        if (access !== 'none') visible.push({ row, access });
+      }
+      const items = await ctx.services.records.toWire(visible.map((v) => v.row), (r) => visible.find((v) => v.row.id === r.id)!.access);
+      return { items };
+    },
+  }),
+  defineRoute({
+    spec: ['CAT-108'],
+    method: 'GET',
+    url: '/v1/datasets/{id}/query-execution',
+    summary: 'How the dataset was last produced: its ingestion or query execution',
+    tag: 'datasets',
+    auth: 'user',
+    params: IdParam,
+    resource: { type: 'dataset', param: 'id', action: 'read' },
+    handler: async (ctx) => {
+      const a = datasetAttrs(ctx.resource!);
+      const state = { new: 'queued', pending: 'running', ready: 'success', error: 'failure' }[a.status];
+      return {
+        item: {
+          queryExecutionId: ctx.resource!.id,
+          datasetId: ctx.resource!.id,
+          status: state,
+          query: a.metadata.query,
+          rowCount: a.metadata.rowCount,
+          errorMessage: a.metadata.errorMessage,
+          finishedAt: a.metadata.ingestedAt,
+        },
+      };
+    },
+  }),
+  defineRoute({
+    spec: ['CAT-109'],
+    method: 'POST',
+    url: '/v1/datasets',
+    summary: 'Create a dataset; with contentType, the answer carries a signed post policy for its data',
+    tag: 'datasets',
+    auth: 'user',
+    body: DatasetCreate,
+    status: 201,
+    handler: async (ctx) => {
+      const caller = requireCaller(ctx);
+      await assertCanCreate(ctx.services.db, caller, 'dataset');
+      const b = ctx.body;
+      if (b.dataConnectionId) await ctx.services.access.guard(caller, 'data-connection', b.dataConnectionId, 'read', false);
+      const attrs = newAttrs(b.type, { dataConnectionId: b.dataConnectionId ?? null, metadata: { ...EMPTY_METADATA, source: b.metadata?.url ?? b.metadata?.source ?? null } });
+      const row = await ctx.services.records.create(caller, 'dataset', { name: b.name, description: b.description, attrs: attrs as unknown as Record<string, unknown> });
+      await ctx.services.audit.record(caller, 'dataset.create', 'dataset', row.id, { name: row.name, type: b.type });
+      const out = await datasetItem(ctx.services, row, ctx);
+      if (b.contentType) {
+        const policy = ctx.services.policies.issue({ purpose: 'dataset-data', resourceId: row.id, contentType: b.contentType, maxBytes: UPLOAD_MAX_BYTES });
+        return { item: { ...out.item, signedPostPolicy: policy } };
+      }
+      return out;
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    url: '/v1/datasets/data',
+    summary: 'Upload a file as a new dataset (Studio Data SDK): the body is the file, Content-Type its media type, optionally gzip-encoded',
+    tag: 'datasets',
+    auth: 'user',
+    query: z.object({ name: z.string().trim().min(1).max(500).default('Uploaded dataset'), description: z.string().max(10_000).default('') }),
+    rawBody: true,
+    status: 201,
+    handler: async (ctx) => {
+      const caller = requireCaller(ctx);
+      await assertCanCreate(ctx.services.db, caller, 'dataset');
+      if (!contentTypeOf(ctx)) throw badInput('Unsupported content type');
+      const row = await ctx.services.records.create(caller, 'dataset', { name: ctx.query.name, description: ctx.query.description, attrs: newAttrs('managed') as unknown as Record<string, unknown> });
+      await ctx.services.audit.record(caller, 'dataset.create', 'dataset', row.id, { name: row.name });
+      return uploadInto(ctx as RouteContext<unknown, unknown, unknown>, row);
+    },
+  }),
+  defineRoute({
+    spec: ['CAT-114'],
+    method: 'PUT',
+    url: '/v1/datasets/{id}/data',
+    summary: 'Replace the data of a dataset (skipArrow is accepted; data is always stored as Parquet)',
+    tag: 'datasets',
+    auth: 'user',
+    params: IdParam,
+    query: z.object({ skipArrow: QueryBool.optional(), isAdmin: QueryBool.optional() }),
+    rawBody: true,
+    resource: { type: 'dataset', param: 'id', action: 'write' },
+    handler: async (ctx) => {
+      const a = datasetAttrs(ctx.resource!);
+      if (a.datasetType !== 'managed') throw badInput(`Only managed datasets store uploaded data; this one is ${a.datasetType}`);
+      if (a.status === 'pending') throw new StudioError(409, 'Record is not upload-ready', 'Data is being ingested; try again when it is done');
+      return uploadInto(ctx as RouteContext<unknown, unknown, unknown>, ctx.resource!);
+    },
+  }),
+  defineRoute({
+    spec: ['CAT-003'],
+    method: 'PUT',
+    url: '/v1/datasets/{id}',
+    summary: 'Rename or describe a dataset; administrators in admin mode may change its owner',
+    tag: 'datasets',
+    auth: 'user',
+    params: IdParam,
+    query: AdminQuery,
+    body: DatasetUpdate,
+    resource: { type: 'dataset', param: 'id', action: 'write' },
+    handler: async (ctx) => {
+      const caller = requireCaller(ctx);
+      const row = await ctx.services.records.update(caller, ctx.resource!, ctx.body, { adminMode: ctx.adminMode });
+      await ctx.services.audit.record(caller, ctx.body.ownerId ? 'dataset.transfer' : 'dataset.update', 'dataset', row.id, ctx.body);
+      return datasetItem(ctx.services, row, ctx);
+    },
+  }),
+  defineRoute({
+    spec: ['CAT-110'],
+    method: 'POST',
+    url: '/v1/datasets/{id}/clone',
+    summary: 'Copy a dataset, its data included, into one owned by the caller',
+    tag: 'datasets',
+    auth: 'user',
+    params: IdParam,
+    resource: { type: 'dataset', param: 'id', action: 'copy' },
+    status: 201,
+    handler: async (ctx) => {
+      const caller = requireCaller(ctx);
+      await assertCanCreate(ctx.services.db, caller, 'dataset');
+      const source = datasetAttrs(ctx.resource!);
+      if (source.status === 'pending') throw new StudioError(409, 'Dataset is being ingested; clone it when it is ready');
+      let row = await ctx.services.records.clone(caller, ctx.resource!);
+      if (source.storageKey) {
+        const key = `datasets/${row.id}/${source.storageKey.split('/').pop()}`;
+        const copy = path.join(ctx.services.engine.tmpDir, `clone-${randomUUID()}.parquet`);
+        await fs.copyFile(await ctx.services.engine.store.localPath(source.storageKey), copy);
+        await ctx.services.engine.store.put(key, copy);
+        row = await ctx.services.records.update(caller, row, { attrs: { ...source, storageKey: key } as unknown as Record<string, unknown> }, { adminMode: false });
+      }
+      await ctx.services.audit.record(caller, 'dataset.clone', 'dataset', row.id, { from: ctx.resource!.id });
+      return datasetItem(ctx.services, row, ctx);
+    },
+  }),
+  defineRoute({
+    spec: ['CAT-111'],
+    method: 'DELETE',
+    url: '/v1/datasets/{id}',
+    summary: 'Delete a dataset and its stored data',
+    tag: 'datasets',
+    auth: 'user',
+    params: IdParam,
+    query: AdminQuery,
+    resource: { type: 'dataset', param: 'id', action: 'delete' },
+    handler: async (ctx) => {
+      const caller = requireCaller(ctx);
+      await ctx.services.records.delete(caller, ctx.resource!);
+      await ctx.services.datasets.deleteData(ctx.resource!);
+      await ctx.services.audit.record(caller, 'dataset.delete', 'dataset', ctx.resource!.id, { name: ctx.resource!.name });
+      return undefined;
+    },
+  }),
+];
+
+/** Dataset lists answer datasets: record fields plus type, status and metadata. */
+function wrapList(route: RouteDef): RouteDef {
+  const handler = route.handler;
+  return {
+    ...route,
+    handler: async (ctx) => {
+      const page = (await handler(ctx)) as { items: { id: string }[]; total: number };
+      if (!page.items.length) return page;
+      const rows = await ctx.services.db.selectFrom('resources').select(['id', 'attrs']).where('id', 'in', page.items.map((i) => i.id)).execute();
+      const attrsById = new Map(rows.map((r) => [r.id, r]));
+      return { ...page, items: page.items.map((item) => ctx.services.datasets.decorate(item, attrsById.get(item.id)!)) };
+    },
+  };
+}
+

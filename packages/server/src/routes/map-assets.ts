@@ -1,0 +1,167 @@
+import { z } from 'zod';
+import {
+  Id,
+  MapAssetCreate,
+  MapAssetFileRequest,
+  MapAssetGetQuery,
+  MapAssetListQuery,
+  MapAssetUpdate,
+  StoredMapAsset,
+  StudioError,
+  badInput,
+  notFound,
+  type MapAssetFields,
+  type MapAssetType,
+} from '@studio/schema';
+import { defineRoute, requireCaller, type RouteDef } from '../http/route';
+import type { Services } from '../services';
+import type { ResourceRow } from '../services/records';
+import type { UploadHandler } from './uploads';
+import { kindRoutes, type Kind } from './kinds';
+import { storeThumbnail, THUMBNAIL_MAX_BYTES } from './records';
+
+const BASE = '/v1/map-assets';
+export const MAP_ASSET_FILE_MAX_BYTES = 20 * 1024 * 1024;
+const NOT_A: Record<MapAssetType, string> = { 'map-style': 'Asset is not a Map Style', 'color-palette': 'Asset is not a Color Palette' };
+
+/** The stored form of a map asset, or null when its attrs do not parse. */
+export const storedAsset = (row: ResourceRow): z.infer<typeof StoredMapAsset> | null => {
+  const parsed = StoredMapAsset.safeParse(row.attrs);
+  return parsed.success ? parsed.data : null;
+};
+
+/** Refuses an asset of the other kind where `expected` is needed (catalog §5), 422. */
+export function assertAssetType(row: ResourceRow, expected: MapAssetType): void {
+  if ((row.attrs as { assetType?: unknown })?.assetType !== expected) throw badInput(NOT_A[expected]);
+}
+
+function fields(row: ResourceRow): MapAssetFields | null {
+  const a = storedAsset(row);
+  if (!a) return null;
+  const style = a.assetType === 'map-style' ? a : null;
+  return {
+    assetType: a.assetType,
+    externalUrl: style?.externalUrl ?? null,
+    hasAccessToken: Boolean(style?.accessToken),
+    style: style?.style ?? null,
+    palette: a.assetType === 'color-palette' ? a.palette : null,
+    assetContentType: style?.assetKey ? (style.assetContentType ?? null) : null,
+    thumbnailContentType: row.thumbnail_key ? row.thumbnail_type : null,
+    readPath: style?.assetKey ? `${BASE}/${row.id}/files/asset` : null,
+    thumbnailPath: row.thumbnail_key ? `${BASE}/${row.id}/files/thumbnail` : null,
+  };
+}
+
+const kind: Kind<typeof MapAssetCreate, typeof MapAssetUpdate> = {
+  type: 'map-asset',
+  base: BASE,
+  tag: 'map-assets',
+  spec: { list: 'CAT-117', org: 'CAT-118', shared: 'CAT-119', get: 'CAT-120', update: 'CAT-121', del: 'CAT-122', create: 'CAT-123' },
+  create: MapAssetCreate,
+  update: MapAssetUpdate,
+  unparseable: 'Could not parse map asset',
+  fields,
+  listQuery: MapAssetListQuery,
+  listAttrs: (q) => (q.type ? { assetType: [String(q.type)] } : undefined),
+  getQuery: MapAssetGetQuery,
+  checkGet: (row, q) => {
+    if (q.type) assertAssetType(row, q.type as MapAssetType);
+  },
+  toAttrs: ({ services }, body, row) => {
+    if (row) assertAssetType(row, body.assetType);
+    if (body.assetType === 'color-palette') return { assetType: body.assetType, ...(body.palette && { palette: body.palette }) };
+    const attrs: Record<string, unknown> = { assetType: body.assetType };
+    if (body.externalUrl !== undefined) attrs.externalUrl = body.externalUrl;
+    if (body.style !== undefined) attrs.style = body.style;
+    // The token is a secret: sealed at rest, answered only as hasAccessToken.
+    if (body.accessToken !== undefined) attrs.accessToken = body.accessToken === null ? null : services.secrets.encrypt(body.accessToken);
+    return attrs;
+  },
+  blobKeys: (row) => [storedAsset(row)].flatMap((a) => (a?.assetType === 'map-style' && a.assetKey ? [a.assetKey] : [])),
+};
+
+const assetKeyOf = (id: string) => `map-assets/${id}/asset`;
+
+/** Upload purposes of map assets, registered in routes/uploads.ts. */
+export const mapAssetUploadHandlers: [string, UploadHandler][] = [
+  [
+    'map-asset-file',
+    async (services, claims, contentType, body) => {
+      const row = await services.records.get(claims.resourceId);
+      if (!row || row.type !== 'map-asset') throw new StudioError(409, 'Record is not upload-ready');
+      assertAssetType(row, 'map-style');
+      if (!body || typeof body.pipe !== 'function') throw badInput('Upload body is missing');
+      const key = assetKeyOf(row.id);
+      await services.blobs.write(key, body, claims.maxBytes);
+      await services.db
+        .updateTable('resources')
+        .set({ attrs: JSON.stringify({ ...row.attrs, assetKey: key, assetContentType: contentType }), updated_at: new Date() })
+        .where('id', '=', row.id)
+        .execute();
+      return { id: row.id, contentType, readPath: `${BASE}/${row.id}/files/asset` };
+    },
+  ],
+  [
+    'map-asset-thumbnail',
+    async (services, claims, contentType, body) => {
+      const row = await services.records.get(claims.resourceId);
+      if (!row || row.type !== 'map-asset') throw new StudioError(409, 'Record is not upload-ready');
+      await storeThumbnail(services, row, contentType, body);
+      return { id: row.id, contentType, thumbnailPath: `${BASE}/${row.id}/files/thumbnail` };
+    },
+  ],
+];
+
+async function serveFile(services: Services, row: ResourceRow, which: 'asset' | 'thumbnail') {
+  const a = storedAsset(row);
+  const key = which === 'asset' ? (a?.assetType === 'map-style' ? a.assetKey : null) : row.thumbnail_key;
+  const contentType = which === 'asset' ? (a?.assetType === 'map-style' ? a.assetContentType : null) : row.thumbnail_type;
+  const bytes = key ? await services.blobs.read(key) : null;
+  if (!bytes) throw notFound(which === 'asset' ? 'Asset file not found' : 'Thumbnail not found');
+  return { bytes, contentType: contentType ?? 'application/octet-stream' };
+}
+
+export const mapAssetRoutes: RouteDef[] = [
+  ...kindRoutes(kind),
+  defineRoute({
+    spec: ['CAT-124'],
+    method: 'POST',
+    url: `${BASE}/{id}/files`,
+    summary: 'A signed upload policy for the style file ({assetContentType}) or the thumbnail ({thumbnailContentType})',
+    tag: 'map-assets',
+    auth: 'user',
+    params: z.object({ id: Id }),
+    body: MapAssetFileRequest,
+    resource: { type: 'map-asset', param: 'id', action: 'write' },
+    handler: async (ctx) => {
+      const caller = requireCaller(ctx);
+      const row = ctx.resource!;
+      await ctx.services.records.assertNotLockedByOther(caller, row);
+      const asset = 'assetContentType' in ctx.body;
+      if (asset) assertAssetType(row, 'map-style');
+      const policy = ctx.services.policies.issue({
+        purpose: asset ? 'map-asset-file' : 'map-asset-thumbnail',
+        resourceId: row.id,
+        contentType: 'assetContentType' in ctx.body ? ctx.body.assetContentType : ctx.body.thumbnailContentType,
+        maxBytes: asset ? MAP_ASSET_FILE_MAX_BYTES : THUMBNAIL_MAX_BYTES,
+      });
+      return { item: policy };
+    },
+  }),
+  ...(['asset', 'thumbnail'] as const).map((which) =>
+    defineRoute({
+      spec: ['CAT-124'],
+      method: 'GET',
+      url: `${BASE}/{id}/files/${which}`,
+      summary: which === 'asset' ? 'The uploaded style file (the read path)' : 'The uploaded thumbnail',
+      tag: 'map-assets',
+      auth: 'user',
+      params: z.object({ id: Id }),
+      resource: { type: 'map-asset', param: 'id', action: 'read' },
+      handler: async ({ resource, services, reply }) => {
+        const { bytes, contentType } = await serveFile(services, resource!, which);
+        return reply.header('content-type', contentType).header('cache-control', 'private, max-age=300').send(bytes);
+      },
+    }),
+  ),
+];

@@ -1,0 +1,160 @@
+import fs from 'node:fs/promises';
+import { createWriteStream } from 'node:fs';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import { StudioError, isStudioError, type Access, type Dataset, type DatasetMetadata, type DatasetStatus, DATASET_TRANSITIONS } from '@studio/schema';
+import type { Engine } from '@studio/engine';
+import type { Db } from '../store/db';
+import type { RecordService, ResourceRow } from './records';
+
+/** What a dataset keeps in `attrs` besides the record fields. */
+export interface DatasetAttrs {
+  datasetType: Dataset['type'];
+  status: DatasetStatus;
+  storageKey: string | null;
+  dataConnectionId: string | null;
+  metadata: DatasetMetadata;
+}
+
+export const EMPTY_METADATA: DatasetMetadata = {
+  storageReadPath: null,
+  source: null,
+  pipelineType: null,
+  contentType: null,
+  rowCount: null,
+  byteSize: null,
+  columns: [],
+  detected: {},
+  errorMessage: null,
+  errorDetails: null,
+  query: null,
+  ingestedAt: null,
+};
+
+export const datasetAttrs = (row: Pick<ResourceRow, 'attrs'>): DatasetAttrs => {
+  const a = (row.attrs ?? {}) as Partial<DatasetAttrs>;
+  return {
+    datasetType: a.datasetType ?? 'managed',
+    status: a.status ?? 'new',
+    storageKey: a.storageKey ?? null,
+    dataConnectionId: a.dataConnectionId ?? null,
+    metadata: { ...EMPTY_METADATA, ...(a.metadata ?? {}) },
+  };
+};
+
+/** A dataset upload that stopped before its end (client gone, connection cut). */
+export const CUT_OFF = 'The upload was cut off before the end of the file';
+/** Datasets pending longer than this with nobody ingesting them were interrupted by a crash. */
+export const STALE_PENDING_MS = 10 * 60 * 1000;
+
+/**
+ * Datasets: the status machine, streaming uploads to disk, ingestion into Parquet through the engine.
+ * Each ingestion writes a new storage key and switches to it only when complete, so readers see the old
+ * data or the new, never a half.
+ */
+export class DatasetService {
+  constructor(
+    private readonly db: Db,
+    private readonly engine: Engine,
+    private readonly records: RecordService,
+  ) {}
+
+  async toWire(rows: ResourceRow[], accessOf: (row: ResourceRow) => Access): Promise<Dataset[]> {
+    const wires = await this.records.toWire(rows, accessOf);
+    return wires.map((w) => {
+      const row = rows.find((r) => r.id === w.id)!;
+      return this.decorate(w, row);
+    });
+  }
+
+  decorate<T extends { id: string }>(w: T, row: Pick<ResourceRow, 'attrs'>): Omit<T, 'type'> & Pick<Dataset, 'type' | 'status' | 'metadata' | 'dataConnectionId'> {
+    const a = datasetAttrs(row);
+    return { ...w, type: a.datasetType, status: a.status, metadata: { ...a.metadata, storageReadPath: a.status === 'ready' ? `/v1/datasets/${w.id}/data` : null }, dataConnectionId: a.dataConnectionId };
+  }
+
+  /** Moves a dataset along the status machine; an illegal move is a bug, not user input. */
+  async transition(id: string, to: DatasetStatus, patch: Partial<Omit<DatasetAttrs, 'metadata'>> & { metadata?: Partial<DatasetMetadata> } = {}): Promise<ResourceRow> {
+    return this.db.transaction().execute(async (trx) => {
+      const row = await trx.selectFrom('resources').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
+      if (!row) throw new StudioError(409, 'Record is not upload-ready');
+      const current = datasetAttrs(row);
+      if (current.status !== to && !DATASET_TRANSITIONS[current.status].includes(to)) {
+        throw new StudioError(409, `Dataset cannot go from ${current.status} to ${to}`);
+      }
+      const next: DatasetAttrs = { ...current, ...patch, status: to, metadata: { ...current.metadata, ...(patch.metadata ?? {}) } };
+      return trx
+        .updateTable('resources')
+        .set({ attrs: JSON.stringify({ ...row.attrs, ...next }), updated_at: new Date() })
+        .where('id', '=', id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+    });
+  }
+
+  /**
+   * Streams an upload body to a temp file (memory stays flat whatever the size), ingests it, and leaves
+   * the dataset `ready` with its schema and statistics, or `error` with a message saying what was wrong.
+   */
+  async ingestUpload(row: ResourceRow, body: NodeJS.ReadableStream, contentType: string, contentEncoding: string | undefined): Promise<ResourceRow> {
+    if (datasetAttrs(row).status === 'pending') throw new StudioError(409, 'Record is not upload-ready', 'Data is being ingested');
+    const pending = await this.transition(row.id, 'pending', { metadata: { errorMessage: null, errorDetails: null } });
+    const uploads = path.join(this.engine.tmpDir, 'uploads');
+    await fs.mkdir(uploads, { recursive: true });
+    const file = path.join(uploads, `${row.id}-${randomUUID()}.part`);
+    try {
+      try {
+        await pipeline(body as NodeJS.ReadableStream & AsyncIterable<Buffer>, createWriteStream(file));
+      } catch {
+        throw new StudioError(422, CUT_OFF);
+      }
+      const previous = datasetAttrs(pending).storageKey;
+      const key = `datasets/${row.id}/${Date.now().toString(36)}-${randomUUID().slice(0, 8)}.parquet`;
+      const encoding = contentEncoding?.toLowerCase() === 'gzip' ? 'gzip' : undefined;
+      if (contentEncoding && !encoding && contentEncoding.toLowerCase() !== 'identity') throw new StudioError(422, `Unsupported content encoding ${contentEncoding}`);
+      const result = await this.engine.ingest({ sourceFile: file, contentType, contentEncoding: encoding, key });
+      const ready = await this.transition(row.id, 'ready', {
+        storageKey: key,
+        metadata: {
+          source: 'upload',
+          pipelineType: 'managed',
+          contentType: contentType.split(';')[0]!.trim(),
+          rowCount: result.rowCount,
+          byteSize: result.byteSize,
+          columns: result.columns,
+          detected: result.detected,
+          errorMessage: null,
+          errorDetails: null,
+          ingestedAt: new Date().toISOString(),
+        },
+      });
+      if (previous && previous !== key) await this.engine.store.delete(previous).catch(() => undefined);
+      return ready;
+    } catch (e) {
+      const message = isStudioError(e) ? e.message : 'Ingestion failed';
+      const details = isStudioError(e) ? (e.details ?? null) : String(e);
+      await this.transition(row.id, 'error', { metadata: { errorMessage: message, errorDetails: details } });
+      throw isStudioError(e) ? e : new StudioError(500, message, details ?? undefined);
+    } finally {
+      await fs.rm(file, { force: true });
+    }
+  }
+
+  /** After a crash: datasets left pending past STALE_PENDING_MS end in error, so none is pending forever. */
+  async failStalePending(now = Date.now()): Promise<number> {
+    const rows = await this.db
+      .selectFrom('resources')
+      .select('id')
+      .where('type', '=', 'dataset')
+      .where(sql<boolean>`attrs->>'status' = 'pending'`)
+      .where('updated_at', '<', new Date(now - STALE_PENDING_MS))
+      .execute();
+    for (const r of rows) await this.transition(r.id, 'error', { metadata: { errorMessage: 'Ingestion was interrupted; upload the file again' } }).catch(() => undefined);
+    return rows.length;
+  }
+
+  async deleteData(row: ResourceRow): Promise<void> {
+    await this.engine.store.delete(`datasets/${row.id}`);
+  }
+}

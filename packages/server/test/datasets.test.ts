@@ -1,0 +1,124 @@
+import http from 'node:http';
+import { gzipSync } from 'node:zlib';
+import { tableFromIPC } from 'apache-arrow';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { STORES, seedCast, startStudio, type TestStudio } from './harness';
+
+const CSV = 'name,lat,lng,visits\nFerry Building,37.7955,-122.3937,10\nCoit Tower,37.8024,-122.4058,\nPainted Ladies,37.7763,-122.4328,7\n';
+const ROWS = [
+  { name: 'Ferry Building', lat: 37.7955, lng: -122.3937, visits: 10 },
+  { name: 'Coit Tower', lat: 37.8024, lng: -122.4058, visits: null },
+  { name: 'Painted Ladies', lat: 37.7763, lng: -122.4328, visits: 7 },
+];
+const GEOJSON = JSON.stringify({
+  type: 'FeatureCollection',
+  features: ROWS.map((r) => ({ type: 'Feature', properties: { name: r.name, visits: r.visits }, geometry: { type: 'Point', coordinates: [r.lng, r.lat] } })),
+});
+
+describe.each(STORES)('datasets on %s', (kind) => {
+  let s: TestStudio;
+  let cast: Awaited<ReturnType<typeof seedCast>>;
+  const upload = (body: string | Buffer, contentType: string, headers: Record<string, string> = {}) =>
+    s.app.inject({ method: 'POST', url: '/v1/datasets/data?name=Landmarks', payload: body, headers: { authorization: cast.tokens.owner, 'content-type': contentType, ...headers } });
+  const get = (url: string, headers: Record<string, string> = {}) => s.app.inject({ method: 'GET', url, headers: { authorization: cast.tokens.owner, ...headers } });
+
+  beforeAll(async () => {
+    s = await startStudio(kind);
+    cast = await seedCast(s);
+  });
+  afterAll(async () => s?.dispose());
+
+  it.each([
+    ['csv', CSV, 'text/csv'],
+    ['tsv', CSV.replaceAll(',', '\t'), 'text/tab-separated-values'],
+    ['json array', JSON.stringify(ROWS), 'application/json'],
+    ['ndjson', ROWS.map((r) => JSON.stringify(r)).join('\n'), 'application/json'],
+  ])('ingests %s with schema, lat/lng roles and stats', async (_label, body, type) => {
+    const res = await upload(body, type);
+    expect(res.statusCode).toBe(201);
+    const ds = res.json().item;
+    expect(ds).toMatchObject({ status: 'ready', type: 'managed', metadata: { rowCount: 3, detected: { latitude: 'lat', longitude: 'lng' } } });
+    const visits = ds.metadata.columns.find((c: { name: string }) => c.name === 'visits');
+    expect(visits.stats).toMatchObject({ nullCount: 1, min: 7, max: 10, mean: 8.5 });
+    expect(ds.metadata.columns.find((c: { name: string }) => c.name === 'name').type).toBe('STRING');
+    const csv = await get(`/v1/datasets/${ds.id}/data`);
+    expect(csv.headers['content-type']).toMatch('text/csv');
+    expect(csv.body.split('\n')[0]).toBe('name,lat,lng,visits');
+  });
+
+  it('ingests GeoJSON points into latitude/longitude columns', async () => {
+    const ds = (await upload(GEOJSON, 'application/geo+json')).json().item;
+    expect(ds.metadata).toMatchObject({ rowCount: 3, detected: { latitude: 'latitude', longitude: 'longitude', geometry: '_geojson' } });
+  });
+
+  it('accepts gzip bodies and answers Arrow when asked', async () => {
+    const ds = (await upload(gzipSync(CSV), 'text/csv', { 'content-encoding': 'gzip' })).json().item;
+    const res = await get(`/v1/datasets/${ds.id}/data`, { accept: 'application/vnd.apache.arrow.stream' });
+    expect(res.headers['content-type']).toBe('application/vnd.apache.arrow.stream');
+    const table = tableFromIPC(res.rawPayload);
+    expect(table.toArray().map((r) => ({ ...r.toJSON() }))).toEqual(ROWS.map((r) => ({ ...r, visits: r.visits === null ? null : BigInt(r.visits) })));
+  });
+
+  it('refuses an unsupported type and leaves the dataset in error with the message', async () => {
+    const res = await upload('<xml/>', 'application/xml');
+    expect([res.statusCode, res.json().message]).toEqual([422, 'Unsupported content type']);
+    const list = (await get('/v1/datasets?search=Landmarks&sortBy=createdAt')).json().items;
+    expect(list[0]).toMatchObject({ status: 'error', metadata: { errorMessage: 'Unsupported content type', storageReadPath: null } });
+    expect((await get(`/v1/datasets/${list[0].id}/data`)).statusCode).toBe(409);
+  });
+
+  it('names the line and column of a broken CSV', async () => {
+    // Past DuckDB's sniffing sample (20,480 rows) so the types are settled before the bad value.
+    const broken = `a,price\n${Array.from({ length: 25_000 }, (_, i) => `${i},${i}.5`).join('\n')}\n7,abc\n`;
+    const res = await upload(broken, 'text/csv');
+    expect(res.statusCode).toBe(422);
+    expect(res.json().message).toBe("Could not read CSV at line 25002, column 'price': expected DOUBLE but found 'abc'");
+  });
+
+  it('uploads through a signed post policy, refusing forged and expired ones', async () => {
+    const created = await s.app.inject({ method: 'POST', url: '/v1/datasets', payload: { name: 'Via policy', contentType: 'text/csv' }, headers: { authorization: cast.tokens.owner } });
+    const { id, status, signedPostPolicy: policy } = created.json().item;
+    expect(status).toBe('new');
+    const send = (fields: { policy: string; signature: string }) =>
+      s.app.inject({ method: 'POST', url: `/v1/uploads?policy=${fields.policy}&signature=${fields.signature}`, payload: CSV, headers: { 'content-type': 'text/csv' } });
+    expect((await send({ ...policy.fields, signature: 'x' + policy.fields.signature.slice(1) })).statusCode).toBe(403);
+    const expired = s.services.policies.issue({ purpose: 'dataset-data', resourceId: id, contentType: 'text/csv', maxBytes: 1e6, ttlMs: -1 });
+    expect((await send(expired.fields)).json().message).toBe('Upload policy has expired');
+    expect((await get(`/v1/datasets/${id}`)).json().item.status).toBe('new');
+    const ok = await send(policy.fields);
+    expect(ok.json().item).toMatchObject({ id, status: 'ready', metadata: { rowCount: 3 } });
+  });
+
+  it('ends a cut-off upload in error, never pending, with nothing readable', async () => {
+    const address = await s.app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = new URL(address);
+    await new Promise<void>((resolve) => {
+      const req = http.request({ host: '127.0.0.1', port, method: 'POST', path: '/v1/datasets/data?name=CutOff', headers: { authorization: cast.tokens.owner, 'content-type': 'text/csv', 'content-length': '100000' } });
+      req.on('error', () => resolve());
+      req.write('a,b\n1,2\n3,');
+      setTimeout(() => (req.destroy(), resolve()), 200);
+    });
+    let ds: { status: string; metadata: { errorMessage: string } } | undefined;
+    for (let i = 0; i < 50 && (!ds || ds.status === 'pending'); i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      ds = (await get('/v1/datasets?search=CutOff')).json().items[0];
+    }
+    expect(ds).toMatchObject({ status: 'error', metadata: { errorMessage: 'The upload was cut off before the end of the file' } });
+  });
+
+  it('replaces data atomically and keeps readers on the old data until the new is ready', async () => {
+    const ds = (await upload(CSV, 'text/csv')).json().item;
+    const replaced = await s.app.inject({ method: 'PUT', url: `/v1/datasets/${ds.id}/data`, payload: 'name,lat,lng\nX,1,2\n', headers: { authorization: cast.tokens.owner, 'content-type': 'text/csv' } });
+    expect(replaced.json().item.metadata.rowCount).toBe(1);
+    const bad = await s.app.inject({ method: 'PUT', url: `/v1/datasets/${ds.id}/data`, payload: '', headers: { authorization: cast.tokens.owner, 'content-type': 'text/csv' } });
+    expect(bad.statusCode).toBe(422);
+  });
+
+  it('clones with data and deletes with data', async () => {
+    const ds = (await upload(CSV, 'text/csv')).json().item;
+    const copy = (await s.app.inject({ method: 'POST', url: `/v1/datasets/${ds.id}/clone`, headers: { authorization: cast.tokens.owner } })).json().item;
+    expect(copy).toMatchObject({ status: 'ready', name: 'Copy of Landmarks' });
+    await s.app.inject({ method: 'DELETE', url: `/v1/datasets/${ds.id}`, headers: { authorization: cast.tokens.owner } });
+    expect((await get(`/v1/datasets/${copy.id}/data`)).body.split('\n').length).toBe(5);
+  });
+});
