@@ -50,6 +50,43 @@ export function makeFastH3(t: Tables): FastH3 {
   const lround = (a: number) => (a >= 0.0 ? Math.floor(a + 0.5) : Math.ceil(a - 0.5));
   const posAngle = (a: number) => { const b = a < 0.0 ? a + 6.283185307179586 : a; return !(a >= 6.283185307179586) ? b : b + -6.283185307179586; };
   const digits = new Int32Array(16);
+  // Per-face constants of the projection (the same products the per-point code would form).
+  const NI = new Float64Array(20), NX = new Float64Array(20), NZ = new Float64Array(20);
+  const K1 = new Float64Array(20), K2 = new Float64Array(20), K3 = new Float64Array(20);
+  for (let f = 0; f < 20; f++) {
+    const B = fcp[f * 3]!, C = fcp[f * 3 + 1]!, A = fcp[f * 3 + 2]!;
+    let E = -(A + (B * 0.0 + C * 0.0));
+    let ni = B * E + 0.0;
+    let nx = C * E + 0.0;
+    E = A * E + 1.0;
+    let z = Math.sqrt(E * E + (ni * ni + nx * nx));
+    z = z > 0.0 ? 1.0 / z : 0.0;
+    ni = ni * z; nx = nx * z; z = E * z;
+    NI[f] = ni; NX[f] = nx; NZ[f] = z;
+    K1[f] = C * ni - B * nx; K2[f] = A * nx - C * z; K3[f] = B * z - A * ni;
+  }
+  // Candidate closest faces per 2°x2° lat/lng cell: every face that could be the closest anywhere in
+  // the cell (conservative angular bounds), in index order, so the scan picks the same face as a full scan.
+  const CAND_OFF = new Int32Array(90 * 180 + 1);
+  const candList: number[] = [];
+  {
+    const rho = (1.5 * Math.PI) / 180;
+    for (let gi = 0; gi < 90; gi++) for (let gj = 0; gj < 180; gj++) {
+      const clat = ((gi * 2 - 89) * Math.PI) / 180, clng = ((gj * 2 - 179) * Math.PI) / 180;
+      const cx = Math.cos(clat) * Math.cos(clng), cy = Math.cos(clat) * Math.sin(clng), cz = Math.sin(clat);
+      const ang = new Float64Array(20);
+      let bestMax = Infinity;
+      for (let f = 0; f < 20; f++) {
+        const dot = cx * fcp[f * 3]! + cy * fcp[f * 3 + 1]! + cz * fcp[f * 3 + 2]!;
+        ang[f] = Math.acos(Math.max(-1, Math.min(1, dot)));
+        bestMax = Math.min(bestMax, ang[f]! + rho);
+      }
+      CAND_OFF[gi * 180 + gj] = candList.length;
+      for (let f = 0; f < 20; f++) if (ang[f]! - rho <= bestMax + 1e-9) candList.push(f);
+    }
+    CAND_OFF[90 * 180] = candList.length;
+  }
+  const CAND = Int8Array.from(candList);
   return (latA, lngA, res, from, to, loOut, hiOut) => {
     for (let p = from; p < to; p++) {
       const latD = latA[p]!;
@@ -65,7 +102,14 @@ export function makeFastH3(t: Tables): FastH3 {
       // closest face
       let face = 0;
       let sqd = 5.0;
-      for (let g = 0; g < 20; g++) {
+      let gi = Math.floor((latD + 90) / 2); gi = gi < 0 ? 0 : gi > 89 ? 89 : gi;
+      let gj = Math.floor((lngD + 180) / 2); gj = gj < 0 ? 0 : gj > 179 ? 179 : gj;
+      const c0 = gi * 180 + gj;
+      // Longitudes outside [-180, 180] or wrapped input: scan every face.
+      const wide = !(lngD >= -180 && lngD <= 180 && latD >= -90 && latD <= 90);
+      const cFrom = wide ? 0 : CAND_OFF[c0]!, cTo = wide ? 20 : CAND_OFF[c0 + 1]!;
+      for (let c = cFrom; c < cTo; c++) {
+        const g = wide ? c : CAND[c]!;
         const dx = fcp[g * 3]! - l;
         const dy = fcp[g * 3 + 1]! - m;
         const dz = fcp[g * 3 + 2]! - k;
@@ -80,16 +124,8 @@ export function makeFastH3(t: Tables): FastH3 {
         const B = fcp[face * 3]!;
         const C = fcp[face * 3 + 1]!;
         const A = fcp[face * 3 + 2]!;
-        let E = -(A + (B * 0.0 + C * 0.0));
-        let ni = B * E + 0.0;
-        let nx = C * E + 0.0;
-        E = A * E + 1.0;
-        let z = Math.sqrt(E * E + (ni * ni + nx * nx));
-        z = z > 0.0 ? 1.0 / z : 0.0;
-        ni = ni * z;
-        nx = nx * z;
-        z = E * z;
-        E = -(l * B + m * C + k * A);
+        const ni = NI[face]!, nx = NX[face]!, z = NZ[face]!;
+        const E = -(l * B + m * C + k * A);
         let w = l + B * E;
         let f = m + C * E;
         const ll = k + A * E;
@@ -98,7 +134,7 @@ export function makeFastH3(t: Tables): FastH3 {
         w = w * mm;
         f = f * mm;
         mm = ll * mm;
-        f = posAngle(D - posAngle(Math.atan2(mm * (C * ni - B * nx) + (w * (A * nx - C * z) + f * (B * z - A * ni)), z * mm + (ni * w + nx * f))));
+        f = posAngle(D - posAngle(Math.atan2(mm * K1[face]! + (w * K2[face]! + f * K3[face]!), z * mm + (ni * w + nx * f))));
         const theta = res & 1 ? posAngle(f + -0.3334731722518321) : f;
         let r = Math.tan(r0) * 2.618033988749896;
         for (let a = 0; a < res; a++) r = r * 2.6457513110645907;
