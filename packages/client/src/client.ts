@@ -4,6 +4,7 @@ import type {
   Organization,
   PermissionsOfResource,
   RecordCollection,
+  ResourceRole,
   ResourceType,
   Session,
   ShareBody,
@@ -11,6 +12,7 @@ import type {
   Tag,
   UploadPolicy,
   User,
+  Visibility,
 } from '@studio/schema';
 import { checkStatus, type AppErrorHandler } from './errors';
 
@@ -39,6 +41,20 @@ export interface RequestOptions {
 export interface Page<T> {
   items: T[];
   total?: number;
+}
+export interface CollectionOptions {
+  query?: Record<string, string>;
+  body?: Record<string, unknown>;
+  samples?: string;
+}
+/** One grant of POST /v1/permissions: exactly one of userId, organizationId, email. */
+export interface PermissionGrant {
+  resourceType: ResourceType;
+  resourceId: string;
+  role: ResourceRole;
+  userId?: string;
+  organizationId?: string;
+  email?: string;
 }
 export interface ListParams {
   search?: string;
@@ -130,25 +146,30 @@ export class StudioClient {
   // --- records ------------------------------------------------------------------------------
   /**
    * The list/get/save/delete/share machinery of any catalog collection under `base` (e.g.
-   * `/v1/data-connections`); `fixed` is sent with every list call (e.g. `{type: 'map-style'}`).
+   * `/v1/data-connections`). `opts.query` goes with every list and get (map assets: `{type}`),
+   * `opts.body` with every save (map assets: `{assetType}`); `opts.samples` is the samples path.
    */
-  collection(base: string, fixed: Record<string, string> = {}) {
+  collection(base: string, opts: CollectionOptions = {}) {
+    const fixed = opts.query ?? {};
     const listQuery = (p: ListParams = {}) => ({ ...fixed, ...p, isAdmin: p.isAdmin ? 'true' : undefined });
+    const item = (r: { item: StudioRecord }) => r.item;
     return {
       list: (p?: ListParams) => this.request<Page<StudioRecord>>('GET', base, { query: listQuery(p) }),
       forOrganization: (p?: ListParams) => this.request<Page<StudioRecord>>('GET', `${base}/for-organization`, { query: listQuery(p) }),
       sharedWithUser: (p?: ListParams) => this.request<Page<StudioRecord>>('GET', `${base}/shared-with-user`, { query: listQuery(p) }),
-      samples: (p?: ListParams) => this.request<Page<StudioRecord>>('GET', `${base}/samples`, { query: listQuery(p) }),
+      samples: (p?: ListParams) => this.request<Page<StudioRecord>>('GET', `${base}${opts.samples ?? '/samples'}`, { query: listQuery(p) }),
       get: (id: string, q: { acquireLock?: boolean; isAdmin?: boolean } = {}) =>
-        this.request<{ item: StudioRecord }>('GET', `${base}/${id}`, { query: { acquireLock: q.acquireLock || undefined, isAdmin: q.isAdmin || undefined } }).then((r) => r.item),
+        this.request<{ item: StudioRecord }>('GET', `${base}/${id}`, { query: { ...fixed, acquireLock: q.acquireLock || undefined, isAdmin: q.isAdmin || undefined } }).then(item),
       /** Create on first save (no id), update after (analytics-and-admin §4). */
-      save: (record: { id?: string; name?: string; description?: string; latestState?: unknown; datasets?: string[] }, q: { acquireLock?: boolean } = {}) =>
-        record.id
-          ? this.request<{ item: StudioRecord }>('PUT', `${base}/${record.id}`, { body: { ...record, id: undefined }, query: { acquireLock: q.acquireLock || undefined } }).then((r) => r.item)
-          : this.request<{ item: StudioRecord }>('POST', base, { body: record, query: { acquireLock: q.acquireLock || undefined } }).then((r) => r.item),
-      clone: (id: string) => this.request<{ item: StudioRecord }>('POST', `${base}/${id}/clone`).then((r) => r.item),
+      save: (record: { id?: string; name?: string; description?: string; latestState?: unknown; datasets?: string[] }, q: { acquireLock?: boolean } = {}) => {
+        const query = { acquireLock: q.acquireLock || undefined };
+        return record.id
+          ? this.request<{ item: StudioRecord }>('PUT', `${base}/${record.id}`, { body: { ...opts.body, ...record, id: undefined }, query }).then(item)
+          : this.request<{ item: StudioRecord }>('POST', base, { body: { ...opts.body, ...record }, query }).then(item);
+      },
+      clone: (id: string) => this.request<{ item: StudioRecord }>('POST', `${base}/${id}/clone`).then(item),
       delete: (id: string) => this.request<void>('DELETE', `${base}/${id}`),
-      share: (id: string, body: Partial<ShareBody>) => this.request<{ item: StudioRecord }>('POST', `${base}/${id}/share`, { body }).then((r) => r.item),
+      share: (id: string, body: Partial<ShareBody>) => this.request<{ item: StudioRecord }>('POST', `${base}/${id}/share`, { body }).then(item),
     };
   }
 
@@ -156,7 +177,8 @@ export class StudioClient {
   records(collection: RecordCollection | 'datasets') {
     const base = `/v1/${collection}`;
     return {
-      ...this.collection(base),
+      // Datasets name their samples in the singular (catalog §7: GET /v1/datasets/sample).
+      ...this.collection(base, collection === 'datasets' ? { samples: '/sample' } : {}),
       thumbnailPolicy: (id: string, contentType: 'image/png' | 'image/jpeg' | 'image/webp') =>
         this.request<{ item: UploadPolicy }>('POST', `${base}/${id}/thumbnail`, { body: { contentType } }).then((r) => r.item),
       attachDataset: (id: string, datasetId: string) => this.request<{ item: StudioRecord }>('POST', `${base}/${id}/datasets/${datasetId}`).then((r) => r.item),
@@ -173,6 +195,8 @@ export class StudioClient {
     of: (resourceType: ResourceType, resourceId: string) =>
       this.request<{ item: PermissionsOfResource }>('GET', `/v1/permissions/${resourceType}/${resourceId}`).then((r) => r.item),
     revoke: (id: string) => this.request<void>('DELETE', `/v1/permissions/${id}`),
+    /** Grants several roles at once, all or nothing; answers the permissions of each resource. */
+    grantMany: (items: PermissionGrant[]) => this.request<Page<PermissionsOfResource>>('POST', '/v1/permissions/bulk', { body: { items } }),
     update: (id: string, role: string) => this.request('PUT', `/v1/permissions/${id}`, { body: { role } }),
   };
 
@@ -204,6 +228,8 @@ export class StudioClient {
     findUserByEmail: (email: string) => this.request<{ item: User }>('GET', '/v1/users', { query: { email } }).then((r) => r.item),
     invite: (orgId: string, email: string, role: 'viewer' | 'maker' = 'maker') =>
       this.request<{ item: { id: string; token: string; acceptUrl: string } }>('POST', `/v1/organizations/${orgId}/invitations/${encodeURIComponent(email)}`, { query: { role } }).then((r) => r.item),
+    setVisibility: (resourceType: ResourceType, id: string, privacy: Visibility) =>
+      this.request<{ item: { id: string; resourceType: ResourceType; visibility: Visibility } }>('PUT', `/v1/admin/${resourceType}/${id}/update-visibility`, { body: { privacy } }).then((r) => r.item),
     auditLogs: (q: { offset?: number; limit?: number } = {}) => this.request<Page<Record<string, unknown>>>('GET', '/v1/admin/audit-logs', { query: q }),
   };
 }

@@ -97,6 +97,7 @@ describe('a workspace list over real records', () => {
       await answer.first().waitFor();
       const alert = page.getByRole('alert');
       if (await alert.count()) expect(await alert.textContent()).not.toMatch(/Unexpected token|JSON/);
+      await page.screenshot({ path: `/tmp/studio-${label.toLowerCase().replace(' ', '-')}.png` });
     }
     expect(studio.foreign).toEqual([]);
   });

@@ -67,6 +67,7 @@ describe('sign-in', () => {
     expect(await params.allTextContents()).toEqual(['a1', 'b2']);
     await page.goto(`${baseUrl}/analytics/foot-traffic/cross-visitation`);
     await page.getByRole('heading', { name: 'Cross-Visitation' }).waitFor();
+    await page.screenshot({ path: '/tmp/studio-coming-soon.png' });
     await page.goto(`${baseUrl}/workspace`);
     await page.waitForURL(/\/workspace\/maps$/);
     await context.close();

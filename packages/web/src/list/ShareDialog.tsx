@@ -5,7 +5,7 @@ import { client } from '../app/api';
 import { useUser } from '../app/session';
 import { useLoad } from '../app/useLoad';
 import { Dialog, ErrorMessage, Field, TextField, useAction } from '../app/ui';
-import type { CollectionConfig } from './collections';
+import { canSetVisibility, shareRecord, type CollectionConfig } from './collections';
 
 export const ROLE_LABELS: Record<ResourceRole, string> = {
   'limited-viewer': 'Limited viewer (read only)',
@@ -45,7 +45,7 @@ export function ShareDialog({ config, record, onClose, onChanged }: { config: Co
 
   const share = (body: Partial<ShareBody>, done: string) =>
     action.run(async () => {
-      await config.api().share(record.id, body);
+      await shareRecord(config, record.id, body, user.isAdmin);
       setNotice(done);
       perms.reload();
       onChanged();
@@ -65,7 +65,7 @@ export function ShareDialog({ config, record, onClose, onChanged }: { config: Co
           if (!(err instanceof StudioApiError && err.status === 404)) throw err;
         }
       }
-      await config.api().share(record.id, body);
+      await shareRecord(config, record.id, body, user.isAdmin);
       setNotice(`Shared with ${address} as ${role}.`);
       setEmail('');
       perms.reload();
@@ -126,16 +126,18 @@ export function ShareDialog({ config, record, onClose, onChanged }: { config: Co
         </form>
       )}
 
-      <Field label="Visibility">
-        <select
-          value={p?.visibility ?? record.visibility}
-          disabled={!p}
-          onChange={(e) => void share({ visibility: e.target.value as Visibility }, e.target.value === 'public_read' ? 'Anyone with the link can now view it.' : 'Only people it is shared with can view it now.')}
-        >
-          <option value="private">Private — only people and organizations below</option>
-          <option value="public_read">Public — anyone with the link can view</option>
-        </select>
-      </Field>
+      {canSetVisibility(config, user.isAdmin) && (
+        <Field label="Visibility">
+          <select
+            value={p?.visibility ?? record.visibility}
+            disabled={!p}
+            onChange={(e) => void share({ visibility: e.target.value as Visibility }, e.target.value === 'public_read' ? 'Anyone with the link can now view it.' : 'Only people it is shared with can view it now.')}
+          >
+            <option value="private">Private — only people and organizations below</option>
+            <option value="public_read">Public — anyone with the link can view</option>
+          </select>
+        </Field>
+      )}
 
       <p className="notice" role="status">
         {notice}

@@ -1,4 +1,5 @@
-import type { ResourceType } from '@studio/schema';
+import type { ResourceType, ShareBody } from '@studio/schema';
+import type { PermissionGrant } from '@studio/client';
 import { client } from '../app/api';
 
 /** One workspace list (catalog §2): where its records live and how the page talks about them. */
@@ -19,52 +20,82 @@ export interface CollectionConfig {
   href?: (id: string) => string;
   /** The "New …" button's target, when records are created elsewhere. */
   newHref?: string;
+  /**
+   * How sharing is written: record collections have POST {id}/share (with visibility); the other
+   * kinds are shared through the permissions API, where only administrators set visibility.
+   */
+  share: 'record' | 'permissions';
+  /** Whether the server offers sample records of this kind. */
+  samples: boolean;
 }
+
+/** Shares one record the way its collection does; `visibility` needs the record route or an administrator. */
+export async function shareRecord(c: CollectionConfig, id: string, body: Partial<ShareBody>, isAdmin: boolean): Promise<void> {
+  if (c.share === 'record') {
+    await c.api().share(id, body);
+    return;
+  }
+  const grant = { resourceType: c.resourceType, resourceId: id };
+  const items: PermissionGrant[] = [
+    ...(body.users ?? []).map((u) => ({ ...grant, role: u.role, userId: u.userId })),
+    ...(body.organizations ?? []).map((o) => ({ ...grant, role: o.role, organizationId: o.organizationId })),
+    ...(body.emails ?? []).map((e) => ({ ...grant, role: e.role, email: e.email })),
+  ];
+  if (items.length) await client.permissions.grantMany(items);
+  if (body.visibility && isAdmin) await client.admin.setVisibility(c.resourceType, id, body.visibility);
+}
+
+/** Whether the share dialog can offer visibility for this collection to this user. */
+export const canSetVisibility = (c: CollectionConfig, isAdmin: boolean) => c.share === 'record' || isAdmin;
 
 export const COLLECTIONS: CollectionConfig[] = [
   {
     slug: 'maps', title: 'Maps', noun: 'map', plural: 'maps', resourceType: 'map',
     api: () => client.records('maps'),
     emptyHint: 'create one with “New map”, or start from a dataset.',
-    href: (id) => `/${id}`, newHref: '/new',
+    href: (id) => `/${id}`, newHref: '/new', share: 'record', samples: true,
   },
   {
     slug: 'dashboards', title: 'Dashboards', noun: 'dashboard', plural: 'dashboards', resourceType: 'insight',
     api: () => client.records('dashboards'),
     emptyHint: 'create one with “New dashboard” to put charts and maps side by side.',
-    href: (id) => `/dashboard/${id}`, newHref: '/dashboard/new',
+    href: (id) => `/dashboard/${id}`, newHref: '/dashboard/new', share: 'record', samples: true,
   },
   {
     slug: 'workbooks', title: 'Workbooks', noun: 'workbook', plural: 'workbooks', resourceType: 'workbook',
     api: () => client.records('workbooks'),
     emptyHint: 'create one with “New workbook” to explore a dataset step by step.',
-    href: (id) => `/workbook/${id}`, newHref: '/workbook/new',
+    href: (id) => `/workbook/${id}`, newHref: '/workbook/new', share: 'record', samples: true,
   },
   {
     slug: 'datasets', title: 'Datasets', noun: 'dataset', plural: 'datasets', resourceType: 'dataset',
-    api: () => client.collection('/v1/datasets'),
+    api: () => client.records('datasets'),
     emptyHint: 'upload a file or bring a table in from a connector.',
-    href: (id) => `/workspace/datasets/${id}`,
+    href: (id) => `/workspace/datasets/${id}`, share: 'permissions', samples: true,
   },
   {
     slug: 'connectors', title: 'Connectors', noun: 'connector', plural: 'connectors', resourceType: 'data-connection',
     api: () => client.collection('/v1/data-connections'),
     emptyHint: 'connect a warehouse (Postgres, Snowflake, BigQuery…) or a storage bucket.',
+    share: 'permissions', samples: false,
   },
   {
     slug: 'queries', title: 'Saved queries', noun: 'saved query', plural: 'saved queries', resourceType: 'query-bookmark',
     api: () => client.collection('/v1/data-queries/bookmarks'),
     emptyHint: 'bookmark a query from a connector to run it again later.',
+    share: 'permissions', samples: false,
   },
   {
     slug: 'basemaps', title: 'Basemaps', noun: 'basemap', plural: 'basemaps', resourceType: 'map-asset',
-    api: () => client.collection('/v1/map-assets', { type: 'map-style' }),
+    api: () => client.collection('/v1/map-assets', { query: { type: 'map-style' }, body: { assetType: 'map-style' } }),
     emptyHint: 'add a map style to use it under your layers.',
+    share: 'permissions', samples: false,
   },
   {
     slug: 'colors', title: 'Colors', noun: 'color palette', plural: 'color palettes', resourceType: 'map-asset',
-    api: () => client.collection('/v1/map-assets', { type: 'color-palette' }),
+    api: () => client.collection('/v1/map-assets', { query: { type: 'color-palette' }, body: { assetType: 'color-palette' } }),
     emptyHint: 'save a color palette to reuse it across maps.',
+    share: 'permissions', samples: false,
   },
 ];
 
