@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { tableFromJSON, tableToIPC } from 'apache-arrow';
 import { Engine } from '../src';
-import { BENCH_ROWS, fmt, line, tempDir, time, writeCsv } from './util';
+import { BENCH_ROWS, fmt, line, short, tempDir, time, writeCsv } from './util';
 
 const { dir, cleanup } = await tempDir('engine-bench-arrow-');
 
@@ -29,8 +29,8 @@ try {
   await engine.store.put('five.parquet', path.join(dir, 'five.parquet'));
 
   const cases: [string, string, number][] = [
-    [`arrow stream ${fmt(rows8)} rows x 8 cols (lat, lng, ts, category, 4 numerics)`, 'eight.parquet', rows8],
-    [`arrow stream ${fmt(rows5)} rows x 5 cols`, 'five.parquet', rows5],
+    [`arrow stream ${short(rows8)} rows x 8 cols (lat, lng, ts, category, 4 numerics)`, 'eight.parquet', rows8],
+    [`arrow stream ${short(rows5)} rows x 5 cols`, 'five.parquet', rows5],
   ];
   for (const [name, key, rows] of cases) {
     await drain(engine.arrowStream(key)); // warm the file cache
@@ -46,7 +46,7 @@ try {
       const objs = await engine.query(`SELECT * FROM read_parquet('${file}') LIMIT ${naiveRows}`);
       return tableToIPC(tableFromJSON(objs), 'stream').byteLength;
     });
-    line(name, rows / ours, 'rows/s', naiveRows / naive > 0 ? rows / ours / (naiveRows / naive) : 0, '>= 5,000,000 rows/s');
+    line(name, rows / ours, 'rows/s', rows / ours / (naiveRows / naive), '>= 5000000 rows/s');
     console.log(`  (${(bytes / 1e6).toFixed(0)} MB in ${ours.toFixed(2)} s; naive ${fmt(naiveRows / naive)} rows/s)`);
   }
   const [csvT, csvBytes] = await time(() => drain(engine.csvStream('eight.parquet')));

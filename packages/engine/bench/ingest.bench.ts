@@ -4,7 +4,7 @@
  */
 import path from 'node:path';
 import { Engine } from '../src';
-import { BENCH_ROWS, fmt, line, tempDir, time, writeCsv } from './util';
+import { BENCH_ROWS, fmt, line, short, tempDir, time, writeCsv } from './util';
 
 const sizes = BENCH_ROWS ? [BENCH_ROWS] : [1_000_000, 10_000_000];
 const { dir, cleanup } = await tempDir('engine-bench-ingest-');
@@ -30,7 +30,7 @@ try {
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[1]!;
     const base = median(bases);
     const ours = median(ourTimes);
-    line(`ingest csv ${fmt(rows)} rows`, rows / ours, 'rows/s', base / ours, '>= 0.7');
+    line(`ingest csv ${short(rows)} rows`, rows / ours, 'rows/s', base / ours, '>= 0.7');
     console.log(`  (duckdb COPY alone ${base.toFixed(2)} s, ingest with stats ${ours.toFixed(2)} s)`);
     await engine.store.delete('bench');
   }

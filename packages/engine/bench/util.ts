@@ -35,7 +35,10 @@ export async function time<T>(fn: () => Promise<T>): Promise<[number, T]> {
 }
 
 export const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+/** 1000000 -> "1M", 5000 -> "5k": for bench names. */
+export const short = (n: number) => (n >= 1e6 && n % 1e6 === 0 ? `${n / 1e6}M` : n >= 1e3 && n % 1e3 === 0 ? `${n / 1e3}k` : String(n));
 
+/** The CONVENTIONS.md line: `name: value unit (ratio R vs baseline; target T)`, value as a plain number. */
 export function line(name: string, value: number, unit: string, ratio: number, target: string): void {
-  console.log(`${name}: ${fmt(value)} ${unit} (ratio ${ratio.toFixed(2)} vs baseline; target ${target})`);
+  console.log(`${name}: ${Math.round(value)} ${unit} (ratio ${ratio.toFixed(2)} vs baseline; target ${target})`);
 }
