@@ -4,7 +4,7 @@
  */
 import path from 'node:path';
 import { Engine } from '../src';
-import { BENCH_ROWS, fmt, line, short, tempDir, time, writeCsv } from './util';
+import { BENCH_ROWS, line, short, tempDir, time, writeCsv } from './util';
 
 const sizes = BENCH_ROWS ? [BENCH_ROWS] : [1_000_000, 10_000_000];
 const { dir, cleanup } = await tempDir('engine-bench-ingest-');
