@@ -47,13 +47,28 @@ async function waitForHealth(url: string, server: ChildProcess, output: () => st
   throw new Error(`The studio server did not answer ${url}/v1/health within ${timeoutMs / 1000}s:\n${output()}`);
 }
 
+/** Newest modification time below `dir` (files only). */
+function newest(dir: string): number {
+  if (!fs.existsSync(dir)) return 0;
+  const stat = fs.statSync(dir);
+  if (!stat.isDirectory()) return stat.mtimeMs;
+  return Math.max(0, ...fs.readdirSync(dir).map((name) => newest(path.join(dir, name))));
+}
+
+/** The build is missing, or older than a source it bundles: testing it would test old code. */
+function needsBuild(index: string): boolean {
+  if (!fs.existsSync(index)) return true;
+  const sources = [path.join(webDir, 'src'), path.join(webDir, 'index.html'), path.join(webDir, 'vite.config.ts'), path.join(repoRoot, 'packages/client/src'), path.join(repoRoot, 'packages/schema/src')];
+  return Math.max(...sources.map(newest)) > fs.statSync(index).mtimeMs;
+}
+
 /** Builds the app when needed, starts the real server on a free port, and stops it at the end. */
 export default async function setup(project: TestProject) {
   if (!fs.existsSync(CHROMIUM)) {
     throw new Error(`Browser tests need Chromium at ${CHROMIUM} (Debian: apt-get install chromium). It is missing.`);
   }
   const dist = path.join(webDir, 'dist');
-  if (!fs.existsSync(path.join(dist, 'index.html'))) {
+  if (needsBuild(path.join(dist, 'index.html'))) {
     execFileSync(process.execPath, [path.join(repoRoot, 'node_modules/vite/bin/vite.js'), 'build'], { cwd: webDir, stdio: 'inherit' });
   }
 
