@@ -62,6 +62,19 @@ async function hasParquetMagic(file: string): Promise<boolean> {
   }
 }
 
+/** A GeoJSON FeatureCollection sent as plain application/json (browsers label .geojson files so). */
+async function isFeatureCollection(file: string): Promise<boolean> {
+  const fh = await open(file, 'r');
+  try {
+    const buf = Buffer.alloc(4096);
+    const { bytesRead } = await fh.read(buf, 0, buf.length, 0);
+    const head = buf.subarray(0, bytesRead).toString('utf8');
+    return /^\s*\{/.test(head) && /"type"\s*:\s*"FeatureCollection"/.test(head);
+  } finally {
+    await fh.close();
+  }
+}
+
 async function gunzipTo(src: string, dest: string): Promise<void> {
   try {
     await pipeline(createReadStream(src), createGunzip(), createWriteStream(dest));
@@ -195,6 +208,7 @@ export async function ingest(
       if (!(await hasParquetMagic(input))) throw badInput('Unsupported content type');
       format = 'parquet';
     }
+    if (format === 'json' && (await isFeatureCollection(input))) format = 'geojson';
     const fmt: Format = format;
     progress(0.05);
     const pooled = await acquire();

@@ -40,6 +40,7 @@ describe('ingest formats', () => {
     ['ndjson', 'application/x-ndjson', false],
     ['ndjson', 'application/json', false],
     ['geojson', 'application/geo+json', false],
+    ['geojson', 'application/json', false],
     ['parquet', 'application/vnd.apache.parquet', false],
     ['parquet', 'application/x-parquet', false],
     ['parquet', 'application/octet-stream', false],
