@@ -84,7 +84,9 @@ export async function* arrowIpc(
         }
       }
     } finally {
-      next.catch(() => undefined); // a prefetch left pending on early exit must not become an unhandled rejection
+      // A prefetch still in flight on early exit: let it settle (errors ignored) before the connection goes
+      // back to the pool, so the next borrower never shares it with a running fetch.
+      await next.catch(() => undefined);
     }
     if (batcher.pending > 0 || !wroteBatch) yield* batcher.flush();
     yield* batcher.end();
