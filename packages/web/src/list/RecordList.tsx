@@ -128,6 +128,9 @@ export function RecordList({ config }: { config: CollectionConfig }) {
   const tagName = useMemo(() => tags.data?.find((t) => t.id === tag)?.name, [tags.data, tag]);
 
   const close = () => setPending(null);
+  useEffect(() => {
+    document.title = `${config.title} · Studio`;
+  }, [config.title]);
   const api = config.api();
 
   return (
@@ -143,7 +146,7 @@ export function RecordList({ config }: { config: CollectionConfig }) {
 
       <div className="tabs" role="tablist" aria-label={`${config.title} scope`}>
         {TABS.map((t) => (
-          <button key={t.id} type="button" role="tab" aria-selected={t.id === tab} className="tab" onClick={() => setParam('tab', t.id === 'mine' ? '' : t.id)}>
+          <button key={t.id} id={`tab-${t.id}`} type="button" role="tab" aria-selected={t.id === tab} aria-controls="records-panel" className="tab" onClick={() => setParam('tab', t.id === 'mine' ? '' : t.id)}>
             {t.label}
           </button>
         ))}
@@ -181,53 +184,55 @@ export function RecordList({ config }: { config: CollectionConfig }) {
         </label>
       </div>
 
-      <ErrorMessage message={list.error} onRetry={list.reload} />
+      <div id="records-panel" role="tabpanel" aria-labelledby={`tab-${tab}`} className="page">
+        <ErrorMessage message={list.error} onRetry={list.reload} />
 
-      {list.loading && !list.data && !list.error && (
-        <p className="muted loading" role="status">
-          Loading {config.plural}…
-        </p>
-      )}
+        {list.loading && !list.data && !list.error && (
+          <p className="muted loading" role="status">
+            Loading {config.plural}…
+          </p>
+        )}
 
-      {!list.error && !list.loading && items.length === 0 && (
-        <div className="empty" role="status">
-          <div className="empty-art" aria-hidden="true" />
-          <p>{emptyText(config, tab, search, Boolean(tag))}</p>
-          {tagName && <p className="muted">Filtered by tag “{tagName}”.</p>}
-        </div>
-      )}
+        {!list.error && !list.loading && items.length === 0 && (
+          <div className="empty" role="status">
+            <div className="empty-art" aria-hidden="true" />
+            <p>{emptyText(config, tab, search, Boolean(tag))}</p>
+            {tagName && <p className="muted">Filtered by tag “{tagName}”.</p>}
+          </div>
+        )}
 
-      {items.length > 0 && (
-        <DataTable
-          label={config.title}
-          busy={list.loading}
-          rows={items}
-          rowKey={(r) => r.id}
-          columns={[
-            { header: 'Name', cell: (r) => <RecordName record={r} href={config.href} /> },
-            { header: 'Owner', cell: (r) => r.owner.name || r.owner.email, className: 'muted' },
-            { header: 'Tags', cell: (r) => <TagChips label={`Tags of ${r.name}`} tags={r.tags} /> },
-            { header: 'Updated', cell: (r) => formatDate(r.updatedAt), className: 'muted nowrap' },
-            {
-              header: <span className="visually-hidden">Actions</span>,
-              className: 'row-actions',
-              cell: (r) => (
-                <>
-                  {can(r.access, 'write') && <RowAction label="Rename" record={r} onClick={() => setPending({ kind: 'rename', record: r })} />}
-                  {can(r.access, 'share') && <RowAction label="Share" record={r} onClick={() => setPending({ kind: 'share', record: r })} />}
-                  <RowAction label="Tags" aria={`Edit tags of ${r.name}`} record={r} onClick={() => setPending({ kind: 'tags', record: r })} />
-                  {can(r.access, 'delete') && <RowAction label="Delete" danger record={r} onClick={() => setPending({ kind: 'delete', record: r })} />}
-                </>
-              ),
-            },
-          ]}
-        />
-      )}
-      {list.data?.total !== undefined && list.data.total > items.length && (
-        <p className="muted">
-          Showing {items.length} of {list.data.total} {config.plural}. Narrow the search to find the rest.
-        </p>
-      )}
+        {items.length > 0 && (
+          <DataTable
+            label={config.title}
+            busy={list.loading}
+            rows={items}
+            rowKey={(r) => r.id}
+            columns={[
+              { header: 'Name', cell: (r) => <RecordName record={r} href={config.href} /> },
+              { header: 'Owner', cell: (r) => r.owner.name || r.owner.email, className: 'muted' },
+              { header: 'Tags', cell: (r) => <TagChips label={`Tags of ${r.name}`} tags={r.tags} /> },
+              { header: 'Updated', cell: (r) => formatDate(r.updatedAt), className: 'muted nowrap' },
+              {
+                header: <span className="visually-hidden">Actions</span>,
+                className: 'row-actions',
+                cell: (r) => (
+                  <>
+                    {can(r.access, 'write') && <RowAction label="Rename" record={r} onClick={() => setPending({ kind: 'rename', record: r })} />}
+                    {can(r.access, 'share') && <RowAction label="Share" record={r} onClick={() => setPending({ kind: 'share', record: r })} />}
+                    <RowAction label="Tags" aria={`Edit tags of ${r.name}`} record={r} onClick={() => setPending({ kind: 'tags', record: r })} />
+                    {can(r.access, 'delete') && <RowAction label="Delete" danger record={r} onClick={() => setPending({ kind: 'delete', record: r })} />}
+                  </>
+                ),
+              },
+            ]}
+          />
+        )}
+        {list.data?.total !== undefined && list.data.total > items.length && (
+          <p className="muted">
+            Showing {items.length} of {list.data.total} {config.plural}. Narrow the search to find the rest.
+          </p>
+        )}
+      </div>
 
       {pending?.kind === 'rename' && (
         <PromptDialog
