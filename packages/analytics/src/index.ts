@@ -5,6 +5,7 @@ export * from './templates/types';
 export { FOOT_TRAFFIC_GROUP_ID, TEMPLATE_IDS, type TemplateId, footTrafficTemplates, validateTemplate, templateOf, viewsOfGroup } from './templates/foot-traffic';
 export { checkLimits } from './templates/limits';
 export { footTrafficGroup, type AnalyticSetGroup } from './templates/group';
+export { defaultParameters } from './templates/defaults';
 export { generateSamplePanel, prng, type SamplePanel, type SamplePanelOptions } from './sample/generate';
 export { ResultCache, canonicalJson, type QueryCacheKey, type DatasetBinding, type CacheOptions } from './cache/result-cache';
 export { MemoryLruBacking, type CacheBacking } from './cache/backing';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { StudioError } from '@studio/schema';
 import {
-  assertCanExport, footTrafficGroup, footTrafficTemplates, labelsOf, runTemplate, validateBoundData, validateTemplate,
+  assertCanExport, defaultParameters, footTrafficGroup, footTrafficTemplates, labelsOf, runTemplate, validateBoundData, validateTemplate,
   viewsOfGroup, TEMPLATE_IDS, type PanelTables,
 } from '../src';
 import { panel } from './fixture';
@@ -106,6 +106,14 @@ describe('template setup', () => {
     const pivot = group.templates.find((t) => t.id === 'movement-pivot')!;
     expect(pivot.templateParameters).toEqual([expect.objectContaining({ id: 'movement_pivot_canExport', type: 'BOOLEAN', defaultValue: false })]);
     expect(pivot.queryParameters.find((q) => q.id === 'period')).toMatchObject({ startDate: '2023-01-02', endDate: '2025-12-31' });
+  });
+
+  it.each([...TEMPLATE_IDS])('the default query of %s runs', async (id) => {
+    const labels = await labelsOf(conn, tables);
+    const p = defaultParameters(id, labels);
+    expect(p.period).toEqual({ periodType: 'MONTHLY', start: '2025-01', end: '2025-12' });
+    expect(p.geographies).toEqual(['country:US']);
+    await expect(runTemplate(conn, id, p, tables)).resolves.toBeInstanceOf(Array);
   });
 
   it('views: grids of 14, 6 and 1 columns', () => {
