@@ -85,3 +85,6 @@ export async function executePipeline(node: unknown, target: ExecuteTarget, reso
   const q = compilePipeline(node, { dialect: target.engine, resolveDataset });
   return target.engine === 'duckdb' ? executeDuckDB(target.connection, q) : executePostgres(target.pool, q);
 }
+
+/** A DuckDB error a pipeline's content caused, as the 422 the caller should see; anything else unchanged. */
+export const duckdbQueryError = (e: unknown): unknown => (e instanceof Error && DUCK_USER_ERROR.test(e.message) ? queryFailed(e) : e);

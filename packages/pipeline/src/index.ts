@@ -1,4 +1,4 @@
 export * from './browser';
 // Node-only: DuckDB / pg execution. The "browser" export condition serves browser.ts without these.
 export { registerH3Functions } from './h3/duckdb';
-export { executeDuckDB, executePostgres, executePipeline, normalizeValue, type ExecuteTarget, type Row } from './execute';
+export { executeDuckDB, executePostgres, executePipeline, normalizeValue, duckdbQueryError, type ExecuteTarget, type Row } from './execute';
