@@ -12,7 +12,10 @@ import { uploadRoutes } from './uploads';
 import { mapAssetRoutes } from './map-assets';
 import { dataConnectionRoutes } from './data-connections';
 import { dataQueryRoutes } from './data-queries';
+import { projectRoutes } from './projects';
+import { stateRoutes } from './states';
 import { datasetRoutes } from './datasets';
+import { queryRoutes } from './query';
 
 /** The route table: every call the server answers, in one list the tests and OpenAPI read. */
 export const allRoutes: RouteDef[] = [
@@ -22,6 +25,7 @@ export const allRoutes: RouteDef[] = [
   ...apiKeyRoutes,
   ...recordRoutes,
   ...datasetRoutes,
+  ...queryRoutes,
   ...permissionRoutes,
   ...tagRoutes,
   ...legalRoutes,
@@ -30,4 +34,6 @@ export const allRoutes: RouteDef[] = [
   ...mapAssetRoutes,
   ...dataConnectionRoutes,
   ...dataQueryRoutes,
+  ...projectRoutes,
+  ...stateRoutes,
 ];

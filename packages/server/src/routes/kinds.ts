@@ -35,6 +35,8 @@ export interface Kind<C extends z.ZodType, U extends z.ZodType> {
   checkGet?: (row: ResourceRow, query: Record<string, unknown>) => void;
   /** After a save, e.g. keeping a version history. */
   afterUpdate?: (services: Services, before: ResourceRow, after: ResourceRow, callerId: string) => Promise<void>;
+  /** More of one record than a list shows (e.g. a project's folders). */
+  detail?: (services: Services, row: ResourceRow) => Promise<Record<string, unknown>>;
   /** Blob keys to remove with the record. */
   blobKeys?: (row: ResourceRow) => string[];
 }
@@ -43,11 +45,11 @@ const IdParam = z.object({ id: Id });
 const WriteQuery = z.object({ isAdmin: QueryBool.optional(), acquireLock: QueryBool.optional() });
 
 /** One record of a kind on the wire: the record plus its fields; a row that does not parse is a 422. */
-export async function kindItem(kind: Pick<Kind<z.ZodType, z.ZodType>, 'fields' | 'unparseable'>, row: ResourceRow, ctx: Ctx) {
+export async function kindItem(kind: Pick<Kind<z.ZodType, z.ZodType>, 'fields' | 'unparseable' | 'detail'>, row: ResourceRow, ctx: Ctx) {
   const fields = kind.fields(row);
   if (!fields) throw badInput(kind.unparseable);
   const { item } = await recordItem(ctx.services, row, ctx);
-  return { item: { ...item, ...fields } };
+  return { item: { ...item, ...fields, ...(await kind.detail?.(ctx.services, row)) } };
 }
 
 /** Records of a kind as a list answers them, with fields; rows whose attrs do not parse are skipped. */

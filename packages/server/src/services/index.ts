@@ -8,6 +8,7 @@ import { AuditService } from './audit';
 import { RecordService } from './records';
 import { BlobStore, UploadPolicies } from './uploads';
 import { Engine } from '@studio/engine';
+import { registerH3Functions } from '@studio/pipeline';
 import { DatasetService } from './datasets';
 
 /** Everything a route handler may use; built once per server from the catalog and config. */
@@ -28,7 +29,8 @@ export interface Services {
 export async function buildServices(config: StudioConfig, db: Db): Promise<Services> {
   const secrets = await Secrets.load(db, config.secret);
   const records = new RecordService(db);
-  const engine = await Engine.open({ dataDir: config.dataDir });
+  // One set of H3 functions for ingestion and queries: the pipeline's (fast, bit-exact with h3-js).
+  const engine = await Engine.open({ dataDir: config.dataDir, functions: registerH3Functions });
   await engine.cleanTemp();
   return {
     config,

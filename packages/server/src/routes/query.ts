@@ -1,0 +1,138 @@
+import { Readable } from 'node:stream';
+import { z } from 'zod';
+import { cellToBoundary, cellToLatLng, isValidCell } from 'h3-js';
+import { RecordBatchReader } from 'apache-arrow';
+import { StudioError, badInput } from '@studio/schema';
+import { compilePipeline, duckdbQueryError, validatePipeline } from '@studio/pipeline';
+import { defineRoute, requireCaller } from '../http/route';
+import { datasetAttrs } from '../services/datasets';
+import type { Services } from '../services';
+import type { Caller } from '../http/caller';
+import { ARROW_STREAM } from './datasets';
+
+/** Every dataset a pipeline reads, by uuid, wherever in the tree it is named. */
+export function datasetsOf(node: unknown, out = new Set<string>()): Set<string> {
+  if (!node || typeof node !== 'object') return out;
+  const n = node as Record<string, unknown>;
+  if (n.type === 'dataset' && typeof n.uuid === 'string') out.add(n.uuid);
+  if (n.type === 'enrich') {
+    const source = n.sourceId ?? n.source;
+    if (typeof source === 'string') out.add(source);
+  }
+  if (Array.isArray(n.input)) for (const child of n.input) datasetsOf(child, out);
+  return out;
+}
+
+/** DuckDB string literal of a path the store produced (store keys are [A-Za-z0-9_.=-/] only). */
+const sqlPath = (p: string) => `'${p.replaceAll("'", "''")}'`;
+
+/**
+ * Checks the caller may read every dataset before anything runs, then compiles the pipeline with
+ * each dataset resolved to its Parquet file.
+ */
+export async function compileForCaller(services: Services, caller: Caller, body: unknown) {
+  const node = validatePipeline(body);
+  const paths = new Map<string, string>();
+  for (const uuid of datasetsOf(node)) {
+    const { resource } = await services.access.guard(caller, 'dataset', uuid, 'read', false);
+    const a = datasetAttrs(resource);
+    if (a.status !== 'ready' || !a.storageKey) throw new StudioError(409, `Dataset ${uuid} is not ready (status: ${a.status})`);
+    paths.set(uuid, await services.engine.store.localPath(a.storageKey));
+  }
+  return compilePipeline(node, {
+    dialect: 'duckdb',
+    resolveDataset: (uuid) => {
+      const p = paths.get(uuid);
+      if (!p) throw badInput(`Unknown dataset ${uuid}`);
+      return { relationSql: `read_parquet(${sqlPath(p)})` };
+    },
+  });
+}
+
+/** Pulls the first piece before answering, so a failing query is an error status, not a cut stream. */
+async function primed(stream: AsyncGenerator<Uint8Array>): Promise<AsyncGenerator<Uint8Array>> {
+  let first: IteratorResult<Uint8Array>;
+  try {
+    first = await stream.next();
+  } catch (e) {
+    throw duckdbQueryError(e);
+  }
+  return (async function* () {
+    if (!first.done) yield first.value;
+    yield* stream;
+  })();
+}
+
+/** JSON `{items: [...]}` streamed from Arrow batches: rows are decoded one batch at a time. */
+async function* jsonFromArrow(arrow: AsyncGenerator<Uint8Array>): AsyncGenerator<string> {
+  const reader = await RecordBatchReader.from(arrow);
+  yield '{"items":[';
+  let first = true;
+  for await (const batch of reader) {
+    const parts: string[] = [];
+    for (const row of batch) parts.push(JSON.stringify(row?.toJSON() ?? null, (_k, v) => (typeof v === 'bigint' ? Number(v) : v)));
+    if (parts.length) {
+      yield (first ? '' : ',') + parts.join(',');
+      first = false;
+    }
+  }
+  yield ']}';
+}
+
+const Format = z.enum(['arrow', 'csv', 'json']);
+
+export const queryRoutes = [
+  defineRoute({
+    spec: ['QRY-001'],
+    method: 'POST',
+    url: '/v1/query',
+    summary: 'Run a query pipeline over datasets the caller can read; answers Arrow IPC, CSV (default) or JSON, streamed',
+    tag: 'query',
+    auth: 'user',
+    query: z.object({ format: Format.optional() }),
+    body: z.unknown(),
+    handler: async (ctx) => {
+      const caller = requireCaller(ctx);
+      const compiled = await compileForCaller(ctx.services, caller, ctx.body);
+      const accept = String(ctx.req.headers.accept ?? '');
+      const format = ctx.query.format ?? (accept.includes(ARROW_STREAM) ? 'arrow' : accept.includes('application/json') ? 'json' : 'csv');
+      const abort = new AbortController();
+      // A client that goes away stops the query: the engine interrupts DuckDB on abort.
+      ctx.req.raw.on('close', () => abort.abort());
+      ctx.reply.raw.on('close', () => abort.abort());
+      const source = { sql: compiled.sql, params: compiled.params };
+      if (format === 'csv') {
+        const body = await primed(ctx.services.engine.csvStream(source, { signal: abort.signal }));
+        return ctx.reply.header('content-type', 'text/csv; charset=utf-8').send(Readable.from(body));
+      }
+      const arrow = await primed(ctx.services.engine.arrowStream(source, { signal: abort.signal }));
+      if (format === 'arrow') return ctx.reply.header('content-type', ARROW_STREAM).send(Readable.from(arrow));
+      return ctx.reply.header('content-type', 'application/json; charset=utf-8').send(Readable.from(jsonFromArrow(arrow)));
+    },
+  }),
+  defineRoute({
+    spec: ['QRY-005'],
+    method: 'POST',
+    url: '/v1/shapify',
+    summary: 'Turn geographic ids into shapes: H3 cells into their boundary polygons or centre points (GeoJSON)',
+    tag: 'query',
+    auth: 'user',
+    body: z.object({
+      geos: z.array(z.string().max(32)).min(1).max(100_000),
+      shape: z.enum(['polygon', 'point']).default('polygon'),
+      geoType: z.enum(['h3']).default('h3'),
+    }),
+    handler: async ({ body }) => {
+      const invalid = body.geos.filter((g) => !isValidCell(g));
+      if (invalid.length) throw badInput('Invalid H3 cell', invalid.slice(0, 5).join(', '));
+      const features = body.geos.map((cell) => {
+        if (body.shape === 'point') {
+          const [lat, lng] = cellToLatLng(cell);
+          return { type: 'Feature', properties: { hex: cell }, geometry: { type: 'Point', coordinates: [lng, lat] } };
+        }
+        return { type: 'Feature', properties: { hex: cell }, geometry: { type: 'Polygon', coordinates: [cellToBoundary(cell, true)] } };
+      });
+      return { item: { type: 'FeatureCollection', features } };
+    },
+  }),
+];
