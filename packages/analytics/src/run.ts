@@ -67,10 +67,12 @@ export async function validateBoundData(conn: DuckDBConnection, tables: PanelTab
       (SELECT count(*) FROM ${tables.places}) AS places,
       (SELECT count(*) FROM ${tables.devices}) AS devices,
       (SELECT count(*) FROM ${tables.visits}) AS visits,
-      (SELECT count(*) FROM ${tables.visits} v WHERE CAST(v.device_id AS VARCHAR) NOT IN
-        (SELECT CAST(device_id AS VARCHAR) FROM ${tables.devices})) AS unknown_devices,
-      (SELECT count(*) FROM ${tables.visits} v WHERE CAST(v.place_id AS VARCHAR) NOT IN
-        (SELECT CAST(place_id AS VARCHAR) FROM ${tables.places})) AS unknown_places,
+      (SELECT count(*) FROM ${tables.visits} v ANTI JOIN ${tables.devices} d
+        ON CAST(d.device_id AS VARCHAR) = CAST(v.device_id AS VARCHAR)) AS unknown_devices,
+      (SELECT count(*) FROM ${tables.visits} v ANTI JOIN ${tables.places} p
+        ON CAST(p.place_id AS VARCHAR) = CAST(v.place_id AS VARCHAR)) AS unknown_places,
+      (SELECT count(*) - count(DISTINCT place_id) FROM ${tables.places}) AS duplicate_places,
+      (SELECT count(*) - count(DISTINCT device_id) FROM ${tables.devices}) AS duplicate_devices,
       (SELECT strftime(CAST(min(visit_start) AS DATE), '%Y-%m-%d') FROM ${tables.visits}) AS first_day,
       (SELECT strftime(CAST(max(visit_start) AS DATE), '%Y-%m-%d') FROM ${tables.visits}) AS last_day`,
     values: [],
@@ -80,6 +82,13 @@ export async function validateBoundData(conn: DuckDBConnection, tables: PanelTab
     throw badInput(
       `Visits reference unknown devices or places: ${n('unknown_devices')} visits with an unknown device, ${n('unknown_places')} with an unknown place`,
       JSON.stringify({ unknownDevices: n('unknown_devices'), unknownPlaces: n('unknown_places') }),
+    );
+  }
+  // A repeated id would count its visits twice in every join.
+  if (n('duplicate_places') > 0 || n('duplicate_devices') > 0) {
+    throw badInput(
+      `Ids must be unique: ${n('duplicate_places')} repeated place_id, ${n('duplicate_devices')} repeated device_id`,
+      JSON.stringify({ duplicatePlaces: n('duplicate_places'), duplicateDevices: n('duplicate_devices') }),
     );
   }
   return {

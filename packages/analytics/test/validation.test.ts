@@ -133,16 +133,24 @@ describe('template setup', () => {
 });
 
 describe('bound data', () => {
+  it('reports repeated place or device ids', async () => {
+    const dup = await loadPanel(conn, { ...panel, places: [...panel.places, panel.places[0]!], devices: [...panel.devices, panel.devices[1]!, panel.devices[2]!] }, 'dup_');
+    await expect(validateBoundData(conn, dup)).rejects.toMatchObject({
+      status: 422, message: 'Ids must be unique: 1 repeated place_id, 2 repeated device_id',
+    });
+  });
+
   it('reports visits with unknown devices or places', async () => {
     const bad = await loadPanel(conn, {
       ...panel,
-      visits: [...panel.visits, { visit_id: 'x1', device_id: 'ghost', place_id: 'p1', visit_start: '2025-01-01 10:00:00', dwell_minutes: 1 },
+      visits: [...panel.visits, { visit_id: 'x0', device_id: null as unknown as string, place_id: 'p1', visit_start: '2025-01-01 09:00:00', dwell_minutes: 1 },
+        { visit_id: 'x1', device_id: 'ghost', place_id: 'p1', visit_start: '2025-01-01 10:00:00', dwell_minutes: 1 },
         { visit_id: 'x2', device_id: 'd1', place_id: 'nowhere', visit_start: '2025-01-01 10:00:00', dwell_minutes: 1 },
         { visit_id: 'x3', device_id: 'd1', place_id: 'nowhere', visit_start: '2025-01-01 11:00:00', dwell_minutes: 1 }],
     }, 'bad_');
     await expect(validateBoundData(conn, bad)).rejects.toMatchObject({
       status: 422,
-      message: 'Visits reference unknown devices or places: 1 visits with an unknown device, 2 with an unknown place',
+      message: 'Visits reference unknown devices or places: 2 visits with an unknown device, 2 with an unknown place',
     });
   });
 });
