@@ -39,6 +39,10 @@ export async function buildStudio(config: StudioConfig, opts: { inMemoryCatalog?
     const index = fs.readFileSync(path.join(config.webDir, 'index.html'));
     // Client-side routes (/workspace/..., /{mapId}) all answer the app's index page.
     app.get('/*', async (req, reply) => {
+      // API paths never fall back to the app: an unknown call is a JSON 404.
+      if (req.url.startsWith('/v1/') || req.url === '/v1') {
+        return reply.code(404).send({ appStatusCode: 404, message: `No route for GET ${req.url.split('?')[0]}` });
+      }
       const file = path.join(config.webDir!, decodeURIComponent(req.url.split('?')[0]!));
       if (file.startsWith(config.webDir!) && fs.existsSync(file) && fs.statSync(file).isFile()) return reply.sendFile(path.relative(config.webDir!, file));
       return reply.type('text/html').send(index);

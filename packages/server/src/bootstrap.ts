@@ -2,6 +2,8 @@ import type { StudioConfig } from './config';
 import type { Db } from './store/db';
 import { generatePassword } from './auth/passwords';
 import { createOrganization, createUser } from './services/users';
+import type { Services } from './services';
+import type { Caller } from './http/caller';
 
 export const DEFAULT_ORG_NAME = 'Default organization';
 
@@ -25,4 +27,10 @@ export async function ensureFirstAdmin(db: Db, config: StudioConfig, print: (lin
     print(`    password: ${password}   (shown once; set STUDIO_ADMIN_PASSWORD to choose it)`);
     print('');
   }
+}
+
+/** The oldest administrator, as the owner of the sample records. */
+export async function firstAdminCaller(services: Services): Promise<Caller | null> {
+  const admin = await services.db.selectFrom('users').select('id').where('is_admin', '=', true).orderBy('created_at').limit(1).executeTakeFirst();
+  return admin ? services.auth.callerOf(admin.id, 'session', 'bootstrap') : null;
 }

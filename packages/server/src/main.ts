@@ -1,6 +1,7 @@
 import { configFromEnv } from './config';
 import { buildStudio } from './app';
-import { ensureFirstAdmin } from './bootstrap';
+import { ensureFirstAdmin, firstAdminCaller } from './bootstrap';
+import { ensureSampleDatasets } from './samples/datasets';
 
 /** `npm start`: one process serving the API under /v1 and the built web app on one port. */
 async function main() {
@@ -9,6 +10,11 @@ async function main() {
   await ensureFirstAdmin(studio.services.db, config, (line) => console.log(line));
   await studio.app.listen({ port: config.port, host: config.host });
   console.log(`Studio listening on ${config.publicUrl} (catalog: ${studio.store.kind}, data: ${config.dataDir})`);
+  // Sample data loads after the server answers, so the first start is usable at once.
+  if (process.env.STUDIO_SAMPLES !== 'off') {
+    const owner = await firstAdminCaller(studio.services);
+    if (owner) await ensureSampleDatasets(studio.services, owner, (line) => console.log(line)).catch((e) => console.error('Sample data failed:', e));
+  }
   const stop = async () => {
     await studio.close();
     process.exit(0);

@@ -81,16 +81,17 @@ describe.each(STORES)('data connections on %s', (kind) => {
 
   it('answers the datasets read through a connection, as the caller may see them', async () => {
     const conn = await create(CASES[0][1]);
-    const mk = async (owner: string, name: string) => {
+    const mk = async (owner: string, name: string, key = 'dataConnectionId') => {
       const id = randomUUID();
-      await s.services.db.insertInto('resources').values({ id, type: 'dataset', owner_id: owner, organization_id: null, name, attrs: JSON.stringify({ connectionId: conn.id }) }).execute();
+      await s.services.db.insertInto('resources').values({ id, type: 'dataset', owner_id: owner, organization_id: null, name, attrs: JSON.stringify({ [key]: conn.id }) }).execute();
       return id;
     };
     const mine = await mk(cast.users.owner.id, 'mine');
+    const legacy = await mk(cast.users.owner.id, 'legacy', 'connectionId');
     const theirs = await mk(cast.users.outsider.id, 'theirs');
     const res = await as('owner', 'GET', `/v1/data-connections/${conn.id}/datasets`);
     const ids = res.json().items.map((i: { id: string }) => i.id);
-    expect(ids).toContain(mine);
+    expect(ids).toEqual([legacy, mine]);
     expect(ids).not.toContain(theirs);
   });
 

@@ -38,12 +38,12 @@ const IdParam = z.object({ id: Id });
 const ReadQuery = z.object({ isAdmin: z.string().optional() });
 
 /** Records pointing at this connection through an attrs key, as the caller may read them. */
-async function pointingAt(ctx: RouteContext<{ id: string }, unknown, unknown>, type: 'dataset' | 'data-connection', key: string) {
+async function pointingAt(ctx: RouteContext<{ id: string }, unknown, unknown>, type: 'dataset' | 'data-connection', keys: string[]) {
   const rows = await ctx.services.db
     .selectFrom('resources')
     .selectAll()
     .where('type', '=', type)
-    .where(sql<string>`attrs->>${key}`, '=', ctx.params.id)
+    .where((eb) => eb.or(keys.map((key) => eb(sql<string>`attrs->>${key}`, '=', ctx.params.id))))
     .orderBy('name')
     .orderBy('id')
     .execute();
@@ -56,7 +56,7 @@ export const dataConnectionRoutes: RouteDef[] = [
     spec: ['CAT-093'],
     method: 'GET',
     url: `${BASE}/{id}/datasets`,
-    summary: 'Datasets read through this connection (attrs.connectionId), as the caller may see them',
+    summary: 'Datasets read through this connection (their dataConnectionId), as the caller may see them',
     tag: 'data-connections',
     auth: 'user',
     params: IdParam,
@@ -64,7 +64,7 @@ export const dataConnectionRoutes: RouteDef[] = [
     resource: { type: 'data-connection', param: 'id', action: 'read' },
     handler: async (ctx) => {
       requireCaller(ctx);
-      return pointingAt(ctx, 'dataset', 'connectionId');
+      return pointingAt(ctx, 'dataset', ['connectionId', 'dataConnectionId']);
     },
   }),
   defineRoute({
@@ -79,7 +79,7 @@ export const dataConnectionRoutes: RouteDef[] = [
     resource: { type: 'data-connection', param: 'id', action: 'read' },
     handler: async (ctx) => {
       assertDatabaseConnection(ctx.resource!);
-      return withFields(ctx.services, kind, await pointingAt(ctx, 'data-connection', 'parentId'));
+      return withFields(ctx.services, kind, await pointingAt(ctx, 'data-connection', ['parentId']));
     },
   }),
 ];

@@ -98,6 +98,22 @@ export const datasetRoutes: RouteDef[] = [
     },
   }),
   defineRoute({
+    method: 'GET',
+    url: '/v1/datasets/{id}/preview',
+    summary: 'A page of rows of the stored data, for preview tables (offset/limit, at most 10,000 rows a page)',
+    tag: 'datasets',
+    auth: 'user',
+    params: IdParam,
+    query: z.object({ offset: z.coerce.number().int().min(0).default(0), limit: z.coerce.number().int().min(1).max(10_000).default(100), isAdmin: QueryBool.optional() }),
+    resource: { type: 'dataset', param: 'id', action: 'read' },
+    handler: async (ctx) => {
+      const a = datasetAttrs(ctx.resource!);
+      if (a.status !== 'ready' || !a.storageKey) throw new StudioError(409, `Dataset is not ready (status: ${a.status})`, a.metadata.errorMessage ?? undefined);
+      const rows = await ctx.services.engine.preview(a.storageKey, { offset: ctx.query.offset, limit: ctx.query.limit });
+      return { items: rows, total: a.metadata.rowCount ?? rows.length, offset: ctx.query.offset };
+    },
+  }),
+  defineRoute({
     spec: ['CAT-107'],
     method: 'GET',
     url: '/v1/datasets/{id}/maps',
