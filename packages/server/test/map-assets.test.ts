@@ -117,7 +117,8 @@ describe.each(STORES)('map assets on %s', (kind) => {
     await as('owner', 'POST', `/v1/permissions`, { resourceType: 'map-asset', resourceId: item.id, role: 'limited-viewer', userId: cast.users.viewer.id });
     const file = await as('viewer', 'GET', got.readPath);
     expect([file.statusCode, file.headers['content-type'], file.json()]).toEqual([200, 'application/json', STYLE]);
-    const thumb = await as('viewer', 'GET', got.thumbnailPath);
+    expect(got.thumbnailUrl).toMatch(new RegExp(`^/v1/map-assets/${item.id}/files/thumbnail\\?v=\\d+$`));
+    const thumb = await as('viewer', 'GET', got.thumbnailUrl);
     expect([thumb.statusCode, thumb.rawPayload.equals(PNG)]).toEqual([200, true]);
     expect((await as('outsider', 'GET', got.readPath)).statusCode).toBe(404);
     expect((await as('owner', 'POST', `/v1/map-assets/${item.id}/files`, { assetContentType: 'image/png' })).statusCode).toBe(422);

@@ -35,7 +35,7 @@ export function assertAssetType(row: ResourceRow, expected: MapAssetType): void 
   if ((row.attrs as { assetType?: unknown })?.assetType !== expected) throw badInput(NOT_A[expected]);
 }
 
-function fields(row: ResourceRow): MapAssetFields | null {
+function fields(row: ResourceRow): (MapAssetFields & { thumbnailUrl: string | null }) | null {
   const a = storedAsset(row);
   if (!a) return null;
   const style = a.assetType === 'map-style' ? a : null;
@@ -49,6 +49,8 @@ function fields(row: ResourceRow): MapAssetFields | null {
     thumbnailContentType: row.thumbnail_key ? row.thumbnail_type : null,
     readPath: style?.assetKey ? `${BASE}/${row.id}/files/asset` : null,
     thumbnailPath: row.thumbnail_key ? `${BASE}/${row.id}/files/thumbnail` : null,
+    // The record machinery would point at /v1/maps; an asset's thumbnail is served under its files.
+    thumbnailUrl: row.thumbnail_key ? `${BASE}/${row.id}/files/thumbnail?v=${new Date(row.updated_at).getTime()}` : null,
   };
 }
 
