@@ -1,6 +1,6 @@
 export { Engine, type EngineOptions, type Source } from './engine';
 export { LocalObjectStore, checkKey, type ObjectStore } from './store';
-export type { IngestOptions } from './ingest';
+export { assertSupportedContentType, type IngestOptions } from './ingest';
 export type { StreamOptions } from './stream';
 export type { PooledConnection } from './pool';
 export { quoteIdent } from './sql';

@@ -44,6 +44,14 @@ const FORMATS: Record<string, Format | 'sniff'> = {
   'application/octet-stream': 'sniff',
 };
 
+/**
+ * Throws 422 'Unsupported content type' for a type ingest never accepts, so a server can refuse before
+ * streaming the body to disk (application/octet-stream passes here; ingest still checks its Parquet magic).
+ */
+export function assertSupportedContentType(contentType: string): void {
+  formatOf(contentType);
+}
+
 export function formatOf(contentType: string): Format | 'sniff' {
   const base = contentType.split(';')[0]!.trim().toLowerCase();
   const f = FORMATS[base];

@@ -2,6 +2,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { assertSupportedContentType } from '../src';
 import { ROWS, setup, toCsv, type Ctx } from './helpers';
 
 let ctx: Ctx;
@@ -90,6 +91,18 @@ describe('ingest errors', () => {
       status: 422,
       message: 'Unsupported content type',
     });
+  });
+
+  it.each([
+    ['text/csv', true],
+    ['Application/JSON; charset=utf-8', true],
+    ['application/octet-stream', true],
+    ['text/plain', false],
+    ['', false],
+  ])('assertSupportedContentType(%j) passes: %s', (ct, ok) => {
+    const call = () => assertSupportedContentType(ct);
+    if (ok) expect(call).not.toThrow();
+    else expect(call).toThrow('Unsupported content type');
   });
 
   it('refuses octet-stream without parquet magic', async () => {
