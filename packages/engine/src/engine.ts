@@ -33,7 +33,7 @@ export interface EngineOptions {
    * Registers scalar functions once in the database catalog (default: the engine's own h3 helpers).
    * The server passes the query pipeline's H3 functions here so both use one set.
    */
-  functions?: (connection: DuckDBConnection) => void;
+  functions?: (connection: DuckDBConnection) => void | Promise<void>;
 }
 
 /** A dataset key in the store, or a SQL statement with positional `$1`/`?` parameters. */
@@ -62,7 +62,7 @@ export class Engine {
       // Scalar functions land in the database catalog: register once.
       if (!registered) {
         registered = true;
-        (opts.functions ?? registerH3)(c);
+        await (opts.functions ?? registerH3)(c);
       }
     });
     return new Engine(instance, pool, store, tmpDir);

@@ -39,3 +39,40 @@ describe('Engine', () => {
     await expect(ctx.engine.preview('missing.parquet')).rejects.toMatchObject({ status: 404 });
   });
 });
+
+describe('Engine.open functions', () => {
+  it('runs the given registration once, in place of the built-in h3 helpers', async () => {
+    const { mkdtemp, rm } = await import('node:fs/promises');
+    const { tmpdir } = await import('node:os');
+    const path = await import('node:path');
+    const { DuckDBScalarFunction, INTEGER } = await import('@duckdb/node-api');
+    const { Engine } = await import('../src');
+    const dir = await mkdtemp(path.join(tmpdir(), 'engine-fn-'));
+    let calls = 0;
+    const engine = await Engine.open({
+      dataDir: dir,
+      functions: (c) => {
+        calls++;
+        c.registerScalarFunction(
+          DuckDBScalarFunction.create({
+            name: 'answer',
+            returnType: INTEGER,
+            mainFunction: (_i, input, out) => {
+              for (let r = 0; r < input.rowCount; r++) out.setItem(r, 42);
+              out.flush();
+            },
+          }),
+        );
+      },
+    });
+    try {
+      const rs = await Promise.all(Array.from({ length: 5 }, () => engine.query('SELECT answer() AS a')));
+      expect(rs.every((r) => r[0]!.a === 42)).toBe(true);
+      expect(calls).toBe(1);
+      await expect(engine.query('SELECT h3_is_valid_cell(\'x\')')).rejects.toThrow();
+    } finally {
+      engine.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
