@@ -21,6 +21,8 @@ export interface StudioConfig {
   /** Public origin used in printed links. */
   publicUrl: string;
   logLevel: string;
+  /** How long a resolved bearer credential is reused (ms); 0 turns the cache off. */
+  authCacheMs: number;
 }
 
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): StudioConfig {
@@ -38,5 +40,6 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): StudioConfi
     webDir: env.STUDIO_WEB_DIR ? path.resolve(env.STUDIO_WEB_DIR) : DEFAULT_WEB_DIR,
     publicUrl: env.STUDIO_PUBLIC_URL ?? `http://${host}:${port}`,
     logLevel: env.LOG_LEVEL ?? 'warn',
+    authCacheMs: Number(env.STUDIO_AUTH_CACHE_MS ?? 2000),
   };
 }

@@ -121,6 +121,7 @@ describe.each(STORES)('records on %s', (kind) => {
     const viewer = await as('colleague', 'POST', '/v1/maps', { name: 'nope' });
     expect(viewer.statusCode).toBe(403);
     await s.services.db.updateTable('users').set({ quota_policy: 0 }).where('id', '=', cast.users.outsider.id).execute();
+    s.services.auth.forget(cast.users.outsider.id);
     const over = await as('outsider', 'POST', '/v1/maps', { name: 'over' });
     expect([over.statusCode, over.json().message]).toEqual([402, 'Quota exceeded: your quota allows 0 records']);
   });

@@ -7,6 +7,9 @@ import type { Caller } from './caller';
 import type { Services } from '../services';
 import { zodMessage } from './errors';
 
+/** Route tags whose writes change who a caller is or what they may do. */
+const IDENTITY_TAGS = new Set(['users', 'admin', 'api-keys', 'auth']);
+
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
 
 /**
@@ -130,6 +133,8 @@ function addRoutes(app: FastifyInstance, routes: RouteDef[], services: Services)
         const query = parse(def.query, req.query, 'query parameters') as Record<string, unknown>;
         const body = def.rawBody ? req.body : parse(def.body, req.body, 'request body');
         const result = await def.handler({ req, reply, caller, params, query, body, resource, access, adminMode, services });
+        // Writes to identity (users, memberships, keys, admin rights) must not be hidden by cached credentials.
+        if (def.method !== 'GET' && IDENTITY_TAGS.has(def.tag)) services.auth.forget();
         if (reply.sent) return reply;
         if (result === undefined) return reply.code(def.status === 200 || !def.status ? 204 : def.status).send();
         if (def.status && reply.statusCode === 200) reply.code(def.status);

@@ -16,6 +16,8 @@ import { projectRoutes } from './projects';
 import { stateRoutes } from './states';
 import { datasetRoutes } from './datasets';
 import { queryRoutes } from './query';
+import { analyticsRoutes } from './analytics';
+import { publishingRoutes } from './publishing';
 
 /** The route table: every call the server answers, in one list the tests and OpenAPI read. */
 export const allRoutes: RouteDef[] = [
@@ -23,6 +25,7 @@ export const allRoutes: RouteDef[] = [
   ...authRoutes,
   ...userRoutes,
   ...apiKeyRoutes,
+  ...publishingRoutes,
   ...recordRoutes,
   ...datasetRoutes,
   ...queryRoutes,
@@ -36,4 +39,5 @@ export const allRoutes: RouteDef[] = [
   ...dataQueryRoutes,
   ...projectRoutes,
   ...stateRoutes,
+  ...analyticsRoutes,
 ];

@@ -33,7 +33,23 @@ export interface IssuedSession {
 
 /** Sign-in, sign-out, refresh, and resolving a bearer credential to a caller. */
 export class AuthService {
-  constructor(private readonly db: Db) {}
+  /**
+   * Resolved credentials, kept for a moment: a page load sends a burst of calls with one token, and
+   * resolving it is a catalog round trip each. A sign-out or revocation on this node drops the entry
+   * at once; on other API nodes it takes effect within `cacheMs` (2 s by default; 0 turns it off).
+   */
+  private readonly cache = new Map<string, { caller: Caller; until: number }>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly cacheMs = 2000,
+  ) {}
+
+  /** Drops cached credentials: all of them, or those of one user. */
+  forget(userId?: string): void {
+    if (userId === undefined) return this.cache.clear();
+    for (const [k, v] of this.cache) if (v.caller.user.id === userId) this.cache.delete(k);
+  }
 
   async signIn(email: string, password: string): Promise<IssuedSession> {
     const user = await this.db.selectFrom('users').selectAll().where('email', '=', email.trim().toLowerCase()).executeTakeFirst();
@@ -74,6 +90,7 @@ export class AuthService {
   }
 
   async signOut(caller: Caller): Promise<void> {
+    this.forget(caller.user.id);
     if (caller.via === 'session') await this.db.deleteFrom('sessions').where('id', '=', caller.credentialId).execute();
   }
 
@@ -84,6 +101,17 @@ export class AuthService {
     if (!match?.[1] || match[1] === NOT_SIGNED_IN) return null;
     const token = match[1];
     const hash = hashToken(token);
+    const cached = this.cache.get(hash);
+    if (cached && cached.until > Date.now()) return cached.caller;
+    const caller = await this.resolve(token, hash);
+    if (this.cacheMs > 0) {
+      if (this.cache.size > 10_000) this.cache.clear();
+      this.cache.set(hash, { caller, until: Date.now() + this.cacheMs });
+    }
+    return caller;
+  }
+
+  private async resolve(token: string, hash: string): Promise<Caller> {
     const memberships = sql<Selectable<MembershipsTable>[]>`coalesce((select json_agg(m) from memberships m where m.user_id = u.id), '[]'::json)`.as('memberships');
     if (token.startsWith(API_KEY_PREFIX)) {
       const row = await this.db

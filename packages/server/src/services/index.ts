@@ -10,6 +10,7 @@ import { BlobStore, UploadPolicies } from './uploads';
 import { Engine } from '@studio/engine';
 import { registerH3Functions } from '@studio/pipeline';
 import { DatasetService } from './datasets';
+import { AnalyticsService } from './analytics';
 
 /** Everything a route handler may use; built once per server from the catalog and config. */
 export interface Services {
@@ -24,6 +25,7 @@ export interface Services {
   blobs: BlobStore;
   engine: Engine;
   datasets: DatasetService;
+  analytics: AnalyticsService;
 }
 
 export async function buildServices(config: StudioConfig, db: Db): Promise<Services> {
@@ -32,17 +34,19 @@ export async function buildServices(config: StudioConfig, db: Db): Promise<Servi
   // One set of H3 functions for ingestion and queries: the pipeline's (fast, bit-exact with h3-js).
   const engine = await Engine.open({ dataDir: config.dataDir, functions: registerH3Functions });
   await engine.cleanTemp();
+  const access = new AccessService(db);
   return {
     config,
     db,
     secrets,
-    auth: new AuthService(db),
-    access: new AccessService(db),
+    auth: new AuthService(db, config.authCacheMs),
+    access,
     audit: new AuditService(db),
     records,
     policies: new UploadPolicies(secrets),
     blobs: new BlobStore(path.join(config.dataDir, 'blobs')),
     engine,
     datasets: new DatasetService(db, engine, records),
+    analytics: new AnalyticsService(db, engine, access, { sampleDir: path.join(config.dataDir, 'analytics', 'sample'), cache: AnalyticsService.cacheFromEnv() }),
   };
 }

@@ -22,6 +22,9 @@ export async function openCatalog(opts: { databaseUrl: string | null; dataDir: s
     const { default: pg } = await import('pg');
     // PostgreSQL returns int8/numeric as strings; counts are normalised where they are read.
     const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 10 });
+    // An idle client's error (a database restart, a dropped connection) must not crash the node: the
+    // pool replaces the client and the next query reconnects.
+    pool.on('error', (err) => console.warn(`catalog connection lost: ${err.message}`));
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     store = { db, kind: 'postgres', close: () => db.destroy() };
   } else {

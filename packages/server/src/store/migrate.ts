@@ -2,11 +2,15 @@ import { Migrator, type Migration, type MigrationProvider } from 'kysely/migrati
 import type { Db } from './db';
 import * as m001 from './migrations/001-spine';
 import * as m002 from './migrations/002-catalog-kinds';
+import * as m003 from './migrations/003-published-maps';
+import * as m004 from './migrations/004-bi';
 
 /** Versioned migrations, in order; a new one is a new file and a new line here, never an edit. */
 const MIGRATIONS: Record<string, Migration> = {
   '001-spine': m001,
   '002-catalog-kinds': m002,
+  '003-published-maps': m003,
+  '004-bi': m004,
 };
 
 class InCodeProvider implements MigrationProvider {

@@ -1,0 +1,167 @@
+import { Readable } from 'node:stream';
+import { z } from 'zod';
+import { assertCanExport, buildTemplateQuery, footTrafficGroup, parseParameters, runQuery, templateOf } from '@studio/analytics';
+import { Id, forbidden } from '@studio/schema';
+import { duckdbQueryError } from '@studio/pipeline';
+import { defineRoute, requireCaller } from '../http/route';
+import { assertGroup } from '../services/analytics';
+import type { Caller } from '../http/caller';
+import { ARROW_STREAM } from './datasets';
+import { biRoutes } from './bi';
+
+const GroupParams = z.object({ groupId: z.string().max(100) });
+const Impersonate = z.object({ impersonateOrganizationId: Id.optional() });
+
+/** Pulls the first piece before answering, so a failing query is an error status, not a cut stream. */
+async function primed(stream: AsyncGenerator<Uint8Array>): Promise<AsyncGenerator<Uint8Array>> {
+  let first: IteratorResult<Uint8Array>;
+  try {
+    first = await stream.next();
+  } catch (e) {
+    throw duckdbQueryError(e);
+  }
+  return (async function* () {
+    if (!first.done) yield first.value;
+    yield* stream;
+  })();
+}
+
+/** Administrators, or (for their own organization's cache) its makers. */
+function assertCanInvalidate(caller: Caller, orgId?: string) {
+  if (caller.isAdmin) return;
+  if (orgId && caller.memberships.some((m) => m.organization_id === orgId && m.role === 'maker')) return;
+  throw forbidden(orgId ? 'Only administrators and makers of the organization may invalidate its cache' : 'Administrators only');
+}
+
+const analyticRoutes = [
+  defineRoute({
+    spec: ['ANA-001'],
+    method: 'GET',
+    url: '/v1/analytic-sets/{groupId}',
+    summary: 'The analytic sets of a group with query parameters filled from the bound data, template parameters and view layouts',
+    tag: 'analytics',
+    auth: 'user',
+    params: GroupParams,
+    query: Impersonate,
+    handler: async (ctx) => {
+      const caller = requireCaller(ctx);
+      const b = await ctx.services.analytics.binding(caller, ctx.params.groupId, ctx.query.impersonateOrganizationId);
+      return { item: await ctx.services.analytics.group(b, ctx.params.groupId) };
+    },
+  }),
+  defineRoute({
+    spec: ['ANA-002'],
+    method: 'POST',
+    url: '/v1/query/{groupId}/template/{templateId}',
+    summary: 'Run a template of an analytic set: JSON {items} (cached), Arrow IPC or CSV (Movement Pivot CSV is the export, allowed by movement_pivot_canExport)',
+    tag: 'analytics',
+    auth: 'user',
+    params: z.object({ groupId: z.string().max(100), templateId: z.string().max(100) }),
+    query: Impersonate.extend({ expectData: z.enum(['true', 'false']).optional() }),
+    body: z.unknown(),
+    handler: async (ctx) => {
+      const caller = requireCaller(ctx);
+      const { groupId, templateId } = ctx.params;
+      assertGroup(groupId);
+      templateOf(templateId);
+      const a = ctx.services.analytics;
+      const b = await a.binding(caller, groupId, ctx.query.impersonateOrganizationId);
+      // Shape and limits first (422): nothing runs and nothing is cached for a bad request.
+      const parameters = parseParameters(ctx.body ?? {});
+      const built = buildTemplateQuery(templateId, parameters, b.tables);
+      const accept = String(ctx.req.headers.accept ?? '');
+      const format = accept.includes(ARROW_STREAM) ? 'arrow' : accept.includes('text/csv') ? 'csv' : 'json';
+      if (format === 'csv' && templateId === 'movement-pivot') assertCanExport(b.templateParameters);
+      // expectData=false: a dry run that only validates the parameters.
+      if (ctx.query.expectData === 'false') return undefined;
+      const abort = new AbortController();
+      ctx.req.raw.on('close', () => abort.abort());
+      ctx.reply.raw.on('close', () => { if (!ctx.reply.raw.writableFinished) abort.abort(); });
+      const source = { sql: built.sql, params: built.values as unknown[] };
+      if (format === 'csv') {
+        const body = await primed(ctx.services.engine.csvStream(source, { signal: abort.signal }));
+        const name = templateId === 'movement-pivot' ? 'movement-pivot.csv' : `${templateId}.csv`;
+        return ctx.reply.header('content-type', 'text/csv; charset=utf-8').header('content-disposition', `attachment; filename="${name}"`).send(Readable.from(body));
+      }
+      if (format === 'arrow') {
+        const arrow = await primed(ctx.services.engine.arrowStream(source, { signal: abort.signal }));
+        return ctx.reply.header('content-type', ARROW_STREAM).send(Readable.from(arrow));
+      }
+      const items = await a.cache.run(
+        { organization: b.orgId, groupId, datasets: b.datasets, templateId, parameters },
+        () => ctx.services.engine.withConnection(async (conn) => {
+          // A client that goes away interrupts DuckDB; the failure is not cached.
+          const stop = () => conn.interrupt();
+          abort.signal.addEventListener('abort', stop);
+          try {
+            if (abort.signal.aborted) throw new Error('aborted');
+            return await runQuery(conn, built);
+          } catch (e) {
+            throw duckdbQueryError(e);
+          } finally {
+            abort.signal.removeEventListener('abort', stop);
+          }
+        }),
+        { cacheControl: ctx.req.headers['cache-control'] as string | undefined },
+      );
+      return { items };
+    },
+  }),
+  defineRoute({
+    spec: ['ANA-003'],
+    method: 'GET',
+    url: '/v1/labels',
+    summary: "Labels of the caller's bound data (foot-traffic group): geography and place values with display names, and the visit date coverage",
+    tag: 'analytics',
+    auth: 'user',
+    query: Impersonate.extend({ groupId: z.string().max(100).optional() }),
+    handler: async (ctx) => {
+      const caller = requireCaller(ctx);
+      const b = await ctx.services.analytics.binding(caller, ctx.query.groupId ?? footTrafficGroup().groupId, ctx.query.impersonateOrganizationId);
+      return { item: await ctx.services.analytics.labels(b, ctx.req.headers['cache-control'] as string | undefined) };
+    },
+  }),
+  defineRoute({
+    spec: ['ANA-004'],
+    method: 'POST',
+    url: '/v1/invalidate/labels',
+    summary: 'Forget every cached label set (administrators)',
+    tag: 'analytics',
+    auth: 'admin',
+    handler: async (ctx) => {
+      await ctx.services.analytics.cache.invalidateLabels();
+      return undefined;
+    },
+  }),
+  defineRoute({
+    spec: ['ANA-005'],
+    method: 'POST',
+    url: '/v1/invalidate/{groupId}/org/{orgId}',
+    summary: "Forget an organization's cached results of a group (administrators, or makers of that organization)",
+    tag: 'analytics',
+    auth: 'user',
+    params: z.object({ groupId: z.string().max(100), orgId: Id }),
+    handler: async (ctx) => {
+      assertCanInvalidate(requireCaller(ctx), ctx.params.orgId);
+      assertGroup(ctx.params.groupId);
+      await ctx.services.analytics.cache.invalidateGroupOrg(ctx.params.groupId, ctx.params.orgId);
+      return undefined;
+    },
+  }),
+  defineRoute({
+    spec: ['ANA-006'],
+    method: 'POST',
+    url: '/v1/invalidate/{groupId}/default',
+    summary: 'Forget every cached result of a group computed on the built-in sample (administrators)',
+    tag: 'analytics',
+    auth: 'admin',
+    params: GroupParams,
+    handler: async (ctx) => {
+      assertGroup(ctx.params.groupId);
+      await ctx.services.analytics.cache.invalidateGroupDefault(ctx.params.groupId);
+      return undefined;
+    },
+  }),
+];
+
+export const analyticsRoutes = [...analyticRoutes, ...biRoutes];

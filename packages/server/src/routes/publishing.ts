@@ -1,0 +1,226 @@
+import { Readable } from 'node:stream';
+import { z } from 'zod';
+import { Id, QueryBool, StudioError, can, notFound } from '@studio/schema';
+import { defineRoute, requireCaller, type RouteContext, type RouteDef } from '../http/route';
+import { PublishingService, PUBLISH_KINDS } from '../services/publishing';
+import { datasetAttrs } from '../services/datasets';
+import { ARROW_STREAM } from './datasets';
+
+/**
+ * Publishing of maps (catalog §7 Maps, "same pattern" as insights). {x} in POST /publish/{x} is the
+ * kind of publication; `map` (the only kind) snapshots the map's saved state and its datasets.
+ * A published map is readable without signing in; a password, when set, is asked of callers who
+ * cannot read the map itself. Dataset data of a publication streams through its own route, only
+ * for the datasets the snapshot names.
+ */
+const tag = 'maps';
+const IdParam = z.object({ id: Id });
+const FeaturedParam = z.object({ id: Id });
+const PublishBody = z.object({ password: z.string().max(200).nullable().optional() }).strict();
+const PasswordBody = z.object({ password: z.string().min(1).max(200) });
+const FeaturedBody = z.object({ mapId: Id, title: z.string().max(200).optional(), description: z.string().max(2000).optional(), position: z.number().int().min(0).max(10_000).optional() });
+const FeaturedUpdate = FeaturedBody.omit({ mapId: true });
+/** The header that carries a publication's password to the dataset route (never the query: logs). */
+export const MAP_PASSWORD_HEADER = 'x-map-password';
+
+const publishing = (ctx: { services: { db: ConstructorParameters<typeof PublishingService>[0] } }) => new PublishingService(ctx.services.db);
+
+/** Whether the caller may read the map itself (then no password is asked). */
+async function canReadMap(ctx: RouteContext<unknown, unknown, unknown>, mapId: string): Promise<boolean> {
+  if (!ctx.caller) return false;
+  const row = await ctx.services.records.get(mapId);
+  if (!row || row.type !== 'map') return false;
+  return can(await ctx.services.access.accessOf(ctx.caller, row, ctx.adminMode), 'read');
+}
+
+const headerPassword = (ctx: RouteContext<unknown, unknown, unknown>) => {
+  const v = ctx.req.headers[MAP_PASSWORD_HEADER];
+  return typeof v === 'string' && v.length > 0 ? v : undefined;
+};
+
+export const publishingRoutes: RouteDef[] = [
+  defineRoute({
+    spec: ['CAT-154'],
+    method: 'GET',
+    url: '/v1/maps/published',
+    summary: "Publications of the caller's maps",
+    tag,
+    auth: 'user',
+    handler: async (ctx) => {
+      const items = await publishing(ctx).list({ ownerId: requireCaller(ctx).user.id });
+      return { items, total: items.length };
+    },
+  }),
+  defineRoute({
+    spec: ['CAT-157'],
+    method: 'GET',
+    url: '/v1/maps/published/samples',
+    summary: 'Publications of sample maps',
+    tag,
+    auth: 'user',
+    handler: async (ctx) => {
+      const items = await publishing(ctx).list({ samples: true });
+      return { items, total: items.length };
+    },
+  }),
+  defineRoute({
+    spec: ['CAT-158'],
+    method: 'GET',
+    url: '/v1/maps/published/list',
+    summary: 'Publication info (no state) of the maps named in maps=id,id,…; maps not published are left out',
+    tag,
+    auth: 'user',
+    query: z.object({ maps: z.string().max(40_000).default('') }),
+    handler: async (ctx) => {
+      const wanted = ctx.query.maps.split(',').map((s) => s.trim()).filter(Boolean);
+      const bad = wanted.find((w) => !Id.safeParse(w).success);
+      if (bad !== undefined) throw new StudioError(422, 'Invalid query parameters: maps must be map ids separated by commas');
+      const items = await publishing(ctx).infos(wanted.slice(0, 500));
+      return { items, total: items.length };
+    },
+  }),
+  defineRoute({
+    spec: ['CAT-160'],
+    method: 'POST',
+    url: '/v1/maps/{id}/publish/{x}',
+    summary: `Publish the map: x=${PUBLISH_KINDS.join('|')} snapshots its saved state and datasets. Body {password?}: a string sets it, null removes it, absent keeps it`,
+    tag,
+    auth: 'user',
+    params: z.object({ id: Id, x: z.string().max(50) }),
+    body: PublishBody.optional(),
+    resource: { type: 'map', param: 'id', action: 'share' },
+    status: 201,
+    handler: async (ctx) => {
+      const caller = requireCaller(ctx);
+      const item = await publishing(ctx).publish(ctx.resource!, ctx.params.x, caller.user.id, ctx.body?.password);
+      await ctx.services.audit.record(caller, 'map.publish', 'map', ctx.resource!.id, { kind: ctx.params.x, passwordProtected: item.passwordProtected });
+      return { item };
+    },
+  }),
+  defineRoute({
+    spec: ['CAT-161'],
+    method: 'DELETE',
+    url: '/v1/maps/{id}/unpublish',
+    summary: 'Withdraw the publication (and its featured entry)',
+    tag,
+    auth: 'user',
+    params: IdParam,
+    resource: { type: 'map', param: 'id', action: 'share' },
+    handler: async (ctx) => {
+      if (!(await publishing(ctx).unpublish(ctx.resource!.id))) throw notFound('Published map not found');
+      await ctx.services.audit.record(ctx.caller, 'map.unpublish', 'map', ctx.resource!.id);
+      return undefined;
+    },
+  }),
+  defineRoute({
+    spec: ['CAT-155'],
+    method: 'GET',
+    url: '/v1/maps/{id}/published-map',
+    summary: 'The published map, without signing in. infoOnly=true: the info without state (never asks the password). A protected map answers 401 with details passwordRequired unless the caller can read the map',
+    tag,
+    auth: 'public',
+    params: IdParam,
+    query: z.object({ infoOnly: QueryBool.optional(), isAdmin: QueryBool.optional() }),
+    handler: async (ctx) => {
+      const svc = publishing(ctx);
+      if (ctx.query.infoOnly) {
+        const item = await svc.info(ctx.params.id);
+        if (!item) throw notFound('Published map not found');
+        return { item };
+      }
+      const canBypass = await canReadMap(ctx as RouteContext<unknown, unknown, unknown>, ctx.params.id);
+      return { item: await svc.open(ctx.params.id, { canBypass, countView: true }) };
+    },
+  }),
+  defineRoute({
+    spec: ['CAT-156'],
+    method: 'POST',
+    url: '/v1/maps/{id}/published-map/password',
+    summary: 'The published map when the password matches (403 otherwise)',
+    tag,
+    auth: 'public',
+    params: IdParam,
+    body: PasswordBody,
+    handler: async (ctx) => ({ item: await publishing(ctx).open(ctx.params.id, { password: ctx.body.password, canBypass: false, countView: true }) }),
+  }),
+  defineRoute({
+    method: 'GET',
+    url: '/v1/maps/{id}/published-map/datasets/{datasetId}',
+    summary: `Data of one dataset of a published map as an Arrow IPC stream, without signing in; the password of a protected map goes in the ${MAP_PASSWORD_HEADER} header`,
+    tag,
+    auth: 'public',
+    params: z.object({ id: Id, datasetId: Id }),
+    handler: async (ctx) => {
+      const canBypass = await canReadMap(ctx as RouteContext<unknown, unknown, unknown>, ctx.params.id);
+      const allowed = await publishing(ctx).datasetIdsFor(ctx.params.id, { password: headerPassword(ctx as RouteContext<unknown, unknown, unknown>), canBypass });
+      const row = allowed.includes(ctx.params.datasetId) ? await ctx.services.records.get(ctx.params.datasetId) : undefined;
+      if (!row || row.type !== 'dataset') throw notFound('Dataset not found');
+      const a = datasetAttrs(row);
+      if (a.status !== 'ready' || !a.storageKey) throw new StudioError(409, `Dataset is not ready (status: ${a.status})`);
+      const abort = new AbortController();
+      ctx.req.raw.on('close', () => abort.abort());
+      return ctx.reply.header('content-type', ARROW_STREAM).send(Readable.from(ctx.services.engine.arrowStream(a.storageKey, { signal: abort.signal }), { objectMode: false }));
+    },
+  }),
+  defineRoute({
+    spec: ['CAT-162'],
+    method: 'GET',
+    url: '/v1/maps/published/featured',
+    summary: 'Featured maps, the highlighted one first',
+    tag,
+    auth: 'user',
+    handler: async (ctx) => {
+      const items = await publishing(ctx).featured();
+      return { items, total: items.length };
+    },
+  }),
+  defineRoute({
+    spec: ['CAT-163'],
+    method: 'POST',
+    url: '/v1/maps/published/featured',
+    summary: 'Feature a published map (administrators)',
+    tag,
+    auth: 'admin',
+    body: FeaturedBody,
+    status: 201,
+    handler: async (ctx) => {
+      const item = await publishing(ctx).feature(ctx.body);
+      await ctx.services.audit.record(ctx.caller, 'map.feature', 'map', ctx.body.mapId, { featuredId: item.id });
+      return { item };
+    },
+  }),
+  defineRoute({
+    spec: ['CAT-164'],
+    method: 'PUT',
+    url: '/v1/maps/published/featured/{id}',
+    summary: 'Update a featured map: title, description, position (administrators)',
+    tag,
+    auth: 'admin',
+    params: FeaturedParam,
+    body: FeaturedUpdate,
+    handler: async (ctx) => ({ item: await publishing(ctx).updateFeatured(ctx.params.id, ctx.body) }),
+  }),
+  defineRoute({
+    spec: ['CAT-165'],
+    method: 'DELETE',
+    url: '/v1/maps/published/featured/{id}',
+    summary: 'Stop featuring a map (administrators)',
+    tag,
+    auth: 'admin',
+    params: FeaturedParam,
+    handler: async (ctx) => {
+      await publishing(ctx).unfeature(ctx.params.id);
+      return undefined;
+    },
+  }),
+  defineRoute({
+    spec: ['CAT-166'],
+    method: 'PUT',
+    url: '/v1/maps/published/featured/{id}/highlight',
+    summary: 'Highlight one featured map (the others lose the highlight; administrators)',
+    tag,
+    auth: 'admin',
+    params: FeaturedParam,
+    handler: async (ctx) => ({ item: await publishing(ctx).highlight(ctx.params.id) }),
+  }),
+];
