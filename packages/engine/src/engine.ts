@@ -1,4 +1,4 @@
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import {
   DuckDBInstance,
@@ -120,8 +120,11 @@ export class Engine {
 
   /** Remove leftovers of interrupted work (call at start-up). */
   async cleanTemp(): Promise<void> {
-    await rm(this.tmpDir, { recursive: true, force: true });
-    await mkdir(this.tmpDir, { recursive: true });
+    // DuckDB's own spill folder stays: the open instance owns it and cleans it itself.
+    const entries = await readdir(this.tmpDir).catch(() => [] as string[]);
+    await Promise.all(
+      entries.filter((e) => e !== 'duckdb').map((e) => rm(path.join(this.tmpDir, e), { recursive: true, force: true })),
+    );
   }
 
   private async resolve(source: Source): Promise<{ sql: string; params: DuckDBValue[] }> {

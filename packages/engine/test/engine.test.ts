@@ -76,3 +76,16 @@ describe('Engine.open functions', () => {
     }
   });
 });
+
+describe('cleanTemp', () => {
+  it('removes leftovers but keeps the engine working', async () => {
+    const { mkdir, readdir, writeFile } = await import('node:fs/promises');
+    const path = await import('node:path');
+    await writeFile(path.join(ctx.engine.tmpDir, 'ingest-stale.parquet'), 'x');
+    await mkdir(path.join(ctx.engine.tmpDir, 'uploads'), { recursive: true });
+    await writeFile(path.join(ctx.engine.tmpDir, 'uploads', 'a.part'), 'x');
+    await ctx.engine.cleanTemp();
+    expect((await readdir(ctx.engine.tmpDir)).filter((e) => e !== 'duckdb')).toEqual([]);
+    expect(await ctx.engine.query('SELECT 1 AS x')).toEqual([{ x: 1 }]);
+  });
+});
