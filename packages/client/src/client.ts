@@ -14,6 +14,7 @@ import type {
   User,
   Visibility,
 } from '@studio/schema';
+import type { Dataset } from '@studio/schema';
 import { checkStatus, type AppErrorHandler } from './errors';
 
 export const NOT_SIGNED_IN = 'not-signed-in';
@@ -231,5 +232,41 @@ export class StudioClient {
     setVisibility: (resourceType: ResourceType, id: string, privacy: Visibility) =>
       this.request<{ item: { id: string; resourceType: ResourceType; visibility: Visibility } }>('PUT', `/v1/admin/${resourceType}/${id}/update-visibility`, { body: { privacy } }).then((r) => r.item),
     auditLogs: (q: { offset?: number; limit?: number } = {}) => this.request<Page<Record<string, unknown>>>('GET', '/v1/admin/audit-logs', { query: q }),
+  };
+
+  // --- dataset data ---------------------------------------------------------------------------
+  /** One dataset, its data (preview pages, download, upload) and the maps that use it. */
+  datasets = {
+    get: (id: string) => this.request<{ item: Dataset }>('GET', `/v1/datasets/${id}`).then((r) => r.item),
+    /** Rows `offset` to `offset + limit` (at most 10,000) of a ready dataset, and the row count. */
+    preview: (id: string, offset: number, limit: number, signal?: AbortSignal) =>
+      this.request<{ items: Record<string, unknown>[]; total: number }>('GET', `/v1/datasets/${id}/preview`, { query: { offset, limit }, signal }),
+    /** Maps that use the dataset and that the caller can read. */
+    maps: (id: string) => this.request<Page<StudioRecord>>('GET', `/v1/datasets/${id}/maps`),
+    /** The stored data as CSV (or an Arrow IPC stream), for downloads. */
+    data: (id: string, format: 'csv' | 'arrow' = 'csv') =>
+      this.raw('GET', `/v1/datasets/${id}/data`, { headers: format === 'arrow' ? { accept: 'application/vnd.apache.arrow.stream' } : {} }).then((r) => r.blob()),
+    /**
+     * The request that uploads a file as a new dataset (no `datasetId`) or replaces a dataset's data:
+     * method, URL and headers, so a caller that needs upload progress (XMLHttpRequest) sends the same
+     * request `upload` does.
+     */
+    uploadRequest: (file: { contentType: string; contentEncoding?: string; name?: string; description?: string }, datasetId?: string) => ({
+      method: datasetId ? 'PUT' : 'POST',
+      url: datasetId ? this.url(`/v1/datasets/${datasetId}/data`) : this.url('/v1/datasets/data', { name: file.name, description: file.description }),
+      headers: {
+        authorization: `Bearer ${this.token}`,
+        'content-type': file.contentType,
+        ...(file.contentEncoding ? { 'content-encoding': file.contentEncoding } : {}),
+      } as Record<string, string>,
+    }),
+    /** Uploads (or, with `datasetId`, replaces) data; answers the ingested dataset or raises the ingestion error. */
+    upload: async (body: BodyInit, file: { contentType: string; contentEncoding?: string; name?: string; description?: string }, datasetId?: string) => {
+      const r = this.datasets.uploadRequest(file, datasetId);
+      const response = await this.fetchImpl(r.url, { method: r.method, headers: r.headers, body, duplex: 'half' } as RequestInit);
+      await checkStatus(response, r.url, this.onError);
+      return ((await response.json()) as { item: Dataset }).item;
+    },
+    delete: (id: string) => this.request<void>('DELETE', `/v1/datasets/${id}`),
   };
 }

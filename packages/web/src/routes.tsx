@@ -6,6 +6,7 @@ import { ComingSoon, NotFoundPage } from './pages/ComingSoon';
 import { RecordList } from './list/RecordList';
 import { COLLECTIONS } from './list/collections';
 import { AuditLogPage, InvitePage, OrganizationsPage } from './admin/AdminPages';
+import { DatasetDetailsRedirect, DatasetPage } from './datasets/DatasetPage';
 
 function RequireAdmin({ children }: { children: JSX.Element }) {
   const user = useUser();
@@ -61,10 +62,9 @@ export const routes: RouteObject[] = [
         children: [
           { index: true, element: <Navigate to="/workspace/maps" replace /> },
           ...COLLECTIONS.map((c) => ({ path: c.slug, element: <RecordList key={c.slug} config={c} /> })),
-          ...['datasets/:id', 'datasets/details/:id'].map((path) => ({
-            path,
-            element: <ComingSoon title="Dataset" description="One dataset: its schema, a data preview, statistics per column, and where it is used." features={['Columns with types and roles', 'A table preview of the rows', 'Statistics per column', 'Maps and workbooks that use it']} />,
-          })),
+          { path: 'datasets/:id', element: <DatasetPage /> },
+          // analytics-and-admin §2 links datasets as {datasets base}/details/{id}: the same page.
+          { path: 'datasets/details/:id', element: <DatasetDetailsRedirect /> },
           { path: 'admin/organizations', element: <RequireAdmin><OrganizationsPage /></RequireAdmin> },
           { path: 'admin/invite', element: <RequireAdmin><InvitePage /></RequireAdmin> },
           { path: 'admin/audit-log', element: <RequireAdmin><AuditLogPage /></RequireAdmin> },

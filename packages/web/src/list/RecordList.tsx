@@ -137,6 +137,7 @@ export function RecordList({ config }: { config: CollectionConfig }) {
     <section className="page" aria-labelledby="page-title">
       <header className="page-header">
         <h1 id="page-title">{config.title}</h1>
+        {config.HeaderAction && <config.HeaderAction onChanged={list.reload} />}
         {config.newHref && (
           <Link className="button button-primary" to={config.newHref}>
             New {config.noun}
@@ -209,6 +210,7 @@ export function RecordList({ config }: { config: CollectionConfig }) {
             rowKey={(r) => r.id}
             columns={[
               { header: 'Name', cell: (r) => <RecordName record={r} href={config.href} /> },
+              ...(config.columns ?? []),
               { header: 'Owner', cell: (r) => r.owner.name || r.owner.email, className: 'muted' },
               { header: 'Tags', cell: (r) => <TagChips label={`Tags of ${r.name}`} tags={r.tags} /> },
               { header: 'Updated', cell: (r) => formatDate(r.updatedAt), className: 'muted nowrap' },

@@ -1,6 +1,9 @@
-import type { ResourceType, ShareBody } from '@studio/schema';
+import type { ComponentType } from 'react';
+import type { ResourceType, ShareBody, StudioRecord } from '@studio/schema';
 import type { PermissionGrant } from '@studio/client';
 import { client } from '../app/api';
+import type { Column } from '../app/ui';
+import { DATASET_COLUMNS, UploadDatasetButton, datasetHref } from '../datasets/listExtras';
 
 /** One workspace list (catalog §2): where its records live and how the page talks about them. */
 export interface CollectionConfig {
@@ -27,6 +30,10 @@ export interface CollectionConfig {
   share: 'record' | 'permissions';
   /** Whether the server offers sample records of this kind. */
   samples: boolean;
+  /** Columns of this kind after the name (datasets: status and row count). */
+  columns?: Column<StudioRecord>[];
+  /** An action beside the page title (datasets: upload); `onChanged` reloads the list. */
+  HeaderAction?: ComponentType<{ onChanged: () => void }>;
 }
 
 /** Shares one record the way its collection does; `visibility` needs the record route or an administrator. */
@@ -70,8 +77,9 @@ export const COLLECTIONS: CollectionConfig[] = [
   {
     slug: 'datasets', title: 'Datasets', noun: 'dataset', plural: 'datasets', resourceType: 'dataset',
     api: () => client.records('datasets'),
-    emptyHint: 'upload a file or bring a table in from a connector.',
-    href: (id) => `/workspace/datasets/${id}`, share: 'permissions', samples: true,
+    emptyHint: 'upload a file with “Upload dataset”, or bring a table in from a connector.',
+    href: datasetHref, share: 'permissions', samples: true,
+    columns: DATASET_COLUMNS, HeaderAction: UploadDatasetButton,
   },
   {
     slug: 'connectors', title: 'Connectors', noun: 'connector', plural: 'connectors', resourceType: 'data-connection',

@@ -1,0 +1,203 @@
+import { useEffect, useState } from 'react';
+import { Link, Navigate, useNavigate, useParams } from 'react-router-dom';
+import { can, type Dataset } from '@studio/schema';
+import { client } from '../app/api';
+import { useLoad } from '../app/useLoad';
+import { ConfirmDialog, ErrorMessage, formatDate, useAction } from '../app/ui';
+import { StatusBadge } from './StatusBadge';
+import { SchemaTable } from './SchemaTable';
+import { PreviewTable } from './PreviewTable';
+import { UploadDialog } from './UploadDialog';
+import { formatBytes, formatCount } from './format';
+import './datasets.css';
+
+/** How often a dataset being ingested is asked for again. */
+const POLL_MS = 1500;
+
+/** Fetches the CSV with the session's token and hands it to the browser as a download. */
+async function downloadCsv(d: Dataset): Promise<void> {
+  const blob = await client.datasets.data(d.id, 'csv');
+  const url = URL.createObjectURL(blob);
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = `${d.name.replace(/[^\w.-]+/g, '_').slice(0, 100) || 'dataset'}.csv`;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  // The browser has started reading the blob by now; the URL only has to outlive that.
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+}
+
+function Facts({ d }: { d: Dataset }) {
+  const facts: [string, string][] = [
+    ['Owner', d.owner.name ? `${d.owner.name} (${d.owner.email})` : d.owner.email],
+    ['Rows', formatCount(d.metadata.rowCount)],
+    ['Stored size', formatBytes(d.metadata.byteSize)],
+    ['Source', [d.metadata.source, d.metadata.contentType].filter(Boolean).join(' · ') || '—'],
+    ['Type', d.type],
+    ['Updated', formatDate(d.updatedAt)],
+  ];
+  return (
+    <dl className="facts">
+      {facts.map(([k, v]) => (
+        <div key={k}>
+          <dt>{k}</dt>
+          <dd>{v}</dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
+
+function MapsUsing({ id }: { id: string }) {
+  const maps = useLoad(() => client.datasets.maps(id), [id]);
+  return (
+    <section className="card dataset-section" aria-labelledby="maps-title">
+      <h2 id="maps-title">Maps using this dataset</h2>
+      <ErrorMessage message={maps.error} onRetry={maps.reload} />
+      {maps.data && maps.data.items.length === 0 && <p className="muted">No map uses this dataset yet.</p>}
+      {maps.data && maps.data.items.length > 0 && (
+        <ul className="maps-list" aria-label="Maps using this dataset">
+          {maps.data.items.map((m) => (
+            <li key={m.id}>
+              <Link to={`/${m.id}`}>{m.name}</Link> <span className="muted small">updated {formatDate(m.updatedAt)}</span>
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
+/** One dataset (catalog §2): facts, status, schema with statistics, a row preview, and its maps. */
+export function DatasetPage() {
+  const { id = '' } = useParams();
+  const navigate = useNavigate();
+  const loaded = useLoad(() => client.datasets.get(id), [id]);
+  const [dialog, setDialog] = useState<'replace' | 'delete' | null>(null);
+  const download = useAction();
+  const d = loaded.data?.id === id ? loaded.data : undefined;
+
+  useEffect(() => {
+    document.title = `${d?.name ?? 'Dataset'} · Studio`;
+  }, [d?.name]);
+
+  // Ingestion runs on the server: ask again until the dataset leaves "pending".
+  useEffect(() => {
+    if (d?.status !== 'pending' || loaded.loading) return;
+    const t = setTimeout(loaded.reload, POLL_MS);
+    return () => clearTimeout(t);
+  }, [d, loaded.loading, loaded.reload]);
+
+  if (!d) {
+    return (
+      <section className="page">
+        <Link to="/workspace/datasets" className="back-link">
+          ← Datasets
+        </Link>
+        <ErrorMessage message={loaded.error} onRetry={loaded.reload} />
+        {!loaded.error && (
+          <p className="muted loading" role="status">
+            Loading dataset…
+          </p>
+        )}
+      </section>
+    );
+  }
+
+  const columns = d.metadata.columns;
+  return (
+    <section className="page dataset-page" aria-labelledby="page-title">
+      <Link to="/workspace/datasets" className="back-link">
+        ← Datasets
+      </Link>
+      <header className="page-header">
+        <div className="dataset-title">
+          <h1 id="page-title">{d.name}</h1>
+          <StatusBadge status={d.status} message={d.metadata.errorMessage} />
+        </div>
+        <div className="dataset-actions">
+          <button type="button" className="button" disabled={d.status !== 'ready' || download.pending} onClick={() => void download.run(() => downloadCsv(d))}>
+            {download.pending ? 'Preparing…' : 'Download CSV'}
+          </button>
+          <Link className="button" to={`/new?datasetUuid=${d.id}`}>
+            Create map
+          </Link>
+          {can(d.access, 'write') && d.type === 'managed' && (
+            <button type="button" className="button" disabled={d.status === 'pending'} onClick={() => setDialog('replace')}>
+              Replace data
+            </button>
+          )}
+          {can(d.access, 'delete') && (
+            <button type="button" className="button button-danger" onClick={() => setDialog('delete')}>
+              Delete
+            </button>
+          )}
+        </div>
+      </header>
+      {d.description ? <p className="lead">{d.description}</p> : <p className="muted">No description.</p>}
+      <ErrorMessage message={download.error} />
+      <Facts d={d} />
+
+      {d.status === 'error' && (
+        <div className="error dataset-error" role="alert">
+          <div>
+            <strong>Ingestion failed: {d.metadata.errorMessage ?? 'unknown error'}</strong>
+            {d.metadata.errorDetails && <p className="small">{d.metadata.errorDetails}</p>}
+          </div>
+        </div>
+      )}
+      {(d.status === 'pending' || d.status === 'new') && (
+        <p className="notice-pending" role="status">
+          {d.status === 'pending' ? 'Ingesting… this page updates when the data is ready.' : 'No data yet: upload a file to fill this dataset.'}
+        </p>
+      )}
+
+      {columns.length > 0 && (
+        <section className="card dataset-section" aria-labelledby="schema-title">
+          <h2 id="schema-title">Schema</h2>
+          <SchemaTable columns={columns} />
+        </section>
+      )}
+
+      {d.status === 'ready' && columns.length > 0 && (
+        <section className="card dataset-section" aria-labelledby="preview-title">
+          <h2 id="preview-title">Preview</h2>
+          <PreviewTable key={d.metadata.ingestedAt ?? d.id} datasetId={d.id} columns={columns.map((c) => c.name)} total={d.metadata.rowCount ?? 0} />
+        </section>
+      )}
+
+      <MapsUsing id={d.id} />
+
+      {dialog === 'replace' && (
+        <UploadDialog
+          replace={{ id: d.id, name: d.name }}
+          onClose={() => setDialog(null)}
+          onFailed={loaded.reload}
+          onUploaded={() => {
+            setDialog(null);
+            loaded.reload();
+          }}
+        />
+      )}
+      {dialog === 'delete' && (
+        <ConfirmDialog
+          title="Delete dataset"
+          message={`Delete “${d.name}” and its stored data? Maps using it lose this layer. Datasets that are deleted cannot be restored.`}
+          confirmLabel="Delete"
+          onClose={() => setDialog(null)}
+          onConfirm={async () => {
+            await client.datasets.delete(d.id);
+            navigate('/workspace/datasets', { replace: true });
+          }}
+        />
+      )}
+    </section>
+  );
+}
+
+/** {datasets base}/details/{id} (analytics-and-admin §2) is the dataset page under another path. */
+export function DatasetDetailsRedirect() {
+  const { id = '' } = useParams();
+  return <Navigate to={`/workspace/datasets/${id}`} replace />;
+}

@@ -1,0 +1,132 @@
+import { useEffect, useRef, useState, type DragEvent, type FormEvent } from 'react';
+import type { Dataset } from '@studio/schema';
+import { Dialog, ErrorMessage, TextField } from '../app/ui';
+import { errorMessage } from '../app/useLoad';
+import { ACCEPT, defaultName, formatOf, uploadDataset, type UploadPhase } from './upload';
+import { formatBytes } from './format';
+import './datasets.css';
+
+export interface UploadDialogProps {
+  /** Replace the data of this dataset (PUT) instead of creating one. */
+  replace?: { id: string; name: string };
+  onClose: () => void;
+  onUploaded: (dataset: Dataset) => void;
+  /** The upload failed after the server created or touched a dataset (it is now in status error). */
+  onFailed?: () => void;
+}
+
+/** The progress of an upload: bytes sent, then an indeterminate "Ingesting…" until the answer. */
+function UploadProgress({ phase }: { phase: UploadPhase }) {
+  if (phase.kind === 'ingesting') {
+    return (
+      <div className="upload-progress">
+        <progress aria-label="Upload progress" />
+        <p className="muted small" role="status">
+          Ingesting… the studio is reading the file, detecting columns and computing statistics.
+        </p>
+      </div>
+    );
+  }
+  const percent = phase.total > 0 ? Math.round((phase.loaded / phase.total) * 100) : 0;
+  return (
+    <div className="upload-progress">
+      <progress aria-label="Upload progress" max={100} value={percent} />
+      <p className="muted small" role="status">
+        Uploading… {percent}% ({formatBytes(phase.loaded)} of {formatBytes(phase.total)})
+      </p>
+    </div>
+  );
+}
+
+/** Upload a file as a new dataset, or as the new data of one: drop or pick, name, progress. */
+export function UploadDialog({ replace, onClose, onUploaded, onFailed }: UploadDialogProps) {
+  const [file, setFile] = useState<File | null>(null);
+  const [name, setName] = useState('');
+  const [description, setDescription] = useState('');
+  const [dragging, setDragging] = useState(false);
+  const [phase, setPhase] = useState<UploadPhase | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const abort = useRef<AbortController | null>(null);
+  useEffect(() => () => abort.current?.abort(), []);
+
+  const format = file ? formatOf(file.name) : null;
+  const busy = phase !== null;
+
+  const choose = (f: File | undefined) => {
+    if (!f || busy) return;
+    setFile(f);
+    setError(formatOf(f.name) ? null : `“${f.name}” is not a file the studio reads: upload CSV, TSV, JSON, NDJSON, GeoJSON or Parquet (optionally .gz).`);
+    if (!replace) setName(defaultName(f.name));
+  };
+
+  const onDrop = (e: DragEvent) => {
+    e.preventDefault();
+    setDragging(false);
+    choose(e.dataTransfer.files[0]);
+  };
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    if (!file || !format) return;
+    setError(null);
+    abort.current = new AbortController();
+    try {
+      const meta = { ...format, name: name.trim() || defaultName(file.name), description };
+      const dataset = await uploadDataset(file, meta, setPhase, replace?.id, abort.current.signal);
+      onUploaded(dataset);
+    } catch (err) {
+      if (err instanceof DOMException && err.name === 'AbortError') return;
+      setPhase(null);
+      setError(errorMessage(err));
+      onFailed?.();
+    }
+  };
+
+  return (
+    <Dialog title={replace ? `Replace data of “${replace.name}”` : 'Upload a dataset'} onClose={onClose} wide>
+      <form className="form" onSubmit={(e) => void submit(e)}>
+        <div
+          className={`drop-zone${dragging ? ' dragging' : ''}`}
+          onDragEnter={(e) => {
+            e.preventDefault();
+            setDragging(true);
+          }}
+          onDragOver={(e) => e.preventDefault()}
+          onDragLeave={() => setDragging(false)}
+          onDrop={onDrop}
+        >
+          <p>
+            <strong>Drop a file here</strong> or{' '}
+            <label className="link-label">
+              choose one
+              <input type="file" className="visually-hidden" aria-label="File" accept={ACCEPT} disabled={busy} onChange={(e) => choose(e.target.files?.[0])} />
+            </label>
+          </p>
+          <p className="muted small">CSV, TSV, JSON, NDJSON, GeoJSON or Parquet; gzip-compressed (.gz) files too.</p>
+          {file && (
+            <p className="chosen-file" aria-label="Chosen file">
+              {file.name} · {formatBytes(file.size)}
+              {format && <span className="muted"> · {format.contentType}{format.contentEncoding ? ' (gzip)' : ''}</span>}
+            </p>
+          )}
+        </div>
+        {!replace && (
+          <>
+            <TextField label="Name" value={name} onChange={(e) => setName(e.target.value)} maxLength={500} disabled={busy} />
+            <TextField label="Description" value={description} onChange={(e) => setDescription(e.target.value)} maxLength={10_000} disabled={busy} />
+          </>
+        )}
+        {phase && <UploadProgress phase={phase} />}
+        <ErrorMessage message={error} />
+        <div className="dialog-actions">
+          <button type="button" className="button button-quiet" onClick={onClose}>
+            {busy ? 'Cancel upload' : 'Cancel'}
+          </button>
+          <button type="submit" className="button button-primary" disabled={busy || !file || !format}>
+            {replace ? 'Replace data' : 'Upload'}
+          </button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}

@@ -1,0 +1,80 @@
+import { checkStatus } from '@studio/client';
+import type { Dataset } from '@studio/schema';
+import { client } from '../app/api';
+
+/** Media types of the files the server ingests, by extension (catalog §5). */
+export const MEDIA_TYPES: Record<string, string> = {
+  csv: 'text/csv',
+  tsv: 'text/tab-separated-values',
+  json: 'application/json',
+  ndjson: 'application/x-ndjson',
+  jsonl: 'application/x-ndjson',
+  geojson: 'application/geo+json',
+  parquet: 'application/vnd.apache.parquet',
+};
+
+/** What the file picker offers. */
+export const ACCEPT = [...Object.keys(MEDIA_TYPES), 'gz'].map((e) => `.${e}`).join(',');
+
+export interface UploadFormat {
+  contentType: string;
+  contentEncoding?: 'gzip';
+}
+
+/**
+ * The media type of a file from its name: `.csv` -> text/csv; `.csv.gz` -> text/csv sent with
+ * Content-Encoding gzip. Null for anything the server would refuse.
+ */
+export function formatOf(fileName: string): UploadFormat | null {
+  const parts = fileName.toLowerCase().split('.');
+  if (parts.length < 2) return null;
+  const gzip = parts[parts.length - 1] === 'gz';
+  const ext = gzip ? parts[parts.length - 2] : parts[parts.length - 1];
+  if (gzip && parts.length < 3) return null;
+  const contentType = ext ? MEDIA_TYPES[ext] : undefined;
+  if (!contentType) return null;
+  return gzip ? { contentType, contentEncoding: 'gzip' } : { contentType };
+}
+
+/** The dataset name a file suggests: its name without the format extensions. */
+export function defaultName(fileName: string): string {
+  const base = fileName.replace(/\.gz$/i, '');
+  const dot = base.lastIndexOf('.');
+  const ext = dot > 0 ? base.slice(dot + 1).toLowerCase() : '';
+  return (ext in MEDIA_TYPES ? base.slice(0, dot) : base) || fileName;
+}
+
+export type UploadPhase = { kind: 'sending'; loaded: number; total: number } | { kind: 'ingesting' };
+
+/**
+ * Sends a file as a new dataset, or as the new data of `datasetId`, with XMLHttpRequest: fetch
+ * reports no upload progress. `onPhase` sees the bytes sent, then "ingesting" once the whole file is
+ * on the server and it is reading it. Answers the ingested dataset or raises the server's error.
+ */
+export async function uploadDataset(
+  file: Blob,
+  meta: UploadFormat & { name?: string; description?: string },
+  onPhase: (p: UploadPhase) => void,
+  datasetId?: string,
+  signal?: AbortSignal,
+): Promise<Dataset> {
+  // A cheap authenticated call first: an expired access token is refreshed by the app's fetch
+  // before the (possibly long) upload starts, instead of failing after it.
+  await client.me();
+  const req = client.datasets.uploadRequest(meta, datasetId);
+  const response = await new Promise<Response>((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open(req.method, req.url);
+    for (const [k, v] of Object.entries(req.headers)) xhr.setRequestHeader(k, v);
+    xhr.upload.onprogress = (e) => onPhase({ kind: 'sending', loaded: e.loaded, total: e.lengthComputable ? e.total : file.size });
+    xhr.upload.onload = () => onPhase({ kind: 'ingesting' });
+    xhr.onload = () => resolve(new Response(xhr.responseText, { status: xhr.status, headers: { 'content-type': xhr.getResponseHeader('content-type') ?? 'application/json' } }));
+    xhr.onerror = () => reject(new Error('The upload was cut off: the connection to the studio failed'));
+    xhr.onabort = () => reject(new DOMException('The upload was cancelled', 'AbortError'));
+    signal?.addEventListener('abort', () => xhr.abort(), { once: true });
+    onPhase({ kind: 'sending', loaded: 0, total: file.size });
+    xhr.send(file);
+  });
+  await checkStatus(response, req.url);
+  return ((await response.json()) as { item: Dataset }).item;
+}
