@@ -158,12 +158,12 @@ class Validity {
 }
 
 class FixedBuilder implements ColumnBuilder {
-  private bytes: Uint8Array;
+  private readonly bytes: Uint8Array;
   private readonly validity: Validity;
   constructor(
     private readonly width: number,
     private readonly type: DataType,
-    private readonly capacity: number,
+    capacity: number,
   ) {
     this.bytes = new Uint8Array(capacity * width);
     this.validity = new Validity(capacity);

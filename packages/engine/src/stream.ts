@@ -40,11 +40,19 @@ const asAbort = (e: unknown, signal?: AbortSignal) => (signal?.aborted ? abortEr
 
 async function describe(conn: DuckDBConnection, sql: string, params: DuckDBValue[]) {
   const prepared = await conn.prepare(sql);
-  const names: string[] = [];
-  const types: DuckDBType[] = [];
-  for (let i = 0; i < prepared.columnCount; i++) {
-    names.push(prepared.columnName(i));
-    types.push(prepared.columnType(i));
+  let names: string[] = [];
+  let types: DuckDBType[] = [];
+  try {
+    for (let i = 0; i < prepared.columnCount; i++) {
+      names.push(prepared.columnName(i));
+      types.push(prepared.columnType(i));
+    }
+  } catch {
+    // Result columns that depend on parameter values (e.g. VALUES lists of bound parameters) are only
+    // known once bound: an empty run of the same statement names and types them.
+    const empty = await conn.run(`SELECT * FROM (${sql}) LIMIT 0`, params.length ? params : undefined);
+    names = empty.columnNames();
+    types = empty.columnTypes();
   }
   if (params.length) prepared.bind(params);
   return { prepared, names, types };
