@@ -98,28 +98,55 @@ export class DatasetService {
    * the dataset `ready` with its schema and statistics, or `error` with a message saying what was wrong.
    */
   async ingestUpload(row: ResourceRow, body: NodeJS.ReadableStream, contentType: string, contentEncoding: string | undefined): Promise<ResourceRow> {
-    if (datasetAttrs(row).status === 'pending') throw new StudioError(409, 'Record is not upload-ready', 'Data is being ingested');
-    const pending = await this.transition(row.id, 'pending', { metadata: { errorMessage: null, errorDetails: null } });
-    const uploads = path.join(this.engine.tmpDir, 'uploads');
-    await fs.mkdir(uploads, { recursive: true });
-    const file = path.join(uploads, `${row.id}-${randomUUID()}.part`);
-    try {
+    const encoding = contentEncoding?.toLowerCase() === 'gzip' ? 'gzip' : undefined;
+    return this.ingestWith(row, { source: 'upload', pipelineType: 'managed', contentType: contentType.split(';')[0]!.trim(), query: null }, async (file) => {
       try {
         await pipeline(body as NodeJS.ReadableStream & AsyncIterable<Buffer>, createWriteStream(file));
       } catch {
         throw new StudioError(422, CUT_OFF);
       }
+      if (contentEncoding && !encoding && contentEncoding.toLowerCase() !== 'identity') throw new StudioError(422, `Unsupported content encoding ${contentEncoding}`);
+      return { contentType, contentEncoding: encoding };
+    });
+  }
+
+  /** Materializes a checked SQL query (see sql-sandbox.ts) as the dataset's data. */
+  async ingestQuery(row: ResourceRow, safeSql: string, queryText: string): Promise<ResourceRow> {
+    return this.ingestWith(row, { source: 'query', pipelineType: 'query', contentType: 'application/vnd.apache.parquet', query: queryText }, async (file) => {
+      await this.engine.withConnection(async (c) => {
+        try {
+          await c.run(`COPY (${safeSql}) TO '${file.replaceAll("'", "''")}' (FORMAT parquet)`);
+        } catch (e) {
+          throw new StudioError(422, `The query failed: ${(e as Error).message}`);
+        }
+      });
+      return { contentType: 'application/vnd.apache.parquet', contentEncoding: undefined };
+    });
+  }
+
+  /**
+   * The one ingestion path: pending, produce a file, ingest it under a new storage key, switch to it,
+   * ready; or error with the message. The previous data stays readable until the switch.
+   */
+  private async ingestWith(
+    row: ResourceRow,
+    meta: Pick<DatasetMetadata, 'source' | 'pipelineType' | 'contentType' | 'query'>,
+    produce: (file: string) => Promise<{ contentType: string; contentEncoding: 'gzip' | undefined }>,
+  ): Promise<ResourceRow> {
+    if (datasetAttrs(row).status === 'pending') throw new StudioError(409, 'Record is not upload-ready', 'Data is being ingested');
+    const pending = await this.transition(row.id, 'pending', { metadata: { errorMessage: null, errorDetails: null } });
+    const work = path.join(this.engine.tmpDir, 'uploads');
+    await fs.mkdir(work, { recursive: true });
+    const file = path.join(work, `${row.id}-${randomUUID()}.part`);
+    try {
+      const { contentType, contentEncoding } = await produce(file);
       const previous = datasetAttrs(pending).storageKey;
       const key = `datasets/${row.id}/${Date.now().toString(36)}-${randomUUID().slice(0, 8)}.parquet`;
-      const encoding = contentEncoding?.toLowerCase() === 'gzip' ? 'gzip' : undefined;
-      if (contentEncoding && !encoding && contentEncoding.toLowerCase() !== 'identity') throw new StudioError(422, `Unsupported content encoding ${contentEncoding}`);
-      const result = await this.engine.ingest({ sourceFile: file, contentType, contentEncoding: encoding, key });
+      const result = await this.engine.ingest({ sourceFile: file, contentType, contentEncoding, key });
       const ready = await this.transition(row.id, 'ready', {
         storageKey: key,
         metadata: {
-          source: 'upload',
-          pipelineType: 'managed',
-          contentType: contentType.split(';')[0]!.trim(),
+          ...meta,
           rowCount: result.rowCount,
           byteSize: result.byteSize,
           columns: result.columns,
@@ -134,7 +161,7 @@ export class DatasetService {
     } catch (e) {
       const message = isStudioError(e) ? e.message : 'Ingestion failed';
       const details = isStudioError(e) ? (e.details ?? null) : String(e);
-      await this.transition(row.id, 'error', { metadata: { errorMessage: message, errorDetails: details } });
+      await this.transition(row.id, 'error', { metadata: { ...meta, errorMessage: message, errorDetails: details } });
       throw isStudioError(e) ? e : new StudioError(500, message, details ?? undefined);
     } finally {
       await fs.rm(file, { force: true });
