@@ -269,4 +269,58 @@ export class StudioClient {
     },
     delete: (id: string) => this.request<void>('DELETE', `/v1/datasets/${id}`),
   };
+
+  // --- map publishing (catalog §7 Maps) ------------------------------------------------------
+  /** Publishing: {x} of POST /publish/{x} is `map` (the saved state and datasets, snapshotted). */
+  maps = {
+    /** `password`: a string sets it, null removes it, absent keeps the previous one. */
+    publish: (id: string, body: { password?: string | null } = {}) =>
+      this.request<{ item: PublishedMapInfo }>('POST', `/v1/maps/${id}/publish/map`, { body }).then((r) => r.item),
+    unpublish: (id: string) => this.request<void>('DELETE', `/v1/maps/${id}/unpublish`),
+    published: () => this.request<Page<PublishedMapInfo>>('GET', '/v1/maps/published'),
+    publishedSamples: () => this.request<Page<PublishedMapInfo>>('GET', '/v1/maps/published/samples'),
+    publishedList: (ids: string[]) => this.request<Page<PublishedMapInfo>>('GET', '/v1/maps/published/list', { query: { maps: ids.join(',') } }),
+    /** Works without signing in; a protected map answers 401 (details passwordRequired) to strangers. */
+    publishedMap: (id: string, infoOnly = false) =>
+      this.request<{ item: PublishedMap }>('GET', `/v1/maps/${id}/published-map`, { query: { infoOnly: infoOnly || undefined } }).then((r) => r.item),
+    publishedMapWithPassword: (id: string, password: string) =>
+      this.request<{ item: PublishedMap }>('POST', `/v1/maps/${id}/published-map/password`, { body: { password } }).then((r) => r.item),
+    featured: () => this.request<Page<FeaturedMap & { map: PublishedMapInfo }>>('GET', '/v1/maps/published/featured'),
+    feature: (body: { mapId: string; title?: string; description?: string; position?: number }) =>
+      this.request<{ item: FeaturedMap }>('POST', '/v1/maps/published/featured', { body }).then((r) => r.item),
+    updateFeatured: (id: string, body: { title?: string; description?: string; position?: number }) =>
+      this.request<{ item: FeaturedMap }>('PUT', `/v1/maps/published/featured/${id}`, { body }).then((r) => r.item),
+    unfeature: (id: string) => this.request<void>('DELETE', `/v1/maps/published/featured/${id}`),
+    highlight: (id: string) => this.request<{ item: FeaturedMap }>('PUT', `/v1/maps/published/featured/${id}/highlight`).then((r) => r.item),
+  };
+}
+
+/** A publication of a map, as GET /v1/maps/published and friends answer it. */
+export interface PublishedMapInfo {
+  id: string;
+  mapId: string;
+  kind: string;
+  name: string;
+  description: string;
+  publishedAt: string;
+  passwordProtected: boolean;
+  datasetIds: string[];
+  views: number;
+  featured: FeaturedMap | null;
+}
+
+/** The published map itself: the snapshotted saved state. */
+export interface PublishedMap extends PublishedMapInfo {
+  latestState: unknown;
+}
+
+export interface FeaturedMap {
+  id: string;
+  mapId: string;
+  title: string;
+  description: string;
+  highlighted: boolean;
+  position: number;
+  createdAt: string;
+  updatedAt: string;
 }
