@@ -22,6 +22,14 @@ const SELF_GUARDED: Record<string, string> = {
   'GET /v1/legal/{id}': 'agreement texts are the same for every signed-in user',
   'GET /v1/legal/latest/{id}/consent': "the caller's own consent",
   'POST /v1/legal/{id}/consent': "the caller's own consent",
+  'GET /v1/bi/analytic-set-configs/{id}': 'members of the config organization or administrators',
+  'PUT /v1/bi/analytic-set-configs/{id}': 'makers of the config organization or administrators',
+  'DELETE /v1/bi/analytic-set-configs/{id}': 'makers of the config organization or administrators',
+  'GET /v1/bi/query-param-configs/{id}': 'members of the config organization or administrators',
+  'PUT /v1/bi/query-param-configs/{id}': 'makers of the config organization; group defaults administrators',
+  'DELETE /v1/bi/query-param-configs/{id}': 'makers of the config organization; group defaults administrators',
+  'GET /v1/bi/shared-parameters/{id}': 'owner, its organization, invited e-mails, administrators',
+  'POST /v1/bi/shared-parameters/{id}/invite': 'owner or administrators',
 };
 
 type Who = 'anonymous' | 'outsider' | 'viewer' | 'editor' | 'owner' | 'admin';
