@@ -27,6 +27,8 @@ export interface EngineOptions {
   threads?: number;
   /** DuckDB database file; default ':memory:' (datasets live in the store as Parquet). */
   database?: string;
+  /** DuckDB's memory limit, e.g. '384MB' (default: DuckDB's, 80% of RAM); past it, work spills to tmp/. */
+  memoryLimit?: string;
   /** Connections in the pool (default 4). */
   connections?: number;
   /**
@@ -53,6 +55,7 @@ export class Engine {
     const store = opts.store ?? new LocalObjectStore(path.join(opts.dataDir, 'objects'));
     const config: Record<string, string> = { temp_directory: path.join(tmpDir, 'duckdb') };
     if (opts.threads) config.threads = String(opts.threads);
+    if (opts.memoryLimit) config.memory_limit = opts.memoryLimit;
     const instance = await DuckDBInstance.create(opts.database ?? ':memory:', config);
     let registered = false;
     const pool = new ConnectionPool(instance, opts.connections ?? 4, async (c) => {

@@ -23,6 +23,8 @@ export interface StudioConfig {
   logLevel: string;
   /** How long a resolved bearer credential is reused (ms); 0 turns the cache off. */
   authCacheMs: number;
+  /** DuckDB's memory limit; work beyond it spills to STUDIO_DATA_DIR/tmp. */
+  duckdbMemory: string;
 }
 
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): StudioConfig {
@@ -41,5 +43,6 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): StudioConfi
     publicUrl: env.STUDIO_PUBLIC_URL ?? `http://${host}:${port}`,
     logLevel: env.LOG_LEVEL ?? 'warn',
     authCacheMs: Number(env.STUDIO_AUTH_CACHE_MS ?? 2000),
+    duckdbMemory: env.STUDIO_DUCKDB_MEMORY ?? '384MB',
   };
 }

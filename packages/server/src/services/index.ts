@@ -32,7 +32,7 @@ export async function buildServices(config: StudioConfig, db: Db): Promise<Servi
   const secrets = await Secrets.load(db, config.secret);
   const records = new RecordService(db);
   // One set of H3 functions for ingestion and queries: the pipeline's (fast, bit-exact with h3-js).
-  const engine = await Engine.open({ dataDir: config.dataDir, functions: registerH3Functions });
+  const engine = await Engine.open({ dataDir: config.dataDir, functions: registerH3Functions, memoryLimit: config.duckdbMemory });
   await engine.cleanTemp();
   const access = new AccessService(db);
   return {
