@@ -56,6 +56,7 @@ export async function buildStudio(config: StudioConfig, opts: { inMemoryCatalog?
     routes,
     close: async () => {
       await app.close();
+      await services.tempViews.close();
       services.engine.close();
       await store.close();
     },

@@ -71,4 +71,28 @@ describe.each(STORES)('query pipeline API on %s', (kind) => {
     const bad = await s.app.inject({ method: 'POST', url: '/v1/shapify', payload: { geos: ['nope'] }, headers: { authorization: cast.tokens.owner } });
     expect([bad.statusCode, bad.json().message]).toEqual([422, 'Invalid H3 cell']);
   });
+
+  it('keeps a materialized result as a temporary view for later pipelines, for its maker only', async () => {
+    const made = await query(grouped(), 'json');
+    expect(made.statusCode).toBe(200);
+    const res = await s.app.inject({ method: 'POST', url: '/v1/query?materialize=true', payload: grouped(), headers: { authorization: cast.tokens.owner } });
+    expect(res.statusCode).toBe(201);
+    const view = res.json().item;
+    expect(view).toMatchObject({ name: expect.stringMatching(/^temp_[a-z0-9]{6}$/), rowCount: 2 });
+    expect(new Date(view.expiresAt).getTime() - Date.now()).toBeLessThanOrEqual(60_000);
+    const reuse = await query({ type: 'filter', expression: 'total > 10', input: [{ type: 'dataset', uuid: view.name, input: [] }] });
+    expect(reuse.json().items).toEqual([{ category: 'food', total: 40, n: 2 }]);
+    const other = await query({ type: 'dataset', uuid: view.name, input: [] }, 'json', 'outsider');
+    expect(other.statusCode).toBe(404);
+    await s.services.tempViews.drop(view.name);
+    expect((await query({ type: 'dataset', uuid: view.name, input: [] })).statusCode).toBe(404);
+  });
+
+  it('refuses a 101st live temporary view with 429', async () => {
+    const live: string[] = [];
+    while (s.services.tempViews.size < 100) live.push((await s.services.tempViews.create(cast.users.owner.id, { sql: 'SELECT 1 AS one', params: [] })).name);
+    const res = await s.app.inject({ method: 'POST', url: '/v1/query?materialize=true', payload: grouped(), headers: { authorization: cast.tokens.owner } });
+    expect(res.statusCode).toBe(429);
+    for (const name of live) await s.services.tempViews.drop(name);
+  });
 });

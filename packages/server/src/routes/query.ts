@@ -2,13 +2,14 @@ import { Readable } from 'node:stream';
 import { z } from 'zod';
 import { cellToBoundary, cellToLatLng, isValidCell } from 'h3-js';
 import { RecordBatchReader } from 'apache-arrow';
-import { StudioError, badInput } from '@studio/schema';
+import { QueryBool, StudioError, badInput } from '@studio/schema';
 import { compilePipeline, duckdbQueryError, validatePipeline } from '@studio/pipeline';
 import { defineRoute, requireCaller } from '../http/route';
 import { datasetAttrs } from '../services/datasets';
 import type { Services } from '../services';
 import type { Caller } from '../http/caller';
 import { ARROW_STREAM } from './datasets';
+import { TEMP_VIEW_NAME } from '../services/temp-views';
 
 /** Every dataset a pipeline reads, by uuid, wherever in the tree it is named. */
 export function datasetsOf(node: unknown, out = new Set<string>()): Set<string> {
@@ -33,7 +34,12 @@ const sqlPath = (p: string) => `'${p.replaceAll("'", "''")}'`;
 export async function compileForCaller(services: Services, caller: Caller, body: unknown) {
   const node = validatePipeline(body);
   const paths = new Map<string, string>();
+  const temps = new Map<string, string>();
   for (const uuid of datasetsOf(node)) {
+    if (TEMP_VIEW_NAME.test(uuid)) {
+      temps.set(uuid, services.tempViews.relationOf(caller.user.id, uuid));
+      continue;
+    }
     const { resource } = await services.access.guard(caller, 'dataset', uuid, 'read', false);
     const a = datasetAttrs(resource);
     if (a.status !== 'ready' || !a.storageKey) throw new StudioError(409, `Dataset ${uuid} is not ready (status: ${a.status})`);
@@ -42,6 +48,8 @@ export async function compileForCaller(services: Services, caller: Caller, body:
   return compilePipeline(node, {
     dialect: 'duckdb',
     resolveDataset: (uuid) => {
+      const temp = temps.get(uuid);
+      if (temp) return { relationSql: temp };
       const p = paths.get(uuid);
       if (!p) throw badInput(`Unknown dataset ${uuid}`);
       return { relationSql: `read_parquet(${sqlPath(p)})` };
@@ -86,14 +94,24 @@ export const queryRoutes = [
     spec: ['QRY-001'],
     method: 'POST',
     url: '/v1/query',
-    summary: 'Run a query pipeline over datasets the caller can read; answers Arrow IPC, CSV (default) or JSON, streamed',
+    summary: 'Run a query pipeline over datasets the caller can read; answers Arrow IPC, CSV (default) or JSON, streamed; materialize=true keeps the result 60 s as a temporary view named in later pipelines',
     tag: 'query',
     auth: 'user',
-    query: z.object({ format: Format.optional() }),
+    query: z.object({ format: Format.optional(), materialize: QueryBool.optional() }),
     body: z.unknown(),
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
       const compiled = await compileForCaller(ctx.services, caller, ctx.body);
+      if (ctx.query.materialize) {
+        // Kept as a temporary view (60 s); later pipelines name it as {type: 'dataset', uuid: name}.
+        let view;
+        try {
+          view = await ctx.services.tempViews.create(caller.user.id, compiled);
+        } catch (e) {
+          throw duckdbQueryError(e);
+        }
+        return ctx.reply.code(201).send({ item: view });
+      }
       const accept = String(ctx.req.headers.accept ?? '');
       const format = ctx.query.format ?? (accept.includes(ARROW_STREAM) ? 'arrow' : accept.includes('application/json') ? 'json' : 'csv');
       const abort = new AbortController();

@@ -10,6 +10,7 @@ import { BlobStore, UploadPolicies } from './uploads';
 import { Engine } from '@studio/engine';
 import { registerH3Functions } from '@studio/pipeline';
 import { DatasetService } from './datasets';
+import { TempViews } from './temp-views';
 import { AnalyticsService } from './analytics';
 
 /** Everything a route handler may use; built once per server from the catalog and config. */
@@ -25,6 +26,7 @@ export interface Services {
   blobs: BlobStore;
   engine: Engine;
   datasets: DatasetService;
+  tempViews: TempViews;
   analytics: AnalyticsService;
 }
 
@@ -47,6 +49,7 @@ export async function buildServices(config: StudioConfig, db: Db): Promise<Servi
     blobs: new BlobStore(path.join(config.dataDir, 'blobs')),
     engine,
     datasets: new DatasetService(db, engine, records),
+    tempViews: new TempViews(engine),
     analytics: new AnalyticsService(db, engine, access, { sampleDir: path.join(config.dataDir, 'analytics', 'sample'), cache: AnalyticsService.cacheFromEnv() }),
   };
 }
