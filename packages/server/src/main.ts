@@ -10,6 +10,11 @@ async function main() {
   await ensureFirstAdmin(studio.services.db, config, (line) => console.log(line));
   await studio.app.listen({ port: config.port, host: config.host });
   console.log(`Studio listening on ${config.publicUrl} (catalog: ${studio.store.kind}, data: ${config.dataDir})`);
+  // The analytic sets' built-in sample panel, generated once into STUDIO_DATA_DIR/analytics/sample
+  // (alongside the sample datasets; the views answer 409 until it is there).
+  if (process.env.STUDIO_SAMPLES !== 'off') {
+    void studio.services.analytics.ensureSample().then((made) => made && console.log('Analytic-set sample panel ready'), (e) => console.error('Analytic-set sample failed:', e));
+  }
   // Sample data loads after the server answers, so the first start is usable at once.
   if (process.env.STUDIO_SAMPLES !== 'off') {
     const owner = await firstAdminCaller(studio.services);
