@@ -6,6 +6,7 @@ import { ComingSoon, NotFoundPage } from './pages/ComingSoon';
 import { RecordList } from './list/RecordList';
 import { COLLECTIONS } from './list/collections';
 import { AuditLogPage, InvitePage, OrganizationsPage } from './admin/AdminPages';
+import { MapRoute, PublicMapRoute } from './map/routes';
 import { DatasetDetailsRedirect, DatasetPage } from './datasets/DatasetPage';
 
 function RequireAdmin({ children }: { children: JSX.Element }) {
@@ -42,11 +43,7 @@ export const routes: RouteObject[] = [
   { path: '/accept-invitation', element: <AcceptInvitationPage /> },
   {
     path: '/public/:id',
-    element: (
-      <main className="content standalone">
-        <ComingSoon title="Public view" description="A published map or dashboard, readable by anyone with the link, without signing in." features={['The published map or dashboard, read only', 'A password prompt when the publisher set one']} />
-      </main>
-    ),
+    element: <PublicMapRoute />,
   },
   {
     path: '/',
@@ -70,14 +67,14 @@ export const routes: RouteObject[] = [
           { path: 'admin/audit-log', element: <RequireAdmin><AuditLogPage /></RequireAdmin> },
         ],
       },
-      { path: 'new', element: <ComingSoon title="New map" description="The map builder: start an empty map, from datasets (datasetUuid) or from a connector (connectorUuid)." features={['Layers from your datasets', 'Basemaps and color palettes', 'Filters and tooltips', 'Save and share']} /> },
+      { path: 'new', element: <MapRoute /> },
       { path: 'dashboard/new', element: <ComingSoon title="New dashboard" description="A new dashboard from a template (templateId; the report template by default), optionally with parameters." features={['Charts, maps and text blocks', 'Parameters: dropdowns, periods, stickers', 'Publishing']} /> },
       { path: 'dashboard/:id', element: <ComingSoon title="Dashboard" description="A dashboard with its charts and maps; link parameters preset its filters." features={['Charts and maps in a grid', 'Parameters from the link', 'Publish and share']} /> },
       { path: 'workbook/new', element: <ComingSoon title="New workbook" description="A new workbook, optionally starting from a dataset (datasetId)." features={['Query pipeline steps: select, filter, group, join', 'Tables and charts of each step']} /> },
       { path: 'workbook/:id', element: <ComingSoon title="Workbook" description="A workbook: step-by-step analysis of datasets with tables and charts." features={['Query pipeline steps', 'Tables and charts of each step']} /> },
       { path: 'preview/:id', element: <ComingSoon title="Preview" description="A read-only preview of a map or dashboard before it is published." /> },
       ...ANALYTIC_VIEWS.map((v) => ({ path: `analytics/foot-traffic/${v.slug}`, element: <ComingSoon title={v.title} description={v.description} features={ANALYTIC_FEATURES} /> })),
-      { path: ':mapId', element: <ComingSoon title="Map" description="The map view: layers, basemap, legend and filters of a saved map." features={['Layers from the map’s datasets', 'Basemap and color palettes', 'Legend, tooltips and filters']} /> },
+      { path: ':mapId', element: <MapRoute /> },
       { path: '*', element: <NotFoundPage /> },
     ],
   },

@@ -1,0 +1,123 @@
+import { describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { useBrowser, openStudio, signInThroughUi } from './browser';
+import { asAdmin, baseUrl, createUser, unique } from './api';
+
+declare global {
+  interface Window {
+    __studioMapReady?: boolean;
+    __studioMap?: { layers: () => { type: string; dataId: string; color: number[] }[]; setLayerColor: (index: number, color: [number, number, number]) => void };
+  }
+}
+
+const browser = useBrowser();
+
+// A handful of points around San Francisco: software WebGL stays fast.
+const CSV = ['name,lat,lng', ...Array.from({ length: 40 }, (_, i) => `p${i},${(37.70 + (i % 8) * 0.02).toFixed(4)},${(-122.50 + Math.floor(i / 8) * 0.03).toFixed(4)}`)].join('\n');
+const RED: [number, number, number] = [230, 20, 20];
+
+/**
+ * Pixels of the map area (right of kepler's side panel) close to `rgb`, or, with null, different from
+ * the background. Read from a real screenshot: deck's WebGL buffer is not kept for readback.
+ */
+async function countPixels(page: Page, rgb: [number, number, number] | null): Promise<number> {
+  const box = (await page.locator('.kepler-box').boundingBox())!;
+  const png = await page.screenshot({ clip: { x: box.x + 360, y: box.y + 60, width: box.width - 420, height: box.height - 80 } });
+  return page.evaluate(
+    async ({ url, target }) => {
+      const img = new Image();
+      img.src = url;
+      await img.decode();
+      const out = document.createElement('canvas');
+      out.width = img.width;
+      out.height = img.height;
+      const ctx = out.getContext('2d')!;
+      ctx.drawImage(img, 0, 0);
+      const { data } = ctx.getImageData(0, 0, out.width, out.height);
+      const ref = target ?? [data[0]!, data[1]!, data[2]!];
+      let n = 0;
+      for (let i = 0; i < data.length; i += 4) {
+        const d = Math.abs(data[i]! - ref[0]!) + Math.abs(data[i + 1]! - ref[1]!) + Math.abs(data[i + 2]! - ref[2]!);
+        if (target ? d < 60 : d > 40) n++;
+      }
+      return n;
+    },
+    { url: `data:image/png;base64,${png.toString('base64')}`, target: rgb },
+  );
+}
+
+async function waitReady(page: Page) {
+  try {
+    await page.waitForFunction(() => window.__studioMapReady === true, undefined, { timeout: 45_000 });
+  } catch (e) {
+    await page.screenshot({ path: '/tmp/studio-map-not-ready.png' });
+    throw e;
+  }
+}
+
+describe('the map view', () => {
+  it('builds a point map from a dataset, saves and reopens it, and publishes it behind a password', async () => {
+    const t0 = Date.now();
+    const admin = await asAdmin();
+    const team = await admin.admin.createOrganization(`Map team ${unique()}`);
+    const maker = await createUser(admin, team.id, 'Mia Mapper', `mia.${unique()}@e2e.studio.test`);
+    const dataset = await maker.client.datasets.upload(CSV, { contentType: 'text/csv', name: `SF points ${unique()}` });
+
+    const s = await openStudio(browser(), baseUrl());
+    const { page } = s;
+    page.on('pageerror', (e) => console.error('pageerror', e.message));
+    page.on('console', (m) => m.type() === 'error' && console.error('console', m.text().slice(0, 300)));
+    await signInThroughUi(page, baseUrl(), maker.email, maker.password);
+    await page.goto(`${baseUrl()}/new?datasetUuid=${dataset.id}`);
+    await waitReady(page);
+    const tReady = Date.now();
+    await page.screenshot({ path: '/tmp/studio-map-new.png' });
+    const layers = await page.evaluate(() => window.__studioMap!.layers());
+    expect(layers).toMatchObject([{ type: 'point', dataId: dataset.id }]);
+    expect(await countPixels(page, null)).toBeGreaterThan(100);
+
+    // The color change kepler's color picker makes (layerConfigChange), then the frame shows it.
+    await page.evaluate((c) => window.__studioMap!.setLayerColor(0, c), RED);
+    await expect.poll(() => countPixels(page, RED), { timeout: 10_000 }).toBeGreaterThan(100);
+
+    await page.getByLabel('Map name').fill('SF points map');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved' }).waitFor();
+    await page.waitForURL((u) => /^\/[0-9a-f-]{36}$/.test(u.pathname));
+    const mapId = new URL(page.url()).pathname.slice(1);
+    const saved = await maker.client.records('maps').get(mapId);
+    expect(saved).toMatchObject({ name: 'SF points map', datasets: [{ id: dataset.id }], thumbnailUrl: expect.any(String) });
+    expect(saved.latestState).toMatchObject({ studioVersion: 1, kepler: { version: 'v1' } });
+
+    await page.reload();
+    await waitReady(page);
+    const reopened = await page.evaluate(() => window.__studioMap!.layers());
+    expect(reopened).toEqual([{ type: 'point', dataId: dataset.id, color: RED }]);
+    expect(await countPixels(page, RED)).toBeGreaterThan(100);
+    await page.screenshot({ path: '/tmp/studio-map-reopened.png' });
+
+    await page.getByRole('button', { name: 'Publish' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Publish map' });
+    await dialog.getByLabel('Password (optional)').fill('harbour lights');
+    await dialog.getByRole('button', { name: 'Publish' }).click();
+    await dialog.getByRole('status').filter({ hasText: 'Published' }).waitFor();
+    expect(s.foreign).toEqual([]);
+    await s.context.close();
+
+    const anon = await openStudio(browser(), baseUrl());
+    await anon.page.goto(`${baseUrl()}/public/${mapId}`);
+    await anon.page.getByRole('heading', { name: 'This map is protected' }).waitFor();
+    await anon.page.getByLabel('Password').fill('wrong one');
+    await anon.page.getByRole('button', { name: 'View map' }).click();
+    await anon.page.getByRole('alert').filter({ hasText: 'Wrong password' }).waitFor();
+    await anon.page.getByLabel('Password').fill('harbour lights');
+    await anon.page.getByRole('button', { name: 'View map' }).click();
+    await waitReady(anon.page);
+    expect(await anon.page.evaluate(() => window.__studioMap!.layers())).toEqual([{ type: 'point', dataId: dataset.id, color: RED }]);
+    expect(await countPixels(anon.page, RED)).toBeGreaterThan(100);
+    await anon.page.screenshot({ path: '/tmp/studio-map-public.png' });
+    expect(anon.foreign).toEqual([]);
+    await anon.context.close();
+    console.log(`map e2e: ready after ${tReady - t0} ms, whole flow ${Date.now() - t0} ms`);
+  }, 180_000);
+});

@@ -1,0 +1,136 @@
+import { useEffect, useMemo, useRef, useState } from 'react';
+import { useNavigate, useParams, useSearchParams } from 'react-router-dom';
+import type { StudioRecord } from '@studio/schema';
+import { client } from '../app/api';
+import { useUser } from '../app/session';
+import { ErrorMessage } from '../app/ui';
+import { loadCatalogDataset, type KeplerDataset } from './datasets';
+import { createMapStore } from './kepler/store';
+import { KeplerMap, captureMapPng } from './kepler/KeplerMap';
+import { currentConfig, exposeMap, showDatasets } from './kepler/actions';
+import { upgradeMapState, wrapKeplerConfig } from './state/versions';
+import { PublishDialog } from './PublishDialog';
+import './map.css';
+
+const maps = () => client.records('maps');
+
+interface Loaded {
+  record: StudioRecord | null;
+  datasetIds: string[];
+  readOnly: boolean;
+  /** Who holds the edit lock when it is someone else. */
+  lockedBy: string | null;
+}
+
+/**
+ * The map view: /{mapId} opens a saved map (taking the edit lock), /new starts one, with
+ * ?datasetUuid=… datasets. Viewers and people who find the lock taken get a read-only map.
+ */
+export default function MapView() {
+  const { mapId } = useParams();
+  const [search] = useSearchParams();
+  const user = useUser();
+  const navigate = useNavigate();
+  // The id this view just created: moving from /new to /{id} after the first save keeps the map.
+  const created = useRef<string | null>(null);
+  const loadKey = mapId && mapId === created.current ? created.current : (mapId ?? `new:${search.getAll('datasetUuid').join(',')}`);
+  const [loaded, setLoaded] = useState<Loaded | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [store, setStore] = useState<ReturnType<typeof createMapStore> | null>(null);
+  const [name, setName] = useState('Untitled map');
+  const [saving, setSaving] = useState(false);
+  const [notice, setNotice] = useState<string | null>(null);
+  const [publishing, setPublishing] = useState(false);
+  const box = useRef<HTMLDivElement>(null);
+  /** Adds the loaded data once kepler has registered its instance. */
+  const pending = useRef<(() => void) | null>(null);
+
+  useEffect(() => {
+    if (created.current && loadKey === created.current) return;
+    let cancelled = false;
+    setLoaded(null);
+    setError(null);
+    (async () => {
+      let record: StudioRecord | null = null;
+      let datasetIds = search.getAll('datasetUuid');
+      if (mapId) {
+        record = await maps().get(mapId, { acquireLock: true });
+        datasetIds = record.datasets.map((d) => d.id);
+      }
+      const lockedBy = record?.lock && record.lock.ownerId !== user.id && new Date(record.lock.expiresAt) > new Date() ? record.lock.ownerName : null;
+      const readOnly = Boolean(record && (['viewer', 'limited-viewer'].includes(record.access) || lockedBy));
+      const saved = upgradeMapState(record?.latestState ?? null);
+      const datasets: KeplerDataset[] = await Promise.all(datasetIds.map(loadCatalogDataset));
+      if (cancelled) return;
+      const s = createMapStore({ readOnly });
+      pending.current = datasets.length ? () => showDatasets(s, datasets, saved?.kepler ?? null, readOnly) : null;
+      setStore(s);
+      setName(record?.name ?? 'Untitled map');
+      setLoaded({ record, datasetIds, readOnly, lockedBy });
+    })().catch((e: unknown) => !cancelled && setError(e instanceof Error ? e.message : String(e)));
+    return () => {
+      cancelled = true;
+    };
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [loadKey]);
+
+  useEffect(() => (store ? exposeMap(store) : undefined), [store]);
+
+  const canSave = loaded !== null && !loaded.readOnly;
+  const canPublish = loaded?.record && ['owner', 'admin'].includes(loaded.record.access);
+
+  async function save() {
+    if (!store || !loaded) return;
+    setSaving(true);
+    setError(null);
+    setNotice(null);
+    try {
+      const latestState = wrapKeplerConfig(currentConfig(store));
+      const record = await maps().save({ id: loaded.record?.id, name, latestState, datasets: loaded.datasetIds }, { acquireLock: true });
+      const png = box.current ? await captureMapPng(box.current) : null;
+      if (png) await client.raw('PUT', `/v1/maps/${record.id}/thumbnail`, { rawBody: png, contentType: 'image/png' });
+      setLoaded({ ...loaded, record });
+      setNotice('Saved');
+      if (!loaded.record) {
+        created.current = record.id;
+        navigate(`/${record.id}`, { replace: true });
+      }
+    } catch (e) {
+      setError(e instanceof Error ? e.message : String(e));
+    } finally {
+      setSaving(false);
+    }
+  }
+
+  const banner = useMemo(() => {
+    if (!loaded) return null;
+    if (loaded.lockedBy) return `Read only: ${loaded.lockedBy} is editing this map.`;
+    if (loaded.readOnly) return 'Read only: you can view this map.';
+    return null;
+  }, [loaded]);
+
+  return (
+    <section className="map-view">
+      <header className="map-toolbar">
+        <input className="map-name" aria-label="Map name" value={name} onChange={(e) => setName(e.target.value)} disabled={!canSave} />
+        {canSave && (
+          <button type="button" className="button button-primary" onClick={save} disabled={saving || !store}>
+            {saving ? 'Saving…' : 'Save'}
+          </button>
+        )}
+        {canPublish && (
+          <button type="button" className="button" onClick={() => setPublishing(true)}>
+            Publish
+          </button>
+        )}
+        {notice && <span className="map-notice" role="status">{notice}</span>}
+        {banner && <span className="map-banner" role="note">{banner}</span>}
+      </header>
+      <ErrorMessage message={error} />
+      <div className="map-canvas" ref={box}>
+        {store && loaded ? <KeplerMap key={loadKey} store={store} readOnly={loaded.readOnly} expectLayers={loaded.datasetIds.length > 0} onInitialized={() => pending.current?.()} /> : !error && <p className="map-loading">Loading the map…</p>}
+      </div>
+      {publishing && loaded?.record && <PublishDialog mapId={loaded.record.id} onClose={() => setPublishing(false)} />}
+    </section>
+  );
+}

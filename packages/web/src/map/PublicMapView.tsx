@@ -1,0 +1,80 @@
+import { useEffect, useState, type FormEvent } from 'react';
+import { useParams } from 'react-router-dom';
+import { StudioApiError } from '@studio/client';
+import type { PublishedMap } from '@studio/client';
+import { client } from '../app/api';
+import { ErrorMessage } from '../app/ui';
+import { loadPublishedDataset } from './datasets';
+import { createMapStore } from './kepler/store';
+import { KeplerMap } from './kepler/KeplerMap';
+import { exposeMap, showDatasets } from './kepler/actions';
+import { upgradeMapState } from './state/versions';
+import './map.css';
+
+type View = { state: 'loading' } | { state: 'password'; wrong: boolean } | { state: 'map'; store: ReturnType<typeof createMapStore>; map: PublishedMap; addData: () => void } | { state: 'error'; message: string };
+
+/** /public/{id}: a published map, read only, without signing in; a password form when protected. */
+export default function PublicMapView() {
+  const { id = '' } = useParams();
+  const [view, setView] = useState<View>({ state: 'loading' });
+  const [password, setPassword] = useState('');
+
+  async function show(map: PublishedMap, pw?: string) {
+    const saved = upgradeMapState(map.latestState);
+    const datasets = await Promise.all(map.datasetIds.map((d) => loadPublishedDataset(id, d, map.name, pw)));
+    const store = createMapStore({ readOnly: true });
+    const addData = () => datasets.length && showDatasets(store, datasets, saved?.kepler ?? null, true);
+    setView({ state: 'map', store, map, addData });
+  }
+
+  useEffect(() => {
+    client.maps
+      .publishedMap(id)
+      .then((map) => show(map))
+      .catch((e: unknown) => {
+        if (e instanceof StudioApiError && e.status === 401) setView({ state: 'password', wrong: false });
+        else setView({ state: 'error', message: e instanceof Error ? e.message : String(e) });
+      });
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [id]);
+
+  const shownStore = view.state === 'map' ? view.store : null;
+  useEffect(() => (shownStore ? exposeMap(shownStore) : undefined), [shownStore]);
+
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    try {
+      await show(await client.maps.publishedMapWithPassword(id, password), password);
+    } catch (err) {
+      if (err instanceof StudioApiError && err.status === 403) setView({ state: 'password', wrong: true });
+      else setView({ state: 'error', message: err instanceof Error ? err.message : String(err) });
+    }
+  }
+
+  if (view.state === 'loading') return <p className="map-loading">Loading the map…</p>;
+  if (view.state === 'error') return <ErrorMessage message={view.message} />;
+  if (view.state === 'password')
+    return (
+      <section className="page public-password">
+        <h1>This map is protected</h1>
+        <form className="form" onSubmit={submit}>
+          <label htmlFor="public-map-password">Password</label>
+          <input id="public-map-password" type="password" value={password} onChange={(e) => setPassword(e.target.value)} autoFocus />
+          {view.wrong && <ErrorMessage message="Wrong password" />}
+          <button type="submit" className="button button-primary" disabled={!password}>
+            View map
+          </button>
+        </form>
+      </section>
+    );
+  return (
+    <section className="map-view public-map">
+      <header className="map-toolbar">
+        <h1 className="map-title">{view.map.name}</h1>
+      </header>
+      <div className="map-canvas">
+        <KeplerMap store={view.store} readOnly expectLayers={view.map.datasetIds.length > 0} onInitialized={view.addData} />
+      </div>
+    </section>
+  );
+}

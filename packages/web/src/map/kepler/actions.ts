@@ -1,0 +1,55 @@
+import type { Store } from 'redux';
+import { addDataToMap, layerConfigChange } from '@kepler.gl/actions';
+import { KeplerGlSchema } from '@kepler.gl/schemas';
+import type { KeplerDataset } from '../datasets';
+import type { KeplerSavedConfig } from '../state/versions';
+import { MAP_ID } from './store';
+
+type AddDataPayload = Parameters<typeof addDataToMap>[0];
+
+/**
+ * Adds the datasets; with a saved config, applies it (layers, colors, filters, view come back as
+ * saved), otherwise lets kepler create layers (lat/lng pairs become point layers) and fit the view.
+ */
+export function showDatasets(store: Store, datasets: KeplerDataset[], saved: KeplerSavedConfig | null, readOnly: boolean): void {
+  const config = saved ? KeplerGlSchema.parseSavedConfig(saved as Parameters<typeof KeplerGlSchema.parseSavedConfig>[0]) : null;
+  const payload = {
+    datasets,
+    options: { autoCreateLayers: !config, centerMap: !config, readOnly, keepExistingConfig: false },
+    ...(config ? { config } : {}),
+  } as unknown as AddDataPayload;
+  store.dispatch(addDataToMap(payload));
+}
+
+/** kepler's config of the map as it is now: `{version, config: {visState, mapState, mapStyle, uiState}}`. */
+export function currentConfig(store: Store): KeplerSavedConfig {
+  const root = store.getState() as { keplerGl: Record<string, unknown> };
+  return KeplerGlSchema.getConfigToSave(root.keplerGl[MAP_ID]) as unknown as KeplerSavedConfig;
+}
+
+/** The kepler layers now on the map, as the studio shows them in tests and checks. */
+export function layerSummary(store: Store): { type: string; dataId: string; color: number[] }[] {
+  const root = store.getState() as { keplerGl: Record<string, { visState: { layers: { type: string; config: { dataId: string; color: number[] } }[] } }> };
+  return (root.keplerGl[MAP_ID]?.visState.layers ?? []).map((l) => ({ type: l.type, dataId: l.config.dataId, color: l.config.color }));
+}
+
+/** Sets one layer's color the way kepler's color picker does (layerConfigChange). */
+export function setLayerColor(store: Store, index: number, color: [number, number, number]): void {
+  const root = store.getState() as { keplerGl: Record<string, { visState: { layers: Parameters<typeof layerConfigChange>[0][] } }> };
+  const layer = root.keplerGl[MAP_ID]?.visState.layers[index];
+  if (layer) store.dispatch(layerConfigChange(layer, { color }));
+}
+
+declare global {
+  interface Window {
+    /** The open map, for browser tests and the console: its layers, and a color change. */
+    __studioMap?: { layers: () => ReturnType<typeof layerSummary>; setLayerColor: (index: number, color: [number, number, number]) => void };
+  }
+}
+
+export function exposeMap(store: Store): () => void {
+  window.__studioMap = { layers: () => layerSummary(store), setLayerColor: (i, c) => setLayerColor(store, i, c) };
+  return () => {
+    window.__studioMap = undefined;
+  };
+}

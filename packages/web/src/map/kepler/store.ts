@@ -1,0 +1,57 @@
+import { applyMiddleware, combineReducers, createStore, type Store } from 'redux';
+import { enhanceReduxMiddleware, keplerGlReducer } from '@kepler.gl/reducers';
+import { initApplicationConfig } from '@kepler.gl/utils';
+
+/** The kepler instance id inside the store: state.keplerGl[MAP_ID]. */
+export const MAP_ID = 'map';
+
+/** Where the map opens when it has no data (catalog: a default view near San Francisco). */
+export const DEFAULT_VIEW = { latitude: 37.7749, longitude: -122.4194, zoom: 9 };
+
+/**
+ * Local map styles only: a blank style (a background layer, no sources) so no basemap is fetched
+ * from another host. The app ships no tiles; a style asset with its own URL would be another host.
+ */
+export const BLANK_STYLE_ID = 'blank';
+export const LOCAL_MAP_STYLES = {
+  [BLANK_STYLE_ID]: {
+    id: BLANK_STYLE_ID,
+    label: 'Blank',
+    url: '',
+    icon: '',
+    layerGroups: [],
+    style: { version: 8, name: 'Blank', sources: {}, layers: [{ id: 'background', type: 'background', paint: { 'background-color': '#f4f3ef' } }] },
+  },
+  'blank-dark': {
+    id: 'blank-dark',
+    label: 'Blank dark',
+    url: '',
+    icon: '',
+    layerGroups: [],
+    style: { version: 8, name: 'Blank dark', sources: {}, layers: [{ id: 'background', type: 'background', paint: { 'background-color': '#1b1d22' } }] },
+  },
+};
+
+let configured = false;
+/**
+ * kepler's icon layer fetches `${cdnUrl}/icons/svg-icons.json`; the app serves that file itself
+ * (public/kepler/icons), so no request leaves the studio's host.
+ */
+export function configureKepler(): void {
+  if (configured) return;
+  configured = true;
+  initApplicationConfig({ cdnUrl: `${window.location.origin}/kepler` });
+}
+
+/** One store per map view: opening another map never sees the previous map's layers. */
+export function createMapStore(opts: { readOnly: boolean }): Store {
+  configureKepler();
+  const reducer = combineReducers({
+    keplerGl: keplerGlReducer.initialState({
+      mapState: DEFAULT_VIEW,
+      mapStyle: { styleType: BLANK_STYLE_ID, mapStyles: LOCAL_MAP_STYLES, mapStylesReplaceDefault: true },
+      uiState: { readOnly: opts.readOnly, currentModal: null, activeSidePanel: opts.readOnly ? null : 'layer' },
+    }),
+  });
+  return createStore(reducer, {}, applyMiddleware(...enhanceReduxMiddleware([])));
+}

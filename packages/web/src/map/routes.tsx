@@ -1,0 +1,19 @@
+import { lazy, Suspense } from 'react';
+
+// kepler.gl is several megabytes: the map screens load it on demand so workspace pages stay light.
+const MapView = lazy(() => import('./MapView'));
+const PublicMapView = lazy(() => import('./PublicMapView'));
+
+const loading = <p className="map-loading">Loading the map…</p>;
+
+export const MapRoute = () => (
+  <Suspense fallback={loading}>
+    <MapView />
+  </Suspense>
+);
+
+export const PublicMapRoute = () => (
+  <Suspense fallback={loading}>
+    <PublicMapView />
+  </Suspense>
+);
