@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { KeplerGlSchema } from '@kepler.gl/schemas';
+import { STUDIO_STATE_VERSION, upgradeMapState, wrapKeplerConfig, type KeplerSavedConfig } from '../src/map/state/versions';
+
+// A kepler config as KeplerGlSchema.getConfigToSave writes it for one point layer.
+const KEPLER: KeplerSavedConfig = {
+  version: 'v1',
+  config: {
+    visState: {
+      filters: [],
+      layers: [
+        {
+          id: 'pts',
+          type: 'point',
+          config: {
+            dataId: 'ds-1',
+            label: 'Points',
+            color: [230, 20, 20],
+            highlightColor: [252, 242, 26, 255],
+            columns: { lat: 'lat', lng: 'lng' },
+            isVisible: true,
+            visConfig: { radius: 10, opacity: 0.8, filled: true },
+            hidden: false,
+            textLabel: [],
+          },
+          visualChannels: { colorField: null, colorScale: 'quantile', sizeField: null, sizeScale: 'linear' },
+        },
+      ],
+      interactionConfig: {},
+      layerBlending: 'normal',
+      splitMaps: [],
+      animationConfig: { currentTime: null, speed: 1 },
+    },
+    mapState: { bearing: 0, dragRotate: false, latitude: 37.7749, longitude: -122.4194, pitch: 0, zoom: 9, isSplit: false },
+    mapStyle: { styleType: 'blank', topLayerGroups: {}, visibleLayerGroups: {}, threeDBuildingColor: [9, 17, 31], mapStyles: {} },
+  },
+};
+
+describe('saved map state', () => {
+  it.each([
+    ['a bare kepler config (version 0)', KEPLER],
+    ['a studio state', wrapKeplerConfig(KEPLER)],
+  ])('upgrades %s to the current version without touching kepler’s part', (_label, stored) => {
+    expect(upgradeMapState(stored)).toEqual({ studioVersion: STUDIO_STATE_VERSION, kepler: KEPLER });
+  });
+
+  it.each([
+    ['a newer studio', { studioVersion: 99, kepler: KEPLER }, /newer studio/],
+    ['no kepler part', { studioVersion: 1 }, /kepler config is missing/],
+    ['not an object', 'x', /not an object/],
+  ])('refuses %s', (_label, stored, message) => {
+    expect(() => upgradeMapState(stored)).toThrow(message);
+  });
+
+  it('round-trips through kepler’s loader: layer, columns, color and view come back', () => {
+    const state = upgradeMapState(JSON.parse(JSON.stringify(wrapKeplerConfig(KEPLER))))!;
+    const parsed = KeplerGlSchema.parseSavedConfig(state.kepler as Parameters<typeof KeplerGlSchema.parseSavedConfig>[0]) as unknown as {
+      visState: { layers: { id: string; type: string; config: { dataId: string; color: number[]; columns: Record<string, string> } }[] };
+      mapState: { latitude: number; longitude: number; zoom: number };
+      mapStyle: { styleType: string };
+    };
+    expect(parsed.visState.layers).toMatchObject([{ id: 'pts', type: 'point', config: { dataId: 'ds-1', color: [230, 20, 20], columns: { lat: 'lat', lng: 'lng' } } }]);
+    expect(parsed.mapState).toMatchObject({ latitude: 37.7749, longitude: -122.4194, zoom: 9 });
+    expect(parsed.mapStyle.styleType).toBe('blank');
+  });
+});
