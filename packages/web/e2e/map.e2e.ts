@@ -14,7 +14,6 @@ const browser = useBrowser();
 
 // A handful of points around San Francisco: software WebGL stays fast.
 const CSV = ['name,lat,lng', ...Array.from({ length: 40 }, (_, i) => `p${i},${(37.70 + (i % 8) * 0.02).toFixed(4)},${(-122.50 + Math.floor(i / 8) * 0.03).toFixed(4)}`)].join('\n');
-const RED: [number, number, number] = [230, 20, 20];
 
 /**
  * Pixels of the map area (right of kepler's side panel) close to `rgb`, or, with null, different from
@@ -23,6 +22,11 @@ const RED: [number, number, number] = [230, 20, 20];
 async function countPixels(page: Page, rgb: [number, number, number] | null): Promise<number> {
   const box = (await page.locator('.kepler-box').boundingBox())!;
   const png = await page.screenshot({ clip: { x: box.x + 360, y: box.y + 60, width: box.width - 420, height: box.height - 80 } });
+  return countPngPixels(page, png, rgb);
+}
+
+/** Pixels of a PNG close to `rgb` (or, with null, unlike its first pixel), decoded by the browser. */
+function countPngPixels(page: Page, png: Buffer, rgb: [number, number, number] | null): Promise<number> {
   return page.evaluate(
     async ({ url, target }) => {
       const img = new Image();
@@ -76,9 +80,25 @@ describe('the map view', () => {
     expect(layers).toMatchObject([{ type: 'point', dataId: dataset.id }]);
     expect(await countPixels(page, null)).toBeGreaterThan(100);
 
-    // The color change kepler's color picker makes (layerConfigChange), then the frame shows it.
-    await page.evaluate((c) => window.__studioMap!.setLayerColor(0, c), RED);
-    await expect.poll(() => countPixels(page, RED), { timeout: 10_000 }).toBeGreaterThan(100);
+    // The layer color through kepler's own panel: open the layer's settings, its color, a swatch.
+    await page.locator('.layer__enable-config').first().click();
+    await page.locator('.layer-panel .color-selector__selector').first().click();
+    const swatches = page.locator('.single-color-palette__block');
+    await swatches.first().waitFor();
+    // The most saturated swatch, so its pixels stand apart from the background and the default color.
+    const { index, rgb } = await swatches.evaluateAll((blocks) => {
+      const colors = blocks.map((b) => getComputedStyle(b).backgroundColor.match(/\d+/g)!.slice(0, 3).map(Number) as [number, number, number]);
+      let best = 0;
+      colors.forEach((c, i) => {
+        const spread = (x: number[]) => Math.max(...x) - Math.min(...x);
+        if (spread(c) > spread(colors[best]!)) best = i;
+      });
+      return { index: best, rgb: colors[best]! };
+    });
+    await swatches.nth(index).click();
+    await page.locator('.map-toolbar').click();
+    await expect.poll(() => page.evaluate(() => window.__studioMap!.layers()[0]!.color)).toEqual(rgb);
+    await expect.poll(() => countPixels(page, rgb), { timeout: 10_000 }).toBeGreaterThan(100);
 
     await page.getByLabel('Map name').fill('SF points map');
     await page.getByRole('button', { name: 'Save', exact: true }).click();
@@ -88,12 +108,16 @@ describe('the map view', () => {
     const saved = await maker.client.records('maps').get(mapId);
     expect(saved).toMatchObject({ name: 'SF points map', datasets: [{ id: dataset.id }], thumbnailUrl: expect.any(String) });
     expect(saved.latestState).toMatchObject({ studioVersion: 1, kepler: { version: 'v1' } });
+    // The thumbnail is the map as drawn: basemap and the recolored points.
+    const thumb = Buffer.from(await (await maker.client.raw('GET', `/v1/maps/${mapId}/thumbnail`)).arrayBuffer());
+    expect(thumb.subarray(1, 4).toString()).toBe('PNG');
+    expect(await countPngPixels(page, thumb, rgb)).toBeGreaterThan(20);
 
     await page.reload();
     await waitReady(page);
     const reopened = await page.evaluate(() => window.__studioMap!.layers());
-    expect(reopened).toEqual([{ type: 'point', dataId: dataset.id, color: RED }]);
-    expect(await countPixels(page, RED)).toBeGreaterThan(100);
+    expect(reopened).toEqual([{ type: 'point', dataId: dataset.id, color: rgb }]);
+    expect(await countPixels(page, rgb)).toBeGreaterThan(100);
     await page.screenshot({ path: '/tmp/studio-map-reopened.png' });
 
     await page.getByRole('button', { name: 'Publish' }).click();
@@ -113,8 +137,8 @@ describe('the map view', () => {
     await anon.page.getByLabel('Password').fill('harbour lights');
     await anon.page.getByRole('button', { name: 'View map' }).click();
     await waitReady(anon.page);
-    expect(await anon.page.evaluate(() => window.__studioMap!.layers())).toEqual([{ type: 'point', dataId: dataset.id, color: RED }]);
-    expect(await countPixels(anon.page, RED)).toBeGreaterThan(100);
+    expect(await anon.page.evaluate(() => window.__studioMap!.layers())).toEqual([{ type: 'point', dataId: dataset.id, color: rgb }]);
+    expect(await countPixels(anon.page, rgb)).toBeGreaterThan(100);
     await anon.page.screenshot({ path: '/tmp/studio-map-public.png' });
     expect(anon.foreign).toEqual([]);
     await anon.context.close();

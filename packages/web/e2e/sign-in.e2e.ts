@@ -61,8 +61,8 @@ describe('sign-in', () => {
   it('shows a coming-soon page for screens built elsewhere, with the link parameters', async () => {
     const { page, context } = await openStudio(browser(), baseUrl);
     await signInThroughUi(page, baseUrl, email, password);
-    await page.goto(`${baseUrl}/new?datasetUuid=a1&datasetUuid=b2`);
-    await page.getByRole('heading', { name: 'New map' }).waitFor();
+    await page.goto(`${baseUrl}/dashboard/new?templateId=a1&templateId=b2`);
+    await page.getByRole('heading', { name: 'New dashboard' }).waitFor();
     const params = page.getByRole('definition');
     expect(await params.allTextContents()).toEqual(['a1', 'b2']);
     await page.goto(`${baseUrl}/analytics/foot-traffic/cross-visitation`);

@@ -106,7 +106,9 @@ function layerCount(store: Store): number {
 
 /** The map's canvases (basemap, then deck) painted onto one PNG, for the thumbnail. */
 export async function captureMapPng(root: HTMLElement): Promise<Blob | null> {
-  const canvases = [...root.querySelectorAll('canvas')].filter((c) => c.width > 0 && c.height > 0);
+  // The basemap first: its opaque background would otherwise cover the layers drawn by deck.
+  const all = [...root.querySelectorAll('canvas')].filter((c) => c.width > 0 && c.height > 0);
+  const canvases = [...all.filter((c) => c.classList.contains('maplibregl-canvas')), ...all.filter((c) => !c.classList.contains('maplibregl-canvas'))];
   const base = canvases[0];
   if (!base) return null;
   const out = document.createElement('canvas');
