@@ -120,6 +120,18 @@ describe('the map view', () => {
     expect(await countPixels(page, rgb)).toBeGreaterThan(100);
     await page.screenshot({ path: '/tmp/studio-map-reopened.png' });
 
+    // A colleague with edit rights opens it while Mia holds the edit lock: read only, holder named.
+    const lee = await createUser(admin, team.id, 'Lee Looker', `lee.${unique()}@e2e.studio.test`);
+    await maker.client.records('maps').share(mapId, { users: [{ userId: lee.user.id, role: 'editor' }] });
+    const other = await openStudio(browser(), baseUrl());
+    await signInThroughUi(other.page, baseUrl(), lee.email, lee.password);
+    await other.page.goto(`${baseUrl()}/${mapId}`);
+    await other.page.getByRole('note').filter({ hasText: 'Read only: Mia Mapper is editing this map.' }).waitFor();
+    await waitReady(other.page);
+    expect(await other.page.getByRole('button', { name: 'Save', exact: true }).count()).toBe(0);
+    expect(other.foreign).toEqual([]);
+    await other.context.close();
+
     await page.getByRole('button', { name: 'Publish' }).click();
     const dialog = page.getByRole('dialog', { name: 'Publish map' });
     await dialog.getByLabel('Password (optional)').fill('harbour lights');
