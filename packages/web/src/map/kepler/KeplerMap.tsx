@@ -36,8 +36,7 @@ declare global {
  * data was added: the ready flag then waits for a frame drawn with layers.
  */
 export function KeplerMap({ store, readOnly, expectLayers, onInitialized }: { store: Store; readOnly: boolean; expectLayers: boolean; onInitialized?: () => void }) {
-  // kepler registers its instance in the store when it mounts; data dispatched before that is dropped.
-  const initialized = useRef(false);
+
   const box = useRef<HTMLDivElement>(null);
   const deck = useRef<DeckLike | null>(null);
   const [size, setSize] = useState<{ width: number; height: number } | null>(null);
@@ -84,11 +83,8 @@ export function KeplerMap({ store, readOnly, expectLayers, onInitialized }: { st
             appName="Studio"
             readOnly={readOnly}
             deckGlProps={{ glOptions: { preserveDrawingBuffer: true } }}
-            onKeplerGlInitialized={() => {
-              if (initialized.current) return;
-              initialized.current = true;
-              onInitialized?.();
-            }}
+            // kepler registers its instance when it mounts; data dispatched before that is dropped.
+            onKeplerGlInitialized={onInitialized}
             onDeckInitialized={(d) => {
               deck.current = d;
             }}

@@ -12,6 +12,9 @@ type AddDataPayload = Parameters<typeof addDataToMap>[0];
  * saved), otherwise lets kepler create layers (lat/lng pairs become point layers) and fit the view.
  */
 export function showDatasets(store: Store, datasets: KeplerDataset[], saved: KeplerSavedConfig | null, readOnly: boolean): void {
+  // Idempotent: React's StrictMode (dev) mounts kepler twice, and the second mount starts empty.
+  const root = store.getState() as { keplerGl: Record<string, { visState?: { datasets?: Record<string, unknown> } } | undefined> };
+  if (Object.keys(root.keplerGl[MAP_ID]?.visState?.datasets ?? {}).length > 0) return;
   const config = saved ? KeplerGlSchema.parseSavedConfig(saved as Parameters<typeof KeplerGlSchema.parseSavedConfig>[0]) : null;
   const payload = {
     datasets,
