@@ -100,12 +100,17 @@ async function sourceSelect(conn: DuckDBConnection, format: Format, file: string
       return `SELECT * FROM read_csv(${f})`;
     case 'tsv':
       return `SELECT * FROM read_csv(${f}, delim = '\t')`;
-    case 'json':
-      return `SELECT * FROM read_json(${f}, format = 'auto', maximum_object_size = 268435456)`;
+    case 'json': {
+      // DuckDB reserves twice the maximum object size as a buffer: size it to the file (records are
+      // smaller than the file), so small uploads fit a small memory limit and large ones still parse.
+      const { size } = await stat(file);
+      const maxObject = Math.min(268435456, Math.max(16 * 1024 * 1024, size + 1024));
+      return `SELECT * FROM read_json(${f}, format = 'auto', maximum_object_size = ${maxObject})`;
+    }
     case 'parquet':
       return `SELECT * FROM read_parquet(${f})`;
     case 'geojson':
-      return geojsonSelect(conn, f);
+      return geojsonSelect(conn, f, (await stat(file)).size);
   }
 }
 
@@ -114,8 +119,10 @@ async function sourceSelect(conn: DuckDBConnection, format: Format, file: string
  * also get latitude/longitude. Geometry is read as JSON (auto-detection would coerce mixed coordinate
  * shapes to strings); properties keep DuckDB's inferred struct type, found by a first DESCRIBE.
  */
-async function geojsonSelect(conn: DuckDBConnection, f: string): Promise<string> {
-  const size = `maximum_object_size = ${2 ** 31 - 1}`;
+async function geojsonSelect(conn: DuckDBConnection, f: string, bytes: number): Promise<string> {
+  // The FeatureCollection is one JSON object: the maximum object size must cover the file, no more
+  // (DuckDB reserves twice it as a buffer).
+  const size = `maximum_object_size = ${Math.min(2 ** 31 - 1, Math.max(16 * 1024 * 1024, bytes + 1024))}`;
   let propsType: string | null = null;
   try {
     const r = await conn.runAndReadAll(`DESCRIBE SELECT features[1].properties AS p FROM read_json(${f}, ${size})`);

@@ -1,4 +1,5 @@
 import fs from 'node:fs/promises';
+import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { Kysely, PGliteDialect, PostgresDialect, sql } from 'kysely';
 import type { Database } from './tables';
@@ -25,6 +26,7 @@ export async function openCatalog(opts: { databaseUrl: string | null; dataDir: s
     // An idle client's error (a database restart, a dropped connection) must not crash the node: the
     // pool replaces the client and the next query reconnects.
     pool.on('error', (err) => console.warn(`catalog connection lost: ${err.message}`));
+    pool.on('connect', preparePerConnection);
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     store = { db, kind: 'postgres', close: () => db.destroy() };
   } else {
@@ -40,6 +42,23 @@ export async function openCatalog(opts: { databaseUrl: string | null; dataDir: s
   }
   await migrateToLatest(store.db);
   return store;
+}
+
+/**
+ * Turns every parameterized catalog query into a named prepared statement on its connection, so
+ * PostgreSQL plans each query shape once per connection instead of on every call (planning cost more
+ * than running the record list). Names are a hash of the SQL text; the set is bounded by the number
+ * of query shapes the server has.
+ */
+function preparePerConnection(client: import('pg').PoolClient): void {
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  (client as unknown as { query: (...args: unknown[]) => unknown }).query = (text: unknown, values?: unknown, ...rest: unknown[]) => {
+    if (typeof text === 'string' && Array.isArray(values) && values.length > 0) {
+      const name = `k${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
+      return query({ name, text, values }, ...rest);
+    }
+    return query(text, values, ...rest);
+  };
 }
 
 /** PGlite answers count(*) as a number and pg as a string: one place turns both into numbers. */
