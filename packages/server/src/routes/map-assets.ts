@@ -152,7 +152,6 @@ export const mapAssetRoutes: RouteDef[] = [
   }),
   ...(['asset', 'thumbnail'] as const).map((which) =>
     defineRoute({
-      spec: ['CAT-124'],
       method: 'GET',
       url: `${BASE}/{id}/files/${which}`,
       summary: which === 'asset' ? 'The uploaded style file (the read path)' : 'The uploaded thumbnail',
