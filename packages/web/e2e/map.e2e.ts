@@ -6,7 +6,11 @@ import { asAdmin, baseUrl, createUser, unique } from './api';
 declare global {
   interface Window {
     __studioMapReady?: boolean;
-    __studioMap?: { layers: () => { type: string; dataId: string; color: number[] }[]; setLayerColor: (index: number, color: [number, number, number]) => void };
+    __studioMap?: {
+      layers: () => { type: string; dataId: string; color: number[] }[];
+      view: () => { latitude: number; longitude: number; zoom: number } | undefined;
+      setLayerColor: (index: number, color: [number, number, number]) => void;
+    };
   }
 }
 
@@ -72,6 +76,10 @@ describe('the map view', () => {
     page.on('pageerror', (e) => console.error('pageerror', e.message));
     page.on('console', (m) => m.type() === 'error' && console.error('console', m.text().slice(0, 300)));
     await signInThroughUi(page, baseUrl(), maker.email, maker.password);
+    // Without data, a new map opens on San Francisco.
+    await page.goto(`${baseUrl()}/new`);
+    await waitReady(page);
+    expect(await page.evaluate(() => window.__studioMap!.view())).toEqual({ latitude: 37.7749, longitude: -122.4194, zoom: 9 });
     await page.goto(`${baseUrl()}/new?datasetUuid=${dataset.id}`);
     await waitReady(page);
     const tReady = Date.now();

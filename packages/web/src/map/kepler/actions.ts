@@ -46,12 +46,20 @@ export function setLayerColor(store: Store, index: number, color: [number, numbe
 declare global {
   interface Window {
     /** The open map, for browser tests and the console: its layers, and a color change. */
-    __studioMap?: { layers: () => ReturnType<typeof layerSummary>; setLayerColor: (index: number, color: [number, number, number]) => void };
+    __studioMap?: {
+      layers: () => ReturnType<typeof layerSummary>;
+      view: () => { latitude: number; longitude: number; zoom: number } | undefined;
+      setLayerColor: (index: number, color: [number, number, number]) => void;
+    };
   }
 }
 
 export function exposeMap(store: Store): () => void {
-  window.__studioMap = { layers: () => layerSummary(store), setLayerColor: (i, c) => setLayerColor(store, i, c) };
+  const view = () => {
+    const m = (store.getState() as { keplerGl: Record<string, { mapState: { latitude: number; longitude: number; zoom: number } } | undefined> }).keplerGl[MAP_ID]?.mapState;
+    return m && { latitude: m.latitude, longitude: m.longitude, zoom: m.zoom };
+  };
+  window.__studioMap = { layers: () => layerSummary(store), view, setLayerColor: (i, c) => setLayerColor(store, i, c) };
   return () => {
     window.__studioMap = undefined;
   };
