@@ -30,6 +30,8 @@ const SELF_GUARDED: Record<string, string> = {
   'DELETE /v1/bi/query-param-configs/{id}': 'makers of the config organization; group defaults administrators',
   'GET /v1/bi/shared-parameters/{id}': 'owner, its organization, invited e-mails, administrators',
   'POST /v1/bi/shared-parameters/{id}/invite': 'owner or administrators',
+  'GET /v1/data-queries/{id}': "query executions are not resources: the caller's own, or any for administrators in admin mode",
+  'GET /v1/data-queries/{id}/result': "query executions are not resources: the caller's own, or any for administrators in admin mode",
 };
 
 type Who = 'anonymous' | 'outsider' | 'viewer' | 'editor' | 'owner' | 'admin';

@@ -18,6 +18,8 @@ import { datasetRoutes } from './datasets';
 import { queryRoutes } from './query';
 import { analyticsRoutes } from './analytics';
 import { publishingRoutes } from './publishing';
+import { executionRoutes } from './executions';
+import { basemapRoutes } from './basemaps';
 
 /** The route table: every call the server answers, in one list the tests and OpenAPI read. */
 export const allRoutes: RouteDef[] = [
@@ -40,4 +42,6 @@ export const allRoutes: RouteDef[] = [
   ...projectRoutes,
   ...stateRoutes,
   ...analyticsRoutes,
+  ...executionRoutes,
+  ...basemapRoutes,
 ];

@@ -12,6 +12,7 @@ import { registerH3Functions } from '@studio/pipeline';
 import { DatasetService } from './datasets';
 import { TempViews } from './temp-views';
 import { AnalyticsService } from './analytics';
+import { ExecutionService } from './executions';
 
 /** Everything a route handler may use; built once per server from the catalog and config. */
 export interface Services {
@@ -28,6 +29,7 @@ export interface Services {
   datasets: DatasetService;
   tempViews: TempViews;
   analytics: AnalyticsService;
+  executions: ExecutionService;
 }
 
 export async function buildServices(config: StudioConfig, db: Db): Promise<Services> {
@@ -50,6 +52,7 @@ export async function buildServices(config: StudioConfig, db: Db): Promise<Servi
     engine,
     datasets: new DatasetService(db, engine, records),
     tempViews: new TempViews(engine),
+    executions: new ExecutionService(db, engine, access, secrets),
     analytics: new AnalyticsService(db, engine, access, { sampleDir: path.join(config.dataDir, 'analytics', 'sample'), cache: AnalyticsService.cacheFromEnv() }),
   };
 }

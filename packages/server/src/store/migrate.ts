@@ -4,6 +4,7 @@ import * as m001 from './migrations/001-spine';
 import * as m002 from './migrations/002-catalog-kinds';
 import * as m003 from './migrations/003-published-maps';
 import * as m004 from './migrations/004-bi';
+import * as m005 from './migrations/005-executions';
 
 /** Versioned migrations, in order; a new one is a new file and a new line here, never an edit. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -11,6 +12,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '002-catalog-kinds': m002,
   '003-published-maps': m003,
   '004-bi': m004,
+  '005-executions': m005,
 };
 
 class InCodeProvider implements MigrationProvider {

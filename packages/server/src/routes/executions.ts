@@ -1,0 +1,263 @@
+import { Readable } from 'node:stream';
+import { z } from 'zod';
+import { Id, Paging, RECORD_COLLECTIONS, StudioError, badInput, type ResourceType } from '@studio/schema';
+import { defineRoute, requireCaller, type RouteContext, type RouteDef } from '../http/route';
+import type { ResourceRow } from '../services/records';
+import { storedTemplate } from '../services/templates';
+import { executionWire, type ExecutionRow, type ParamValues, type Plan } from '../services/executions';
+import { ARROW_STREAM } from './datasets';
+import { gatewayRoutes } from './gateway';
+
+/**
+ * Query executions (catalog §7 data gateway, analytics-and-admin §7): run SQL over datasets on the
+ * embedded DuckDB, or push it down to a warehouse connection; keep the result as Parquet with its state;
+ * answer identical queries from that cache until it expires.
+ */
+
+const BASE = '/v1/data-queries';
+const TAG = 'data-queries';
+type Ctx = RouteContext<unknown, unknown, unknown>;
+
+const Scalar = z.union([z.string().max(100_000), z.number(), z.boolean(), z.null()]);
+const ParamName = z.string().regex(/^[A-Za-z_]\w{0,199}$/, 'Parameter names are letters, digits and underscores');
+/** `{name: value}`, or the list form `[{name, value}]` some clients send. */
+const Parameters = z.preprocess(
+  (v) => (Array.isArray(v) ? Object.fromEntries(v.map((p) => [(p as { name?: unknown })?.name, (p as { value?: unknown })?.value ?? null])) : v),
+  z.record(ParamName, z.union([Scalar, z.array(Scalar).max(10_000)])),
+);
+
+const Links = {
+  mapId: Id.optional(),
+  insightId: Id.optional(),
+  workbookId: Id.optional(),
+};
+const RunBody = z.object({
+  query: z.string().trim().min(1, 'Query must not be empty').max(1_000_000).optional(),
+  connectionId: Id.nullable().optional(),
+  queryTemplateId: Id.optional(),
+  datasetId: Id.optional(),
+  parameters: Parameters.optional(),
+  ...Links,
+});
+type RunBody = z.infer<typeof RunBody>;
+const JsonBody = RunBody.extend({ limit: z.coerce.number().int().min(1).max(10_000).default(100) });
+const TemplateRunBody = z.object({ parameters: Parameters.optional(), datasetId: Id.optional(), ...Links });
+
+/** catalog §9: the client's cache-control defaults to no-cache; anything else may answer from cache. */
+const usesCache = (ctx: Ctx) => !/no-cache|no-store/i.test(String(ctx.req.headers['cache-control'] ?? ''));
+
+/** Fires when the client goes away before the answer is written (the query is then cancelled). */
+function disconnect(ctx: Ctx) {
+  const abort = new AbortController();
+  const onClose = () => {
+    if (!ctx.reply.raw.writableFinished) abort.abort();
+  };
+  const socket = ctx.req.raw.socket;
+  socket?.on('close', onClose);
+  ctx.reply.raw.on('close', onClose);
+  return {
+    signal: abort.signal,
+    done: () => {
+      socket?.off('close', onClose);
+      ctx.reply.raw.off('close', onClose);
+    },
+  };
+}
+
+/** The map / insight / workbook an execution is linked to; the caller must read it. */
+async function linkedRecord(ctx: Ctx, links: { mapId?: string; insightId?: string; workbookId?: string }): Promise<string | null> {
+  const given = ([['map', links.mapId], ['insight', links.insightId], ['workbook', links.workbookId]] as const).filter(([, id]) => id);
+  if (given.length > 1) throw badInput('Link an execution to one record: mapId, insightId or workbookId');
+  if (!given.length) return null;
+  const [type, id] = given[0]!;
+  await ctx.services.access.guard(requireCaller(ctx), type, id!, 'read', ctx.adminMode);
+  return id!;
+}
+
+async function readable(ctx: Ctx, type: ResourceType, id: string): Promise<ResourceRow> {
+  return (await ctx.services.access.guard(requireCaller(ctx), type, id, 'read', ctx.adminMode)).resource;
+}
+
+/** The plan of ad-hoc SQL: on a warehouse connection the caller reads, else over datasets. */
+async function adHocPlan(ctx: Ctx, query: string, connectionId: string | null | undefined, values: ParamValues, aliases?: Map<string, ResourceRow>): Promise<Omit<Plan, 'query'>> {
+  const { executions } = ctx.services;
+  if (connectionId) return executions.connectionPlan(await readable(ctx, 'data-connection', connectionId), query, values);
+  return executions.sandboxPlan(requireCaller(ctx), query, values, aliases);
+}
+
+/**
+ * A saved query template run: its stored SQL and parameter defaults (overridden by `parameters`);
+ * `datasetId` (read by the caller) is the table `dataset` of the template's SQL.
+ */
+async function templatePlan(ctx: Ctx, template: ResourceRow, body: z.infer<typeof TemplateRunBody>): Promise<Plan> {
+  const t = storedTemplate(template);
+  const values: ParamValues = { ...Object.fromEntries(t.parameters.map((p) => [p.name, p.defaultValue])), ...(body.parameters ?? {}) };
+  const aliases = new Map<string, ResourceRow>();
+  if (body.datasetId) aliases.set('dataset', await readable(ctx, 'dataset', body.datasetId));
+  const recordId = await linkedRecord(ctx, body);
+  const plan = await adHocPlan(ctx, t.query, t.connectionId, values, aliases);
+  return { ...plan, query: t.query, templateId: template.id, templateVersion: t.version, datasetId: body.datasetId ?? null, recordId };
+}
+
+async function planOf(ctx: Ctx, body: RunBody): Promise<Plan> {
+  if (body.queryTemplateId) {
+    if (body.query) throw badInput('Give either query or queryTemplateId, not both');
+    return templatePlan(ctx, await readable(ctx, 'query-template', body.queryTemplateId), body);
+  }
+  if (!body.query) throw badInput('Either query or queryTemplateId is required');
+  if (body.datasetId) throw badInput('datasetId goes with queryTemplateId; name datasets in the query');
+  const recordId = await linkedRecord(ctx, body);
+  return { ...(await adHocPlan(ctx, body.query, body.connectionId, body.parameters ?? {})), query: body.query, recordId };
+}
+
+async function run(ctx: Ctx, plan: Plan): Promise<{ row: ExecutionRow; fromCache: boolean }> {
+  const { signal, done } = disconnect(ctx);
+  try {
+    return await ctx.services.executions.execute(requireCaller(ctx), plan, { useCache: usesCache(ctx), signal });
+  } finally {
+    done();
+  }
+}
+
+const answer = async (ctx: Ctx, plan: Plan) => {
+  const { row, fromCache } = await run(ctx, plan);
+  return { item: executionWire(row, fromCache) };
+};
+
+const ExecutionParams = z.object({ id: z.string().max(100) });
+const AdminQuery = z.object({ isAdmin: z.string().optional() });
+
+/** The two spellings of a template run (catalog §7 and analytics-and-admin §7); the caller reads the template. */
+const templateRun = (spec: string, url: string, param: string, summary: string) =>
+  defineRoute({
+    spec: [spec],
+    method: 'POST',
+    url,
+    summary,
+    tag: TAG,
+    auth: 'user',
+    params: z.object({ [param]: Id }),
+    body: TemplateRunBody,
+    resource: { type: 'query-template', param, action: 'read' },
+    handler: async (ctx) => answer(ctx, await templatePlan(ctx, ctx.resource!, ctx.body)),
+  });
+
+function recordRoutes(): RouteDef[] {
+  const specs: Record<string, [string, string]> = {
+    maps: ['CAT-023', 'CAT-024'],
+    insights: ['CAT-040', 'CAT-041'],
+    workbooks: ['CAT-058', 'CAT-059'],
+    dashboards: ['CAT-076', 'CAT-077'],
+  };
+  return Object.entries(RECORD_COLLECTIONS).flatMap(([collection, type]) => [
+    defineRoute({
+      spec: [specs[collection]![0]],
+      method: 'GET',
+      url: `/v1/${collection}/{id}/query-executions/{executionId}`,
+      summary: `A query execution linked to this ${type} (read access on the ${type})`,
+      tag: collection,
+      auth: 'user',
+      params: z.object({ id: Id, executionId: z.string().max(100) }),
+      query: AdminQuery,
+      resource: { type, param: 'id', action: 'read' },
+      handler: async (ctx) => ({ item: executionWire(await ctx.services.executions.ofRecord(ctx.resource!.id, ctx.params.executionId)) }),
+    }),
+    defineRoute({
+      spec: [specs[collection]![1]],
+      method: 'GET',
+      url: `/v1/${collection}/{id}/query-executions/templates/{templateId}`,
+      summary: `The latest execution of a query template for this ${type}`,
+      tag: collection,
+      auth: 'user',
+      params: z.object({ id: Id, templateId: z.string().max(100) }),
+      query: AdminQuery,
+      resource: { type, param: 'id', action: 'read' },
+      handler: async (ctx) => ({ item: executionWire(await ctx.services.executions.latestOfTemplate(ctx.resource!.id, ctx.params.templateId)) }),
+    }),
+  ]);
+}
+
+export const executionRoutes: RouteDef[] = [
+  defineRoute({
+    spec: ['DQ-018'],
+    method: 'POST',
+    url: BASE,
+    summary: 'Run SQL (over datasets, or pushed down to a connection) or a query template; answers the execution (queryExecutionId, status, cacheExpiresAt)',
+    tag: TAG,
+    auth: 'user',
+    body: RunBody,
+    handler: async (ctx) => answer(ctx, await planOf(ctx, ctx.body)),
+  }),
+  defineRoute({
+    spec: ['DQ-019'],
+    method: 'POST',
+    url: `${BASE}/json`,
+    summary: 'Like POST /v1/data-queries, answering the first `limit` rows (default 100, at most 10000) as JSON',
+    tag: TAG,
+    auth: 'user',
+    body: JsonBody,
+    handler: async (ctx) => {
+      const { row } = await run(ctx, await planOf(ctx, ctx.body));
+      if (row.status !== 'success') throw new StudioError(422, row.error_message ?? `The query ended ${row.status}`, `queryExecutionId ${row.id}`);
+      const items = await ctx.services.engine.preview(await ctx.services.executions.resultKey(row), { limit: ctx.body.limit });
+      return { items, queryExecutionId: row.id };
+    },
+  }),
+  defineRoute({
+    spec: ['DQ-001'],
+    method: 'GET',
+    url: BASE,
+    summary: "The caller's query executions, newest first",
+    tag: TAG,
+    auth: 'user',
+    query: Paging,
+    handler: async (ctx) => ctx.services.executions.list(requireCaller(ctx), ctx.query),
+  }),
+  defineRoute({
+    spec: ['DQ-021'],
+    method: 'GET',
+    url: `${BASE}/column-distinct`,
+    summary: 'Distinct non-null values of a dataset column, sorted (read access on the dataset)',
+    tag: TAG,
+    auth: 'user',
+    query: z.object({ datasetId: Id, column: z.string().min(1).max(1000), limit: z.coerce.number().int().min(1).max(10_000).default(100) }),
+    handler: async (ctx) => {
+      const dataset = await readable(ctx, 'dataset', ctx.query.datasetId);
+      return { items: await ctx.services.executions.distinct(dataset, ctx.query.column, ctx.query.limit) };
+    },
+  }),
+  defineRoute({
+    spec: ['DQ-002'],
+    method: 'GET',
+    url: `${BASE}/{id}`,
+    summary: 'One of the caller’s query executions: status and metadata',
+    tag: TAG,
+    auth: 'user',
+    params: ExecutionParams,
+    query: AdminQuery,
+    handler: async (ctx) => ({ item: executionWire(await ctx.services.executions.visible(requireCaller(ctx), ctx.params.id, ctx.adminMode)) }),
+  }),
+  defineRoute({
+    method: 'GET',
+    url: `${BASE}/{id}/result`,
+    summary: 'The result of a successful execution: Arrow IPC with the Arrow Accept header, CSV otherwise',
+    tag: TAG,
+    auth: 'user',
+    params: ExecutionParams,
+    query: AdminQuery,
+    handler: async (ctx) => {
+      const row = await ctx.services.executions.visible(requireCaller(ctx), ctx.params.id, ctx.adminMode);
+      const key = await ctx.services.executions.resultKey(row);
+      const abort = new AbortController();
+      ctx.reply.raw.on('close', () => abort.abort());
+      if (String(ctx.req.headers.accept ?? '').includes(ARROW_STREAM)) {
+        return ctx.reply.header('content-type', ARROW_STREAM).send(Readable.from(ctx.services.engine.arrowStream(key, { signal: abort.signal })));
+      }
+      return ctx.reply.header('content-type', 'text/csv; charset=utf-8').send(Readable.from(ctx.services.engine.csvStream(key, { signal: abort.signal })));
+    },
+  }),
+  templateRun('DQ-020', `${BASE}/templates/{id}`, 'id', 'Run a query template with parameters, linked to a map or insight when given'),
+  templateRun('DQ-003', `${BASE}/templates/{templateId}/executions`, 'templateId', 'Run a query template: a new execution (or the cached one)'),
+  ...recordRoutes(),
+  ...gatewayRoutes,
+];

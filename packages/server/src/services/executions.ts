@@ -1,0 +1,372 @@
+import { createHash, randomUUID } from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { ColumnType, Selectable } from 'kysely';
+import { listValue, type DuckDBValue } from '@duckdb/node-api';
+import { quoteIdent, type Engine } from '@studio/engine';
+import { duckdbQueryError, sanitizeTableName } from '@studio/pipeline';
+import { Id, StudioError, badInput, isDatabaseConnectionType, isStudioError, notFound } from '@studio/schema';
+import type { Db } from '../store/db';
+import type { Caller } from '../http/caller';
+import type { Secrets } from '../auth/secrets';
+import type { AccessService } from './access';
+import type { ResourceRow } from './records';
+import { datasetAttrs } from './datasets';
+import { sandboxSql } from './sql-sandbox';
+import { storedConnection } from './connections';
+import { fetchPostgres, positionalParameters, postgresTarget, type PostgresTarget } from './warehouse-postgres';
+
+/** catalog §9: default cache max age, 31 days. */
+export const DEFAULT_CACHE_MAX_AGE_SECONDS = 2_678_400;
+
+export type ExecutionStatus = 'queued' | 'running' | 'success' | 'failure' | 'cancelled';
+export type ParamValue = string | number | boolean | null | (string | number | boolean | null)[];
+export type ParamValues = Record<string, ParamValue>;
+
+/** The table of migration 005. */
+interface QueryExecutionsTable {
+  id: string;
+  owner_id: string;
+  status: ExecutionStatus;
+  query: string;
+  parameters: ColumnType<unknown, string, string>;
+  connection_id: string | null;
+  template_id: string | null;
+  template_version: number | null;
+  dataset_id: string | null;
+  record_id: string | null;
+  cache_key: string;
+  storage_key: string | null;
+  row_count: ColumnType<string | number | null, number | null, number | null>;
+  columns: ColumnType<unknown, string | null, string | null>;
+  error_message: string | null;
+  created_at: ColumnType<Date, Date | undefined, Date>;
+  started_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  finished_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  cache_expires_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+}
+export type ExecutionRow = Selectable<QueryExecutionsTable>;
+
+/** What one run is: the text as written (kept), and how to produce its Parquet result. */
+export interface Plan {
+  query: string;
+  parameters: ParamValues;
+  connectionId?: string | null;
+  templateId?: string | null;
+  templateVersion?: number | null;
+  datasetId?: string | null;
+  recordId?: string | null;
+  /** Everything the result depends on (checked SQL with resolved files, or connection and text). */
+  cacheBasis: unknown;
+  /** Writes the result as Parquet to `file`; answers the row count. */
+  produce: (file: string, signal: AbortSignal) => Promise<number>;
+}
+
+const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
+
+/** The execution as the wire has it (catalog §3 query result: queryExecutionId, cache expiry). */
+export function executionWire(row: ExecutionRow, fromCache = false) {
+  return {
+    queryExecutionId: row.id,
+    id: row.id,
+    status: row.status,
+    query: row.query,
+    parameters: row.parameters as ParamValues,
+    connectionId: row.connection_id,
+    queryTemplateId: row.template_id,
+    templateVersion: row.template_version,
+    datasetId: row.dataset_id,
+    recordId: row.record_id,
+    rowCount: row.row_count === null ? null : Number(row.row_count),
+    columns: (row.columns ?? null) as { name: string; type: string }[] | null,
+    errorMessage: row.error_message,
+    createdAt: iso(row.created_at),
+    startedAt: iso(row.started_at),
+    finishedAt: iso(row.finished_at),
+    cacheExpiresAt: iso(row.cache_expires_at),
+    fromCache,
+  };
+}
+
+/** A JSON parameter value as a DuckDB value: whole numbers as BIGINT, lists as LIST. */
+function duckValue(v: ParamValue): DuckDBValue {
+  if (Array.isArray(v)) return listValue(v.map((x) => duckValue(x)));
+  if (typeof v === 'number' && Number.isSafeInteger(v)) return BigInt(v);
+  return v;
+}
+
+export class ExecutionService {
+  constructor(
+    private readonly db: Db,
+    private readonly engine: Engine,
+    private readonly access: AccessService,
+    private readonly secrets: Secrets,
+    readonly cacheMaxAgeSeconds = DEFAULT_CACHE_MAX_AGE_SECONDS,
+  ) {}
+
+  private get t() {
+    return this.db.withTables<{ query_executions: QueryExecutionsTable }>();
+  }
+
+  /**
+   * A plan over datasets on the embedded DuckDB: the SQL goes through the sandbox (tables are datasets the
+   * caller reads, by id or name; `aliases` names more), `$name` parameters are bound by value.
+   */
+  async sandboxPlan(caller: Caller, query: string, values: ParamValues, aliases: Map<string, ResourceRow> = new Map()): Promise<Omit<Plan, 'query'>> {
+    const { sql, names } = await this.engine.withConnection(async (c) => {
+      const safe = await sandboxSql(c, query, (name) => this.datasetFile(caller, name, aliases));
+      let prepared;
+      try {
+        prepared = await c.prepare(safe.sql);
+      } catch (e) {
+        throw new StudioError(422, `Could not parse query: ${(e as Error).message}`);
+      }
+      const names: string[] = [];
+      for (let i = 1; i <= prepared.parameterCount; i++) names.push(prepared.parameterName(i));
+      return { sql: safe.sql, names: [...new Set(names)] };
+    });
+    const bound = bindValues(names, values);
+    const params = Object.fromEntries(Object.entries(bound).map(([k, v]) => [k, duckValue(v)]));
+    return {
+      parameters: bound,
+      cacheBasis: { engine: 'duckdb', sql, parameters: bound },
+      produce: (file, signal) => this.copyToParquet(sql, params, file, signal),
+    };
+  }
+
+  /** A push-down plan on a warehouse connection the caller reads. */
+  async connectionPlan(connection: ResourceRow, query: string, values: ParamValues): Promise<Omit<Plan, 'query'>> {
+    const stored = storedConnection(connection);
+    if (!stored || !isDatabaseConnectionType(stored.type)) throw badInput('Not a database connection');
+    if (stored.type !== 'postgres') throw badInput(`Queries on ${stored.type} connections are not supported here`, 'Only postgres connections run queries on this server');
+    const target = this.postgresTargetOf(connection);
+    const bound = bindValues(positionalParameters(query).names, values);
+    return {
+      parameters: bound,
+      connectionId: connection.id,
+      // The connection's settings are part of the key: a re-pointed connection is another warehouse.
+      cacheBasis: { engine: 'postgres', connection: connection.id, updatedAt: iso(connection.updated_at as Date), query, bound },
+      produce: (file, signal) => this.warehouseToParquet(target, query, bound, file, signal),
+    };
+  }
+
+  postgresTargetOf(connection: ResourceRow): PostgresTarget {
+    const stored = storedConnection(connection);
+    if (!stored) throw badInput('Could not parse data connection');
+    return postgresTarget(stored.config, this.passwordOf(stored.credentials ?? null));
+  }
+
+  /** Credentials are opened here only, for the driver; they never leave the service. */
+  private passwordOf(sealed: string | null): string | undefined {
+    if (!sealed) return undefined;
+    const creds = JSON.parse(this.secrets.decrypt(sealed)) as { password?: string };
+    return creds.password;
+  }
+
+  /**
+   * Runs a plan for the caller, or answers their cached execution of the same thing (unless `useCache` is
+   * false). The execution is recorded whatever happens: success, failure, or cancelled when `signal` fires.
+   */
+  async execute(caller: Caller, plan: Plan, opts: { useCache: boolean; signal?: AbortSignal }): Promise<{ row: ExecutionRow; fromCache: boolean }> {
+    const cacheKey = createHash('sha256')
+      .update(JSON.stringify([plan.cacheBasis, plan.templateId ?? null, plan.templateVersion ?? null, plan.datasetId ?? null, plan.recordId ?? null]))
+      .digest('hex');
+    if (opts.useCache) {
+      const hit = await this.t
+        .selectFrom('query_executions')
+        .selectAll()
+        .where('owner_id', '=', caller.user.id)
+        .where('cache_key', '=', cacheKey)
+        .where('status', '=', 'success')
+        .where('cache_expires_at', '>', new Date())
+        .orderBy('finished_at', 'desc')
+        .limit(1)
+        .executeTakeFirst();
+      if (hit?.storage_key && (await this.engine.store.exists(hit.storage_key))) return { row: hit, fromCache: true };
+    }
+    const id = randomUUID();
+    await this.t
+      .insertInto('query_executions')
+      .values({
+        id,
+        owner_id: caller.user.id,
+        status: 'queued',
+        query: plan.query,
+        parameters: JSON.stringify(plan.parameters),
+        connection_id: plan.connectionId ?? null,
+        template_id: plan.templateId ?? null,
+        template_version: plan.templateVersion ?? null,
+        dataset_id: plan.datasetId ?? null,
+        record_id: plan.recordId ?? null,
+        cache_key: cacheKey,
+      })
+      .execute();
+    await this.update(id, { status: 'running', started_at: new Date() });
+    const signal = opts.signal ?? new AbortController().signal;
+    const work = path.join(this.engine.tmpDir, 'executions');
+    await fs.mkdir(work, { recursive: true });
+    const file = path.join(work, `${id}.parquet`);
+    try {
+      const rowCount = await plan.produce(file, signal);
+      if (signal.aborted) throw new StudioError(499, 'The query was cancelled');
+      const key = `executions/${id}.parquet`;
+      await this.engine.store.put(key, file);
+      const columns = await this.engine.query(`DESCRIBE SELECT * FROM read_parquet(${sqlString(await this.engine.store.localPath(key))})`);
+      const finished = new Date();
+      await this.update(id, {
+        status: 'success',
+        storage_key: key,
+        row_count: rowCount,
+        columns: JSON.stringify(columns.map((c) => ({ name: String(c.column_name), type: String(c.column_type) }))),
+        finished_at: finished,
+        cache_expires_at: new Date(finished.getTime() + this.cacheMaxAgeSeconds * 1000),
+      });
+    } catch (e) {
+      const cancelled = signal.aborted;
+      const err = duckdbQueryError(e);
+      const message = cancelled ? 'The query was cancelled' : isStudioError(err) ? err.message : (err as Error)?.message || 'The query failed';
+      await this.update(id, { status: cancelled ? 'cancelled' : 'failure', error_message: message, finished_at: new Date() });
+    } finally {
+      await fs.rm(file, { force: true });
+    }
+    return { row: await this.row(id), fromCache: false };
+  }
+
+  private async update(id: string, set: Partial<{ [K in keyof QueryExecutionsTable]: unknown }>): Promise<void> {
+    await this.t.updateTable('query_executions').set(set as never).where('id', '=', id).execute();
+  }
+
+  private async row(id: string): Promise<ExecutionRow> {
+    return this.t.selectFrom('query_executions').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+  }
+
+  /** The caller's own execution (administrators in admin mode: any); others are not found. */
+  async visible(caller: Caller, id: string, adminMode: boolean): Promise<ExecutionRow> {
+    const row = Id.safeParse(id).success ? await this.t.selectFrom('query_executions').selectAll().where('id', '=', id).executeTakeFirst() : undefined;
+    if (!row || (row.owner_id !== caller.user.id && !(adminMode && caller.isAdmin))) throw notFound('Query execution not found');
+    return row;
+  }
+
+  /** An execution linked to a record (map, insight, workbook); read access on the record is checked by the route. */
+  async ofRecord(recordId: string, executionId: string): Promise<ExecutionRow> {
+    const row = Id.safeParse(executionId).success
+      ? await this.t.selectFrom('query_executions').selectAll().where('id', '=', executionId).where('record_id', '=', recordId).executeTakeFirst()
+      : undefined;
+    if (!row) throw notFound('Query execution not found');
+    return row;
+  }
+
+  async latestOfTemplate(recordId: string, templateId: string): Promise<ExecutionRow> {
+    const row = Id.safeParse(templateId).success
+      ? await this.t
+          .selectFrom('query_executions')
+          .selectAll()
+          .where('record_id', '=', recordId)
+          .where('template_id', '=', templateId)
+          .orderBy('created_at', 'desc')
+          .orderBy('id', 'desc')
+          .limit(1)
+          .executeTakeFirst()
+      : undefined;
+    if (!row) throw notFound('Query execution not found');
+    return row;
+  }
+
+  async list(caller: Caller, page: { offset: number; limit: number }) {
+    const q = this.t.selectFrom('query_executions').where('owner_id', '=', caller.user.id);
+    const [rows, count] = await Promise.all([
+      q.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').offset(page.offset).limit(page.limit).execute(),
+      q.select((eb) => eb.fn.countAll<string | number>().as('n')).executeTakeFirstOrThrow(),
+    ]);
+    return { items: rows.map((r) => executionWire(r)), total: Number(count.n) };
+  }
+
+  /** The stored result's key, for a successful execution whose file is still there. */
+  async resultKey(row: ExecutionRow): Promise<string> {
+    if (row.status !== 'success' || !row.storage_key) throw new StudioError(409, `Query execution has no result (status: ${row.status})`, row.error_message ?? undefined);
+    if (!(await this.engine.store.exists(row.storage_key))) throw new StudioError(410, 'The query result has expired');
+    return row.storage_key;
+  }
+
+  /** Distinct values of one dataset column, the identifier quoted, the limit bound. */
+  async distinct(dataset: ResourceRow, column: string, limit: number): Promise<unknown[]> {
+    const a = datasetAttrs(dataset);
+    if (a.status !== 'ready' || !a.storageKey) throw new StudioError(409, `Dataset ${dataset.name} is not ready (status: ${a.status})`);
+    if (!a.metadata.columns.some((c) => c.name === column)) throw badInput(`Unknown column ${column}`);
+    const file = await this.engine.store.localPath(a.storageKey);
+    const col = quoteIdent(column);
+    const rows = await this.engine.query(`SELECT DISTINCT ${col} AS value FROM read_parquet(${sqlString(file)}) WHERE ${col} IS NOT NULL ORDER BY 1 LIMIT $1`, [limit]);
+    return rows.map((r) => r.value);
+  }
+
+  /** Resolves a table name of user SQL to the Parquet file of a dataset the caller reads. */
+  private async datasetFile(caller: Caller, name: string, aliases: Map<string, ResourceRow>): Promise<string> {
+    let row = aliases.get(name.toLowerCase());
+    if (!row && Id.safeParse(name).success) row = (await this.access.guard(caller, 'dataset', name, 'read', false)).resource;
+    if (!row) {
+      const wanted = sanitizeTableName(name).toLowerCase();
+      const candidates = await this.db.selectFrom('resources').selectAll().where('type', '=', 'dataset').execute();
+      const readable: ResourceRow[] = [];
+      for (const c of candidates) {
+        if (sanitizeTableName(c.name).toLowerCase() === wanted && (await this.access.accessOf(caller, c, false)) !== 'none') readable.push(c);
+      }
+      if (readable.length > 1) throw badInput(`Table name ${name} matches several datasets; use the dataset id`);
+      row = readable[0];
+      if (!row) throw badInput(`Unknown table ${name}: name a dataset you can read by its id or name`);
+    }
+    const a = datasetAttrs(row);
+    if (a.status !== 'ready' || !a.storageKey) throw new StudioError(409, `Dataset ${row.name} is not ready (status: ${a.status})`);
+    return this.engine.store.localPath(a.storageKey);
+  }
+
+  /** COPY of checked SQL to Parquet on a pooled connection; an abort interrupts DuckDB. */
+  private async copyToParquet(sql: string, params: Record<string, DuckDBValue>, file: string, signal: AbortSignal): Promise<number> {
+    const pooled = await this.engine.connection();
+    const stop = () => pooled.connection.interrupt();
+    signal.addEventListener('abort', stop, { once: true });
+    try {
+      if (signal.aborted) throw new StudioError(499, 'The query was cancelled');
+      const r = await pooled.connection.runAndReadAll(`COPY (${sql}) TO ${sqlString(file)} (FORMAT parquet)`, Object.keys(params).length ? params : undefined);
+      return Number(r.getRows()[0]?.[0] ?? 0);
+    } finally {
+      signal.removeEventListener('abort', stop);
+      pooled.release();
+    }
+  }
+
+  /** Warehouse rows (PostgreSQL text) to typed Parquet: NDJSON keyed c0..cN, cast and renamed in DuckDB. */
+  private async warehouseToParquet(target: PostgresTarget, query: string, values: ParamValues, file: string, signal: AbortSignal): Promise<number> {
+    const ndjson = `${file}.ndjson`;
+    try {
+      const { columns } = await fetchPostgres(target, query, values, ndjson, signal);
+      const select = columns.map((c, k) => `TRY_CAST(c${k} AS ${c.duckType}) AS ${quoteIdent(uniqueName(columns, k))}`).join(', ');
+      const struct = columns.map((_c, k) => `c${k}: 'VARCHAR'`).join(', ');
+      return await this.copyToParquet(`SELECT ${select} FROM read_json(${sqlString(ndjson)}, format = 'newline_delimited', columns = {${struct}})`, {}, file, signal);
+    } finally {
+      await fs.rm(ndjson, { force: true });
+    }
+  }
+}
+
+/** Column names as PostgreSQL answers them may repeat (select 1 as a, 2 as a); Parquet's may not. */
+function uniqueName(columns: { name: string }[], k: number): string {
+  const name = columns[k]!.name || `column${k}`;
+  const before = columns.slice(0, k).filter((c) => c.name === name).length;
+  return before ? `${name}_${before}` : name;
+}
+
+/** A DuckDB string literal of a path the server built itself (temp files, store paths), never user text. */
+function sqlString(p: string): string {
+  return `'${p.replaceAll("'", "''")}'`;
+}
+
+/** The values of the parameters a statement uses: every one must be given; extra ones are dropped. */
+export function bindValues(names: string[], values: ParamValues): ParamValues {
+  const out: ParamValues = {};
+  for (const n of names) {
+    if (/^\d+$/.test(n)) throw badInput('Use named parameters ($name), not positional ones');
+    if (!(n in values)) throw badInput(`Missing value for parameter $${n}`);
+    out[n] = values[n]!;
+  }
+  return out;
+}

@@ -1,0 +1,142 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { positionalParameters } from '../src/services/warehouse-postgres';
+import { PG_ADMIN_URL, STORES, seedCast, startStudio, type TestStudio } from './harness';
+
+/** A scratch warehouse on the local PostgreSQL: the user's own database the queries are pushed down to. */
+const WAREHOUSE = `studio_wh_${randomBytes(5).toString('hex')}`;
+
+beforeAll(async () => {
+  const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
+  await admin.connect();
+  await admin.query(`create database ${WAREHOUSE}`);
+  await admin.end();
+  const wh = new pg.Client({ connectionString: PG_ADMIN_URL.replace(/\/[^/]*$/, `/${WAREHOUSE}`) });
+  await wh.connect();
+  await wh.query(`
+    create schema geo;
+    create table geo.places (id bigint primary key, name text, score numeric(6,2), visited date, open boolean);
+    insert into geo.places values (1, 'Ferry Building', 4.50, '2024-03-01', true), (2, 'Coit Tower', 3.25, '2024-03-02', false),
+      (3, $$O'Brien's; drop table x$$, 2.00, null, null)`);
+  await wh.end();
+});
+
+afterAll(async () => {
+  const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
+  await admin.connect();
+  await admin.query(`drop database if exists ${WAREHOUSE} with (force)`);
+  await admin.end();
+});
+
+describe('positionalParameters', () => {
+  it.each([
+    ['select $a, $b, $a', 'select $1, $2, $1', ['a', 'b']],
+    ["select '$a', \"$b\", $c -- $d\n /* $e */", "select '$a', \"$b\", $1 -- $d\n /* $e */", ['c']],
+    ['select $$ $x $$, $tag$ $y $tag$, $z', 'select $$ $x $$, $tag$ $y $tag$, $1', ['z']],
+    ["select 'it''s $a', $b", "select 'it''s $a', $1", ['b']],
+  ])('%s', (text, sql, names) => expect(positionalParameters(text)).toEqual({ sql, names }));
+});
+
+describe.each(STORES)('postgres connections on %s', (kind) => {
+  let s: TestStudio;
+  let cast: Awaited<ReturnType<typeof seedCast>>;
+  let connId: string;
+  const call = (who: 'owner' | 'outsider', method: string, url: string, payload?: unknown, headers: Record<string, string> = {}) =>
+    s.app.inject({ method: method as 'GET', url, payload: payload as object, headers: { authorization: cast.tokens[who], ...headers } });
+  const config = { type: 'postgres', host: '127.0.0.1', port: 5432, database: WAREHOUSE, user: 'postgres', ssl: false };
+  const executions = async () => Number((await s.services.db.withTables<{ query_executions: { id: string } }>().selectFrom('query_executions').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+
+  beforeAll(async () => {
+    s = await startStudio(kind);
+    cast = await seedCast(s);
+    connId = (await call('owner', 'POST', '/v1/data-connections', { ...config, name: 'Warehouse', credentials: { password: 'unused-with-trust' } })).json().item.id;
+  });
+  afterAll(async () => s?.dispose());
+
+  it.each([
+    ['a saved connection', () => ({ connectionId: connId })],
+    ['an unsaved connection body', () => config],
+  ])('tests %s', async (_n, body) => {
+    const res = await call('owner', 'POST', '/v1/test-connection', body());
+    expect([res.statusCode, res.json().item?.ok]).toEqual([200, true]);
+    expect(res.json().item.serverVersion).toMatch(/^\d+/);
+  });
+
+  it.each([
+    ['a wrong database', { ...config, database: 'no_such_db_here' }, 'no_such_db_here'],
+    ['a closed port', { ...config, port: 1 }, 'Could not connect'],
+    ['a storage connection', { type: 's3', bucket: 'acme-lake', region: 'us-east-1' }, 'Not a database connection'],
+    ['a warehouse without a driver here', { type: 'snowflake', account: 'a', warehouse: 'w', user: 'u' }, 'snowflake'],
+  ])('answers 422 for %s', async (_n, body, message) => {
+    const res = await call('owner', 'POST', '/v1/test-connection', body);
+    expect(res.statusCode).toBe(422);
+    expect(res.json().message).toContain(message);
+  });
+
+  it.each([
+    ['schemas', () => `/v1/data-queries/schema/${connId}`, { name: 'geo', type: 'schema' }],
+    ['tables', () => `/v1/data-queries/schema/${connId}/geo`, { name: 'places', type: 'table' }],
+    ['columns (encoded path)', () => `/v1/data-queries/schema/${connId}/geo%2Fplaces`, { name: 'score', type: 'column', dataType: 'numeric', nullable: true }],
+    ['columns (two segments)', () => `/v1/data-queries/schema/${connId}/geo/places`, { name: 'id', type: 'column', dataType: 'bigint', nullable: false }],
+  ])('lists %s from information_schema', async (_n, url, entry) => {
+    const res = await call('owner', 'GET', url());
+    expect(res.statusCode).toBe(200);
+    expect(res.json().items).toContainEqual(entry);
+    expect((await call('outsider', 'GET', url())).statusCode).toBe(404);
+  });
+
+  it('pushes a query down, typed, with bound parameters, into a Parquet result', async () => {
+    const body = { connectionId: connId, query: 'select id, name, score, visited, open from geo.places where score >= $min order by id', parameters: { min: 3 } };
+    const res = await call('owner', 'POST', '/v1/data-queries', body, { 'cache-control': 'no-cache' });
+    const item = res.json().item;
+    expect(item).toMatchObject({ status: 'success', rowCount: 2, connectionId: connId });
+    expect(item.columns).toEqual([
+      { name: 'id', type: 'BIGINT' }, { name: 'name', type: 'VARCHAR' }, { name: 'score', type: 'DOUBLE' },
+      { name: 'visited', type: 'DATE' }, { name: 'open', type: 'BOOLEAN' },
+    ]);
+    const csv = await call('owner', 'GET', `/v1/data-queries/${item.id}/result`);
+    expect(csv.body.trim().split('\n')).toEqual(['id,name,score,visited,open', '1,Ferry Building,4.5,2024-03-01,true', '2,Coit Tower,3.25,2024-03-02,false']);
+    expect((await call('owner', 'POST', '/v1/data-queries', body)).json().item).toMatchObject({ id: item.id, fromCache: true });
+  });
+
+  it('binds an injection string as a value', async () => {
+    const res = await call('owner', 'POST', '/v1/data-queries/json', { connectionId: connId, query: 'select id from geo.places where name = $n', parameters: { n: "O'Brien's; drop table x" } });
+    expect(res.json().items).toEqual([{ id: 3 }]);
+  });
+
+  it.each([
+    ['a write', 'delete from geo.places', /syntax error/],
+    ['a write in a CTE', 'with d as (delete from geo.places returning id) select id from d', /read-only|data-modifying/],
+    ['a write through a function', "select count(*) from (select pg_catalog.nextval('geo.nothing')) x", /read-only|does not exist/],
+    ['two statements', 'select 1; delete from geo.places', /syntax error|multiple commands/],
+    ['an unknown table', 'select * from geo.nowhere', /does not exist/],
+  ])('records %s as a failure and changes nothing', async (_n, query, message) => {
+    const item = (await call('owner', 'POST', '/v1/data-queries', { connectionId: connId, query })).json().item;
+    expect(item.status).toBe('failure');
+    expect(item.errorMessage).toMatch(message);
+    const rows = (await call('owner', 'POST', '/v1/data-queries/json', { connectionId: connId, query: 'select count(*) as n from geo.places' }, { 'cache-control': 'no-cache' })).json().items;
+    expect(rows).toEqual([{ n: 3 }]);
+  });
+
+  it.each([
+    ['a missing parameter', () => ({ connectionId: connId, query: 'select $x as x' }), 422, 'owner'],
+    ['an outsider', () => ({ connectionId: connId, query: 'select 1 as x' }), 404, 'outsider'],
+  ] as const)('refuses %s before anything runs', async (_n, body, status, who) => {
+    const before = await executions();
+    expect((await call(who, 'POST', '/v1/data-queries', body())).statusCode).toBe(status);
+    expect(await executions()).toBe(before);
+  });
+
+  it('refuses storage connections and warehouses without a driver', async () => {
+    const s3 = (await call('owner', 'POST', '/v1/data-connections', { type: 's3', name: 'Lake', bucket: 'acme-lake', region: 'us-east-1' })).json().item.id;
+    const bq = (await call('owner', 'POST', '/v1/data-connections', { type: 'bigquery', name: 'BQ', projectId: 'p' })).json().item.id;
+    const before = await executions();
+    const a = await call('owner', 'POST', '/v1/data-queries', { connectionId: s3, query: 'select 1' });
+    expect([a.statusCode, a.json().message]).toEqual([422, 'Not a database connection']);
+    const b = await call('owner', 'POST', '/v1/data-queries', { connectionId: bq, query: 'select 1' });
+    expect([b.statusCode, b.json().message]).toEqual([422, expect.stringContaining('bigquery')]);
+    expect((await call('owner', 'GET', `/v1/data-queries/schema/${s3}`)).json().message).toBe('Not a database connection');
+    expect(await executions()).toBe(before);
+  });
+});
