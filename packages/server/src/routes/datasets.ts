@@ -3,7 +3,6 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { z } from 'zod';
-import { sanitizeTableName } from '@studio/pipeline';
 import {
   DatasetCreate,
   DatasetFromQuery,
@@ -23,6 +22,7 @@ import type { Services } from '../services';
 import type { ResourceRow } from '../services/records';
 import type { Caller } from '../http/caller';
 import { sandboxSql } from '../services/sql-sandbox';
+import { datasetFileFor } from '../services/dataset-tables';
 
 const IdParam = z.object({ id: Id });
 const AdminQuery = z.object({ isAdmin: QueryBool.optional() });
@@ -343,30 +343,8 @@ async function connectionForQuery(services: Services, caller: Caller, connection
   throw new StudioError(409, 'Queries run on the embedded engine over datasets; this studio has no driver for the warehouse of this connection', 'Leave connectionId out to query datasets');
 }
 
-/** A dataset named in a query: by id, or by its name (letters, digits and _ as in table names). */
-async function resolveTable(services: Services, caller: Caller, name: string): Promise<string> {
-  let row: ResourceRow | undefined;
-  if (Id.safeParse(name).success) {
-    row = (await services.access.guard(caller, 'dataset', name, 'read', false)).resource;
-  } else {
-    const wanted = sanitizeTableName(name).toLowerCase();
-    const candidates = await services.db.selectFrom('resources').selectAll().where('type', '=', 'dataset').execute();
-    const readable: ResourceRow[] = [];
-    for (const c of candidates) {
-      if (sanitizeTableName(c.name).toLowerCase() !== wanted) continue;
-      if ((await services.access.accessOf(caller, c, false)) !== 'none') readable.push(c);
-    }
-    if (readable.length > 1) throw badInput(`Table name ${name} matches several datasets; use the dataset id`);
-    row = readable[0];
-    if (!row) throw badInput(`Unknown table ${name}: name a dataset you can read by its id or name`);
-  }
-  const a = datasetAttrs(row);
-  if (a.status !== 'ready' || !a.storageKey) throw new StudioError(409, `Dataset ${row.name} is not ready (status: ${a.status})`);
-  return services.engine.store.localPath(a.storageKey);
-}
-
 const sandboxForCaller = (services: Services, caller: Caller, query: string) =>
-  services.engine.withConnection(async (c) => (await sandboxSql(c, query, (name) => resolveTable(services, caller, name))).sql);
+  services.engine.withConnection(async (c) => (await sandboxSql(c, query, (name) => datasetFileFor(services, caller, name))).sql);
 
 /** Dataset lists answer datasets: record fields plus type, status and metadata. */
 function wrapList(route: RouteDef): RouteDef {

@@ -35,9 +35,9 @@ async function browse(ctx: RouteContext<z.infer<typeof SchemaParams>, unknown, u
   return { items: await browsePostgres(ctx.services.executions.postgresTargetOf(row), parts[0], parts[1]) };
 }
 
-const schemaRoute = (url: string, spec: string, summary: string) =>
+const schemaRoute = (url: string, spec: string | null, summary: string) =>
   defineRoute({
-    spec: [spec],
+    spec: spec ? [spec] : [],
     method: 'GET',
     url,
     summary,
@@ -74,5 +74,5 @@ export const gatewayRoutes: RouteDef[] = [
   }),
   schemaRoute('/v1/data-queries/schema/{connection}', 'DQ-016', 'Schemas of a PostgreSQL connection (information_schema)'),
   schemaRoute('/v1/data-queries/schema/{connection}/{path}', 'DQ-017', 'Tables of a schema (path = schema) or columns of a table (path = schema/table, slash encoded)'),
-  schemaRoute('/v1/data-queries/schema/{connection}/{path}/{table}', 'DQ-017', 'Columns of a table: schema/table written as two path segments'),
+  schemaRoute('/v1/data-queries/schema/{connection}/{path}/{table}', null, 'Columns of a table: schema/table written as two path segments'),
 ];

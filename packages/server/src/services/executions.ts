@@ -4,7 +4,8 @@ import path from 'node:path';
 import type { ColumnType, Selectable } from 'kysely';
 import { listValue, type DuckDBValue } from '@duckdb/node-api';
 import { quoteIdent, type Engine } from '@studio/engine';
-import { duckdbQueryError, sanitizeTableName } from '@studio/pipeline';
+import { duckdbQueryError } from '@studio/pipeline';
+import { datasetFileFor } from './dataset-tables';
 import { Id, StudioError, badInput, isDatabaseConnectionType, isStudioError, notFound } from '@studio/schema';
 import type { Db } from '../store/db';
 import type { Caller } from '../http/caller';
@@ -300,23 +301,8 @@ export class ExecutionService {
   }
 
   /** Resolves a table name of user SQL to the Parquet file of a dataset the caller reads. */
-  private async datasetFile(caller: Caller, name: string, aliases: Map<string, ResourceRow>): Promise<string> {
-    let row = aliases.get(name.toLowerCase());
-    if (!row && Id.safeParse(name).success) row = (await this.access.guard(caller, 'dataset', name, 'read', false)).resource;
-    if (!row) {
-      const wanted = sanitizeTableName(name).toLowerCase();
-      const candidates = await this.db.selectFrom('resources').selectAll().where('type', '=', 'dataset').execute();
-      const readable: ResourceRow[] = [];
-      for (const c of candidates) {
-        if (sanitizeTableName(c.name).toLowerCase() === wanted && (await this.access.accessOf(caller, c, false)) !== 'none') readable.push(c);
-      }
-      if (readable.length > 1) throw badInput(`Table name ${name} matches several datasets; use the dataset id`);
-      row = readable[0];
-      if (!row) throw badInput(`Unknown table ${name}: name a dataset you can read by its id or name`);
-    }
-    const a = datasetAttrs(row);
-    if (a.status !== 'ready' || !a.storageKey) throw new StudioError(409, `Dataset ${row.name} is not ready (status: ${a.status})`);
-    return this.engine.store.localPath(a.storageKey);
+  private datasetFile(caller: Caller, name: string, aliases: Map<string, ResourceRow>): Promise<string> {
+    return datasetFileFor({ db: this.db, access: this.access, engine: this.engine }, caller, name, aliases);
   }
 
   /** COPY of checked SQL to Parquet on a pooled connection; an abort interrupts DuckDB. */

@@ -1,0 +1,37 @@
+import { Id, StudioError, badInput } from '@studio/schema';
+import { sanitizeTableName } from '@studio/pipeline';
+import type { Engine } from '@studio/engine';
+import type { Db } from '../store/db';
+import type { Caller } from '../http/caller';
+import type { AccessService } from './access';
+import type { ResourceRow } from './records';
+import { datasetAttrs } from './datasets';
+
+/**
+ * A table named in user SQL, resolved to the Parquet file of a dataset the caller can read: by id,
+ * by an alias the caller supplied, or by the dataset's name as a table name (letters, digits, _).
+ * Used by every path that runs user SQL over datasets, so they agree on what a name means.
+ */
+export async function datasetFileFor(
+  deps: { db: Db; access: AccessService; engine: Engine },
+  caller: Caller,
+  name: string,
+  aliases?: Map<string, ResourceRow>,
+): Promise<string> {
+  let row = aliases?.get(name.toLowerCase());
+  if (!row && Id.safeParse(name).success) row = (await deps.access.guard(caller, 'dataset', name, 'read', false)).resource;
+  if (!row) {
+    const wanted = sanitizeTableName(name).toLowerCase();
+    const candidates = await deps.db.selectFrom('resources').selectAll().where('type', '=', 'dataset').execute();
+    const readable: ResourceRow[] = [];
+    for (const c of candidates) {
+      if (sanitizeTableName(c.name).toLowerCase() === wanted && (await deps.access.accessOf(caller, c, false)) !== 'none') readable.push(c);
+    }
+    if (readable.length > 1) throw badInput(`Table name ${name} matches several datasets; use the dataset id`);
+    row = readable[0];
+    if (!row) throw badInput(`Unknown table ${name}: name a dataset you can read by its id or name`);
+  }
+  const a = datasetAttrs(row);
+  if (a.status !== 'ready' || !a.storageKey) throw new StudioError(409, `Dataset ${row.name} is not ready (status: ${a.status})`);
+  return deps.engine.store.localPath(a.storageKey);
+}
