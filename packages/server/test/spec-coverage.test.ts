@@ -29,8 +29,9 @@ describe('route table against the spec checklist', () => {
     },
   );
 
-  it('claims each checklist row at most once', () => {
+  it('claims each checklist row once (rows whose method the spec does not give may be answered by several)', () => {
     const claims = allRoutes.flatMap((r) => r.spec ?? []);
-    expect(claims.filter((id, i) => claims.indexOf(id) !== i)).toEqual([]);
+    const open = (id: string) => ['UNKNOWN', 'ANY'].includes(byId.get(id)?.method ?? '');
+    expect(claims.filter((id, i) => claims.indexOf(id) !== i && !open(id))).toEqual([]);
   });
 });
