@@ -43,6 +43,6 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): StudioConfi
     publicUrl: env.STUDIO_PUBLIC_URL ?? `http://${host}:${port}`,
     logLevel: env.LOG_LEVEL ?? 'warn',
     authCacheMs: Number(env.STUDIO_AUTH_CACHE_MS ?? 2000),
-    duckdbMemory: env.STUDIO_DUCKDB_MEMORY ?? '1GB',
+    duckdbMemory: env.STUDIO_DUCKDB_MEMORY ?? '512MB',
   };
 }
