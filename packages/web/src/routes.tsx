@@ -8,6 +8,7 @@ import { COLLECTIONS } from './list/collections';
 import { AuditLogPage, InvitePage, OrganizationsPage } from './admin/AdminPages';
 import { MapRoute, PublicMapRoute } from './map/routes';
 import { DatasetDetailsRedirect, DatasetPage } from './datasets/DatasetPage';
+import { AnalyticsView } from './analytics/AnalyticsView';
 
 function RequireAdmin({ children }: { children: JSX.Element }) {
   const user = useUser();
@@ -31,8 +32,6 @@ export const ANALYTIC_VIEWS = [
   { slug: 'movement-pivot', title: 'Movement Pivot', description: 'A pivot table of visits with an export toggle.' },
   { slug: 'visitation-trends', title: 'Visitation Trends', description: 'Indexed foot traffic, visit share by daypart (morning, afternoon, evening) and median dwell time.' },
 ];
-
-const ANALYTIC_FEATURES = ['A side menu of the analytic set', 'A query bar: places, geographies and period', 'A grid of charts'];
 
 /**
  * The route table of the whole app, in one place. Screens other issues build are `ComingSoon`
@@ -73,7 +72,8 @@ export const routes: RouteObject[] = [
       { path: 'workbook/new', element: <ComingSoon title="New workbook" description="A new workbook, optionally starting from a dataset (datasetId)." features={['Query pipeline steps: select, filter, group, join', 'Tables and charts of each step']} /> },
       { path: 'workbook/:id', element: <ComingSoon title="Workbook" description="A workbook: step-by-step analysis of datasets with tables and charts." features={['Query pipeline steps', 'Tables and charts of each step']} /> },
       { path: 'preview/:id', element: <ComingSoon title="Preview" description="A read-only preview of a map or dashboard before it is published." /> },
-      ...ANALYTIC_VIEWS.map((v) => ({ path: `analytics/foot-traffic/${v.slug}`, element: <ComingSoon title={v.title} description={v.description} features={ANALYTIC_FEATURES} /> })),
+      { path: 'analytics/foot-traffic', element: <Navigate to={`/analytics/foot-traffic/${ANALYTIC_VIEWS[0]!.slug}`} replace /> },
+      ...ANALYTIC_VIEWS.map((v) => ({ path: `analytics/foot-traffic/${v.slug}`, element: <AnalyticsView key={v.slug} viewId={v.slug} /> })),
       { path: ':mapId', element: <MapRoute /> },
       { path: '*', element: <NotFoundPage /> },
     ],

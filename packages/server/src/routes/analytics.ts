@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { z } from 'zod';
-import { assertCanExport, buildTemplateQuery, footTrafficGroup, parseParameters, runQuery, templateOf } from '@studio/analytics';
-import { Id, forbidden } from '@studio/schema';
+import { assertCanExport, buildTemplateQuery, canonicalJson, footTrafficGroup, parseParameters, runQuery, templateOf } from '@studio/analytics';
+import { Id, StudioError, forbidden } from '@studio/schema';
 import { duckdbQueryError } from '@studio/pipeline';
 import { defineRoute, requireCaller } from '../http/route';
 import { assertGroup } from '../services/analytics';
@@ -18,12 +18,52 @@ async function primed(stream: AsyncGenerator<Uint8Array>): Promise<AsyncGenerato
   try {
     first = await stream.next();
   } catch (e) {
-    throw duckdbQueryError(e);
+    throw engineError(e);
   }
   return (async function* () {
     if (!first.done) yield first.value;
     yield* stream;
   })();
+}
+
+/** DuckDB running out of its memory limit is a busy engine (503, retry), not a broken server. */
+function engineError(e: unknown): unknown {
+  const message = e instanceof Error ? e.message : String(e);
+  if (/Out of Memory Error/i.test(message)) return new StudioError(503, 'The data engine is busy; try again in a moment', message.split('\n')[0]);
+  return duckdbQueryError(e);
+}
+
+/**
+ * Waiters of one shared computation; its signal aborts when the last waiting client has gone and no
+ * identical request came back within a short grace (a React remount aborts and re-sends at once).
+ */
+const ABORT_GRACE_MS = 500;
+const runs = new Map<string, { waiters: number; controller: AbortController; timer?: NodeJS.Timeout }>();
+function joinRun(key: string) {
+  let entry = runs.get(key);
+  if (!entry) {
+    entry = { waiters: 0, controller: new AbortController() };
+    runs.set(key, entry);
+  }
+  clearTimeout(entry.timer);
+  entry.waiters++;
+  const e = entry;
+  let left = false;
+  const release = (abort: boolean) => {
+    if (left) return;
+    left = true;
+    if (--e.waiters > 0) return;
+    if (!abort) {
+      if (runs.get(key) === e) runs.delete(key);
+      return;
+    }
+    e.timer = setTimeout(() => {
+      if (e.waiters > 0) return;
+      if (runs.get(key) === e) runs.delete(key);
+      e.controller.abort();
+    }, ABORT_GRACE_MS);
+  };
+  return { signal: e.controller.signal, leave: () => release(true), done: () => release(false) };
 }
 
 /** Administrators, or (for their own organization's cache) its makers. */
@@ -74,9 +114,12 @@ const analyticRoutes = [
       if (format === 'csv' && templateId === 'movement-pivot') assertCanExport(b.templateParameters);
       // expectData=false: a dry run that only validates the parameters.
       if (ctx.query.expectData === 'false') return undefined;
+      // A client that goes away stops the query. Not the request's 'close': Node emits it as soon as the
+      // body has been read, long before the answer; the response closing unfinished is the signal.
       const abort = new AbortController();
-      ctx.req.raw.on('close', () => abort.abort());
-      ctx.reply.raw.on('close', () => { if (!ctx.reply.raw.writableFinished) abort.abort(); });
+      ctx.reply.raw.on('close', () => {
+        if (!ctx.reply.raw.writableFinished) abort.abort();
+      });
       const source = { sql: built.sql, params: built.values as unknown[] };
       if (format === 'csv') {
         const body = await primed(ctx.services.engine.csvStream(source, { signal: abort.signal }));
@@ -87,24 +130,31 @@ const analyticRoutes = [
         const arrow = await primed(ctx.services.engine.arrowStream(source, { signal: abort.signal }));
         return ctx.reply.header('content-type', ARROW_STREAM).send(Readable.from(arrow));
       }
-      const items = await a.cache.run(
-        { organization: b.orgId, groupId, datasets: b.datasets, templateId, parameters },
-        () => ctx.services.engine.withConnection(async (conn) => {
-          // A client that goes away interrupts DuckDB; the failure is not cached.
+      // Identical concurrent JSON requests share one computation (ResultCache): it stops only when every
+      // client waiting for it has gone, so one aborted request never fails another's answer.
+      const cacheControl = ctx.req.headers['cache-control'] as string | undefined;
+      const key = { organization: b.orgId, groupId, datasets: b.datasets, templateId, parameters };
+      const shareKey = /no-(cache|store)/i.test(cacheControl ?? '') ? `${Math.random()}` : canonicalJson(key);
+      const run = joinRun(shareKey);
+      abort.signal.addEventListener('abort', run.leave);
+      try {
+        const items = await a.cache.run(key, () => ctx.services.engine.withConnection(async (conn) => {
           const stop = () => conn.interrupt();
-          abort.signal.addEventListener('abort', stop);
+          run.signal.addEventListener('abort', stop);
           try {
-            if (abort.signal.aborted) throw new Error('aborted');
+            if (run.signal.aborted) throw new Error('aborted');
             return await runQuery(conn, built);
           } catch (e) {
-            throw duckdbQueryError(e);
+            throw engineError(e);
           } finally {
-            abort.signal.removeEventListener('abort', stop);
+            run.signal.removeEventListener('abort', stop);
           }
-        }),
-        { cacheControl: ctx.req.headers['cache-control'] as string | undefined },
-      );
-      return { items };
+        }), { cacheControl });
+        return { items };
+      } finally {
+        abort.signal.removeEventListener('abort', run.leave);
+        run.done();
+      }
     },
   }),
   defineRoute({

@@ -1,0 +1,70 @@
+import { useMemo, useState } from 'react';
+import { NavLink } from 'react-router-dom';
+import type { AnalyticSetGroupWire } from '@studio/client';
+import { ErrorMessage } from '../app/ui';
+import { useLoad } from '../app/useLoad';
+import { QueryBar, type Params } from './QueryBar';
+import { loadGroup } from './useRows';
+import { ViewBody } from './Views';
+import './analytics.css';
+
+export const VIEW_BASE = '/analytics/foot-traffic';
+
+/** Opening values: the server's defaults (from the bound data and saved configs), adjusted per view. */
+function initialParams(group: AnalyticSetGroupWire, viewId: string): Params {
+  const view = group.views.find((v) => v.id === viewId)!;
+  const set = group.sets.find((s) => s.id === view.templateIds[0])!;
+  const params: Params = Object.fromEntries(set.queryParameters.map((q) => [q.id, q.defaultValue]));
+  if (viewId === 'indexed-foot-traffic') {
+    // The second chart compares one place across geographies: open with a few market areas too.
+    const geo = set.queryParameters.find((q) => q.id === 'geographies')!;
+    const first = (params.geographies as string[])[0];
+    const markets = geo.availableValues.filter((v) => v.startsWith('dma:') && v !== first).slice(0, 2);
+    params.geographies = [...(first ? [first] : []), ...markets].slice(0, geo.maxValues ?? 7);
+  }
+  return params;
+}
+
+function ViewPage({ group, viewId }: { group: AnalyticSetGroupWire; viewId: string }) {
+  const view = group.views.find((v) => v.id === viewId);
+  const set = view && group.sets.find((s) => s.id === view.templateIds[0]);
+  // The route remounts this page per view (keyed by slug), so the opening values are computed once.
+  const [params, setParams] = useState<Params>(() => (view ? initialParams(group, viewId) : {}));
+  if (!view || !set) return <ErrorMessage message={`Unknown analytic set view ${viewId}`} />;
+  return (
+    <>
+      <header className="page-header page-header-stacked">
+        <h1>{view.title}</h1>
+        <p className="muted">{view.description}</p>
+      </header>
+      <QueryBar parameters={set.queryParameters} value={params} onChange={setParams} />
+      {group.source === 'sample' && <p className="muted small">Built-in sample data (synthetic visits). Bind your organization's datasets with an analytic-set config to analyse your own.</p>}
+      <ViewBody key={viewId} view={view} params={params} sets={group.sets} />
+    </>
+  );
+}
+
+/** One analytic set view: side menu of the seven views, query bar, chart grid (analytics-and-admin §2). */
+export function AnalyticsView({ viewId }: { viewId: string }) {
+  const group = useLoad(loadGroup, []);
+  const views = useMemo(() => group.data?.views ?? [], [group.data]);
+  return (
+    <div className="analytics-layout">
+      <nav className="analytics-menu card" aria-label="Analytic sets">
+        <h2 className="nav-title">Foot traffic</h2>
+        <ul>
+          {views.map((v) => (
+            <li key={v.id}>
+              <NavLink to={`${VIEW_BASE}/${v.id}`} className="analytics-link">{v.title}</NavLink>
+            </li>
+          ))}
+        </ul>
+      </nav>
+      <section className="page analytics-main">
+        {group.error && <ErrorMessage message={group.error} onRetry={group.reload} />}
+        {group.loading && !group.data && <div className="chart-placeholder" role="status">Loading the analytic sets…</div>}
+        {group.data && <ViewPage group={group.data} viewId={viewId} />}
+      </section>
+    </div>
+  );
+}
