@@ -19,6 +19,7 @@ import { queryRoutes } from './query';
 import { analyticsRoutes } from './analytics';
 import { publishingRoutes } from './publishing';
 import { executionRoutes } from './executions';
+import { basemapRoutes } from './basemaps';
 
 /** The route table: every call the server answers, in one list the tests and OpenAPI read. */
 export const allRoutes: RouteDef[] = [
@@ -42,4 +43,5 @@ export const allRoutes: RouteDef[] = [
   ...stateRoutes,
   ...analyticsRoutes,
   ...executionRoutes,
+  ...basemapRoutes,
 ];
