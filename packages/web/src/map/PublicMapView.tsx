@@ -6,6 +6,7 @@ import { client } from '../app/api';
 import { ErrorMessage } from '../app/ui';
 import { loadPublishedDataset } from './datasets';
 import { createMapStore } from './kepler/store';
+import { loadMapLook } from './basemaps/catalog';
 import { KeplerMap } from './kepler/KeplerMap';
 import { exposeMap, showDatasets } from './kepler/actions';
 import { upgradeMapState } from './state/versions';
@@ -21,8 +22,8 @@ export default function PublicMapView() {
 
   async function show(map: PublishedMap, pw?: string) {
     const saved = upgradeMapState(map.latestState);
-    const datasets = await Promise.all(map.datasetIds.map((d) => loadPublishedDataset(id, d, map.name, pw)));
-    const store = createMapStore({ readOnly: true });
+    const [datasets, look] = await Promise.all([Promise.all(map.datasetIds.map((d) => loadPublishedDataset(id, d, map.name, pw))), loadMapLook({ assets: false })]);
+    const store = createMapStore({ readOnly: true, look });
     const addData = () => datasets.length && showDatasets(store, datasets, saved?.kepler ?? null, true);
     setView({ state: 'map', store, map, addData });
   }

@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState, type ComponentType } from 'react';
 import { Provider } from 'react-redux';
 import type { Store } from 'redux';
-import { KeplerGl as KeplerGlComponent } from '@kepler.gl/components';
+import { StudioKeplerGl } from '../basemaps/inject';
 import { MAP_ID } from './store';
 
 /** The part of deck.gl's Deck the ready check reads. */
@@ -22,7 +22,7 @@ interface KeplerProps {
   onDeckInitialized?: (deck: DeckLike) => void;
   onKeplerGlInitialized?: () => void;
 }
-const KeplerGl = KeplerGlComponent as unknown as ComponentType<KeplerProps>;
+const KeplerGl = StudioKeplerGl as ComponentType<KeplerProps>;
 
 declare global {
   interface Window {

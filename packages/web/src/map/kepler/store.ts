@@ -1,6 +1,7 @@
 import { applyMiddleware, combineReducers, createStore, type Store } from 'redux';
 import { enhanceReduxMiddleware, keplerGlReducer } from '@kepler.gl/reducers';
 import { initApplicationConfig } from '@kepler.gl/utils';
+import type { MapLook } from '../basemaps/catalog';
 
 /** The kepler instance id inside the store: state.keplerGl[MAP_ID]. */
 export const MAP_ID = 'map';
@@ -9,8 +10,9 @@ export const MAP_ID = 'map';
 export const DEFAULT_VIEW = { latitude: 37.7749, longitude: -122.4194, zoom: 9 };
 
 /**
- * Local map styles only: a blank style (a background layer, no sources) so no basemap is fetched
- * from another host. The app ships no tiles; a style asset with its own URL would be another host.
+ * Local blank styles (a background layer, no sources): the fallback when the studio's basemaps
+ * (basemaps/catalog.ts, tiles served by the studio) cannot be loaded, and `blank-dark` for maps saved
+ * with it. No basemap is ever fetched from another host.
  */
 export const BLANK_STYLE_ID = 'blank';
 export const LOCAL_MAP_STYLES = {
@@ -44,12 +46,13 @@ export function configureKepler(): void {
 }
 
 /** One store per map view: opening another map never sees the previous map's layers. */
-export function createMapStore(opts: { readOnly: boolean }): Store {
+export function createMapStore(opts: { readOnly: boolean; look?: MapLook | null }): Store {
+  const mapStyles = { ...LOCAL_MAP_STYLES, ...opts.look?.mapStyles };
   configureKepler();
   const reducer = combineReducers({
     keplerGl: keplerGlReducer.initialState({
       mapState: DEFAULT_VIEW,
-      mapStyle: { styleType: BLANK_STYLE_ID, mapStyles: LOCAL_MAP_STYLES, mapStylesReplaceDefault: true },
+      mapStyle: { styleType: opts.look?.styleType || BLANK_STYLE_ID, mapStyles, mapStylesReplaceDefault: true },
       uiState: { readOnly: opts.readOnly, currentModal: null, activeSidePanel: opts.readOnly ? null : 'layer' },
     }),
   });

@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { useBrowser, openStudio, signInThroughUi } from './browser';
+import { asAdmin, baseUrl, createUser, unique } from './api';
+
+const browser = useBrowser();
+
+/** Mean color of the basemap canvas right of kepler's side panel, from a real screenshot. */
+async function meanColor(page: Page): Promise<[number, number, number]> {
+  const box = (await page.locator('.kepler-box').boundingBox())!;
+  const png = await page.screenshot({ clip: { x: box.x + 380, y: box.y + 80, width: box.width - 460, height: box.height - 120 } });
+  return page.evaluate(async (url) => {
+    const img = new Image();
+    img.src = url;
+    await img.decode();
+    const c = document.createElement('canvas');
+    c.width = img.width;
+    c.height = img.height;
+    const ctx = c.getContext('2d')!;
+    ctx.drawImage(img, 0, 0);
+    const { data } = ctx.getImageData(0, 0, c.width, c.height);
+    const sum = [0, 0, 0];
+    for (let i = 0; i < data.length; i += 4) for (let k = 0; k < 3; k++) sum[k]! += data[i + k]!;
+    const n = data.length / 4;
+    return sum.map((v) => Math.round(v / n)) as [number, number, number];
+  }, `data:image/png;base64,${png.toString('base64')}`);
+}
+const brightness = (c: number[]) => (c[0]! + c[1]! + c[2]!) / 3;
+
+describe('built-in basemaps', () => {
+  it('opens /new on the light basemap drawn from the studio’s own tiles and switches to dark', async () => {
+    const admin = await asAdmin();
+    const team = await admin.admin.createOrganization(`Basemap team ${unique()}`);
+    const user = await createUser(admin, team.id, 'Bea Basemap', `bea.${unique()}@e2e.studio.test`);
+    const s = await openStudio(browser(), baseUrl());
+    const { page } = s;
+    const tiles: string[] = [];
+    page.on('response', (r) => r.url().includes('/v1/basemaps/tiles/') && r.status() === 200 && tiles.push(r.url()));
+    await signInThroughUi(page, baseUrl(), user.email, user.password);
+    await page.goto(`${baseUrl()}/new`);
+    await page.waitForFunction(() => window.__studioMapReady === true, undefined, { timeout: 45_000 });
+    await expect.poll(() => tiles.length, { timeout: 20_000 }).toBeGreaterThan(0);
+    await expect.poll(async () => brightness(await meanColor(page)), { timeout: 15_000 }).toBeGreaterThan(180);
+    await page.screenshot({ path: '/tmp/studio-basemap-light.png' });
+
+    // kepler's own picker: the Base map tab, open the list, pick Dark.
+    await page.locator('[data-for="map-nav"]').click();
+    await page.locator('.map-dropdown-option:not(.collapsed)').first().click();
+    await page.locator('.map-dropdown-option .map-preview-name').getByText('Dark', { exact: true }).click();
+    await expect.poll(async () => brightness(await meanColor(page)), { timeout: 15_000 }).toBeLessThan(70);
+    await page.screenshot({ path: '/tmp/studio-basemap-dark.png' });
+    expect(s.foreign).toEqual([]);
+    await s.context.close();
+  }, 120_000);
+});
