@@ -39,8 +39,12 @@ export function swatch(style: StyleJson): string {
   return `data:image/svg+xml;charset=utf-8,${encodeURIComponent(svg)}`;
 }
 
-/** kepler's layer groups (land, border, water…) that match the style's layer ids, for its layer toggles. */
-const layerGroupsOf = (style: StyleJson) => DEFAULT_LAYER_GROUPS.filter((g) => (style.layers ?? []).some((l) => g.filter(l as never)));
+/**
+ * kepler's layer groups (land, border, water…) that match the style's layer ids, for its layer toggles.
+ * kepler hides borders by default; on these basemaps the borders are most of the drawing, so they show.
+ */
+const layerGroupsOf = (style: StyleJson) =>
+  DEFAULT_LAYER_GROUPS.filter((g) => (style.layers ?? []).some((l) => g.filter(l as never))).map((g) => (g.slug === 'border' ? { ...g, defaultVisibility: true } : g));
 
 export function toKeplerStyle(id: string, label: string, style: StyleJson): KeplerMapStyle {
   return { id, label, url: '', icon: swatch(style), style, layerGroups: layerGroupsOf(style) };
