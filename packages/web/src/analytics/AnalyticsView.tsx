@@ -15,12 +15,18 @@ function initialParams(group: AnalyticSetGroupWire, viewId: string): Params {
   const view = group.views.find((v) => v.id === viewId)!;
   const set = group.sets.find((s) => s.id === view.templateIds[0])!;
   const params: Params = Object.fromEntries(set.queryParameters.map((q) => [q.id, q.defaultValue]));
-  if (viewId === 'indexed-foot-traffic') {
-    // The second chart compares one place across geographies: open with a few market areas too.
+  if (viewId === 'indexed-foot-traffic' || viewId === 'change-in-visits') {
+    // Both compare across geographies (Indexed: its second chart): open with a few market areas too.
     const geo = set.queryParameters.find((q) => q.id === 'geographies')!;
     const first = (params.geographies as string[])[0];
     const markets = geo.availableValues.filter((v) => v.startsWith('dma:') && v !== first).slice(0, 2);
     params.geographies = [...(first ? [first] : []), ...markets].slice(0, geo.maxValues ?? 7);
+    // ...and a category first: every market area has places of each category, while a chain may be
+    // absent from a market (its index is then null and its line empty).
+    const places = set.queryParameters.find((q) => q.id === 'places')!;
+    const category = places.availableValues.find((v) => v.startsWith('category:'));
+    const chosen = (params.places as string[]) ?? [];
+    if (category && !chosen.includes(category)) params.places = [category, ...chosen].slice(0, places.maxValues ?? 7);
   }
   return params;
 }
