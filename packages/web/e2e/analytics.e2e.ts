@@ -128,6 +128,26 @@ describe('foot-traffic analytic sets', () => {
     await places.getByRole('button', { name: /^Remove / }).first().click();
     expect(await places.locator('.sticker').count()).toBe(before - 1);
     await canvasInk(s.page, 'trend-index');
+
+    // DROPDOWN_GROUP: one value, options grouped (geography: country and market area).
+    await open(s, 'customer-journey');
+    await s.page.getByRole('table', { name: 'Visited before' }).locator('tbody tr').first().waitFor();
+    const geography = s.page.getByRole('combobox', { name: 'Geography' });
+    expect(await geography.locator('optgroup').evaluateAll((gs) => gs.map((g) => g.getAttribute('label')))).toEqual(['Country', 'Market area']);
+    const market = await geography.locator('optgroup[label="Market area"] option').first().getAttribute('value');
+    const sent = s.page.waitForRequest((r) => r.url().includes('/template/customer-journey') && (r.postData() ?? '').includes(`"geographies":["${market}"]`));
+    await geography.selectOption(market!);
+    await sent;
+
+    // DROPDOWN (cohorts) and PIVOT_TABLE on the Movement Pivot.
+    await open(s, 'movement-pivot');
+    await s.page.getByRole('table', { name: 'Movement pivot' }).locator('tbody tr').first().waitFor();
+    const pivotSent = s.page.waitForRequest((r) => r.url().includes('/template/movement-pivot') && /"age":\["25-34"\]/.test(r.postData() ?? '') && /"rows":\["geography","place","age"\]/.test(r.postData() ?? ''));
+    await s.page.getByText('Age: All').click();
+    await s.page.getByRole('group', { name: 'Age', exact: true }).getByLabel('25-34').check();
+    await s.page.getByRole('combobox', { name: 'Pivot age' }).selectOption('rows');
+    await pivotSent;
+    await s.page.getByRole('table', { name: 'Movement pivot' }).getByRole('rowheader', { name: '25-34' }).first().waitFor();
     await s.context.close();
   });
 
