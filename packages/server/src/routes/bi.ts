@@ -4,9 +4,10 @@ import { Id, badInput, forbidden, notFound } from '@studio/schema';
 import { defineRoute, requireCaller, type RouteContext } from '../http/route';
 import { assertGroup, validateOverrides, type TemplateOverride } from '../services/analytics';
 import {
-  CONFIG_NOT_FOUND, assertEmails, assertOrgAccess, configToWire, paramConfigToWire, sharedToWire, type DatasetIds,
+  CONFIG_NOT_FOUND, assertEmails, assertOrgAccess, configToWire, paramConfigToWire, sharedToWire, type BiStore, type DatasetIds,
+  type QueryParamConfigRow,
 } from '../services/bi';
-import { homeOrgId } from '../http/caller';
+import { homeOrgId, type Caller } from '../http/caller';
 
 const IdParams = z.object({ id: Id });
 const GroupOrg = z.object({ groupId: z.string().max(100), orgId: Id });
@@ -54,18 +55,33 @@ function checkParameterValues(parameters: Record<string, unknown>) {
   parseParameters({ period: { periodType: 'MONTHLY', start: '2000-01', end: '2000-01' }, ...parameters });
 }
 
-const configRoutes = [
-  defineRoute({
-    spec: ['BI-001'], method: 'GET', url: '/v1/bi/analytic-set-configs/{groupId}/org/{orgId}',
-    summary: "An organization's analytic-set config of a group (404 when none, 500 when more than one)",
+/** The spec's lookup by group and organization (members, administrators): 404 none, 500 several. */
+function groupOrgLookup<R>(spec: string, base: string, what: string, find: (bi: BiStore, groupId: string, orgId: string) => Promise<R | null>, wire: (r: R) => unknown) {
+  return defineRoute({
+    spec: [spec], method: 'GET', url: `${base}/{groupId}/org/{orgId}`,
+    summary: `An organization's ${what} of a group (404 when none, 500 when more than one)`,
     tag: 'bi', auth: 'user', params: GroupOrg,
     handler: async (ctx) => {
       assertOrgAccess(requireCaller(ctx), ctx.params.orgId, false, true);
-      const row = await ctx.services.analytics.bi.analyticConfigFor(ctx.params.groupId, ctx.params.orgId);
+      const row = await find(ctx.services.analytics.bi, ctx.params.groupId, ctx.params.orgId);
       if (!row) throw notFound(CONFIG_NOT_FOUND);
-      return { item: configToWire(row) };
+      return { item: wire(row) };
     },
-  }),
+  });
+}
+
+/** Writing a query-parameter config: its organization's makers, or administrators for a group default. */
+function assertParamConfigWrite(caller: Caller, row: QueryParamConfigRow) {
+  if (!row.organization_id) {
+    if (!caller.isAdmin) throw forbidden('Administrators only');
+    return;
+  }
+  assertOrgAccess(caller, row.organization_id, false, true);
+  assertOrgAccess(caller, row.organization_id, true);
+}
+
+const configRoutes = [
+  groupOrgLookup('BI-001', '/v1/bi/analytic-set-configs', 'analytic-set config', (bi, g, o) => bi.analyticConfigFor(g, o), configToWire),
   defineRoute({
     spec: ['BI-002'], method: 'GET', url: '/v1/bi/analytic-set-configs/{id}',
     summary: 'An analytic-set config (members of its organization, administrators)',
@@ -141,17 +157,7 @@ const paramConfigRoutes = [
       return { item: paramConfigToWire(row) };
     },
   }),
-  defineRoute({
-    spec: ['BI-006'], method: 'GET', url: '/v1/bi/query-param-configs/{groupId}/org/{orgId}',
-    summary: "An organization's query-parameter config of a group (404 when none, 500 when more than one)",
-    tag: 'bi', auth: 'user', params: GroupOrg,
-    handler: async (ctx) => {
-      assertOrgAccess(requireCaller(ctx), ctx.params.orgId, false, true);
-      const row = await ctx.services.analytics.bi.paramConfigFor(ctx.params.groupId, ctx.params.orgId);
-      if (!row) throw notFound(CONFIG_NOT_FOUND);
-      return { item: paramConfigToWire(row) };
-    },
-  }),
+  groupOrgLookup('BI-006', '/v1/bi/query-param-configs', 'query-parameter config', (bi, g, o) => bi.paramConfigFor(g, o), paramConfigToWire),
   defineRoute({
     spec: ['BI-007'], method: 'GET', url: '/v1/bi/query-param-configs/{id}',
     summary: 'A query-parameter config', tag: 'bi', auth: 'user', params: IdParams,
@@ -181,10 +187,7 @@ const paramConfigRoutes = [
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
       const row = await ctx.services.analytics.bi.paramConfig(ctx.params.id);
-      if (row.organization_id) {
-        assertOrgAccess(caller, row.organization_id, false, true);
-        assertOrgAccess(caller, row.organization_id, true);
-      } else if (!caller.isAdmin) throw forbidden('Administrators only');
+      assertParamConfigWrite(caller, row);
       checkParameterValues(ctx.body.parameters);
       return { item: paramConfigToWire(await ctx.services.analytics.bi.updateParamConfig(row.id, ctx.body.parameters)) };
     },
@@ -195,10 +198,7 @@ const paramConfigRoutes = [
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
       const row = await ctx.services.analytics.bi.paramConfig(ctx.params.id);
-      if (row.organization_id) {
-        assertOrgAccess(caller, row.organization_id, false, true);
-        assertOrgAccess(caller, row.organization_id, true);
-      } else if (!caller.isAdmin) throw forbidden('Administrators only');
+      assertParamConfigWrite(caller, row);
       await ctx.services.analytics.bi.deleteParamConfig(row.id);
       return undefined;
     },
