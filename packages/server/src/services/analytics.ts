@@ -87,7 +87,7 @@ export class AnalyticsService {
 
   /** REDIS_URL set: results shared by every API node through Redis; else an in-process LRU. */
   static cacheFromEnv(env: NodeJS.ProcessEnv = process.env): ResultCache {
-    return new ResultCache({ backing: env.REDIS_URL ? new RedisBacking('studio:analytics:', {}, env.REDIS_URL) : new MemoryLruBacking() });
+    return new ResultCache({ backing: env.REDIS_URL ? new RedisBacking('studio:analytics:', { lazyConnect: true }, env.REDIS_URL) : new MemoryLruBacking() });
   }
 
   sampleReady(): boolean {
