@@ -178,6 +178,36 @@ describe.each(STORES)('analytic sets on %s', (kind) => {
     expect((await again.json()).items).toEqual(approx(expected));
   });
 
+  it('stops the query when its only client goes away, and caches nothing', async () => {
+    const address = await s.app.listen({ port: 0, host: '127.0.0.1' }).catch(() => `http://127.0.0.1:${(s.app.server.address() as { port: number }).port}`);
+    const engine = s.services.engine;
+    const original = engine.withConnection.bind(engine);
+    const outcomes: string[] = [];
+    // A busy engine: the connection comes 1.2 s late, long after the client has gone.
+    const spy = vi.spyOn(engine, 'withConnection').mockImplementation(((fn: (c: never) => Promise<unknown>) => original(async (c) => {
+      await new Promise((r) => setTimeout(r, 1200));
+      return fn(c as never).then((v) => (outcomes.push('ran'), v), (e: Error) => (outcomes.push(e.message), Promise.reject(e)));
+    })) as typeof engine.withConnection);
+    try {
+      const parameters = { ...defaultParameters('audience-age', labels), period: { periodType: 'QUARTERLY', start: '2024-Q2', end: '2024-Q3' } };
+      const client = new AbortController();
+      const res = fetch(`${address}/v1/query/foot-traffic/template/audience-age`, {
+        method: 'POST', signal: client.signal, body: JSON.stringify({ parameters }), headers: { ...auth('owner'), 'content-type': 'application/json', accept: 'application/json' },
+      }).catch((e: Error) => e.name);
+      await new Promise((r) => setTimeout(r, 100));
+      client.abort();
+      expect(await res).toBe('AbortError');
+      await expect.poll(() => outcomes, { timeout: 3000 }).toEqual(['aborted']);
+      spy.mockClear();
+      // Nothing was cached: the same query computes afresh.
+      await new Promise((r) => setTimeout(r, 50));
+      expect((await query('owner', 'audience-age', parameters)).statusCode).toBe(200);
+      expect(outcomes).toEqual(['aborted', 'ran']);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
   it('answers the labels of the bound data', async () => {
     const res = await s.app.inject({ method: 'GET', url: '/v1/labels', headers: auth('viewer') });
     expect(res.json().item).toEqual(labels);
