@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import { z } from 'zod';
 import { assertCanExport, buildTemplateQuery, canonicalJson, footTrafficGroup, parseParameters, runQuery, templateOf } from '@studio/analytics';
 import { Id, StudioError, forbidden } from '@studio/schema';
-import { duckdbQueryError } from '@studio/pipeline';
+import { engineError, primed } from '../http/streams';
 import { defineRoute, requireCaller } from '../http/route';
 import { assertGroup } from '../services/analytics';
 import type { Caller } from '../http/caller';
@@ -11,27 +11,6 @@ import { biRoutes } from './bi';
 
 const GroupParams = z.object({ groupId: z.string().max(100) });
 const Impersonate = z.object({ impersonateOrganizationId: Id.optional() });
-
-/** Pulls the first piece before answering, so a failing query is an error status, not a cut stream. */
-async function primed(stream: AsyncGenerator<Uint8Array>): Promise<AsyncGenerator<Uint8Array>> {
-  let first: IteratorResult<Uint8Array>;
-  try {
-    first = await stream.next();
-  } catch (e) {
-    throw engineError(e);
-  }
-  return (async function* () {
-    if (!first.done) yield first.value;
-    yield* stream;
-  })();
-}
-
-/** DuckDB running out of its memory limit is a busy engine (503, retry), not a broken server. */
-function engineError(e: unknown): unknown {
-  const message = e instanceof Error ? e.message : String(e);
-  if (/Out of Memory Error/i.test(message)) return new StudioError(503, 'The data engine is busy; try again in a moment', message.split('\n')[0]);
-  return duckdbQueryError(e);
-}
 
 /**
  * Waiters of one shared computation; its signal aborts when the last waiting client has gone and no

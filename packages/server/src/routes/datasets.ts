@@ -22,6 +22,7 @@ import type { Services } from '../services';
 import type { ResourceRow } from '../services/records';
 import type { Caller } from '../http/caller';
 import { sandboxSql } from '../services/sql-sandbox';
+import { clientGone } from '../http/streams';
 import { datasetFileFor } from '../services/dataset-tables';
 
 const IdParam = z.object({ id: Id });
@@ -91,10 +92,9 @@ export const datasetRoutes: RouteDef[] = [
     handler: async (ctx) => {
       const a = datasetAttrs(ctx.resource!);
       if (a.status !== 'ready' || !a.storageKey) throw new StudioError(409, `Dataset is not ready (status: ${a.status})`, a.metadata.errorMessage ?? undefined);
-      const abort = new AbortController();
-      ctx.req.raw.on('close', () => abort.abort());
+      const signal = clientGone(ctx.reply);
       const arrow = String(ctx.req.headers.accept ?? '').includes(ARROW_STREAM);
-      const stream = arrow ? ctx.services.engine.arrowStream(a.storageKey, { signal: abort.signal }) : ctx.services.engine.csvStream(a.storageKey, { signal: abort.signal });
+      const stream = arrow ? ctx.services.engine.arrowStream(a.storageKey, { signal }) : ctx.services.engine.csvStream(a.storageKey, { signal });
       const safeName = ctx.resource!.name.replace(/[^\w.-]+/g, '_').slice(0, 100) || 'dataset';
       return ctx.reply
         .header('content-type', arrow ? ARROW_STREAM : 'text/csv; charset=utf-8')

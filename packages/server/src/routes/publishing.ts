@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import { z } from 'zod';
 import { Id, QueryBool, StudioError, can, notFound } from '@studio/schema';
+import { clientGone } from '../http/streams';
 import { defineRoute, requireCaller, type RouteContext, type RouteDef } from '../http/route';
 import { PublishingService, PUBLISH_KINDS } from '../services/publishing';
 import { datasetAttrs } from '../services/datasets';
@@ -157,9 +158,8 @@ export const publishingRoutes: RouteDef[] = [
       if (!row || row.type !== 'dataset') throw notFound('Dataset not found');
       const a = datasetAttrs(row);
       if (a.status !== 'ready' || !a.storageKey) throw new StudioError(409, `Dataset is not ready (status: ${a.status})`);
-      const abort = new AbortController();
-      ctx.req.raw.on('close', () => abort.abort());
-      return ctx.reply.header('content-type', ARROW_STREAM).send(Readable.from(ctx.services.engine.arrowStream(a.storageKey, { signal: abort.signal }), { objectMode: false }));
+      const signal = clientGone(ctx.reply);
+      return ctx.reply.header('content-type', ARROW_STREAM).send(Readable.from(ctx.services.engine.arrowStream(a.storageKey, { signal }), { objectMode: false }));
     },
   }),
   defineRoute({

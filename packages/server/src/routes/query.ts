@@ -10,6 +10,7 @@ import type { Services } from '../services';
 import type { Caller } from '../http/caller';
 import { ARROW_STREAM } from './datasets';
 import { TEMP_VIEW_NAME } from '../services/temp-views';
+import { clientGone, primed } from '../http/streams';
 
 /** Every dataset a pipeline reads, by uuid, wherever in the tree it is named. */
 export function datasetsOf(node: unknown, out = new Set<string>()): Set<string> {
@@ -57,20 +58,6 @@ export async function compileForCaller(services: Services, caller: Caller, body:
   });
 }
 
-/** Pulls the first piece before answering, so a failing query is an error status, not a cut stream. */
-async function primed(stream: AsyncGenerator<Uint8Array>): Promise<AsyncGenerator<Uint8Array>> {
-  let first: IteratorResult<Uint8Array>;
-  try {
-    first = await stream.next();
-  } catch (e) {
-    throw duckdbQueryError(e);
-  }
-  return (async function* () {
-    if (!first.done) yield first.value;
-    yield* stream;
-  })();
-}
-
 /** JSON `{items: [...]}` streamed from Arrow batches: rows are decoded one batch at a time. */
 async function* jsonFromArrow(arrow: AsyncGenerator<Uint8Array>): AsyncGenerator<string> {
   const reader = await RecordBatchReader.from(arrow);
@@ -114,16 +101,14 @@ export const queryRoutes = [
       }
       const accept = String(ctx.req.headers.accept ?? '');
       const format = ctx.query.format ?? (accept.includes(ARROW_STREAM) ? 'arrow' : accept.includes('application/json') ? 'json' : 'csv');
-      const abort = new AbortController();
       // A client that goes away stops the query: the engine interrupts DuckDB on abort.
-      ctx.req.raw.on('close', () => abort.abort());
-      ctx.reply.raw.on('close', () => abort.abort());
+      const signal = clientGone(ctx.reply);
       const source = { sql: compiled.sql, params: compiled.params };
       if (format === 'csv') {
-        const body = await primed(ctx.services.engine.csvStream(source, { signal: abort.signal }));
+        const body = await primed(ctx.services.engine.csvStream(source, { signal }));
         return ctx.reply.header('content-type', 'text/csv; charset=utf-8').send(Readable.from(body));
       }
-      const arrow = await primed(ctx.services.engine.arrowStream(source, { signal: abort.signal }));
+      const arrow = await primed(ctx.services.engine.arrowStream(source, { signal }));
       if (format === 'arrow') return ctx.reply.header('content-type', ARROW_STREAM).send(Readable.from(arrow));
       return ctx.reply.header('content-type', 'application/json; charset=utf-8').send(Readable.from(jsonFromArrow(arrow)));
     },

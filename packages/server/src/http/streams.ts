@@ -1,0 +1,37 @@
+import type { FastifyReply } from 'fastify';
+import { StudioError } from '@studio/schema';
+import { duckdbQueryError } from '@studio/pipeline';
+
+/**
+ * A signal that fires when the client goes away before the answer is complete. The request's own
+ * 'close' event is no use here: Node emits it once the request body has been read, not when the
+ * client leaves; the response's 'close' before 'finish' is the client leaving.
+ */
+export function clientGone(reply: FastifyReply): AbortSignal {
+  const abort = new AbortController();
+  reply.raw.on('close', () => {
+    if (!reply.raw.writableFinished) abort.abort();
+  });
+  return abort.signal;
+}
+
+/** Engine errors as the caller should see them: content errors 422, an engine out of memory 503. */
+export function engineError(e: unknown): unknown {
+  const message = e instanceof Error ? e.message : String(e);
+  if (/Out of Memory Error/i.test(message)) return new StudioError(503, 'The data engine is busy; try again in a moment', message.split('\n')[0]);
+  return duckdbQueryError(e);
+}
+
+/** Pulls the first piece before answering, so a failing query is an error status, not a cut stream. */
+export async function primed(stream: AsyncGenerator<Uint8Array>): Promise<AsyncGenerator<Uint8Array>> {
+  let first: IteratorResult<Uint8Array>;
+  try {
+    first = await stream.next();
+  } catch (e) {
+    throw engineError(e);
+  }
+  return (async function* () {
+    if (!first.done) yield first.value;
+    yield* stream;
+  })();
+}
