@@ -143,7 +143,12 @@ export function DatasetPage() {
         <div className="error dataset-error" role="alert">
           <div>
             <strong>Ingestion failed: {d.metadata.errorMessage ?? 'unknown error'}</strong>
-            {d.metadata.errorDetails && <p className="small">{d.metadata.errorDetails}</p>}
+            {d.metadata.errorDetails && (
+              <details className="small">
+                <summary>What the studio saw</summary>
+                <pre>{d.metadata.errorDetails}</pre>
+              </details>
+            )}
           </div>
         </div>
       )}

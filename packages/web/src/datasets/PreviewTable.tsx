@@ -29,7 +29,7 @@ export function PreviewTable({ datasetId, columns, total: initialTotal }: { data
   const [, setVersion] = useState(0);
   const pages = useRef(new Map<number, Row[]>());
   const inFlight = useRef(new Set<number>());
-  const viewport = HEIGHT - HEADER_HEIGHT;
+  const viewport = Math.min(HEIGHT, HEADER_HEIGHT + total * ROW_HEIGHT + 16) - HEADER_HEIGHT;
   const win = previewWindow(scrollTop, viewport, total);
 
   useEffect(() => {
@@ -103,7 +103,8 @@ export function PreviewTable({ datasetId, columns, total: initialTotal }: { data
         aria-rowcount={total + 1}
         aria-colcount={columns.length + 1}
         tabIndex={0}
-        style={{ height: HEIGHT }}
+        // Short datasets get a short table; long ones scroll inside HEIGHT. 16px leaves room for a horizontal scrollbar.
+        style={{ height: Math.min(HEIGHT, HEADER_HEIGHT + total * ROW_HEIGHT + 16) }}
         onScroll={(e) => setScrollTop(e.currentTarget.scrollTop)}
       >
         <div role="rowgroup" className="preview-head" style={{ height: HEADER_HEIGHT, width }}>

@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState, type DragEvent, type FormEvent } from 'react';
 import type { Dataset } from '@studio/schema';
+import { StudioApiError } from '@studio/client';
 import { Dialog, ErrorMessage, TextField } from '../app/ui';
 import { errorMessage } from '../app/useLoad';
 import { ACCEPT, defaultName, formatOf, uploadDataset, type UploadPhase } from './upload';
@@ -77,7 +78,10 @@ export function UploadDialog({ replace, onClose, onUploaded, onFailed }: UploadD
     } catch (err) {
       if (err instanceof DOMException && err.name === 'AbortError') return;
       setPhase(null);
-      setError(errorMessage(err));
+      // The server's message alone: its details (a long DuckDB report) stay on the dataset's page.
+      const details = err instanceof StudioApiError ? err.details : undefined;
+      const message = errorMessage(err);
+      setError(details && message.endsWith(` (${details})`) ? message.slice(0, -(details.length + 3)) : message);
       onFailed?.();
     }
   };

@@ -1,0 +1,169 @@
+import { describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { useBrowser, openStudio, signInThroughUi, type StudioPage } from './browser';
+import { asAdmin, baseUrl, createUser, unique } from './api';
+
+const browser = useBrowser();
+const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
+
+/** A signed-in maker of a fresh organization, on the dataset list. */
+async function onDatasets(): Promise<StudioPage> {
+  const admin = await asAdmin();
+  const team = await admin.admin.createOrganization(`Data team ${unique()}`);
+  const u = await createUser(admin, team.id, 'Dana Data', `dana.${unique()}@e2e.studio.test`);
+  const s = await openStudio(browser(), baseUrl());
+  await signInThroughUi(s.page, baseUrl(), u.email, u.password);
+  await s.page.goto(`${baseUrl()}/workspace/datasets`);
+  await s.page.getByRole('heading', { name: 'Datasets' }).waitFor();
+  return s;
+}
+
+/** Records every value the upload progress bar takes, however briefly it is on screen. */
+async function watchProgress(page: Page): Promise<() => Promise<(number | null)[]>> {
+  await page.evaluate(() => {
+    const seen: (number | null)[] = [];
+    (window as unknown as { progressSeen: (number | null)[] }).progressSeen = seen;
+    const record = () => {
+      const bar = document.querySelector('progress[aria-label="Upload progress"]') as HTMLProgressElement | null;
+      if (bar) seen.push(bar.hasAttribute('value') ? bar.value : null);
+    };
+    new MutationObserver(record).observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true });
+  });
+  return () => page.evaluate(() => (window as unknown as { progressSeen: (number | null)[] }).progressSeen);
+}
+
+/** Opens the upload dialog and sets the file on its input, as a file picker would. */
+async function chooseFile(page: Page, name: string, content: string) {
+  await page.getByRole('button', { name: 'Upload dataset' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Upload a dataset' });
+  await dialog.getByLabel('File').setInputFiles({ name, mimeType: 'application/octet-stream', buffer: Buffer.from(content) });
+  return dialog;
+}
+
+const previewRow = (page: Page, index: number) => page.getByRole('table', { name: 'Data preview' }).locator(`[role=row][aria-rowindex="${index + 1}"]`);
+
+describe('datasets', () => {
+  it('uploads a CSV through the dialog with a progress bar and shows its schema and rows', async () => {
+    const s = await onDatasets();
+    const { page } = s;
+    const progress = await watchProgress(page);
+    const csv = ['store,lat,lng,visits', 'Harbor,40.7128,-74.006,120', 'Midtown,40.7549,-73.984,340', 'Bay,37.7749,-122.4194,95'].join('\n');
+    const dialog = await chooseFile(page, 'stores.csv', csv);
+    expect(await dialog.getByLabel('Name').inputValue()).toBe('stores');
+    await dialog.getByLabel('Chosen file').getByText('text/csv').waitFor();
+    await dialog.getByRole('button', { name: 'Upload', exact: true }).click();
+
+    await page.waitForURL(new RegExp(`/workspace/datasets/${UUID}$`));
+    expect((await progress()).length).toBeGreaterThan(0);
+    await page.getByRole('heading', { name: 'stores', level: 1 }).waitFor();
+    await page.getByText('Ready', { exact: true }).waitFor();
+    const schema = page.getByRole('table', { name: 'Columns' });
+    const cells = async (column: string) => (await schema.getByRole('row').filter({ has: page.getByRole('cell', { name: column, exact: true }) }).getByRole('cell').allTextContents()).slice(0, 3);
+    expect(await cells('lat')).toEqual(['lat', 'DOUBLE', 'lat (latitude)']);
+    expect(await cells('lng')).toEqual(['lng', 'DOUBLE', 'lng (longitude)']);
+    expect((await cells('visits'))[1]).toMatch(/^(INTEGER|BIGINT)/);
+    expect((await cells('store'))[1]).toMatch(/^STRING/);
+
+    await previewRow(page, 1).getByText('Harbor').waitFor();
+    expect(await previewRow(page, 3).getByRole('cell').allTextContents()).toEqual(['Bay', '37.7749', '-122.4194', '95']);
+    await page.getByRole('heading', { name: 'Maps using this dataset' }).waitFor();
+    await page.getByText('No map uses this dataset yet.').waitFor();
+    expect(await page.getByRole('link', { name: 'Create map' }).getAttribute('href')).toMatch(new RegExp(`^/new\\?datasetUuid=${UUID}$`));
+    await page.screenshot({ path: '/tmp/studio-dataset-details.png', fullPage: true });
+
+    // The analytics links' path is the same page.
+    const id = page.url().split('/').pop()!;
+    await page.goto(`${baseUrl()}/workspace/datasets/details/${id}`);
+    await page.waitForURL(`${baseUrl()}/workspace/datasets/${id}`);
+    await page.getByRole('heading', { name: 'stores', level: 1 }).waitFor();
+
+    // Download: the CSV arrives through the client (with the token) as a blob download.
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download CSV' }).click()]);
+    expect(download.suggestedFilename()).toBe('stores.csv');
+
+    await page.getByRole('link', { name: '← Datasets' }).click();
+    const row = page.getByRole('table', { name: 'Datasets' }).getByRole('row', { name: /stores/ });
+    await row.getByText('Ready').waitFor();
+    expect(await row.getByRole('cell').nth(2).textContent()).toBe('3');
+    await row.getByRole('link', { name: 'stores' }).click();
+    await page.waitForURL(`${baseUrl()}/workspace/datasets/${id}`);
+    expect(s.foreign).toEqual([]);
+    await s.context.close();
+  });
+
+  it('scrolls the virtualized preview of 50,000 rows, fetching pages as they come into view', async () => {
+    const s = await onDatasets();
+    const { page } = s;
+    const lines = ['id,label,lat,lng'];
+    for (let i = 1; i <= 50_000; i++) lines.push(`${i},row-${i},${(40 + i / 1e5).toFixed(5)},${(-74 + i / 1e5).toFixed(5)}`);
+    const progress = await watchProgress(page);
+    const dialog = await chooseFile(page, 'many-rows.csv', lines.join('\n'));
+    await dialog.getByRole('button', { name: 'Upload', exact: true }).click();
+    await page.waitForURL(new RegExp(`/workspace/datasets/${UUID}$`));
+    // Bytes sent (a value), then "Ingesting…" (an indeterminate bar) until the answer.
+    const seen = await progress();
+    expect(seen.some((v) => typeof v === 'number')).toBe(true);
+    expect(seen).toContain(null);
+    await page.getByText('50,000 rows ·').waitFor();
+    await previewRow(page, 1).getByText('row-1', { exact: true }).waitFor();
+
+    const previews: string[] = [];
+    page.on('request', (r) => r.url().includes('/preview') && previews.push(r.url()));
+    const scroller = page.getByRole('table', { name: 'Data preview' });
+    // Halfway, then the very end: only the rows in view are in the DOM, fetched page by page.
+    await scroller.evaluate((el) => (el.scrollTop = 25_000 * 30));
+    await previewRow(page, 25_001).getByText('row-25001', { exact: true }).waitFor();
+    await scroller.evaluate((el) => (el.scrollTop = el.scrollHeight));
+    await previewRow(page, 50_000).getByText('row-50000', { exact: true }).waitFor();
+    expect(await scroller.locator('[role=row]').count()).toBeLessThan(60);
+    expect(previews.length).toBeGreaterThanOrEqual(2);
+    expect(previews.every((u) => /limit=500\b/.test(u))).toBe(true);
+    expect(s.foreign).toEqual([]);
+    await s.context.close();
+  });
+
+  it('shows an ingestion error past the CSV sniffing sample in the dialog, the list and the details page', async () => {
+    const s = await onDatasets();
+    const { page } = s;
+    const lines = ['id,score'];
+    for (let i = 1; i <= 25_000; i++) lines.push(`${i},${i % 97}`);
+    lines.push('x,abc');
+    const dialog = await chooseFile(page, 'broken.csv', lines.join('\n'));
+    await dialog.getByLabel('Name').fill('Broken scores');
+    await dialog.getByRole('button', { name: 'Upload', exact: true }).click();
+    const alert = dialog.getByRole('alert');
+    await alert.waitFor();
+    const message = (await alert.textContent()) ?? '';
+    expect(message).toMatch(/Could not read CSV at line \d+, column '[^']+'/);
+    // The short message in the dialog; DuckDB's long report stays folded on the details page.
+    expect(message).not.toContain('Possible solutions');
+    expect(page.url()).toBe(`${baseUrl()}/workspace/datasets`);
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+
+    const row = page.getByRole('table', { name: 'Datasets' }).getByRole('row', { name: /Broken scores/ });
+    await row.getByText('Error', { exact: true }).waitFor();
+    await row.getByText(/Could not read CSV at line \d+/).waitFor();
+    await row.getByRole('link', { name: 'Broken scores' }).click();
+    await page.waitForURL(new RegExp(`/workspace/datasets/${UUID}$`));
+    await page.getByRole('alert').getByText(/Ingestion failed: Could not read CSV at line \d+, column '[^']+'/).waitFor();
+    expect(await page.getByRole('button', { name: 'Download CSV' }).isDisabled()).toBe(true);
+    await page.getByText('What the studio saw').click();
+    await page.getByText(/Original Line: x,abc/).waitFor();
+    await page.screenshot({ path: '/tmp/studio-dataset-error.png', fullPage: true });
+
+    // Replacing the data with a good file makes it ready.
+    await page.getByRole('button', { name: 'Replace data' }).click();
+    const replace = page.getByRole('dialog', { name: 'Replace data of “Broken scores”' });
+    await replace.getByLabel('File').setInputFiles({ name: 'fixed.csv', mimeType: 'text/csv', buffer: Buffer.from('id,score\n1,5\n2,7\n') });
+    await replace.getByRole('button', { name: 'Replace data' }).click();
+    await page.getByText('Ready', { exact: true }).waitFor();
+    await previewRow(page, 2).getByText('7').waitFor();
+
+    await page.getByRole('button', { name: 'Delete' }).click();
+    await page.getByRole('dialog', { name: 'Delete dataset' }).getByRole('button', { name: 'Delete' }).click();
+    await page.waitForURL(`${baseUrl()}/workspace/datasets`);
+    await page.getByRole('status').filter({ hasText: 'No datasets yet' }).waitFor();
+    expect(s.foreign).toEqual([]);
+    await s.context.close();
+  });
+});
