@@ -13,6 +13,9 @@ import type {
   UploadPolicy,
   User,
   Visibility,
+  PublishedMapInfo,
+  PublishedMap,
+  FeaturedMap,
 } from '@studio/schema';
 import type { Dataset } from '@studio/schema';
 import { checkStatus, type AppErrorHandler } from './errors';
@@ -404,32 +407,4 @@ export interface SharedParameters {
   invitations?: { email: string; description: string; createdAt: string }[];
 }
 
-/** A publication of a map, as GET /v1/maps/published and friends answer it. */
-export interface PublishedMapInfo {
-  id: string;
-  mapId: string;
-  kind: string;
-  name: string;
-  description: string;
-  publishedAt: string;
-  passwordProtected: boolean;
-  datasetIds: string[];
-  views: number;
-  featured: FeaturedMap | null;
-}
-
-/** The published map itself: the snapshotted saved state. */
-export interface PublishedMap extends PublishedMapInfo {
-  latestState: unknown;
-}
-
-export interface FeaturedMap {
-  id: string;
-  mapId: string;
-  title: string;
-  description: string;
-  highlighted: boolean;
-  position: number;
-  createdAt: string;
-  updatedAt: string;
-}
+export type { PublishedMapInfo, PublishedMap, FeaturedMap };

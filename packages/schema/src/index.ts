@@ -9,3 +9,4 @@ export * from './connections';
 export * from './queries';
 export * from './projects';
 export * from './states';
+export * from './publishing';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ColumnType, Generated, Kysely } from 'kysely';
-import { StudioError, notFound } from '@studio/schema';
+import { PUBLISH_KINDS, StudioError, notFound, type FeaturedMap, type PublishedMap, type PublishedMapInfo } from '@studio/schema';
 import type { Db } from '../store/db';
 import type { ResourceRow } from './records';
 import { hashPassword, verifyPassword } from '../auth/passwords';
@@ -41,36 +41,9 @@ type PublishingTables = {
 /** `details` of the 401/403 answers about a publication's password, for the app's password form. */
 export const PASSWORD_REQUIRED = 'passwordRequired';
 
-/** What {x} of POST /v1/maps/{id}/publish/{x} may be: `map` publishes the map's saved state. */
-export const PUBLISH_KINDS = ['map'] as const;
 
-export interface PublishedMapInfo {
-  id: string;
-  mapId: string;
-  kind: string;
-  name: string;
-  description: string;
-  publishedAt: string;
-  passwordProtected: boolean;
-  datasetIds: string[];
-  views: number;
-  featured: FeaturedMap | null;
-}
-
-export interface PublishedMap extends PublishedMapInfo {
-  latestState: unknown;
-}
-
-export interface FeaturedMap {
-  id: string;
-  mapId: string;
-  title: string;
-  description: string;
-  highlighted: boolean;
-  position: number;
-  createdAt: string;
-  updatedAt: string;
-}
+export { PUBLISH_KINDS };
+export type { PublishedMapInfo, PublishedMap, FeaturedMap };
 
 type PublishedRow = { map_id: string; kind: string; name: string; description: string; latest_state: unknown; dataset_ids: string[]; password_hash: string | null; published_at: Date; views: number };
 type FeaturedRow = { id: string; map_id: string; title: string; description: string; highlighted: boolean; position: number; created_at: Date; updated_at: Date };

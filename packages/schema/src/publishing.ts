@@ -1,0 +1,36 @@
+import { z } from 'zod';
+import { Id, IsoDate } from './common';
+
+/** What {x} of POST /v1/maps/{id}/publish/{x} may be: `map` publishes the map's saved state. */
+export const PUBLISH_KINDS = ['map'] as const;
+
+export const FeaturedMap = z.object({
+  id: Id,
+  mapId: Id,
+  title: z.string(),
+  description: z.string(),
+  highlighted: z.boolean(),
+  position: z.number(),
+  createdAt: IsoDate,
+  updatedAt: IsoDate,
+});
+export type FeaturedMap = z.infer<typeof FeaturedMap>;
+
+/** A publication of a map, as GET /v1/maps/published and friends answer it. */
+export const PublishedMapInfo = z.object({
+  id: Id,
+  mapId: Id,
+  kind: z.string(),
+  name: z.string(),
+  description: z.string(),
+  publishedAt: IsoDate,
+  passwordProtected: z.boolean(),
+  datasetIds: z.array(Id),
+  views: z.number(),
+  featured: FeaturedMap.nullable(),
+});
+export type PublishedMapInfo = z.infer<typeof PublishedMapInfo>;
+
+/** The published map itself: the snapshotted saved state. */
+export const PublishedMap = PublishedMapInfo.extend({ latestState: z.unknown() });
+export type PublishedMap = z.infer<typeof PublishedMap>;
