@@ -124,7 +124,8 @@ export function PreviewTable({ datasetId, columns, total: initialTotal }: { data
         </div>
       </div>
       <p className="muted small">
-        {formatCount(total)} rows · showing rows {formatCount(Math.min(total, win.first + 1))}–{formatCount(win.last)} (scroll to see more)
+        {formatCount(total)} rows
+        {total * ROW_HEIGHT > viewport && ` · showing rows ${formatCount(Math.min(total, win.first + 1))}–${formatCount(win.last)}; scroll to see more`}
       </p>
     </div>
   );
