@@ -73,6 +73,8 @@ describe.each(STORES)('datasets on %s', (kind) => {
     const res = await upload(broken, 'text/csv');
     expect(res.statusCode).toBe(422);
     expect(res.json().message).toBe("Could not read CSV at line 25002, column 'price': expected DOUBLE but found 'abc'");
+    const stored = (await get('/v1/datasets?search=Landmarks&sortBy=createdAt')).json().items[0];
+    expect(stored.metadata.errorDetails).not.toContain(s.dataDir);
   });
 
   it('uploads through a signed post policy, refusing forged and expired ones', async () => {

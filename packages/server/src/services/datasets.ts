@@ -160,7 +160,8 @@ export class DatasetService {
       return ready;
     } catch (e) {
       const message = isStudioError(e) ? e.message : 'Ingestion failed';
-      const details = isStudioError(e) ? (e.details ?? null) : String(e);
+      // The engine's messages name its temp files; a user needs neither the path nor the layout.
+      const details = (isStudioError(e) ? (e.details ?? null) : String(e))?.replaceAll(this.engine.tmpDir, '<upload>') ?? null;
       await this.transition(row.id, 'error', { metadata: { ...meta, errorMessage: message, errorDetails: details } });
       throw isStudioError(e) ? e : new StudioError(500, message, details ?? undefined);
     } finally {
