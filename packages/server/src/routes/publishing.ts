@@ -41,6 +41,20 @@ const headerPassword = (ctx: RouteContext<unknown, unknown, unknown>) => {
 
 export const publishingRoutes: RouteDef[] = [
   defineRoute({
+    spec: ['ADM-005'],
+    method: 'GET',
+    url: '/v1/admin/maps/published',
+    summary: 'All published maps, for administrators: count (default 50), offset, sortBy views (default) or date',
+    tag: 'admin',
+    auth: 'admin',
+    query: z.object({
+      count: z.coerce.number().int().min(1).max(1000).default(50),
+      offset: z.coerce.number().int().min(0).default(0),
+      sortBy: z.enum(['views', 'date']).default('views'),
+    }),
+    handler: async (ctx) => ({ items: await publishing(ctx).all(ctx.query) }),
+  }),
+  defineRoute({
     spec: ['CAT-154'],
     method: 'GET',
     url: '/v1/maps/published',

@@ -137,6 +137,19 @@ export class PublishingService {
     return rows.map((r) => infoWire(r, byMap.get(r.map_id)));
   }
 
+  /** Every publication, for administrators: most viewed (default) or newest first, paged. */
+  async all(opts: { count: number; offset: number; sortBy: 'views' | 'date' }): Promise<PublishedMapInfo[]> {
+    const rows = (await this.db
+      .selectFrom('published_maps')
+      .selectAll()
+      .orderBy(opts.sortBy === 'views' ? 'views' : 'published_at', 'desc')
+      .orderBy('map_id')
+      .offset(opts.offset)
+      .limit(opts.count)
+      .execute()) as PublishedRow[];
+    return this.withFeatured(rows);
+  }
+
   /** Publications of maps owned by `ownerId`, or of sample maps. */
   async list(filter: { ownerId: string } | { samples: true }): Promise<PublishedMapInfo[]> {
     let q = this.catalog
