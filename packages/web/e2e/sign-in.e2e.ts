@@ -65,8 +65,9 @@ describe('sign-in', () => {
     await page.getByRole('heading', { name: 'New dashboard' }).waitFor();
     const params = page.getByRole('definition');
     expect(await params.allTextContents()).toEqual(['a1', 'b2']);
-    await page.goto(`${baseUrl}/analytics/foot-traffic/cross-visitation`);
-    await page.getByRole('heading', { name: 'Cross-Visitation' }).waitFor();
+    await page.goto(`${baseUrl}/workbook/new?datasetId=d1`);
+    await page.getByRole('heading', { name: 'New workbook' }).waitFor();
+    expect(await page.getByRole('definition').allTextContents()).toEqual(['d1']);
     await page.screenshot({ path: '/tmp/studio-coming-soon.png' });
     await page.goto(`${baseUrl}/workspace`);
     await page.waitForURL(/\/workspace\/maps$/);
