@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { STORES, seedCast, startStudio, type TestStudio } from './harness';
+import { describe, expect, it } from 'vitest';
+import { STORES, useStudio, type Who } from './harness';
 
 const PASSWORD = 'pg-Pa55word-never-shown';
 const CASES = [
@@ -15,22 +15,9 @@ const CASES = [
 ] as const;
 
 describe.each(STORES)('data connections on %s', (kind) => {
-  let s: TestStudio;
-  let cast: Awaited<ReturnType<typeof seedCast>>;
-  const as = (who: keyof typeof cast.tokens, method: string, url: string, payload?: unknown) =>
-    s.app.inject({ method: method as 'GET', url, payload: payload as object, headers: { authorization: cast.tokens[who] } });
-  const create = async (body: unknown) => {
-    const res = await as('owner', 'POST', '/v1/data-connections', body);
-    expect([res.statusCode, res.body]).toEqual([201, expect.any(String)]);
-    return res.json().item;
-  };
-  const rowOf = (id: string) => s.services.db.selectFrom('resources').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-
-  beforeAll(async () => {
-    s = await startStudio(kind);
-    cast = await seedCast(s);
-  });
-  afterAll(async () => s?.dispose());
+  const studio = useStudio(kind);
+  const { as, rowOf } = studio;
+  const create = (body: unknown) => studio.create('/v1/data-connections', body);
 
   it.each(CASES)('creates, reads, saves and deletes a %s connection; credentials sealed and never answered', async (type, body, config) => {
     const item = await create(body);
@@ -43,7 +30,7 @@ describe.each(STORES)('data connections on %s', (kind) => {
     expect(list.json().items.map((i: { id: string }) => i.id)).toContain(item.id);
     const row = await rowOf(item.id);
     expect(JSON.stringify(row)).not.toContain(PASSWORD);
-    if (hasCredentials) expect(JSON.parse(s.services.secrets.decrypt((row.attrs as { credentials: string }).credentials))).toEqual(body.credentials);
+    if (hasCredentials) expect(JSON.parse(studio.ctx.s.services.secrets.decrypt((row.attrs as { credentials: string }).credentials))).toEqual(body.credentials);
     const { credentials: _c, ...withoutCredentials } = body as { credentials?: unknown };
     const saved = await as('owner', 'PUT', `/v1/data-connections/${item.id}`, { ...withoutCredentials, name: 'Renamed' });
     expect(saved.json().item).toMatchObject({ name: 'Renamed', hasCredentials });
@@ -57,7 +44,7 @@ describe.each(STORES)('data connections on %s', (kind) => {
     const pg = await create(CASES[0][1]);
     const s3 = await create(CASES[4][1]);
     const sf = await create(CASES[2][1]);
-    const ids = async (url: string, who: keyof typeof cast.tokens = 'owner') => (await as(who, 'GET', url)).json().items.map((i: { id: string }) => i.id);
+    const ids = async (url: string, who: Who = 'owner') => (await as(who, 'GET', url)).json().items.map((i: { id: string }) => i.id);
     const both = await ids('/v1/data-connections?types=postgres&types=s3');
     expect(both).toEqual(expect.arrayContaining([pg.id, s3.id]));
     expect(both).not.toContain(sf.id);
@@ -83,12 +70,12 @@ describe.each(STORES)('data connections on %s', (kind) => {
     const conn = await create(CASES[0][1]);
     const mk = async (owner: string, name: string, key = 'dataConnectionId') => {
       const id = randomUUID();
-      await s.services.db.insertInto('resources').values({ id, type: 'dataset', owner_id: owner, organization_id: null, name, attrs: JSON.stringify({ [key]: conn.id }) }).execute();
+      await studio.ctx.s.services.db.insertInto('resources').values({ id, type: 'dataset', owner_id: owner, organization_id: null, name, attrs: JSON.stringify({ [key]: conn.id }) }).execute();
       return id;
     };
-    const mine = await mk(cast.users.owner.id, 'mine');
-    const legacy = await mk(cast.users.owner.id, 'legacy', 'connectionId');
-    const theirs = await mk(cast.users.outsider.id, 'theirs');
+    const mine = await mk(studio.ctx.cast.users.owner.id, 'mine');
+    const legacy = await mk(studio.ctx.cast.users.owner.id, 'legacy', 'connectionId');
+    const theirs = await mk(studio.ctx.cast.users.outsider.id, 'theirs');
     const res = await as('owner', 'GET', `/v1/data-connections/${conn.id}/datasets`);
     const ids = res.json().items.map((i: { id: string }) => i.id);
     expect(ids).toEqual([legacy, mine]);

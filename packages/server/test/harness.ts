@@ -1,3 +1,4 @@
+import { afterAll, beforeAll } from 'vitest';
 import os from 'node:os';
 import path from 'node:path';
 import fs from 'node:fs/promises';
@@ -75,4 +76,30 @@ export async function seedCast(s: TestStudio) {
   };
   const tokens = Object.fromEntries(await Promise.all(Object.entries(users).map(async ([k, u]) => [k, await s.tokenOf(u.email)]))) as Record<keyof typeof users, string>;
   return { org, otherOrg, users, tokens };
+}
+
+export type Cast = Awaited<ReturnType<typeof seedCast>>;
+export type Who = keyof Cast['tokens'];
+
+/**
+ * A studio and its cast for one describe block: started before its tests, disposed after. `as` calls
+ * the API as a cast member; `ctx` holds the studio and cast once started.
+ */
+export function useStudio(kind: 'pglite' | 'postgres') {
+  const ctx = {} as { s: TestStudio; cast: Cast };
+  beforeAll(async () => {
+    ctx.s = await startStudio(kind);
+    ctx.cast = await seedCast(ctx.s);
+  });
+  afterAll(async () => ctx.s?.dispose());
+  const as = (who: Who, method: string, url: string, payload?: unknown, headers: Record<string, string> = {}) =>
+    ctx.s.app.inject({ method: method as 'GET', url, payload: payload as object, headers: { authorization: ctx.cast.tokens[who], ...headers } });
+  /** Creates through POST `url` as the owner and answers the created item (201 required). */
+  const create = async (url: string, body: unknown) => {
+    const res = await as('owner', 'POST', url, body);
+    if (res.statusCode !== 201) throw new Error(`POST ${url}: ${res.statusCode} ${res.body}`);
+    return res.json().item;
+  };
+  const rowOf = (id: string) => ctx.s.services.db.selectFrom('resources').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+  return { ctx, as, create, rowOf };
 }

@@ -1,28 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { STORES, seedCast, startStudio, type TestStudio } from './harness';
+import { describe, expect, it } from 'vitest';
+import { STORES, useStudio, type Who } from './harness';
 
 const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a5d1a1e10000000049454e44ae426082', 'hex');
 const STYLE = { version: 8, sources: {}, layers: [{ id: 'bg', type: 'background' }] };
 const PALETTE = { type: 'sequential', colors: ['#000000', '#ffffff'] };
 
 describe.each(STORES)('map assets on %s', (kind) => {
-  let s: TestStudio;
-  let cast: Awaited<ReturnType<typeof seedCast>>;
-  const as = (who: keyof typeof cast.tokens, method: string, url: string, payload?: unknown, headers: Record<string, string> = {}) =>
-    s.app.inject({ method: method as 'GET', url, payload: payload as object, headers: { authorization: cast.tokens[who], ...headers } });
-  const create = async (body: unknown) => {
-    const res = await as('owner', 'POST', '/v1/map-assets', body);
-    expect([res.statusCode, res.body]).toEqual([201, expect.any(String)]);
-    return res.json().item;
-  };
-  const rowOf = (id: string) => s.services.db.selectFrom('resources').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-
-  beforeAll(async () => {
-    s = await startStudio(kind);
-    cast = await seedCast(s);
-  });
-  afterAll(async () => s?.dispose());
+  const studio = useStudio(kind);
+  const { as, rowOf } = studio;
+  const create = (body: unknown) => studio.create('/v1/map-assets', body);
 
   it.each([
     ['a map style', { assetType: 'map-style', name: 'Dark', externalUrl: 'https://tiles.example.com/style.json', style: STYLE }, { assetType: 'map-style', style: STYLE, palette: null, hasAccessToken: false }],
@@ -45,7 +32,7 @@ describe.each(STORES)('map assets on %s', (kind) => {
     for (const res of [await as('owner', 'GET', `/v1/map-assets/${item.id}`), await as('owner', 'GET', '/v1/map-assets')]) expect(res.body).not.toContain(token);
     const row = await rowOf(item.id);
     expect(JSON.stringify(row)).not.toContain(token);
-    expect(s.services.secrets.decrypt((row.attrs as { accessToken: string }).accessToken)).toBe(token);
+    expect(studio.ctx.s.services.secrets.decrypt((row.attrs as { accessToken: string }).accessToken)).toBe(token);
     const cleared = await as('owner', 'PUT', `/v1/map-assets/${item.id}`, { assetType: 'map-style', accessToken: null });
     expect(cleared.json().item.hasAccessToken).toBe(false);
   });
@@ -54,11 +41,11 @@ describe.each(STORES)('map assets on %s', (kind) => {
     const style = await create({ assetType: 'map-style', name: 'Listed style' });
     const palette = await create({ assetType: 'color-palette', name: 'Listed palette', palette: PALETTE });
     const broken = randomUUID();
-    await s.services.db
+    await studio.ctx.s.services.db
       .insertInto('resources')
-      .values({ id: broken, type: 'map-asset', owner_id: cast.users.owner.id, organization_id: cast.org.id, name: 'Broken', attrs: JSON.stringify({ assetType: 'color-palette', palette: { colors: 'nope' } }) })
+      .values({ id: broken, type: 'map-asset', owner_id: studio.ctx.cast.users.owner.id, organization_id: studio.ctx.cast.org.id, name: 'Broken', attrs: JSON.stringify({ assetType: 'color-palette', palette: { colors: 'nope' } }) })
       .execute();
-    const ids = async (url: string, who: keyof typeof cast.tokens = 'owner') => (await as(who, 'GET', url)).json().items.map((i: { id: string }) => i.id);
+    const ids = async (url: string, who: Who = 'owner') => (await as(who, 'GET', url)).json().items.map((i: { id: string }) => i.id);
     expect(await ids('/v1/map-assets?type=map-style')).toContain(style.id);
     expect(await ids('/v1/map-assets?type=map-style')).not.toContain(palette.id);
     expect(await ids('/v1/map-assets?type=color-palette')).toContain(palette.id);
@@ -67,7 +54,7 @@ describe.each(STORES)('map assets on %s', (kind) => {
     expect(await ids('/v1/map-assets/for-organization', 'colleague')).not.toContain(broken);
     const one = await as('owner', 'GET', `/v1/map-assets/${broken}`);
     expect([one.statusCode, one.json().message]).toEqual([422, 'Could not parse map asset']);
-    await as('owner', 'POST', `/v1/permissions`, { resourceType: 'map-asset', resourceId: palette.id, role: 'viewer', userId: cast.users.viewer.id });
+    await as('owner', 'POST', `/v1/permissions`, { resourceType: 'map-asset', resourceId: palette.id, role: 'viewer', userId: studio.ctx.cast.users.viewer.id });
     expect(await ids('/v1/map-assets/shared-with-user', 'viewer')).toContain(palette.id);
   });
 
@@ -106,7 +93,7 @@ describe.each(STORES)('map assets on %s', (kind) => {
     const upload = async (body: Record<string, string>, bytes: Buffer | string, contentType: string) => {
       const policy = (await as('owner', 'POST', `/v1/map-assets/${item.id}/files`, body)).json().item;
       const qs = new URLSearchParams(policy.fields).toString();
-      return s.app.inject({ method: 'POST', url: `${policy.url}?${qs}`, payload: bytes, headers: { 'content-type': contentType } });
+      return studio.ctx.s.app.inject({ method: 'POST', url: `${policy.url}?${qs}`, payload: bytes, headers: { 'content-type': contentType } });
     };
     expect((await upload({ assetContentType: 'application/json' }, JSON.stringify(STYLE), 'application/json')).statusCode).toBe(200);
     expect((await upload({ thumbnailContentType: 'image/png' }, PNG, 'image/png')).statusCode).toBe(200);
@@ -114,7 +101,7 @@ describe.each(STORES)('map assets on %s', (kind) => {
     expect([wrong.statusCode, wrong.json().message]).toEqual([422, 'Unsupported content type']);
     const got = (await as('owner', 'GET', `/v1/map-assets/${item.id}`)).json().item;
     expect(got).toMatchObject({ readPath: `/v1/map-assets/${item.id}/files/asset`, assetContentType: 'application/json', thumbnailContentType: 'image/png' });
-    await as('owner', 'POST', `/v1/permissions`, { resourceType: 'map-asset', resourceId: item.id, role: 'limited-viewer', userId: cast.users.viewer.id });
+    await as('owner', 'POST', `/v1/permissions`, { resourceType: 'map-asset', resourceId: item.id, role: 'limited-viewer', userId: studio.ctx.cast.users.viewer.id });
     const file = await as('viewer', 'GET', got.readPath);
     expect([file.statusCode, file.headers['content-type'], file.json()]).toEqual([200, 'application/json', STYLE]);
     expect(got.thumbnailUrl).toMatch(new RegExp(`^/v1/map-assets/${item.id}/files/thumbnail\\?v=\\d+$`));
