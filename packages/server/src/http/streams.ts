@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import type { FastifyReply } from 'fastify';
 import { StudioError } from '@studio/schema';
 import { duckdbQueryError } from '@studio/pipeline';
@@ -35,3 +36,11 @@ export async function primed(stream: AsyncGenerator<Uint8Array>): Promise<AsyncG
     yield* stream;
   })();
 }
+
+/**
+ * A response body from an engine stream. Byte mode with an 8 MB high-water mark: the next batch is
+ * computed while the previous one is written (Readable.from's byte default of 16 KB made the two take
+ * turns), and memory stays bounded by a couple of batches whatever the result size.
+ */
+export const streamBody = (source: AsyncIterable<Uint8Array | string>) =>
+  Readable.from(source, { objectMode: false, highWaterMark: 8 * 1024 * 1024 });

@@ -1,8 +1,7 @@
-import { Readable } from 'node:stream';
 import { z } from 'zod';
 import { assertCanExport, buildTemplateQuery, canonicalJson, footTrafficGroup, parseParameters, runQuery, templateOf } from '@studio/analytics';
 import { Id, StudioError, forbidden } from '@studio/schema';
-import { engineError, primed } from '../http/streams';
+import { engineError, primed, streamBody } from '../http/streams';
 import { defineRoute, requireCaller } from '../http/route';
 import { assertGroup } from '../services/analytics';
 import type { Caller } from '../http/caller';
@@ -103,11 +102,11 @@ const analyticRoutes = [
       if (format === 'csv') {
         const body = await primed(ctx.services.engine.csvStream(source, { signal: abort.signal }));
         const name = templateId === 'movement-pivot' ? 'movement-pivot.csv' : `${templateId}.csv`;
-        return ctx.reply.header('content-type', 'text/csv; charset=utf-8').header('content-disposition', `attachment; filename="${name}"`).send(Readable.from(body));
+        return ctx.reply.header('content-type', 'text/csv; charset=utf-8').header('content-disposition', `attachment; filename="${name}"`).send(streamBody(body));
       }
       if (format === 'arrow') {
         const arrow = await primed(ctx.services.engine.arrowStream(source, { signal: abort.signal }));
-        return ctx.reply.header('content-type', ARROW_STREAM).send(Readable.from(arrow));
+        return ctx.reply.header('content-type', ARROW_STREAM).send(streamBody(arrow));
       }
       // Identical concurrent JSON requests share one computation (ResultCache): it stops only when every
       // client waiting for it has gone, so one aborted request never fails another's answer.

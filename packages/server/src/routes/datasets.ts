@@ -1,7 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { Readable } from 'node:stream';
 import { z } from 'zod';
 import {
   DatasetCreate,
@@ -22,7 +21,7 @@ import type { Services } from '../services';
 import type { ResourceRow } from '../services/records';
 import type { Caller } from '../http/caller';
 import { sandboxSql } from '../services/sql-sandbox';
-import { clientGone } from '../http/streams';
+import { clientGone, streamBody } from '../http/streams';
 import { datasetFileFor } from '../services/dataset-tables';
 
 const IdParam = z.object({ id: Id });
@@ -99,7 +98,7 @@ export const datasetRoutes: RouteDef[] = [
       return ctx.reply
         .header('content-type', arrow ? ARROW_STREAM : 'text/csv; charset=utf-8')
         .header('content-disposition', `attachment; filename="${safeName}.${arrow ? 'arrow' : 'csv'}"`)
-        .send(Readable.from(stream, { objectMode: false }));
+        .send(streamBody(stream));
     },
   }),
   defineRoute({

@@ -1,5 +1,5 @@
-import { Readable } from 'node:stream';
 import { z } from 'zod';
+import { streamBody } from '../http/streams';
 import { Id, Paging, RECORD_COLLECTIONS, StudioError, badInput, type ResourceType } from '@studio/schema';
 import { defineRoute, requireCaller, type RouteContext, type RouteDef } from '../http/route';
 import type { ResourceRow } from '../services/records';
@@ -251,9 +251,9 @@ export const executionRoutes: RouteDef[] = [
       const abort = new AbortController();
       ctx.reply.raw.on('close', () => abort.abort());
       if (String(ctx.req.headers.accept ?? '').includes(ARROW_STREAM)) {
-        return ctx.reply.header('content-type', ARROW_STREAM).send(Readable.from(ctx.services.engine.arrowStream(key, { signal: abort.signal })));
+        return ctx.reply.header('content-type', ARROW_STREAM).send(streamBody(ctx.services.engine.arrowStream(key, { signal: abort.signal })));
       }
-      return ctx.reply.header('content-type', 'text/csv; charset=utf-8').send(Readable.from(ctx.services.engine.csvStream(key, { signal: abort.signal })));
+      return ctx.reply.header('content-type', 'text/csv; charset=utf-8').send(streamBody(ctx.services.engine.csvStream(key, { signal: abort.signal })));
     },
   }),
   templateRun('DQ-020', `${BASE}/templates/{id}`, 'id', 'Run a query template with parameters, linked to a map or insight when given'),

@@ -1,7 +1,6 @@
-import { Readable } from 'node:stream';
 import { z } from 'zod';
 import { Id, QueryBool, StudioError, can, notFound } from '@studio/schema';
-import { clientGone } from '../http/streams';
+import { clientGone, streamBody } from '../http/streams';
 import { defineRoute, requireCaller, type RouteContext, type RouteDef } from '../http/route';
 import { PublishingService, PUBLISH_KINDS } from '../services/publishing';
 import { datasetAttrs } from '../services/datasets';
@@ -173,7 +172,7 @@ export const publishingRoutes: RouteDef[] = [
       const a = datasetAttrs(row);
       if (a.status !== 'ready' || !a.storageKey) throw new StudioError(409, `Dataset is not ready (status: ${a.status})`);
       const signal = clientGone(ctx.reply);
-      return ctx.reply.header('content-type', ARROW_STREAM).send(Readable.from(ctx.services.engine.arrowStream(a.storageKey, { signal }), { objectMode: false }));
+      return ctx.reply.header('content-type', ARROW_STREAM).send(streamBody(ctx.services.engine.arrowStream(a.storageKey, { signal })));
     },
   }),
   defineRoute({

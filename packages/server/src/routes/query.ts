@@ -1,4 +1,3 @@
-import { Readable } from 'node:stream';
 import { z } from 'zod';
 import { cellToBoundary, cellToLatLng, isValidCell } from 'h3-js';
 import { RecordBatchReader } from 'apache-arrow';
@@ -10,7 +9,7 @@ import type { Services } from '../services';
 import type { Caller } from '../http/caller';
 import { ARROW_STREAM } from './datasets';
 import { TEMP_VIEW_NAME } from '../services/temp-views';
-import { clientGone, primed } from '../http/streams';
+import { clientGone, primed, streamBody } from '../http/streams';
 
 /** Every dataset a pipeline reads, by uuid, wherever in the tree it is named. */
 export function datasetsOf(node: unknown, out = new Set<string>()): Set<string> {
@@ -106,11 +105,11 @@ export const queryRoutes = [
       const source = { sql: compiled.sql, params: compiled.params };
       if (format === 'csv') {
         const body = await primed(ctx.services.engine.csvStream(source, { signal }));
-        return ctx.reply.header('content-type', 'text/csv; charset=utf-8').send(Readable.from(body));
+        return ctx.reply.header('content-type', 'text/csv; charset=utf-8').send(streamBody(body));
       }
       const arrow = await primed(ctx.services.engine.arrowStream(source, { signal }));
-      if (format === 'arrow') return ctx.reply.header('content-type', ARROW_STREAM).send(Readable.from(arrow));
-      return ctx.reply.header('content-type', 'application/json; charset=utf-8').send(Readable.from(jsonFromArrow(arrow)));
+      if (format === 'arrow') return ctx.reply.header('content-type', ARROW_STREAM).send(streamBody(arrow));
+      return ctx.reply.header('content-type', 'application/json; charset=utf-8').send(streamBody(jsonFromArrow(arrow)));
     },
   }),
   defineRoute({
