@@ -9,6 +9,10 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 export default defineConfig({
   root: here,
   plugins: [react()],
+  // One apache-arrow in the bundle: kepler's CommonJS `require` would get Arrow.dom.js and our imports
+  // Arrow.dom.mjs, two copies whose classes differ, so kepler's Table refused our record batches past
+  // the first ("Table and inner RecordBatch schemas must be equivalent"; 100k+ row datasets).
+  resolve: { alias: [{ find: /^apache-arrow$/, replacement: path.resolve(here, '../../node_modules/apache-arrow/Arrow.dom.mjs') }] },
   build: { outDir: path.join(here, 'dist'), emptyOutDir: true, sourcemap: true },
   server: { proxy: { '/v1': process.env.STUDIO_API ?? 'http://127.0.0.1:8080' } },
 });
