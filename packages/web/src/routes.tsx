@@ -6,7 +6,7 @@ import { ComingSoon, NotFoundPage } from './pages/ComingSoon';
 import { RecordList } from './list/RecordList';
 import { COLLECTIONS } from './list/collections';
 import { AuditLogPage, InvitePage, OrganizationsPage } from './admin/AdminPages';
-import { MapRoute, PublicMapRoute } from './map/routes';
+import { BaselineCsvRoute, MapRoute, PublicMapRoute } from './map/routes';
 import { DatasetDetailsRedirect, DatasetPage } from './datasets/DatasetPage';
 import { AnalyticsView } from './analytics/AnalyticsView';
 
@@ -67,6 +67,7 @@ export const routes: RouteObject[] = [
         ],
       },
       { path: 'new', element: <MapRoute /> },
+      { path: 'bench/kepler-csv/:mapId', element: <BaselineCsvRoute /> },
       { path: 'dashboard/new', element: <ComingSoon title="New dashboard" description="A new dashboard from a template (templateId; the report template by default), optionally with parameters." features={['Charts, maps and text blocks', 'Parameters: dropdowns, periods, stickers', 'Publishing']} /> },
       { path: 'dashboard/:id', element: <ComingSoon title="Dashboard" description="A dashboard with its charts and maps; link parameters preset its filters." features={['Charts and maps in a grid', 'Parameters from the link', 'Publish and share']} /> },
       { path: 'workbook/new', element: <ComingSoon title="New workbook" description="A new workbook, optionally starting from a dataset (datasetId)." features={['Query pipeline steps: select, filter, group, join', 'Tables and charts of each step']} /> },

@@ -3,6 +3,7 @@ import { lazy, Suspense } from 'react';
 // kepler.gl is several megabytes: the map screens load it on demand so workspace pages stay light.
 const MapView = lazy(() => import('./MapView'));
 const PublicMapView = lazy(() => import('./PublicMapView'));
+const BaselineCsvView = lazy(() => import('./BaselineCsvView'));
 
 const loading = <p className="map-loading">Loading the map…</p>;
 
@@ -15,5 +16,12 @@ export const MapRoute = () => (
 export const PublicMapRoute = () => (
   <Suspense fallback={loading}>
     <PublicMapView />
+  </Suspense>
+);
+
+/** The map bench's baseline: stock kepler.gl's CSV loading of a saved map's data. */
+export const BaselineCsvRoute = () => (
+  <Suspense fallback={loading}>
+    <BaselineCsvView />
   </Suspense>
 );

@@ -1,0 +1,106 @@
+// Map first frame (Maps issue): time from page.goto(`/${mapId}`) to `window.__studioMapReady` (the first
+// frame drawn with the layer; data loaded as Arrow) against the baseline, the same map's data loaded the
+// way stock kepler.gl loads a file (CSV text through kepler's own processCsvData, same addDataToMap and
+// config, same basemap) on the app's `/bench/kepler-csv/{mapId}` page, in the same Chromium.
+// BENCH_MAP_POINTS (default 1,000,000) points (lat, lng, value). Runs the built app on the real server,
+// started as the browser tests start it (e2e/global-setup.ts, which also rebuilds a stale app).
+// Standalone: `npx tsx packages/web/bench/map.bench.ts`.
+import { StudioClient } from '@studio/client';
+import type { Page } from 'playwright-core';
+import startServer, { ADMIN } from '../e2e/global-setup';
+import { launchBrowser, openStudio, signInThroughUi } from '../e2e/browser';
+
+const N = Number(process.env.BENCH_MAP_POINTS ?? 1_000_000);
+const READY_TIMEOUT_MS = 300_000;
+
+// window.__studioMapReady / __studioMap are declared by the app (src/map/kepler).
+
+/** N points around San Francisco from a fixed-seed generator, as CSV. */
+function pointsCsv(n: number): string {
+  let seed = 42;
+  const rand = () => ((seed = (seed * 1664525 + 1013904223) >>> 0) / 2 ** 32);
+  const lines = ['lat,lng,value'];
+  for (let i = 0; i < n; i++) lines.push(`${(37.6 + rand() * 0.3).toFixed(6)},${(-122.6 + rand() * 0.3).toFixed(6)},${(rand() * 100).toFixed(3)}`);
+  return lines.join('\n');
+}
+
+/** Milliseconds from navigation to the first frame with layers; also checks the layer is the point layer. */
+async function firstFrame(page: Page, url: string, datasetId: string): Promise<number> {
+  const t0 = performance.now();
+  await page.goto(url);
+  try {
+    // The app's error (role=alert) ends the wait too, instead of the whole timeout.
+    await page.waitForFunction(() => window.__studioMapReady === true || document.querySelector('[role=alert]') !== null, undefined, { timeout: READY_TIMEOUT_MS, polling: 50 });
+    const alert = await page.locator('[role=alert]').allTextContents();
+    if (alert.length) throw new Error(alert.join('; '));
+  } catch (e) {
+    await page.screenshot({ path: '/tmp/studio-map-bench-not-ready.png' });
+    throw new Error(`${url}: no first frame after ${Math.round(performance.now() - t0)} ms (screenshot /tmp/studio-map-bench-not-ready.png)`, { cause: e });
+  }
+  const ms = performance.now() - t0;
+  const layers = await page.evaluate(() => window.__studioMap?.layers() ?? []);
+  if (layers.length !== 1 || layers[0]!.type !== 'point' || layers[0]!.dataId !== datasetId) throw new Error(`${url}: unexpected layers ${JSON.stringify(layers)}`);
+  return ms;
+}
+
+async function main() {
+  const provided: Record<string, string> = {};
+  const stop = await startServer({ provide: (k: string, v: string) => (provided[k] = v) } as unknown as Parameters<typeof startServer>[0]);
+  const baseUrl = provided.baseUrl!;
+  const browser = await launchBrowser();
+  try {
+    const admin = new StudioClient({ baseUrl });
+    await admin.signIn(ADMIN.email, ADMIN.password);
+
+    const tUp = performance.now();
+    let dataset = await admin.datasets.upload(pointsCsv(N), { contentType: 'text/csv', name: `Bench points ${N}` });
+    while (dataset.status !== 'ready') {
+      if (dataset.status === 'error') throw new Error(`ingestion failed: ${JSON.stringify(dataset)}`);
+      await new Promise((r) => setTimeout(r, 500));
+      dataset = await admin.datasets.get(dataset.id);
+    }
+    console.log(`(setup: ${N} points uploaded and ingested in ${Math.round(performance.now() - tUp)} ms)`);
+
+    // A saved point layer on lat/lng, as the map view saves it: both pages apply this config.
+    const latestState = {
+      studioVersion: 1,
+      kepler: {
+        version: 'v1',
+        config: {
+          visState: {
+            layers: [
+              {
+                id: 'bench-points',
+                type: 'point',
+                config: { dataId: dataset.id, label: 'Points', color: [18, 147, 154], columns: { lat: 'lat', lng: 'lng' }, isVisible: true, visConfig: { radius: 2, opacity: 0.8 } },
+                visualChannels: { colorField: null, colorScale: 'quantile', sizeField: null, sizeScale: 'linear' },
+              },
+            ],
+          },
+          mapState: { latitude: 37.75, longitude: -122.45, zoom: 10, bearing: 0, pitch: 0 },
+          mapStyle: { styleType: 'light' },
+        },
+      },
+    };
+    const map = await admin.records('maps').save({ name: `Bench map ${N}`, datasets: [dataset.id], latestState });
+
+    const { page } = await openStudio(browser, baseUrl);
+    page.on('pageerror', (e) => console.error('pageerror', e.message));
+    await signInThroughUi(page, baseUrl, ADMIN.email, ADMIN.password);
+    // Warm-up: kepler's chunk (3 MB gzipped) in the cache for both measurements.
+    await page.goto(`${baseUrl}/new`);
+    await page.waitForFunction(() => window.__studioMapReady === true, undefined, { timeout: READY_TIMEOUT_MS });
+
+    const studio = await firstFrame(page, `${baseUrl}/${map.id}`, dataset.id);
+    const baseline = await firstFrame(page, `${baseUrl}/bench/kepler-csv/${map.id}`, dataset.id);
+    console.log(`map.first_frame ${N} points: ${Math.round(studio)} ms (ratio ${(studio / baseline).toFixed(2)} vs baseline stock kepler.gl CSV ${Math.round(baseline)} ms; target <= 0.5)`);
+  } finally {
+    await browser.close();
+    await stop();
+  }
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
