@@ -67,6 +67,10 @@ describe('a workspace list over real records', () => {
     await page.screenshot({ path: '/tmp/studio-maps.png', fullPage: true });
     await page.getByLabel('Filter by tag').selectOption('');
 
+    // Duplicate: a copy owned by the caller appears in "Mine".
+    await page.getByRole('button', { name: 'Duplicate Coffee shops' }).click();
+    await table.getByRole('row', { name: /Copy of Coffee shops/ }).waitFor();
+
     // Delete with confirmation.
     await page.getByRole('button', { name: 'Delete Harbor traffic 2025' }).click();
     const confirm = page.getByRole('dialog', { name: 'Delete map' });
@@ -74,7 +78,7 @@ describe('a workspace list over real records', () => {
     await confirm.getByRole('button', { name: 'Delete' }).click();
     await confirm.waitFor({ state: 'detached' });
     await table.getByRole('row', { name: /Harbor traffic/ }).waitFor({ state: 'detached' });
-    expect((await maps.list()).items.map((m) => m.name)).toEqual(['Coffee shops']);
+    expect((await maps.list()).items.map((m) => m.name).sort()).toEqual(['Coffee shops', 'Copy of Coffee shops']);
     expect(studio.foreign).toEqual([]);
   });
 

@@ -124,6 +124,18 @@ export function RecordList({ config }: { config: CollectionConfig }) {
     [config.slug, call, search, tag, sortKey],
   );
   const tags = useLoad(usableTags, [config.slug]);
+  const [copyError, setCopyError] = useState<string | null>(null);
+  /** A copy owned by the caller lands in "Mine": show it there. */
+  const duplicate = async (r: StudioRecord) => {
+    setCopyError(null);
+    try {
+      await config.api().clone(r.id);
+      if (tab === 'mine') list.reload();
+      else setParam('tab', '');
+    } catch (e) {
+      setCopyError(e instanceof Error ? e.message : String(e));
+    }
+  };
   const items = list.data?.items ?? [];
   const tagName = useMemo(() => tags.data?.find((t) => t.id === tag)?.name, [tags.data, tag]);
 
@@ -187,6 +199,7 @@ export function RecordList({ config }: { config: CollectionConfig }) {
 
       <div id="records-panel" role="tabpanel" aria-labelledby={`tab-${tab}`} className="page">
         <ErrorMessage message={list.error} onRetry={list.reload} />
+        <ErrorMessage message={copyError} />
 
         {list.loading && !list.data && !list.error && (
           <p className="muted loading" role="status">
@@ -220,6 +233,7 @@ export function RecordList({ config }: { config: CollectionConfig }) {
                 cell: (r) => (
                   <>
                     {can(r.access, 'write') && <RowAction label="Rename" record={r} onClick={() => setPending({ kind: 'rename', record: r })} />}
+                    {config.clone && can(r.access, 'copy') && <RowAction label="Duplicate" record={r} onClick={() => void duplicate(r)} />}
                     {can(r.access, 'share') && <RowAction label="Share" record={r} onClick={() => setPending({ kind: 'share', record: r })} />}
                     <RowAction label="Tags" aria={`Edit tags of ${r.name}`} record={r} onClick={() => setPending({ kind: 'tags', record: r })} />
                     {can(r.access, 'delete') && <RowAction label="Delete" danger record={r} onClick={() => setPending({ kind: 'delete', record: r })} />}

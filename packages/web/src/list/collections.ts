@@ -30,6 +30,8 @@ export interface CollectionConfig {
   share: 'record' | 'permissions';
   /** Whether the server offers sample records of this kind. */
   samples: boolean;
+  /** Whether records of this kind can be duplicated (POST {id}/clone): a copy owned by the caller. */
+  clone?: boolean;
   /** Columns of this kind after the name (datasets: status and row count). */
   columns?: Column<StudioRecord>[];
   /** An action beside the page title (datasets: upload); `onChanged` reloads the list. */
@@ -60,25 +62,25 @@ export const COLLECTIONS: CollectionConfig[] = [
     slug: 'maps', title: 'Maps', noun: 'map', plural: 'maps', resourceType: 'map',
     api: () => client.records('maps'),
     emptyHint: 'create one with “New map”, or start from a dataset.',
-    href: (id) => `/${id}`, newHref: '/new', share: 'record', samples: true,
+    href: (id) => `/${id}`, newHref: '/new', share: 'record', samples: true, clone: true,
   },
   {
     slug: 'dashboards', title: 'Dashboards', noun: 'dashboard', plural: 'dashboards', resourceType: 'insight',
     api: () => client.records('dashboards'),
     emptyHint: 'create one with “New dashboard” to put charts and maps side by side.',
-    href: (id) => `/dashboard/${id}`, newHref: '/dashboard/new', share: 'record', samples: true,
+    href: (id) => `/dashboard/${id}`, newHref: '/dashboard/new', share: 'record', samples: true, clone: true,
   },
   {
     slug: 'workbooks', title: 'Workbooks', noun: 'workbook', plural: 'workbooks', resourceType: 'workbook',
     api: () => client.records('workbooks'),
     emptyHint: 'create one with “New workbook” to explore a dataset step by step.',
-    href: (id) => `/workbook/${id}`, newHref: '/workbook/new', share: 'record', samples: true,
+    href: (id) => `/workbook/${id}`, newHref: '/workbook/new', share: 'record', samples: true, clone: true,
   },
   {
     slug: 'datasets', title: 'Datasets', noun: 'dataset', plural: 'datasets', resourceType: 'dataset',
     api: () => client.records('datasets'),
     emptyHint: 'upload a file with “Upload dataset”, or bring a table in from a connector.',
-    href: datasetHref, share: 'permissions', samples: true,
+    href: datasetHref, share: 'permissions', samples: true, clone: true,
     columns: DATASET_COLUMNS, HeaderAction: UploadDatasetButton,
   },
   {
