@@ -76,8 +76,8 @@ describe('RecordList', () => {
     await act(async () => (alert.querySelector('button') as HTMLButtonElement).click());
     const row = await waitFor(() => [...view.container.querySelectorAll('tbody tr')].find((r) => r.textContent?.includes('Harbor traffic')));
     const buttons = [...row.querySelectorAll('button')].map((b) => b.getAttribute('aria-label'));
-    // A viewer may tag but not rename, share or delete.
-    expect(buttons).toEqual(['Edit tags of Harbor traffic']);
+    // A viewer may duplicate (viewers copy) and tag, but not rename, share or delete.
+    expect(buttons).toEqual(['Duplicate Harbor traffic', 'Edit tags of Harbor traffic']);
     expect(view.container.querySelector('[role=alert]')).toBeNull();
     await view.unmount();
   });
