@@ -12,6 +12,11 @@ export const LEGAL_TEXTS = {
 
 const IdParam = z.object({ id: LegalAgreementId });
 
+/** The caller's consent to the latest version of an agreement, as both consent calls answer it. */
+const consentItem = (id: keyof typeof LEGAL_TEXTS, consentedAt: Date | string | null) => ({
+  item: { agreementId: id, version: LEGAL_TEXTS[id].version, consentedAt: consentedAt ? new Date(consentedAt).toISOString() : null },
+});
+
 export const legalRoutes = [
   defineRoute({
     spec: ['CAT-175'],
@@ -41,7 +46,7 @@ export const legalRoutes = [
         .where('agreement_id', '=', ctx.params.id)
         .where('version', '=', version)
         .executeTakeFirst();
-      return { item: { agreementId: ctx.params.id, version, consentedAt: row ? new Date(row.consented_at).toISOString() : null } };
+      return consentItem(ctx.params.id, row?.consented_at ?? null);
     },
   }),
   defineRoute({
@@ -62,7 +67,7 @@ export const legalRoutes = [
         .returning('consented_at')
         .executeTakeFirstOrThrow();
       await ctx.services.audit.record(caller, 'legal.consent', 'legal', ctx.params.id, { version });
-      return { item: { agreementId: ctx.params.id, version, consentedAt: new Date(row.consented_at).toISOString() } };
+      return consentItem(ctx.params.id, row.consented_at);
     },
   }),
 ];
