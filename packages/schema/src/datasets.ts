@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { Id, IsoDate } from './common';
 import { StudioRecord } from './records';
+import { VectorTileInfo } from './vector-tiles';
 
 export const DATASET_TYPES = ['managed', 'externally-hosted', 'vector-tile', 'raster-tile', 'hex-tile', 'sql', 'wms', 'tile3d'] as const;
 export const DatasetType = z.enum(DATASET_TYPES);
@@ -72,6 +73,8 @@ export const DatasetMetadata = z.object({
   errorDetails: z.string().nullable(),
   query: z.string().nullable(),
   ingestedAt: IsoDate.nullable(),
+  /** Vector-tile datasets: their tile pyramid (see vector-tiles.ts). */
+  vectorTile: VectorTileInfo.nullable().optional(),
 });
 export type DatasetMetadata = z.infer<typeof DatasetMetadata>;
 

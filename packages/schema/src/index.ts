@@ -10,3 +10,4 @@ export * from './queries';
 export * from './projects';
 export * from './states';
 export * from './publishing';
+export * from './vector-tiles';
