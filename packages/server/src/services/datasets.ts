@@ -5,7 +5,7 @@ import { pipeline } from 'node:stream/promises';
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { StudioError, isStudioError, type Access, type Dataset, type DatasetMetadata, type DatasetStatus, DATASET_TRANSITIONS } from '@studio/schema';
-import type { Engine } from '@studio/engine';
+import type { Engine, IngestResult } from '@studio/engine';
 import type { Db } from '../store/db';
 import type { RecordService, ResourceRow } from './records';
 
@@ -126,12 +126,14 @@ export class DatasetService {
 
   /**
    * The one ingestion path: pending, produce a file, ingest it under a new storage key, switch to it,
-   * ready; or error with the message. The previous data stays readable until the switch.
+   * ready; or error with the message. The previous data stays readable until the switch. `finish` derives
+   * more from the stored data before the switch (vector tiles) and answers metadata to add.
    */
-  private async ingestWith(
+  async ingestWith(
     row: ResourceRow,
     meta: Pick<DatasetMetadata, 'source' | 'pipelineType' | 'contentType' | 'query'>,
     produce: (file: string) => Promise<{ contentType: string; contentEncoding: 'gzip' | undefined }>,
+    finish?: (key: string, result: IngestResult) => Promise<Partial<DatasetMetadata>>,
   ): Promise<ResourceRow> {
     if (datasetAttrs(row).status === 'pending') throw new StudioError(409, 'Record is not upload-ready', 'Data is being ingested');
     const pending = await this.transition(row.id, 'pending', { metadata: { errorMessage: null, errorDetails: null } });
@@ -143,6 +145,10 @@ export class DatasetService {
       const previous = datasetAttrs(pending).storageKey;
       const key = `datasets/${row.id}/${Date.now().toString(36)}-${randomUUID().slice(0, 8)}.parquet`;
       const result = await this.engine.ingest({ sourceFile: file, contentType, contentEncoding, key });
+      const derived = finish ? await finish(key, result).catch(async (e: unknown) => {
+        await this.engine.store.delete(key).catch(() => undefined);
+        throw e;
+      }) : {};
       const ready = await this.transition(row.id, 'ready', {
         storageKey: key,
         metadata: {
@@ -154,6 +160,7 @@ export class DatasetService {
           errorMessage: null,
           errorDetails: null,
           ingestedAt: new Date().toISOString(),
+          ...derived,
         },
       });
       if (previous && previous !== key) await this.engine.store.delete(previous).catch(() => undefined);
