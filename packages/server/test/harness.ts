@@ -103,3 +103,26 @@ export function useStudio(kind: 'pglite' | 'postgres') {
   const rowOf = (id: string) => ctx.s.services.db.selectFrom('resources').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
   return { ctx, as, create, rowOf };
 }
+
+/**
+ * A scratch database on the local PostgreSQL for the file's tests, made before them with `setup` SQL and
+ * dropped after: the user's own warehouse that queries are pushed down to. Answers its name.
+ */
+export function useWarehouse(prefix: string, setup: string): string {
+  const name = `${prefix}_${randomBytes(5).toString('hex')}`;
+  const adminQuery = async (sql: string) => {
+    const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
+    await admin.connect();
+    await admin.query(sql);
+    await admin.end();
+  };
+  beforeAll(async () => {
+    await adminQuery(`create database ${name}`);
+    const wh = new pg.Client({ connectionString: PG_ADMIN_URL.replace(/\/[^/]*$/, `/${name}`) });
+    await wh.connect();
+    await wh.query(setup);
+    await wh.end();
+  });
+  afterAll(() => adminQuery(`drop database if exists ${name} with (force)`));
+  return name;
+}

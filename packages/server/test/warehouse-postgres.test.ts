@@ -1,33 +1,13 @@
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { positionalParameters } from '../src/services/warehouse-postgres';
-import { PG_ADMIN_URL, STORES, seedCast, startStudio, type TestStudio } from './harness';
+import { STORES, seedCast, startStudio, useWarehouse, type TestStudio } from './harness';
 
 /** A scratch warehouse on the local PostgreSQL: the user's own database the queries are pushed down to. */
-const WAREHOUSE = `studio_wh_${randomBytes(5).toString('hex')}`;
-
-beforeAll(async () => {
-  const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
-  await admin.connect();
-  await admin.query(`create database ${WAREHOUSE}`);
-  await admin.end();
-  const wh = new pg.Client({ connectionString: PG_ADMIN_URL.replace(/\/[^/]*$/, `/${WAREHOUSE}`) });
-  await wh.connect();
-  await wh.query(`
+const WAREHOUSE = useWarehouse('studio_wh', `
     create schema geo;
     create table geo.places (id bigint primary key, name text, score numeric(6,2), visited date, open boolean);
     insert into geo.places values (1, 'Ferry Building', 4.50, '2024-03-01', true), (2, 'Coit Tower', 3.25, '2024-03-02', false),
       (3, $$O'Brien's; drop table x$$, 2.00, null, null)`);
-  await wh.end();
-});
-
-afterAll(async () => {
-  const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
-  await admin.connect();
-  await admin.query(`drop database if exists ${WAREHOUSE} with (force)`);
-  await admin.end();
-});
 
 describe('positionalParameters', () => {
   it.each([

@@ -16,10 +16,12 @@ import { projectRoutes } from './projects';
 import { stateRoutes } from './states';
 import { datasetRoutes } from './datasets';
 import { queryRoutes } from './query';
+import { tilesetRoutes } from './tilesets';
 import { analyticsRoutes } from './analytics';
 import { publishingRoutes } from './publishing';
 import { executionRoutes } from './executions';
 import { basemapRoutes } from './basemaps';
+import { vectorTileRoutes } from './vector-tiles';
 
 /** The route table: every call the server answers, in one list the tests and OpenAPI read. */
 export const allRoutes: RouteDef[] = [
@@ -31,6 +33,7 @@ export const allRoutes: RouteDef[] = [
   ...recordRoutes,
   ...datasetRoutes,
   ...queryRoutes,
+  ...tilesetRoutes,
   ...permissionRoutes,
   ...tagRoutes,
   ...legalRoutes,
@@ -44,4 +47,5 @@ export const allRoutes: RouteDef[] = [
   ...analyticsRoutes,
   ...executionRoutes,
   ...basemapRoutes,
+  ...vectorTileRoutes,
 ];

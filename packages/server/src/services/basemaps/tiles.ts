@@ -1,6 +1,4 @@
-import geojsonvt from 'geojson-vt';
-import vtpbf from 'vt-pbf';
-import { badInput } from '@studio/schema';
+import { checkTile, encodeTile, vtIndex, type VtIndex, type VtTile } from '../vector-tiles/mvt';
 import { BASEMAP_LAYERS, LAYER_MIN_ZOOM, buildGeography, type BasemapLayer } from './geography';
 
 /** Tiles are cut up to this zoom; styles declare it as the source's maxzoom and the map overzooms past it. */
@@ -9,7 +7,7 @@ export const TILE_MAX_ZOOM = 10;
 export const TILE_REQUEST_MAX_ZOOM = 14;
 const CACHE_SIZE = 512;
 
-type Index = ReturnType<typeof geojsonvt>;
+type Index = VtIndex;
 
 /**
  * Mapbox Vector Tiles of the built-in geography. The GeoJSON and the geojson-vt indexes are built once,
@@ -26,7 +24,7 @@ export class BasemapTiles {
         const out = {} as Record<BasemapLayer, Index>;
         for (const name of BASEMAP_LAYERS) {
           // Only land is pre-tiled deeply; the border meshes are cut on demand.
-          out[name] = geojsonvt(geo[name], { maxZoom: TILE_MAX_ZOOM, indexMaxZoom: name === 'land' ? 4 : 2, tolerance: 3, buffer: 64 });
+          out[name] = vtIndex(geo[name], TILE_MAX_ZOOM, name === 'land' ? 4 : 2);
         }
         return out;
       })
@@ -39,9 +37,7 @@ export class BasemapTiles {
 
   /** Throws 422 for coordinates outside the tile pyramid. */
   static check(z: number, x: number, y: number): void {
-    const n = 2 ** z;
-    if (!Number.isInteger(z) || z < 0 || z > TILE_REQUEST_MAX_ZOOM) throw badInput(`Tile zoom must be between 0 and ${TILE_REQUEST_MAX_ZOOM}`);
-    if (!Number.isInteger(x) || !Number.isInteger(y) || x < 0 || y < 0 || x >= n || y >= n) throw badInput(`Tile ${z}/${x}/${y} is outside the zoom level's range 0..${n - 1}`);
+    checkTile(z, x, y, TILE_REQUEST_MAX_ZOOM);
   }
 
   /** The tile's bytes, or null when no layer has a feature there (the ocean). */
@@ -55,13 +51,10 @@ export class BasemapTiles {
       return hit;
     }
     const indexes = await this.load();
-    const layers: Record<string, NonNullable<ReturnType<Index['getTile']>>> = {};
-    for (const name of BASEMAP_LAYERS) {
-      if (z < LAYER_MIN_ZOOM[name]) continue;
-      const t = indexes[name].getTile(z, x, y);
-      if (t && t.features.length) layers[name] = t;
-    }
-    const bytes = Object.keys(layers).length ? Buffer.from(vtpbf.fromGeojsonVt(layers, { version: 2 })) : null;
+    const layers: Record<string, VtTile | null> = {};
+    for (const name of BASEMAP_LAYERS) if (z >= LAYER_MIN_ZOOM[name]) layers[name] = indexes[name].getTile(z, x, y);
+    const encoded = encodeTile(layers);
+    const bytes = encoded ? Buffer.from(encoded) : null;
     this.cache.set(key, bytes);
     if (this.cache.size > CACHE_SIZE) this.cache.delete(this.cache.keys().next().value!);
     return bytes;

@@ -1,0 +1,32 @@
+import geojsonvt from 'geojson-vt';
+import vtpbf from 'vt-pbf';
+import { badInput } from '@studio/schema';
+
+/**
+ * What the studio's two tile makers share (the built-in basemaps and vector-tile datasets): geojson-vt
+ * settings, MVT encoding and the check of tile coordinates.
+ */
+
+export type VtIndex = ReturnType<typeof geojsonvt>;
+export type VtTile = NonNullable<ReturnType<VtIndex['getTile']>>;
+
+/** MVT extent 4096 with a 64-unit buffer (what renderers expect); simplification tolerance 3 units. */
+export const VT_OPTIONS = { extent: 4096, buffer: 64, tolerance: 3 } as const;
+
+/** A geojson-vt index; tiles deeper than `indexMaxZoom` are cut on demand, up to `maxZoom`. */
+export function vtIndex(data: Parameters<typeof geojsonvt>[0], maxZoom: number, indexMaxZoom: number): VtIndex {
+  return geojsonvt(data, { ...VT_OPTIONS, maxZoom, indexMaxZoom });
+}
+
+/** Encodes geojson-vt tiles, one per layer name, as an MVT (version 2); null when no layer has a feature. */
+export function encodeTile(layers: Record<string, VtTile | null | undefined>): Uint8Array | null {
+  const kept = Object.fromEntries(Object.entries(layers).filter(([, t]) => t && t.features.length));
+  return Object.keys(kept).length ? vtpbf.fromGeojsonVt(kept, { version: 2 }) : null;
+}
+
+/** Throws 422 for coordinates outside the tile pyramid or past `maxZoom`. */
+export function checkTile(z: number, x: number, y: number, maxZoom: number): void {
+  const n = 2 ** z;
+  if (!Number.isInteger(z) || z < 0 || z > maxZoom) throw badInput(`Tile zoom must be between 0 and ${maxZoom}`);
+  if (!Number.isInteger(x) || !Number.isInteger(y) || x < 0 || y < 0 || x >= n || y >= n) throw badInput(`Tile ${z}/${x}/${y} is outside the zoom level's range 0..${n - 1}`);
+}

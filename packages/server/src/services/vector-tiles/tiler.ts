@@ -1,0 +1,237 @@
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { rm } from 'node:fs/promises';
+import type { Feature, Geometry } from 'geojson';
+import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
+import { badInput, type VectorTileInfo } from '@studio/schema';
+import { quoteIdent, type Engine } from '@studio/engine';
+import { BOX_FUNCTION, ensureBoxFunction } from './box-function';
+import { latOf, lngOf, parseGeometry } from './geometry';
+import { VT_OPTIONS, encodeTile, vtIndex } from './mvt';
+import { PmtilesWriter } from './pmtiles-writer';
+
+/**
+ * Cuts a Mapbox Vector Tile pyramid from a Parquet table into a PMTiles archive, in bounded memory:
+ *
+ * 1. One SQL pass writes a work table: feature id, Mercator bounding box (SQL for lat/lng, a JS scalar
+ *    function for GeoJSON/WKT text), properties cast to number / boolean / text.
+ * 2. The zoom range comes from the data: points go as deep as needed for 95% of them to fall in distinct
+ *    4-pixel cells; lines and polygons until the median feature spans about a tile.
+ * 3. Each feature gets the first zoom it is drawn at (tippecanoe's drop-densest idea, in SQL): below the
+ *    maximum zoom a feature smaller than a 4-pixel cell is kept only if it is the first of its cell, so a
+ *    tile holds at most 64x64 small features; at the maximum zoom every feature is kept.
+ * 4. For each zoom, DuckDB streams the features of that zoom in chunks, ordered by block (the tile three
+ *    zooms up, 64 tiles); one block at a time is held as GeoJSON, indexed by geojson-vt (which simplifies
+ *    per zoom) and its tiles are encoded and appended to the archive.
+ */
+
+/** Features smaller than this many pixels at a zoom (below the maximum) are thinned to one a cell. */
+const CELL_PIXELS = 4;
+const CELL_SHIFT = Math.log2(256 / CELL_PIXELS); // 2^(z+6) cells across the world at zoom z
+/** Blocks are the tiles this many zooms above the one being cut. */
+const BLOCK_DEPTH = 3;
+/** Share of points that must sit in cells of their own at the chosen maximum zoom. */
+const DISTINCT_SHARE = 0.95;
+
+export type Location = { kind: 'point'; lat: string; lng: string } | { kind: 'geometry'; column: string };
+
+export interface TileJob {
+  /** A local Parquet file. */
+  file: string;
+  location: Location;
+  /** Columns kept as properties, with their DuckDB types. */
+  properties: { name: string; duckdbType: string }[];
+  layer: string;
+  name: string;
+  description: string;
+  minZoom?: number;
+  maxZoom?: number;
+  /** Upper bound for the chosen maximum zoom. */
+  zoomLimit: number;
+}
+
+export type TileSummary = Omit<VectorTileInfo, 'pipelineType' | 'format' | 'tileFormat' | 'tileUrl' | 'tileJsonUrl'>;
+
+const sqlString = (p: string) => `'${p.replaceAll("'", "''")}'`;
+const NUMERIC = /^(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT|UTINYINT|USMALLINT|UINTEGER|UBIGINT|UHUGEINT|FLOAT|DOUBLE|REAL|DECIMAL.*)$/i;
+
+/** A property's MVT value type: numbers and booleans stay typed, everything else becomes text. */
+function fieldType(duckdbType: string): 'Number' | 'Boolean' | 'String' {
+  if (NUMERIC.test(duckdbType.trim())) return 'Number';
+  return duckdbType.trim().toUpperCase() === 'BOOLEAN' ? 'Boolean' : 'String';
+}
+const CAST: Record<'Number' | 'Boolean' | 'String', string> = { Number: 'DOUBLE', Boolean: 'BOOLEAN', String: 'VARCHAR' };
+
+/** Mercator y of a latitude column, in SQL (the same formula as geometry.ts mercY). */
+const mercYSql = (lat: string) => `(0.5 - ln((1 + sin(radians(least(greatest(${lat}, -85.0511287798066), 85.0511287798066)))) / (1 - sin(radians(least(greatest(${lat}, -85.0511287798066), 85.0511287798066))))) / (4 * pi()))`;
+
+async function rows(c: DuckDBConnection, sql: string): Promise<Record<string, DuckDBValue>[]> {
+  return (await c.runAndReadAll(sql)).getRowObjects();
+}
+const num = (v: DuckDBValue | undefined) => (v === null || v === undefined ? NaN : Number(v));
+
+export async function buildTiles(engine: Engine, job: TileJob, outFile: string): Promise<TileSummary> {
+  const work = path.join(engine.tmpDir, `vt-${randomUUID()}.parquet`);
+  const zoned = `${work}.zoned.parquet`;
+  const writer = new PmtilesWriter(path.join(engine.tmpDir, `vt-${randomUUID()}.tiles`));
+  try {
+    if (job.location.kind === 'geometry') await ensureBoxFunction(engine);
+    const props = job.properties.map((p, k) => ({ ...p, alias: `p${k}`, type: fieldType(p.duckdbType) }));
+    const pooled = await engine.connection();
+    try {
+      const c = pooled.connection;
+      await c.run(workTableSql(job, props, work));
+      const [stats] = await rows(
+        c,
+        `SELECT count(*) AS n, min(x0) AS x0, min(y0) AS y0, max(x1) AS x1, max(y1) AS y1,
+                median(greatest(x1 - x0, y1 - y0)) AS size, list(DISTINCT kind) AS kinds
+         FROM read_parquet(${sqlString(work)})`,
+      );
+      const n = num(stats!.n);
+      if (!n) throw badInput('No row has a location to tile', job.location.kind === 'point' ? 'Latitude and longitude must be numbers within range' : 'The geometry column holds no GeoJSON or WKT geometry');
+      const kinds = ((stats!.kinds as { items?: unknown[] } | null)?.items ?? []).map(String);
+      const geometryType = (kinds.length === 1 ? kinds[0] : 'Mixed') as TileSummary['geometryType'];
+      const minZoom = job.minZoom ?? 0;
+      const chosen = job.maxZoom ?? (await chooseMaxZoom(c, work, geometryType === 'Point', num(stats!.size), n, job.zoomLimit));
+      const maxZoom = Math.max(minZoom, chosen);
+      // The zoom each feature first appears at, added to the work table.
+      await c.run(`COPY (SELECT *, ${firstZoomSql(minZoom, maxZoom)} AS mz FROM read_parquet(${sqlString(work)})) TO ${sqlString(zoned)} (FORMAT parquet)`);
+      await rm(work, { force: true });
+      for (let z = minZoom; z <= maxZoom; z++) await cutZoom(c, zoned, job, props, z, writer);
+      const bounds: [number, number, number, number] = [lngOf(num(stats!.x0)), latOf(num(stats!.y1)), lngOf(num(stats!.x1)), latOf(num(stats!.y0))];
+      const center: [number, number, number] = [(bounds[0] + bounds[2]) / 2, (bounds[1] + bounds[3]) / 2, Math.min(maxZoom, Math.max(minZoom, centerZoom(stats!)))];
+      const fields = Object.fromEntries(props.map((p) => [p.name, p.type]));
+      const tileCount = writer.tileCount;
+      const byteSize = await writer.finish(outFile, {
+        minZoom,
+        maxZoom,
+        bounds,
+        center,
+        metadata: {
+          name: job.name,
+          description: job.description,
+          vector_layers: [{ id: job.layer, fields, minzoom: minZoom, maxzoom: maxZoom, description: job.description }],
+          geometryType,
+          featureCount: n,
+        },
+      });
+      return { layer: job.layer, minZoom, maxZoom, bounds, center, geometryType, fields, featureCount: n, tileCount, byteSize };
+    } finally {
+      pooled.release();
+    }
+  } catch (e) {
+    await writer.discard();
+    await rm(outFile, { force: true });
+    throw e;
+  } finally {
+    await Promise.all([rm(work, { force: true }), rm(zoned, { force: true })]);
+  }
+}
+
+/** The zoom at which the whole extent fits one tile, for the map's first view. */
+function centerZoom(stats: Record<string, DuckDBValue>): number {
+  const span = Math.max(num(stats.x1) - num(stats.x0), num(stats.y1) - num(stats.y0), 1e-9);
+  return Math.max(0, Math.floor(Math.log2(1 / span)));
+}
+
+/** fid, Mercator box (x0, y0, x1, y1), geometry kind, the location (text, or lng/lat), properties p0..pN. */
+function workTableSql(job: TileJob, props: { name: string; alias: string; type: keyof typeof CAST }[], out: string): string {
+  const propSql = props.map((p) => `TRY_CAST(${quoteIdent(p.name)} AS ${CAST[p.type]}) AS ${p.alias}`);
+  const src = `read_parquet(${sqlString(job.file)})`;
+  let inner: string;
+  if (job.location.kind === 'point') {
+    const lat = `TRY_CAST(${quoteIdent(job.location.lat)} AS DOUBLE)`;
+    const lng = `TRY_CAST(${quoteIdent(job.location.lng)} AS DOUBLE)`;
+    inner = `SELECT ${lng} / 360 + 0.5 AS x0, ${mercYSql(lat)} AS y0, ${lng} / 360 + 0.5 AS x1, ${mercYSql(lat)} AS y1, 'Point' AS kind,
+               NULL::VARCHAR AS geom, ${lng} AS gx, ${lat} AS gy${propSql.map((p) => `, ${p}`).join('')}
+             FROM ${src} WHERE ${lat} BETWEEN -90 AND 90 AND ${lng} BETWEEN -180 AND 180`;
+  } else {
+    const col = `CAST(${quoteIdent(job.location.column)} AS VARCHAR)`;
+    inner = `SELECT CAST(b[1] AS DOUBLE) AS x0, CAST(b[2] AS DOUBLE) AS y0, CAST(b[3] AS DOUBLE) AS x1, CAST(b[4] AS DOUBLE) AS y1, b[5] AS kind,
+               geom, NULL::DOUBLE AS gx, NULL::DOUBLE AS gy${props.map((p) => `, ${p.alias}`).join('')}
+             FROM (SELECT string_split(${BOX_FUNCTION}(${col}), ',') AS b, ${col} AS geom${propSql.map((p) => `, ${p}`).join('')} FROM ${src})
+             WHERE b IS NOT NULL`;
+  }
+  return `COPY (SELECT CAST(row_number() OVER () AS BIGINT) AS fid, * FROM (${inner})) TO ${sqlString(out)} (FORMAT parquet)`;
+}
+
+/**
+ * Points: the smallest zoom at which 95% of them sit in 4-pixel cells of their own (so the deepest tiles
+ * place them to within a few pixels and the map overzooms from there). Lines and polygons: the zoom at
+ * which the median feature spans about one tile.
+ */
+async function chooseMaxZoom(c: DuckDBConnection, work: string, points: boolean, medianSize: number, n: number, limit: number): Promise<number> {
+  if (!points) return Math.min(limit, Math.max(0, Math.ceil(Math.log2(1 / Math.max(medianSize, 1e-9)))));
+  const zooms = Array.from({ length: limit + 1 }, (_, z) => z);
+  const cells = zooms.map((z) => `count(DISTINCT (floor(x0 * ${2 ** (z + CELL_SHIFT)}), floor(y0 * ${2 ** (z + CELL_SHIFT)}))) AS z${z}`);
+  const [r] = await rows(c, `SELECT ${cells.join(', ')} FROM read_parquet(${sqlString(work)})`);
+  const distinctAt = zooms.map((z) => num(r![`z${z}`]));
+  const all = distinctAt[limit]!; // duplicates at one location never separate: compare with the deepest count
+  return zooms.find((z) => distinctAt[z]! >= DISTINCT_SHARE * Math.min(n, all)) ?? limit;
+}
+
+/** SQL of the first zoom a feature is drawn at (see step 3 above). */
+function firstZoomSql(minZoom: number, maxZoom: number): string {
+  const size = 'greatest(x1 - x0, y1 - y0)';
+  const cases: string[] = [];
+  for (let z = minZoom; z < maxZoom; z++) {
+    const k = 2 ** (z + CELL_SHIFT);
+    cases.push(`WHEN ${size} * ${k} >= 1 OR fid = min(fid) OVER (PARTITION BY floor((x0 + x1) / 2 * ${k}), floor((y0 + y1) / 2 * ${k})) THEN ${z}`);
+  }
+  return cases.length ? `CASE ${cases.join(' ')} ELSE ${maxZoom} END` : String(maxZoom);
+}
+
+/** Streams the features drawn at zoom z, block by block, and appends their tiles to the archive. */
+async function cutZoom(c: DuckDBConnection, work: string, job: TileJob, props: { name: string; alias: string }[], z: number, writer: PmtilesWriter): Promise<void> {
+  const b = Math.max(0, z - BLOCK_DEPTH);
+  const scale = 2 ** b;
+  const last = scale - 1;
+  const buffer = VT_OPTIONS.buffer / VT_OPTIONS.extent / 2 ** z;
+  const span = (lo: string, hi: string) => `unnest(range(CAST(greatest(0, floor((${lo} - ${buffer}) * ${scale})) AS BIGINT), CAST(least(${last}, floor((${hi} + ${buffer}) * ${scale})) AS BIGINT) + 1))`;
+  const sql = `SELECT CAST(block_x AS INTEGER) AS block_x, CAST(block_y AS INTEGER) AS block_y, CAST(fid AS DOUBLE) AS fid, geom, gx, gy${props.map((p) => `, ${p.alias}`).join('')}
+    FROM (SELECT *, ${span('y0', 'y1')} AS block_y FROM (SELECT *, ${span('x0', 'x1')} AS block_x FROM read_parquet(${sqlString(work)}) WHERE mz <= ${z}))
+    ORDER BY block_x, block_y`;
+  const result = await c.stream(sql);
+  let block: { bx: number; by: number; features: Feature[] } | null = null;
+  let next = result.fetchChunk();
+  try {
+    for (;;) {
+      const chunk = await next;
+      if (!chunk || chunk.rowCount === 0) break;
+      next = result.fetchChunk();
+      for (const row of chunk.getRows()) {
+        const bx = row[0] as number;
+        const by = row[1] as number;
+        if (!block || block.bx !== bx || block.by !== by) {
+          if (block) await cutBlock(block, z, b, job.layer, writer);
+          block = { bx, by, features: [] };
+        }
+        const geometry: Geometry | null = row[3] === null ? { type: 'Point', coordinates: [row[4] as number, row[5] as number] } : parseGeometry(row[3] as string);
+        if (!geometry) continue;
+        const properties: Record<string, unknown> = {};
+        props.forEach((p, k) => {
+          const v = row[6 + k];
+          if (v !== null && v !== undefined) properties[p.name] = v;
+        });
+        block.features.push({ type: 'Feature', id: row[2] as number, geometry, properties });
+      }
+    }
+  } finally {
+    await next.catch(() => undefined);
+  }
+  if (block) await cutBlock(block, z, b, job.layer, writer);
+}
+
+/** Cuts the tiles at zoom z inside one block (a tile at zoom b) from the block's features. */
+async function cutBlock(block: { bx: number; by: number; features: Feature[] }, z: number, b: number, layer: string, writer: PmtilesWriter): Promise<void> {
+  const index = vtIndex({ type: 'FeatureCollection', features: block.features }, z, 0);
+  const d = 2 ** (z - b);
+  for (let dx = 0; dx < d; dx++) {
+    for (let dy = 0; dy < d; dy++) {
+      const x = block.bx * d + dx;
+      const y = block.by * d + dy;
+      const bytes = encodeTile({ [layer]: index.getTile(z, x, y) });
+      if (bytes) await writer.add(z, x, y, bytes);
+    }
+  }
+}
