@@ -16,7 +16,6 @@ import { projectRoutes } from './projects';
 import { stateRoutes } from './states';
 import { datasetRoutes } from './datasets';
 import { queryRoutes } from './query';
-import { tilesetRoutes } from './tilesets';
 import { analyticsRoutes } from './analytics';
 import { publishingRoutes } from './publishing';
 import { executionRoutes } from './executions';
@@ -33,7 +32,6 @@ export const allRoutes: RouteDef[] = [
   ...recordRoutes,
   ...datasetRoutes,
   ...queryRoutes,
-  ...tilesetRoutes,
   ...permissionRoutes,
   ...tagRoutes,
   ...legalRoutes,
