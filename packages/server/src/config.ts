@@ -25,6 +25,8 @@ export interface StudioConfig {
   authCacheMs: number;
   /** DuckDB's memory limit; work beyond it spills to STUDIO_DATA_DIR/tmp. */
   duckdbMemory: string;
+  /** List answers kept in memory per node, valid until the next catalog write; 0 turns the cache off. */
+  listCacheEntries: number;
 }
 
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): StudioConfig {
@@ -44,5 +46,6 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): StudioConfi
     logLevel: env.LOG_LEVEL ?? 'warn',
     authCacheMs: Number(env.STUDIO_AUTH_CACHE_MS ?? 2000),
     duckdbMemory: env.STUDIO_DUCKDB_MEMORY ?? '512MB',
+    listCacheEntries: Number(env.STUDIO_LIST_CACHE_ENTRIES ?? 10_000),
   };
 }

@@ -14,11 +14,11 @@ import {
   type Access,
 } from '@studio/schema';
 import { defineRoute, requireCaller, type RouteContext, type RouteDef } from '../http/route';
-import { listRoutes } from './records';
+import { answerList, listRoutes } from './records';
 import { assertCanCreate } from '../services/quota';
 import { datasetAttrs, EMPTY_METADATA, type DatasetAttrs } from '../services/datasets';
 import type { Services } from '../services';
-import type { ResourceRow } from '../services/records';
+import type { ListOptions, ResourceRow } from '../services/records';
 import type { Caller } from '../http/caller';
 import { sandboxSql } from '../services/sql-sandbox';
 import { clientGone, streamBody } from '../http/streams';
@@ -54,18 +54,19 @@ async function uploadInto(ctx: RouteContext<unknown, unknown, unknown>, row: Res
 }
 
 export const datasetRoutes: RouteDef[] = [
-  ...listRoutes('/v1/datasets', 'dataset', 'datasets', { own: 'CAT-101', organization: 'CAT-103', shared: 'CAT-104' }).map((r) => wrapList(r)),
-  wrapList(
-    defineRoute({
-      spec: ['CAT-102'],
-      method: 'GET',
-      url: '/v1/datasets/sample',
-      summary: 'Sample datasets built from public data',
-      tag: 'datasets',
-      auth: 'user',
-      handler: async (ctx) => ctx.services.records.list(requireCaller(ctx), 'dataset', { scope: 'samples', sortBy: 'name', sortOrder: 'asc', offset: 0, limit: 1000 }),
-    }),
-  ),
+  ...listRoutes('/v1/datasets', 'dataset', 'datasets', { own: 'CAT-101', organization: 'CAT-103', shared: 'CAT-104' }, {
+    query: z.object({}),
+    list: (ctx, scope) => listDatasets(ctx, { ...(ctx.query as unknown as Omit<ListOptions, 'scope'>), scope }),
+  }),
+  defineRoute({
+    spec: ['CAT-102'],
+    method: 'GET',
+    url: '/v1/datasets/sample',
+    summary: 'Sample datasets built from public data',
+    tag: 'datasets',
+    auth: 'user',
+    handler: async (ctx) => answerList(ctx, () => listDatasets(ctx, { scope: 'samples', sortBy: 'name', sortOrder: 'asc', offset: 0, limit: 1000 })),
+  }),
   defineRoute({
     spec: ['CAT-105'],
     method: 'GET',
@@ -346,17 +347,12 @@ const sandboxForCaller = (services: Services, caller: Caller, query: string) =>
   services.engine.withConnection(async (c) => (await sandboxSql(c, query, (name) => datasetFileFor(services, caller, name))).sql);
 
 /** Dataset lists answer datasets: record fields plus type, status and metadata. */
-function wrapList(route: RouteDef): RouteDef {
-  const handler = route.handler;
-  return {
-    ...route,
-    handler: async (ctx) => {
-      const page = (await handler(ctx)) as { items: { id: string }[]; total: number };
-      if (!page.items.length) return page;
-      const rows = await ctx.services.db.selectFrom('resources').select(['id', 'attrs']).where('id', 'in', page.items.map((i) => i.id)).execute();
-      const attrsById = new Map(rows.map((r) => [r.id, r]));
-      return { ...page, items: page.items.map((item) => ctx.services.datasets.decorate(item, attrsById.get(item.id)!)) };
-    },
-  };
+/** A page of datasets as lists answer them: records with the dataset fields (type, status, metadata). */
+async function listDatasets(ctx: RouteContext<unknown, unknown, unknown>, opts: ListOptions) {
+  const page = await ctx.services.records.list(requireCaller(ctx), 'dataset', opts);
+  if (!page.items.length) return page;
+  const rows = await ctx.services.db.selectFrom('resources').select(['id', 'attrs']).where('id', 'in', page.items.map((i) => i.id)).execute();
+  const attrsById = new Map(rows.map((r) => [r.id, r]));
+  return { ...page, items: page.items.map((item) => ctx.services.datasets.decorate(item, attrsById.get(item.id)!)) };
 }
 

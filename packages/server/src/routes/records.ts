@@ -34,6 +34,15 @@ export async function recordItem(services: Services, row: ResourceRow, ctx: Pick
   return { item: item! };
 }
 
+/**
+ * Answers a list call through the node's list cache (services/list-cache.ts): per caller and per
+ * request (path and query), valid until the next catalog write from any node.
+ */
+export async function answerList(ctx: RouteContext<unknown, unknown, unknown>, compute: () => Promise<unknown>) {
+  const body = await ctx.services.listCache.answer(`${requireCaller(ctx).user.id} ${ctx.req.url}`, compute);
+  return ctx.reply.type('application/json; charset=utf-8').send(body);
+}
+
 /** The list calls of a collection: own, organization, shared with me, samples. */
 export function listRoutes(
   base: string,
@@ -63,8 +72,11 @@ export function listRoutes(
         handler: async (ctx) => {
           const caller = requireCaller(ctx);
           const effective = scope === 'own' && ctx.adminMode ? 'all' : scope;
-          if (custom) return custom.list(ctx as RouteContext<unknown, Record<string, unknown>, unknown>, effective);
-          return ctx.services.records.list(caller, type, { ...(ctx.query as z.infer<typeof ListQuery>), scope: effective });
+          return answerList(ctx, () =>
+            custom
+              ? custom.list(ctx as RouteContext<unknown, Record<string, unknown>, unknown>, effective)
+              : ctx.services.records.list(caller, type, { ...(ctx.query as z.infer<typeof ListQuery>), scope: effective }),
+          );
         },
       }),
     );

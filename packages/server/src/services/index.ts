@@ -13,6 +13,7 @@ import { DatasetService } from './datasets';
 import { TempViews } from './temp-views';
 import { AnalyticsService } from './analytics';
 import { ExecutionService } from './executions';
+import { ListCache } from './list-cache';
 
 /** Everything a route handler may use; built once per server from the catalog and config. */
 export interface Services {
@@ -30,6 +31,7 @@ export interface Services {
   tempViews: TempViews;
   analytics: AnalyticsService;
   executions: ExecutionService;
+  listCache: ListCache;
 }
 
 export async function buildServices(config: StudioConfig, db: Db): Promise<Services> {
@@ -53,6 +55,7 @@ export async function buildServices(config: StudioConfig, db: Db): Promise<Servi
     datasets: new DatasetService(db, engine, records),
     tempViews: new TempViews(engine),
     executions: new ExecutionService(db, engine, access, secrets),
+    listCache: new ListCache(db, { maxEntries: config.listCacheEntries, maxAgeMs: 60_000 }),
     analytics: new AnalyticsService(db, engine, access, { sampleDir: path.join(config.dataDir, 'analytics', 'sample'), cache: AnalyticsService.cacheFromEnv() }),
   };
 }

@@ -5,6 +5,7 @@ import * as m002 from './migrations/002-catalog-kinds';
 import * as m003 from './migrations/003-published-maps';
 import * as m004 from './migrations/004-bi';
 import * as m005 from './migrations/005-executions';
+import * as m006 from './migrations/006-catalog-version';
 
 /** Versioned migrations, in order; a new one is a new file and a new line here, never an edit. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -13,6 +14,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '003-published-maps': m003,
   '004-bi': m004,
   '005-executions': m005,
+  '006-catalog-version': m006,
 };
 
 class InCodeProvider implements MigrationProvider {
