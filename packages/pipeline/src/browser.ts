@@ -13,6 +13,7 @@ export {
   type DatasetResolver,
 } from './compile/pipeline';
 export type { Dialect, SqlType } from './compile/dialect';
+export type { TileSource, TileResolver, TileCols } from './compile/tiles';
 export { duckdb as duckdbDialect } from './compile/duckdb';
 export { postgres as postgresDialect } from './compile/postgres';
 export { hexifyCells, MAX_HEXIFY_CELLS } from './compile/hexify';

@@ -2,6 +2,7 @@ import { BOOLEAN, DOUBLE, LIST, VARCHAR, listValue, type DuckDBConnection, type 
 import { StudioError } from '@studio/schema';
 import type { Pool } from 'pg';
 import { compilePipeline, type CompiledQuery, type DatasetResolver } from './compile/pipeline';
+import type { TileResolver } from './compile/tiles';
 
 export type Row = Record<string, unknown>;
 
@@ -81,8 +82,8 @@ export type ExecuteTarget =
   | { engine: 'postgres'; pool: Pool };
 
 /** Validates, compiles for the target's dialect and runs a pipeline (tests, scripts, the server). */
-export async function executePipeline(node: unknown, target: ExecuteTarget, resolveDataset: DatasetResolver): Promise<Row[]> {
-  const q = compilePipeline(node, { dialect: target.engine, resolveDataset });
+export async function executePipeline(node: unknown, target: ExecuteTarget, resolveDataset: DatasetResolver, resolveTiles?: TileResolver): Promise<Row[]> {
+  const q = compilePipeline(node, { dialect: target.engine, resolveDataset, ...(resolveTiles && { resolveTiles }) });
   return target.engine === 'duckdb' ? executeDuckDB(target.connection, q) : executePostgres(target.pool, q);
 }
 

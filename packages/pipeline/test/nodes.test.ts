@@ -290,11 +290,11 @@ it.each<Engine>(['duckdb', 'postgres'])('%s: an unknown column is a 422 at run t
   });
 });
 
-it('stub nodes name their missing prerequisite (409)', async () => {
+it('nodes name their missing prerequisite (409): a connection, a hex-tile store', async () => {
   const dbq = { type: 'databaseQuery', query: 'select 1', connectionId: 'c1' };
   await expect(engines.run('duckdb', dbq)).rejects.toMatchObject({ status: 409, message: 'The databaseQuery node needs a data connection' });
   const hq = { type: 'tileQuantiles', uuid: 'u', res: 5, interval: 'D' };
-  await expect(engines.run('duckdb', hq)).rejects.toMatchObject({ status: 409, message: 'The tileQuantiles node needs a hex-tile dataset' });
+  await expect(engines.run('duckdb', hq)).rejects.toMatchObject({ status: 409, message: "The tileQuantiles node reads hex tiles, which only the studio's DuckDB engine holds" });
   await expect(engines.run('postgres', hq)).rejects.toBeInstanceOf(StudioError);
 });
 

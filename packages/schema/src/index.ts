@@ -11,3 +11,4 @@ export * from './projects';
 export * from './states';
 export * from './publishing';
 export * from './vector-tiles';
+export * from './tilesets';

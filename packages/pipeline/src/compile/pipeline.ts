@@ -11,27 +11,38 @@ import { hexifyCells } from './hexify';
 import { csvColumns, jsonColumns, type Columns } from './inline';
 import { Params } from './params';
 import { postgres } from './postgres';
+import { TileCompiler, type TileCols, type TileResolver } from './tiles';
 
 export type DatasetResolver = (uuid: string) => { relationSql: string };
-export type CompileContext = { dialect: 'duckdb' | 'postgres' | Dialect; resolveDataset: DatasetResolver };
+export type CompileContext = {
+  dialect: 'duckdb' | 'postgres' | Dialect;
+  resolveDataset: DatasetResolver;
+  /** Hex-tile datasets (hexTile, tileExtract, tileQuantiles nodes); without it those nodes answer 409. */
+  resolveTiles?: TileResolver;
+};
 export type CompiledQuery = { sql: string; params: unknown[] };
 
 export const DIALECTS: Record<'duckdb' | 'postgres', Dialect> = { duckdb, postgres };
 
-/** A compiled node: the CTE holding it and, after a sort, the ORDER BY to keep re-applying downstream. */
-type Rel = { cte: string; order?: string };
+/**
+ * A compiled node: the CTE holding it, after a sort the ORDER BY to keep re-applying downstream, and
+ * for hex tile nodes their cell/time/field columns (what tileJoin joins on).
+ */
+type Rel = { cte: string; order?: string; tile?: TileCols };
 
 class Compiler {
   private readonly ctes: string[] = [];
   readonly params: Params;
-  constructor(readonly d: Dialect, private readonly resolve: DatasetResolver) {
+  private readonly tiles: TileCompiler<Rel>;
+  constructor(readonly d: Dialect, private readonly resolve: DatasetResolver, resolveTiles?: TileResolver) {
     this.params = new Params(d);
+    this.tiles = new TileCompiler<Rel>(this, resolveTiles);
   }
 
-  private add(sql: string, order?: string): Rel {
+  add(sql: string, order?: string, tile?: TileCols): Rel {
     const cte = `_n${this.ctes.length}`;
     this.ctes.push(`${cte} AS (${sql})`);
-    return order === undefined ? { cte } : { cte, order };
+    return { cte, ...(order !== undefined && { order }), ...(tile && { tile }) };
   }
   private q = (s: string) => this.d.quoteIdent(s);
   private expr(e: Expr, qualifier?: string): string {
@@ -100,8 +111,10 @@ class Compiler {
       case 'enrich': return this.enrich(n, child(0));
       case 'databaseQuery':
         throw conflict('The databaseQuery node needs a data connection', `connectionId ${n.connectionId} is not available to the pipeline engine`);
-      case 'hexTile': case 'tileExtract': case 'tileQuantiles': case 'tileJoin':
-        throw conflict(`The ${n.type} node needs a hex-tile dataset`, 'Hex-tile datasets are not available to the pipeline engine yet');
+      case 'hexTile': return this.tiles.hexTile(n);
+      case 'tileExtract': return this.tiles.tileExtract(n);
+      case 'tileQuantiles': return this.tiles.tileQuantiles(n);
+      case 'tileJoin': return this.tiles.tileJoin(n.input.map((_, i) => child(i)));
     }
   }
 
@@ -174,7 +187,7 @@ export function compilePipeline(node: unknown, ctx: CompileContext): CompiledQue
   const valid = validatePipeline(node);
   const dialect = typeof ctx.dialect === 'string' ? DIALECTS[ctx.dialect] : ctx.dialect;
   if (!dialect) throw badInput(`Unknown SQL dialect: ${String(ctx.dialect)}`);
-  const c = new Compiler(dialect, ctx.resolveDataset);
+  const c = new Compiler(dialect, ctx.resolveDataset, ctx.resolveTiles);
   const root = c.node(valid);
   return { sql: c.finish(root), params: c.params.values };
 }

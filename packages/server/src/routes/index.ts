@@ -16,6 +16,7 @@ import { projectRoutes } from './projects';
 import { stateRoutes } from './states';
 import { datasetRoutes } from './datasets';
 import { queryRoutes } from './query';
+import { tilesetRoutes } from './tilesets';
 import { analyticsRoutes } from './analytics';
 import { publishingRoutes } from './publishing';
 import { executionRoutes } from './executions';
@@ -32,6 +33,7 @@ export const allRoutes: RouteDef[] = [
   ...recordRoutes,
   ...datasetRoutes,
   ...queryRoutes,
+  ...tilesetRoutes,
   ...permissionRoutes,
   ...tagRoutes,
   ...legalRoutes,

@@ -10,6 +10,7 @@ import type { Caller } from '../http/caller';
 import { ARROW_STREAM } from './datasets';
 import { TEMP_VIEW_NAME } from '../services/temp-views';
 import { clientGone, primed, streamBody } from '../http/streams';
+import { tileResolverFor } from '../services/hextiles/service';
 
 /** Every dataset a pipeline reads, by uuid, wherever in the tree it is named. */
 export function datasetsOf(node: unknown, out = new Set<string>()): Set<string> {
@@ -45,8 +46,11 @@ export async function compileForCaller(services: Services, caller: Caller, body:
     if (a.status !== 'ready' || !a.storageKey) throw new StudioError(409, `Dataset ${uuid} is not ready (status: ${a.status})`);
     paths.set(uuid, await services.engine.store.localPath(a.storageKey));
   }
+  // Hex-tile datasets (hexTile, tileExtract, tileQuantiles nodes): guarded the same way, read from their archives.
+  const tiles = await tileResolverFor(services, caller, node);
   return compilePipeline(node, {
     dialect: 'duckdb',
+    ...(tiles && { resolveTiles: tiles.resolve }),
     resolveDataset: (uuid) => {
       const temp = temps.get(uuid);
       if (temp) return { relationSql: temp };

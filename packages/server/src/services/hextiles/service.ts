@@ -1,0 +1,136 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { StudioError, badInput, isStudioError, type HexTileCreate, type DatasetColumn } from '@studio/schema';
+import { checkKey, specType } from '@studio/engine';
+import { compilePipeline, type TileResolver } from '@studio/pipeline';
+import type { Services } from '..';
+import type { Caller } from '../../http/caller';
+import type { ResourceRow } from '../records';
+import { datasetAttrs, EMPTY_METADATA, type DatasetAttrs } from '../datasets';
+import { assertCanCreate } from '../quota';
+import { TileArchive } from './archive';
+import { buildTileset, planTileset } from './build';
+import type { PreparedSource } from './source';
+
+/** Open archives by storage key; archives never change under a key, so entries stay valid. */
+const OPEN_LIMIT = 64;
+const open = new Map<string, Promise<TileArchive>>();
+
+const ZIP_URL = /^store:\/\/(datasets\/[0-9a-f-]{36}\/[A-Za-z0-9_\-.=]+\.zip)$/;
+
+/** The zipUrl a tileset archive is named by: only archives in the studio's own store exist for it. */
+export const zipUrlOf = (key: string) => `store://${key}`;
+
+/** Cells of the studio's own archive extraction cache (under the engine's temp folder, rebuilt on demand). */
+const cacheRoot = (s: Services) => path.join(s.engine.tmpDir, 'hextiles');
+
+/**
+ * The archive of a hex-tile dataset the caller was already allowed to read, or the one `zipUrl` names:
+ * that must be another archive of the same dataset in the store (no outside fetches).
+ */
+export async function archiveOf(s: Services, row: ResourceRow, zipUrl?: string): Promise<TileArchive> {
+  const a = datasetAttrs(row);
+  if (a.datasetType !== 'hex-tile') throw badInput(`Dataset ${row.id} is not a hex-tile dataset (type ${a.datasetType})`);
+  let key = a.storageKey;
+  if (zipUrl !== undefined) {
+    const m = ZIP_URL.exec(zipUrl);
+    if (!m || !m[1]!.startsWith(`datasets/${row.id}/`)) {
+      throw badInput(`zipUrl must name a tileset archive of this dataset in the studio's store (store://datasets/${row.id}/<file>.zip)`, 'Archives elsewhere are not fetched');
+    }
+    key = checkKey(m[1]!);
+    if (!(await s.engine.store.exists(key))) throw new StudioError(404, 'No such tileset archive', zipUrl);
+  } else if (a.status !== 'ready' || !key) {
+    throw new StudioError(409, `Dataset is not ready (status: ${a.status})`, a.metadata.errorMessage ?? undefined);
+  }
+  let p = open.get(key!);
+  if (!p) {
+    const file = await s.engine.store.localPath(key!);
+    p = TileArchive.open(key!, file, cacheRoot(s));
+    open.set(key!, p);
+    p.catch(() => open.delete(key!));
+    if (open.size > OPEN_LIMIT) open.delete(open.keys().next().value!);
+  }
+  return p;
+}
+
+/** Every hex-tile dataset a pipeline reads, wherever in the tree it is named. */
+export function tileDatasetsOf(node: unknown, out = new Set<string>()): Set<string> {
+  if (!node || typeof node !== 'object') return out;
+  const n = node as Record<string, unknown>;
+  const id = n.type === 'hexTile' || n.type === 'tileQuantiles' ? n.uuid : n.type === 'tileExtract' ? n.sourceId : undefined;
+  if (typeof id === 'string') out.add(id);
+  if (Array.isArray(n.input)) for (const child of n.input) tileDatasetsOf(child, out);
+  return out;
+}
+
+/**
+ * The tile resolver for a (validated) pipeline: the caller must be able to read each hex-tile dataset
+ * it names. A first compile records which entries the tile nodes touch, they are copied out of the
+ * archives, and the resolver then answers with local files (see PreparedSource).
+ */
+export async function tileResolverFor(s: Services, caller: Caller, node: unknown): Promise<{ resolve: TileResolver; archives: Map<string, TileArchive> } | undefined> {
+  const ids = tileDatasetsOf(node);
+  if (!ids.size) return undefined;
+  const sources = new Map<string, PreparedSource>();
+  const archives = new Map<string, TileArchive>();
+  for (const id of ids) {
+    const { resource } = await s.access.guard(caller, 'dataset', id, 'read', false);
+    const archive = await archiveOf(s, resource);
+    archives.set(id, archive);
+    sources.set(id, archive.source());
+  }
+  const resolve: TileResolver = (uuid) => sources.get(uuid)!;
+  compilePipeline(node, { dialect: 'duckdb', resolveDataset: () => ({ relationSql: '(SELECT 1)' }), resolveTiles: resolve });
+  for (const src of sources.values()) await src.prepare();
+  return { resolve, archives };
+}
+
+function newAttrs(): DatasetAttrs {
+  return { datasetType: 'hex-tile', status: 'new', storageKey: null, dataConnectionId: null, metadata: { ...EMPTY_METADATA } };
+}
+
+/**
+ * POST /v1/datasets/hextile: a new hex-tile dataset built from a source the caller can read. It goes
+ * new -> pending -> ready (or error, with the message, and the error answered) like other ingestion.
+ */
+export async function createHexTiles(s: Services, caller: Caller, body: HexTileCreate): Promise<ResourceRow> {
+  const { resource: source } = await s.access.guard(caller, 'dataset', body.source, 'read', false);
+  const src = datasetAttrs(source);
+  if (src.datasetType === 'hex-tile') throw badInput('The source must be a table dataset, not a hex-tile dataset');
+  if (src.status !== 'ready' || !src.storageKey) throw new StudioError(409, `Source dataset is not ready (status: ${src.status})`);
+  await assertCanCreate(s.db, caller, 'dataset');
+  const sourceFile = await s.engine.store.localPath(src.storageKey);
+  const plan = await s.engine.withConnection((c) => planTileset(c, body, sourceFile, src.metadata.columns));
+  const row = await s.records.create(caller, 'dataset', { name: body.name, description: body.description, attrs: newAttrs() as unknown as Record<string, unknown> });
+  await s.audit.record(caller, 'dataset.create', 'dataset', row.id, { name: row.name, type: 'hex-tile', source: body.source });
+  const meta = { source: `dataset:${body.source}`, pipelineType: 'hextile', contentType: 'application/zip', query: null };
+  await s.datasets.transition(row.id, 'pending', { metadata: meta });
+  const work = path.join(s.engine.tmpDir, 'hextile-builds');
+  await fs.mkdir(work, { recursive: true });
+  const file = path.join(work, `${row.id}-${randomUUID()}.zip`);
+  const key = `datasets/${row.id}/${Date.now().toString(36)}-${randomUUID().slice(0, 8)}.zip`;
+  try {
+    const built = await s.engine.withConnection((c) =>
+      buildTileset(c, { datasetId: row.id, sourceId: body.source, sourceFile, sourceColumns: src.metadata.columns, body, zipUrl: zipUrlOf(key), workDir: work }, plan, file),
+    );
+    const { size } = await fs.stat(file);
+    await s.engine.store.put(key, file);
+    const columns: DatasetColumn[] = [
+      { name: 'hex', type: 'STRING', duckdbType: 'VARCHAR', role: 'h3', stats: { nullCount: 0 } },
+      ...(built.timeColumn ? [{ name: 'time', type: 'TIMESTAMP' as const, duckdbType: 'TIMESTAMP', role: 'timestamp' as const, stats: { nullCount: 0 } }] : []),
+      ...built.fields.map((f) => ({ name: f.name, type: specType(f.type), duckdbType: f.type, stats: { nullCount: 0 } })),
+    ];
+    return await s.datasets.transition(row.id, 'ready', {
+      storageKey: key,
+      metadata: { ...meta, rowCount: built.cellCounts[built.maxRes] ?? 0, byteSize: size, columns, detected: { h3: 'hex', ...(built.timeColumn && { timestamp: 'time' }) }, errorMessage: null, errorDetails: null, ingestedAt: new Date().toISOString() },
+    });
+  } catch (e) {
+    const message = isStudioError(e) ? e.message : 'Building the hex tiles failed';
+    const details = (isStudioError(e) ? (e.details ?? null) : String(e))?.replaceAll(s.engine.tmpDir, '<work>') ?? null;
+    await s.datasets.transition(row.id, 'error', { metadata: { errorMessage: message, errorDetails: details } });
+    throw isStudioError(e) ? e : new StudioError(500, message, details ?? undefined);
+  } finally {
+    await fs.rm(file, { force: true });
+  }
+}
