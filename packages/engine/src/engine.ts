@@ -38,6 +38,9 @@ export interface EngineOptions {
   functions?: (connection: DuckDBConnection) => void | Promise<void>;
 }
 
+/** Read-ahead of a streaming result per connection (see the pool setup); bounded by the pool size. */
+const STREAMING_BUFFER = '64MB';
+
 /** A dataset key in the store, or a SQL statement with positional `$1`/`?` parameters. */
 export type Source = string | { sql: string; params?: unknown[] };
 
@@ -62,6 +65,10 @@ export class Engine {
       // Query progress (connection.progress, behind ingest's onProgress) is only tracked with the progress bar
       // on; printing stays off.
       await c.run('SET enable_progress_bar = true; SET enable_progress_bar_print = false; SET progress_bar_time = 0');
+      // A streaming result (Arrow/CSV answers) buffers up to this much ahead of the reader. DuckDB's default
+      // (~1 MB) parks its threads after a few chunks and wakes them per fetch, so decoding and the JS Arrow
+      // build took turns: fetching 1M rows x 8 columns took 75-140 ms with it, 30-50 ms with 64 MB.
+      await c.run(`SET streaming_buffer_size = '${STREAMING_BUFFER}'`);
       // Scalar functions land in the database catalog: register once.
       if (!registered) {
         registered = true;

@@ -92,14 +92,21 @@ async function gunzipTo(src: string, dest: string): Promise<void> {
   }
 }
 
+/**
+ * The CSV reader's buffer per thread. DuckDB's default (32 MB) kept ~100 MB of buffers alive while a 1 GB
+ * CSV was copied to Parquet; 8 MB peaked ~100-140 MB lower at the same speed (median ratio 0.97 vs the
+ * default, interleaved runs). Still well above the longest line DuckDB accepts by default (2 MB).
+ */
+const CSV_BUFFER = `buffer_size = ${8 * 1024 * 1024}`;
+
 /** The SELECT reading the upload, by format. File paths are engine-made temp/upload paths. */
 async function sourceSelect(conn: DuckDBConnection, format: Format, file: string): Promise<string> {
   const f = quoteLiteral(file);
   switch (format) {
     case 'csv':
-      return `SELECT * FROM read_csv(${f})`;
+      return `SELECT * FROM read_csv(${f}, ${CSV_BUFFER})`;
     case 'tsv':
-      return `SELECT * FROM read_csv(${f}, delim = '\t')`;
+      return `SELECT * FROM read_csv(${f}, delim = '\t', ${CSV_BUFFER})`;
     case 'json': {
       // DuckDB reserves twice the maximum object size as a buffer: size it to the file (records are
       // smaller than the file), so small uploads fit a small memory limit and large ones still parse.
