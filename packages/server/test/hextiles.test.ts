@@ -215,6 +215,17 @@ describe.each(STORES)('hex tiles on %s', (kind) => {
     expect(v.statusCode).toBe(200);
   });
 
+  it('clones a hex-tile dataset into one whose tiles and metadata answer under its own id', async () => {
+    const clone = (await as('owner', 'POST', `/v1/datasets/${tiles.id}/clone`)).json().item;
+    expect(clone).toMatchObject({ type: 'hex-tile', status: 'ready' });
+    const meta = (await as('owner', 'GET', `/v1/tileset/${clone.id}/metadata`)).json().item;
+    expect(meta.dataset).toBe(clone.id);
+    expect(meta.zipUrl).toMatch(new RegExp(`^store://datasets/${clone.id}/`));
+    const index = (await as('owner', 'GET', `/v1/tileset/${clone.id}/tileset-index`)).json().item;
+    const tile = Object.keys(index.tiles[4])[0]!;
+    expect(arrowRows((await as('owner', 'GET', `/v1/tileset/${clone.id}/4/${tile}`)).rawPayload).length).toBe(index.tiles[4][tile]);
+  });
+
   describe('pipelines over tiles', () => {
     let hexTilesId: string;
     beforeAll(async () => {

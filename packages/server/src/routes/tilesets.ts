@@ -6,7 +6,7 @@ import { defineRoute, requireCaller, type RouteContext, type RouteDef } from '..
 import { clientGone, engineError, primed, streamBody } from '../http/streams';
 import { ARROW_STREAM } from './datasets';
 import { compileForCaller } from './query';
-import { archiveOf, createHexTiles, tileDatasetsOf } from '../services/hextiles/service';
+import { archiveOf, createHexTiles, metadataOf, tileDatasetsOf } from '../services/hextiles/service';
 import { checkTile, entryName, parseViewport, tilesInViewport, type TileCounts } from '../services/hextiles/layout';
 import { TIME_PATH, pathLiteral, quantileList, quantileValues } from '../services/hextiles/sql';
 import type { TileArchive } from '../services/hextiles/archive';
@@ -150,7 +150,7 @@ export const tilesetRoutes: RouteDef[] = [
       const sources = [];
       for (const id of tileDatasetsOf(ctx.body)) {
         const row = (await ctx.services.records.get(id))!;
-        sources.push((await archiveOf(ctx.services, row)).meta);
+        sources.push(metadataOf(await archiveOf(ctx.services, row), id));
       }
       return { item: { fields, sources } };
     },
@@ -226,7 +226,8 @@ export const tilesetRoutes: RouteDef[] = [
     handler: async (ctx) => {
       const archive = await archiveFor(ctx as Ctx);
       const fields = fieldsOf(archive, ctx.query.q);
-      return { item: { ...archive.meta, fields: archive.meta.fields.filter((f) => fields.includes(f.name)) } };
+      const meta = metadataOf(archive, ctx.params.dataset);
+      return { item: { ...meta, fields: meta.fields.filter((f) => fields.includes(f.name)) } };
     },
   }),
   defineRoute({

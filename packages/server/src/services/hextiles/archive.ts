@@ -3,7 +3,6 @@ import path from 'node:path';
 import { createHash, randomUUID } from 'node:crypto';
 import { cellToParent, getResolution } from 'h3-js';
 import { badInput, TilesetMetadata } from '@studio/schema';
-import type { TileSource } from '@studio/pipeline';
 import { PreparedSource } from './source';
 import { quoteIdent } from '@studio/engine';
 import { MISSING_METADATA, entryName, parseIndex, type TileCounts, type TileIndex, type TilesetMeta } from './layout';

@@ -46,7 +46,6 @@ export interface BuildInput {
   datasetId: string;
   sourceId: string;
   sourceFile: string;
-  sourceColumns: DatasetColumn[];
   body: HexTileCreate;
   zipUrl: string;
   workDir: string;

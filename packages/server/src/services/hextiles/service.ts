@@ -22,7 +22,13 @@ const ZIP_URL = /^store:\/\/(datasets\/[0-9a-f-]{36}\/[A-Za-z0-9_\-.=]+\.zip)$/;
 /** The zipUrl a tileset archive is named by: only archives in the studio's own store exist for it. */
 export const zipUrlOf = (key: string) => `store://${key}`;
 
-/** Cells of the studio's own archive extraction cache (under the engine's temp folder, rebuilt on demand). */
+/**
+ * An archive's metadata as answered for a dataset: a clone copies the archive byte for byte, so the
+ * dataset and zipUrl stored inside may name the original; the answer names the one asked about.
+ */
+export const metadataOf = (archive: TileArchive, datasetId: string) => ({ ...archive.meta, dataset: datasetId, zipUrl: zipUrlOf(archive.key) });
+
+/** The archive entry cache: under the engine's temp folder, refilled on demand after a restart. */
 const cacheRoot = (s: Services) => path.join(s.engine.tmpDir, 'hextiles');
 
 /**
@@ -112,7 +118,7 @@ export async function createHexTiles(s: Services, caller: Caller, body: HexTileC
   const key = `datasets/${row.id}/${Date.now().toString(36)}-${randomUUID().slice(0, 8)}.zip`;
   try {
     const built = await s.engine.withConnection((c) =>
-      buildTileset(c, { datasetId: row.id, sourceId: body.source, sourceFile, sourceColumns: src.metadata.columns, body, zipUrl: zipUrlOf(key), workDir: work }, plan, file),
+      buildTileset(c, { datasetId: row.id, sourceId: body.source, sourceFile, body, zipUrl: zipUrlOf(key), workDir: work }, plan, file),
     );
     const { size } = await fs.stat(file);
     await s.engine.store.put(key, file);
