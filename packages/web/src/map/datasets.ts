@@ -1,6 +1,7 @@
 import { tableFromIPC } from 'apache-arrow';
 import { processArrowBatches } from '@kepler.gl/processors';
 import { client } from '../app/api';
+import { isVectorTileDataset, vectorTileDataset } from './vector-tiles';
 
 export const ARROW_STREAM = 'application/vnd.apache.arrow.stream';
 
@@ -21,6 +22,7 @@ export function arrowToKepler(id: string, label: string, bytes: ArrayBuffer): Ke
 /** A catalog dataset, read as Arrow with the signed-in session. */
 export async function loadCatalogDataset(id: string): Promise<KeplerDataset> {
   const meta = await client.datasets.get(id);
+  if (isVectorTileDataset(meta)) return vectorTileDataset(meta);
   const response = await client.raw('GET', `/v1/datasets/${id}/data`, { headers: { accept: ARROW_STREAM } });
   return arrowToKepler(id, meta.name, await response.arrayBuffer());
 }
