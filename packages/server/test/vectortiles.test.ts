@@ -168,6 +168,30 @@ describe.each(STORES)('vector-tile datasets on %s', (kind) => {
     expect((await as('colleague', 'GET', tile)).statusCode).toBe(200); // same organization: viewer
   });
 
+  it('hands readers signed links that map renderers fetch without the session, refusing forged and expired ones', async () => {
+    const res = await as('owner', 'GET', `/v1/datasets/${tiled.id}/tiles/link`);
+    expect(res.statusCode).toBe(200);
+    const { tileJsonUrl, tileUrl, expiresAt } = res.json().item as { tileJsonUrl: string; tileUrl: string; expiresAt: string };
+    expect(Date.parse(expiresAt) - Date.now()).toBeGreaterThan(11 * 3600_000);
+    const anonymous = (url: string) => ctx.s.app.inject({ method: 'GET', url: url.replace(/^https?:\/\/[^/]+/, '') });
+    const tj = await anonymous(tileJsonUrl);
+    expect(tj.statusCode).toBe(200);
+    expect(tj.json().tiles).toEqual([tileUrl]);
+    const tile = await anonymous(tileUrl.replace('{z}/{x}/{y}', '0/0/0'));
+    expect(tile.statusCode).toBe(200);
+    expect(featuresOf(tile.rawPayload, 'features', 0, 0, 0)).toHaveLength(1);
+    const sig = new URL(tileJsonUrl).searchParams.get('sig')!;
+    const forged = tileJsonUrl.replace(`sig=${sig}`, `sig=${sig.slice(1)}A`);
+    expect([(await anonymous(forged)).statusCode, (await anonymous(forged)).json().message]).toEqual([403, 'Invalid tile link signature']);
+    // Another dataset's id under the same signature, and a link past its expiry.
+    expect((await anonymous(tileJsonUrl.replace(tiled.id, points.id))).statusCode).toBe(403);
+    const { signTileLink } = await import('../src/services/vector-tiles/links');
+    const old = signTileLink(ctx.s.services.secrets, tiled.id, Date.now() - 13 * 3600_000);
+    const expired = await anonymous(`/v1/vector-tiles/${tiled.id}/tiles.json?${old.query}`);
+    expect([expired.statusCode, expired.json().message]).toEqual([403, 'Tile link has expired']);
+    expect((await as('outsider', 'GET', `/v1/datasets/${tiled.id}/tiles/link`)).statusCode).toBe(404);
+  });
+
   it.each([
     ['a zoom past the dataset’s maximum', (max: number) => `${max + 1}/0/0`],
     ['x past the zoom level', () => '1/2/0'],

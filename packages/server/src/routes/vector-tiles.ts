@@ -1,11 +1,13 @@
 import fs from 'node:fs/promises';
 import { z } from 'zod';
 import type { FastifyRequest } from 'fastify';
-import { Id, QueryBool, StudioError, VectorTileCreate, VectorTilingBody, badInput, type VectorTileOptions } from '@studio/schema';
+import { Id, QueryBool, StudioError, VectorTileCreate, VectorTilingBody, badInput, notFound, type VectorTileOptions } from '@studio/schema';
 import { defineRoute, requireCaller, type RouteContext, type RouteDef } from '../http/route';
 import { assertCanCreate } from '../services/quota';
 import { datasetAttrs } from '../services/datasets';
 import { checkTile } from '../services/vector-tiles/mvt';
+import { LINK_BASE, TILE_LINK_TTL_MS, signTileLink, verifyTileLink } from '../services/vector-tiles/links';
+import type { ResourceRow } from '../services/records';
 import { locationOf, vectorTiles, type TileSource } from '../services/vector-tiles';
 
 /**
@@ -25,6 +27,7 @@ const TILE_CACHE = 'private, max-age=300';
 const Coordinate = z.string().max(64);
 const TileParams = z.object({ id: Id, z: Coordinate, x: Coordinate, y: Coordinate });
 const AdminQuery = z.object({ isAdmin: QueryBool.optional() });
+const LinkQuery = z.object({ exp: z.coerce.number().int(), sig: z.string().max(200) });
 
 const originOf = (req: FastifyRequest) => `${req.protocol}://${req.host}`;
 const intOf = (v: string) => (/^\d{1,9}$/.test(v) ? Number(v) : NaN);
@@ -93,25 +96,7 @@ export const vectorTileRoutes: RouteDef[] = [
     params: z.object({ id: Id }),
     query: AdminQuery,
     resource: { type: 'dataset', param: 'id', action: 'read' },
-    handler: async (ctx) => {
-      const { info } = vectorTiles(ctx.services).tilesOf(ctx.resource!);
-      const origin = originOf(ctx.req);
-      return {
-        tilejson: '3.0.0',
-        name: ctx.resource!.name,
-        description: ctx.resource!.description,
-        scheme: 'xyz',
-        tiles: [`${origin}${info.tileUrl}`],
-        minzoom: info.minZoom,
-        maxzoom: info.maxZoom,
-        bounds: info.bounds,
-        center: info.center,
-        vector_layers: [{ id: info.layer, fields: info.fields, minzoom: info.minZoom, maxzoom: info.maxZoom }],
-        format: 'pbf',
-        geometryType: info.geometryType,
-        featureCount: info.featureCount,
-      };
-    },
+    handler: async (ctx) => tileJson(ctx as Ctx, ctx.resource!, ''),
   }),
   defineRoute({
     method: 'GET',
@@ -122,16 +107,84 @@ export const vectorTileRoutes: RouteDef[] = [
     params: TileParams,
     query: AdminQuery,
     resource: { type: 'dataset', param: 'id', action: 'read' },
+    handler: async (ctx) => sendTile(ctx as Ctx, ctx.resource!, ctx.params),
+  }),
+  defineRoute({
+    method: 'GET',
+    url: '/v1/datasets/{id}/tiles/link',
+    summary: `Signed links to a vector-tile dataset's TileJSON and tiles, for map renderers that cannot send the session (valid ${TILE_LINK_TTL_MS / 3_600_000} hours)`,
+    tag: TAG,
+    auth: 'user',
+    params: z.object({ id: Id }),
+    query: AdminQuery,
+    resource: { type: 'dataset', param: 'id', action: 'read' },
     handler: async (ctx) => {
-      const service = vectorTiles(ctx.services);
-      const { key, info } = service.tilesOf(ctx.resource!);
-      const [z, x, y] = [ctx.params.z, ctx.params.x, ctx.params.y.replace(/\.(pbf|mvt)$/, '')].map(intOf) as [number, number, number];
-      if ([z, x, y].some(Number.isNaN)) throw badInput('Tile coordinates must be whole numbers');
-      checkTile(z, x, y, info.maxZoom);
-      const bytes = await service.archives.tile(key, z, x, y);
-      ctx.reply.header('cache-control', TILE_CACHE);
-      if (!bytes) return ctx.reply.code(204).send();
-      return ctx.reply.header('content-type', MVT_CONTENT_TYPE).send(Buffer.from(bytes));
+      vectorTiles(ctx.services).tilesOf(ctx.resource!);
+      const { exp, query } = signTileLink(ctx.services.secrets, ctx.resource!.id);
+      const base = `${originOf(ctx.req)}${LINK_BASE}/${ctx.resource!.id}`;
+      return { item: { tileJsonUrl: `${base}/tiles.json?${query}`, tileUrl: `${base}/{z}/{x}/{y}?${query}`, expiresAt: new Date(exp).toISOString() } };
     },
   }),
+  defineRoute({
+    method: 'GET',
+    url: `${LINK_BASE}/{id}/tiles.json`,
+    summary: 'TileJSON of a vector-tile dataset through a signed link (see /v1/datasets/{id}/tiles/link); its tile URLs carry the same signature',
+    tag: TAG,
+    auth: 'public',
+    params: z.object({ id: Id }),
+    query: LinkQuery,
+    handler: async (ctx) => tileJson(ctx as Ctx, await linked(ctx as Ctx, ctx.params.id, ctx.query), `?exp=${ctx.query.exp}&sig=${ctx.query.sig}`, LINK_BASE),
+  }),
+  defineRoute({
+    method: 'GET',
+    url: `${LINK_BASE}/{id}/{z}/{x}/{y}`,
+    summary: 'One tile of a vector-tile dataset through a signed link',
+    tag: TAG,
+    auth: 'public',
+    params: TileParams,
+    query: LinkQuery,
+    handler: async (ctx) => sendTile(ctx as Ctx, await linked(ctx as Ctx, ctx.params.id, ctx.query), ctx.params),
+  }),
 ];
+
+/** The dataset a signed link names (403 for a bad or expired signature, 404 once the dataset is gone). */
+async function linked(ctx: Ctx, id: string, q: { exp: number; sig: string }): Promise<ResourceRow> {
+  verifyTileLink(ctx.services.secrets, id, q.exp, q.sig);
+  const row = await ctx.services.records.get(id);
+  if (!row || row.type !== 'dataset') throw notFound('Dataset not found');
+  return row;
+}
+
+/** TileJSON 3.0.0; tile URLs on the caller's host, under `base`, with `suffix` (a signed link's query). */
+function tileJson(ctx: Ctx, row: ResourceRow, suffix: string, base?: string) {
+  const { info } = vectorTiles(ctx.services).tilesOf(row);
+  const template = base ? `${base}/${row.id}/{z}/{x}/{y}` : info.tileUrl;
+  return {
+    tilejson: '3.0.0',
+    name: row.name,
+    description: row.description,
+    scheme: 'xyz',
+    tiles: [`${originOf(ctx.req)}${template}${suffix}`],
+    minzoom: info.minZoom,
+    maxzoom: info.maxZoom,
+    bounds: info.bounds,
+    center: info.center,
+    vector_layers: [{ id: info.layer, fields: info.fields, minzoom: info.minZoom, maxzoom: info.maxZoom }],
+    format: 'pbf',
+    geometryType: info.geometryType,
+    featureCount: info.featureCount,
+  };
+}
+
+/** One tile: coordinates checked against the dataset's pyramid (422), 204 where it has no feature. */
+async function sendTile(ctx: Ctx, row: ResourceRow, p: { z: string; x: string; y: string }) {
+  const service = vectorTiles(ctx.services);
+  const { key, info } = service.tilesOf(row);
+  const [z, x, y] = [p.z, p.x, p.y.replace(/\.(pbf|mvt)$/, '')].map(intOf) as [number, number, number];
+  if ([z, x, y].some(Number.isNaN)) throw badInput('Tile coordinates must be whole numbers');
+  checkTile(z, x, y, info.maxZoom);
+  const bytes = await service.archives.tile(key, z, x, y);
+  ctx.reply.header('cache-control', TILE_CACHE);
+  if (!bytes) return ctx.reply.code(204).send();
+  return ctx.reply.header('content-type', MVT_CONTENT_TYPE).send(Buffer.from(bytes));
+}

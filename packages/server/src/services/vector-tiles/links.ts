@@ -1,0 +1,26 @@
+import { StudioError } from '@studio/schema';
+import type { Secrets } from '../../auth/secrets';
+
+/**
+ * Signed tile links: map renderers (kepler.gl, MapLibre) fetch TileJSON and tiles with plain GETs and
+ * cannot send the session's Authorization header, so a reader of a vector-tile dataset is handed links
+ * that carry an expiry and an HMAC of the dataset id (like a presigned URL). Any API node checks them with
+ * the shared secret; deleting the dataset ends them.
+ */
+export const TILE_LINK_TTL_MS = 12 * 60 * 60 * 1000;
+export const LINK_BASE = '/v1/vector-tiles';
+
+const payload = (datasetId: string, exp: number) => `vector-tiles:${datasetId}:${exp}`;
+
+/** The query string (`exp`, `sig`) of links to one dataset's tiles, valid for TILE_LINK_TTL_MS. */
+export function signTileLink(secrets: Secrets, datasetId: string, now = Date.now()): { exp: number; sig: string; query: string } {
+  const exp = now + TILE_LINK_TTL_MS;
+  const sig = secrets.sign(payload(datasetId, exp));
+  return { exp, sig, query: `exp=${exp}&sig=${sig}` };
+}
+
+/** 403 unless `sig` signs this dataset and `exp` has not passed. */
+export function verifyTileLink(secrets: Secrets, datasetId: string, exp: number, sig: string): void {
+  if (!secrets.verify(payload(datasetId, exp), sig)) throw new StudioError(403, 'Invalid tile link signature');
+  if (!(exp > Date.now())) throw new StudioError(403, 'Tile link has expired');
+}
