@@ -6,6 +6,7 @@ import { tableFromIPC } from 'apache-arrow';
 import { cellToBoundary, cellToParent, getResolution, latLngToCell } from 'h3-js';
 import { STORES, useStudio } from './harness';
 import { ZipReader, ZipWriter } from '../src/services/hextiles/zip';
+import { archiveKeyOf } from '../src/services/hextiles/service';
 
 /** Deterministic points around San Francisco over three days of January 2024. */
 function sourceCsv(n = 1500): string {
@@ -68,7 +69,7 @@ describe.each(STORES)('hex tiles on %s', (kind) => {
       timeIntervals: ['D'], finestResolution: 8, coarsestResolution: 6, resolutionOffset: 4, outputColumns: OUTPUT,
     });
     const row = await ctx.s.services.records.get(tiles.id);
-    storageFile = await ctx.s.services.engine.store.localPath((row!.attrs as { storageKey: string }).storageKey);
+    storageFile = await ctx.s.services.engine.store.localPath(archiveKeyOf((row!.attrs as { storageKey: string }).storageKey));
   });
 
   it('builds a ready hex-tile dataset whose archive holds tiles, index, metadata and quantiles', async () => {
@@ -80,6 +81,16 @@ describe.each(STORES)('hex tiles on %s', (kind) => {
     expect(names.some((n) => /^tiles\/4\/84[0-9a-f]+\.parquet$/.test(n))).toBe(true);
     expect(names.some((n) => /^time\/D2024-01-0[123]\/4\/84[0-9a-f]+\.parquet$/.test(n))).toBe(true);
     expect(got.metadata.rowCount).toBe((await reference(8)).size);
+    expect(got.metadata.columns.map((c: { name: string }) => c.name)).toEqual(['hex', 'total', 'n', 'avg_amount', 'med', 'lo', 'hi', 'top']);
+  });
+
+  it('keeps the finest cells as the dataset table: data, preview and SQL read them', async () => {
+    const ref = await reference(8);
+    const page = (await as('owner', 'GET', `/v1/datasets/${tiles.id}/preview?limit=5`)).json();
+    expect(page.total).toBe(ref.size);
+    for (const row of page.items) expectSame(row, ref.get(row.hex)!);
+    const csv = await as('owner', 'GET', `/v1/datasets/${tiles.id}/data`);
+    expect([csv.statusCode, csv.body.split('\n')[0]]).toEqual([200, 'hex,total,n,avg_amount,med,lo,hi,top']);
   });
 
   it.each([6, 7, 8])('stores at resolution %i exactly the aggregates SQL computes from the source', async (res) => {
@@ -189,6 +200,7 @@ describe.each(STORES)('hex tiles on %s', (kind) => {
     ['an unknown aggregation', { sourceLatColumn: 'lat', sourceLngColumn: 'lng', finestResolution: 8, outputColumns: [{ sourceColumn: 'amount', targetColumn: 's', aggMethod: 'avg' }] }, /aggMethod/],
     ['a resolution below the offset', { sourceLatColumn: 'lat', sourceLngColumn: 'lng', finestResolution: 3, outputColumns: OUTPUT }, 'finestResolution 3 must be at least resolutionOffset (4): tiles are cells 4 resolutions coarser'],
     ['intervals without a time column', { sourceLatColumn: 'lat', sourceLngColumn: 'lng', finestResolution: 8, timeIntervals: ['D'], outputColumns: OUTPUT }, 'timeIntervals need sourceTimeColumn'],
+    ['a time column of text that is not time', { sourceLatColumn: 'lat', sourceLngColumn: 'lng', finestResolution: 8, sourceTimeColumn: 'category', timeIntervals: ['D'], outputColumns: OUTPUT }, 'Could not read the source columns'],
     ['a reserved field name', { sourceLatColumn: 'lat', sourceLngColumn: 'lng', finestResolution: 8, outputColumns: [{ targetColumn: 'hex', aggMethod: 'count' }] }, 'targetColumn hex is reserved for the cell and time columns'],
   ])('refuses a build with %s (422) and creates nothing', async (_label, body, message) => {
     const before = (await as('owner', 'GET', '/v1/datasets')).json().total;
@@ -215,15 +227,12 @@ describe.each(STORES)('hex tiles on %s', (kind) => {
     expect(v.statusCode).toBe(200);
   });
 
-  it('clones a hex-tile dataset into one whose tiles and metadata answer under its own id', async () => {
+  it('clones a hex-tile dataset into one that keeps the cells table; its tiles answer 409', async () => {
     const clone = (await as('owner', 'POST', `/v1/datasets/${tiles.id}/clone`)).json().item;
     expect(clone).toMatchObject({ type: 'hex-tile', status: 'ready' });
-    const meta = (await as('owner', 'GET', `/v1/tileset/${clone.id}/metadata`)).json().item;
-    expect(meta.dataset).toBe(clone.id);
-    expect(meta.zipUrl).toMatch(new RegExp(`^store://datasets/${clone.id}/`));
-    const index = (await as('owner', 'GET', `/v1/tileset/${clone.id}/tileset-index`)).json().item;
-    const tile = Object.keys(index.tiles[4])[0]!;
-    expect(arrowRows((await as('owner', 'GET', `/v1/tileset/${clone.id}/4/${tile}`)).rawPayload).length).toBe(index.tiles[4][tile]);
+    expect((await as('owner', 'GET', `/v1/datasets/${clone.id}/preview?limit=1`)).statusCode).toBe(200);
+    const meta = await as('owner', 'GET', `/v1/tileset/${clone.id}/metadata`);
+    expect([meta.statusCode, meta.json().message]).toEqual([409, 'This hex-tile dataset has no tile archive']);
   });
 
   describe('pipelines over tiles', () => {

@@ -49,6 +49,8 @@ export interface BuildInput {
   body: HexTileCreate;
   zipUrl: string;
   workDir: string;
+  /** Where the finest cells (hex and fields, all time) go as Parquet: the dataset's table snapshot. */
+  snapshotFile: string;
 }
 
 type Rows = Record<string, unknown>[];
@@ -161,6 +163,7 @@ export async function buildTileset(c: DuckDBConnection, input: BuildInput, plan:
       const dir = path.join(work, `r${r}`);
       await c.run(`COPY (SELECT tile, hex, ${fieldList} FROM ${agg} ORDER BY hex) TO ${pathLiteral(dir)} (FORMAT parquet, PARTITION_BY (tile))`);
       await addPartitions(zip, dir, 1, ([tile]) => entryName({ z, tile: tile! }));
+      if (r === finest) await c.run(`COPY (SELECT hex, ${fieldList} FROM ${agg} ORDER BY hex) TO ${pathLiteral(input.snapshotFile)} (FORMAT parquet)`);
       const counts = await all(c, `SELECT tile, count(*) AS n FROM ${agg} GROUP BY tile ORDER BY tile`);
       index.tiles[z] = Object.fromEntries(counts.map((t) => [String(t.tile), Number(t.n)]));
       cellCounts[r] = counts.reduce((s, t) => s + Number(t.n), 0);

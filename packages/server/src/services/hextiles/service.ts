@@ -1,8 +1,8 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { StudioError, badInput, isStudioError, type HexTileCreate, type DatasetColumn } from '@studio/schema';
-import { checkKey, specType } from '@studio/engine';
+import { StudioError, badInput, isStudioError, type HexTileCreate } from '@studio/schema';
+import { checkKey } from '@studio/engine';
 import { compilePipeline, type TileResolver } from '@studio/pipeline';
 import type { Services } from '..';
 import type { Caller } from '../../http/caller';
@@ -18,6 +18,9 @@ const OPEN_LIMIT = 64;
 const open = new Map<string, Promise<TileArchive>>();
 
 const ZIP_URL = /^store:\/\/(datasets\/[0-9a-f-]{36}\/[A-Za-z0-9_\-.=]+\.zip)$/;
+
+/** A hex-tile dataset's archive sits beside its cells snapshot, with the same name: both switch together. */
+export const archiveKeyOf = (snapshotKey: string) => snapshotKey.replace(/\.parquet$/, '.zip');
 
 /** The zipUrl a tileset archive is named by: only archives in the studio's own store exist for it. */
 export const zipUrlOf = (key: string) => `store://${key}`;
@@ -38,7 +41,7 @@ const cacheRoot = (s: Services) => path.join(s.engine.tmpDir, 'hextiles');
 export async function archiveOf(s: Services, row: ResourceRow, zipUrl?: string): Promise<TileArchive> {
   const a = datasetAttrs(row);
   if (a.datasetType !== 'hex-tile') throw badInput(`Dataset ${row.id} is not a hex-tile dataset (type ${a.datasetType})`);
-  let key = a.storageKey;
+  let key = a.storageKey ? archiveKeyOf(a.storageKey) : null;
   if (zipUrl !== undefined) {
     const m = ZIP_URL.exec(zipUrl);
     if (!m || !m[1]!.startsWith(`datasets/${row.id}/`)) {
@@ -48,6 +51,8 @@ export async function archiveOf(s: Services, row: ResourceRow, zipUrl?: string):
     if (!(await s.engine.store.exists(key))) throw new StudioError(404, 'No such tileset archive', zipUrl);
   } else if (a.status !== 'ready' || !key) {
     throw new StudioError(409, `Dataset is not ready (status: ${a.status})`, a.metadata.errorMessage ?? undefined);
+  } else if (!(await s.engine.store.exists(key))) {
+    throw new StudioError(409, 'This hex-tile dataset has no tile archive', 'A copy keeps the cells table only; build the hex tiles from the source again');
   }
   let p = open.get(key!);
   if (!p) {
@@ -115,28 +120,33 @@ export async function createHexTiles(s: Services, caller: Caller, body: HexTileC
   const work = path.join(s.engine.tmpDir, 'hextile-builds');
   await fs.mkdir(work, { recursive: true });
   const file = path.join(work, `${row.id}-${randomUUID()}.zip`);
-  const key = `datasets/${row.id}/${Date.now().toString(36)}-${randomUUID().slice(0, 8)}.zip`;
+  const snapshotFile = path.join(work, `${row.id}-${randomUUID()}.parquet`);
+  const key = `datasets/${row.id}/${Date.now().toString(36)}-${randomUUID().slice(0, 8)}.parquet`;
   try {
     const built = await s.engine.withConnection((c) =>
-      buildTileset(c, { datasetId: row.id, sourceId: body.source, sourceFile, body, zipUrl: zipUrlOf(key), workDir: work }, plan, file),
+      buildTileset(c, { datasetId: row.id, sourceId: body.source, sourceFile, body, zipUrl: zipUrlOf(archiveKeyOf(key)), workDir: work, snapshotFile }, plan, file),
     );
     const { size } = await fs.stat(file);
-    await s.engine.store.put(key, file);
-    const columns: DatasetColumn[] = [
-      { name: 'hex', type: 'STRING', duckdbType: 'VARCHAR', role: 'h3', stats: { nullCount: 0 } },
-      ...(built.timeColumn ? [{ name: 'time', type: 'TIMESTAMP' as const, duckdbType: 'TIMESTAMP', role: 'timestamp' as const, stats: { nullCount: 0 } }] : []),
-      ...built.fields.map((f) => ({ name: f.name, type: specType(f.type), duckdbType: f.type, stats: { nullCount: 0 } })),
-    ];
+    // The archive first: once the snapshot's key is the dataset's, its archive must be there.
+    await s.engine.store.put(archiveKeyOf(key), file);
+    const snapshot = await s.engine.ingest({ sourceFile: snapshotFile, contentType: 'application/vnd.apache.parquet', key });
     return await s.datasets.transition(row.id, 'ready', {
       storageKey: key,
-      metadata: { ...meta, rowCount: built.cellCounts[built.maxRes] ?? 0, byteSize: size, columns, detected: { h3: 'hex', ...(built.timeColumn && { timestamp: 'time' }) }, errorMessage: null, errorDetails: null, ingestedAt: new Date().toISOString() },
+      metadata: { ...meta, rowCount: snapshot.rowCount, byteSize: snapshot.byteSize + size, columns: snapshot.columns, detected: { ...snapshot.detected, h3: built.hexColumn }, errorMessage: null, errorDetails: null, ingestedAt: new Date().toISOString() },
     });
   } catch (e) {
+    await s.engine.store.delete(`datasets/${row.id}`).catch(() => undefined);
+    if (isStudioError(e) && e.status < 500) {
+      // Bad input found while building (e.g. an archive past the ZIP limits): nothing stays behind.
+      await s.records.delete(caller, (await s.records.get(row.id))!).catch(() => undefined);
+      throw e;
+    }
     const message = isStudioError(e) ? e.message : 'Building the hex tiles failed';
     const details = (isStudioError(e) ? (e.details ?? null) : String(e))?.replaceAll(s.engine.tmpDir, '<work>') ?? null;
     await s.datasets.transition(row.id, 'error', { metadata: { errorMessage: message, errorDetails: details } });
     throw isStudioError(e) ? e : new StudioError(500, message, details ?? undefined);
   } finally {
     await fs.rm(file, { force: true });
+    await fs.rm(snapshotFile, { force: true });
   }
 }
