@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { useBrowser, openStudio, signInThroughUi } from './browser';
+import { asAdmin, baseUrl, createUser, unique } from './api';
+
+const browser = useBrowser();
+
+// Points around San Francisco (where a new map opens), tiled by the studio into a vector-tile dataset.
+const CSV = ['name,lat,lng,score', ...Array.from({ length: 60 }, (_, i) => `p${i},${(37.70 + (i % 10) * 0.015).toFixed(4)},${(-122.50 + Math.floor(i / 10) * 0.03).toFixed(4)},${i}`)].join('\n');
+
+/** The map area (right of kepler's side panel) as a PNG. */
+async function mapShot(page: Page): Promise<string> {
+  const box = (await page.locator('.kepler-box').boundingBox())!;
+  const png = await page.screenshot({ clip: { x: box.x + 360, y: box.y + 60, width: box.width - 420, height: box.height - 80 } });
+  return `data:image/png;base64,${png.toString('base64')}`;
+}
+
+/** Pixels that differ between two screenshots of the same size, decoded by the browser. */
+function differingPixels(page: Page, a: string, b: string): Promise<number> {
+  return page.evaluate(async ([a, b]) => {
+    const pixels = async (url: string) => {
+      const img = new Image();
+      img.src = url;
+      await img.decode();
+      const canvas = document.createElement('canvas');
+      canvas.width = img.width;
+      canvas.height = img.height;
+      const ctx = canvas.getContext('2d')!;
+      ctx.drawImage(img, 0, 0);
+      return ctx.getImageData(0, 0, canvas.width, canvas.height).data;
+    };
+    const [pa, pb] = [await pixels(a!), await pixels(b!)];
+    let n = 0;
+    for (let i = 0; i < pa.length; i += 4) if (Math.abs(pa[i]! - pb[i]!) + Math.abs(pa[i + 1]! - pb[i + 1]!) + Math.abs(pa[i + 2]! - pb[i + 2]!) > 40) n++;
+    return n;
+  }, [a, b]);
+}
+
+describe('vector-tile datasets in the map', () => {
+  it('opens a vector-tile dataset as a kepler vector tile layer drawn from the studio’s own tiles', async () => {
+    const admin = await asAdmin();
+    const team = await admin.admin.createOrganization(`Tiles team ${unique()}`);
+    const maker = await createUser(admin, team.id, 'Tia Tiler', `tia.${unique()}@e2e.studio.test`);
+    const source = await maker.client.datasets.upload(CSV, { contentType: 'text/csv', name: `SF points ${unique()}` });
+    const { item: tiled } = await maker.client.request<{ item: { id: string; type: string } }>('POST', '/v1/datasets/vectortile', { body: { datasetId: source.id, name: 'SF tiles' } });
+    expect(tiled.type).toBe('vector-tile');
+
+    const s = await openStudio(browser(), baseUrl());
+    const { page } = s;
+    const tileRequests: string[] = [];
+    page.on('request', (r) => {
+      if (r.url().includes(`/v1/vector-tiles/${tiled.id}/`)) tileRequests.push(new URL(r.url()).pathname);
+    });
+    page.on('pageerror', (e) => console.error('pageerror', e.message));
+    await signInThroughUi(page, baseUrl(), maker.email, maker.password);
+    await page.goto(`${baseUrl()}/new?datasetUuid=${tiled.id}`);
+    await page.waitForFunction(() => window.__studioMapReady === true, undefined, { timeout: 45_000 });
+    await expect.poll(() => page.evaluate(() => window.__studioMap!.layers().map((l) => [l.type, l.dataId])), { timeout: 20_000 }).toEqual([['vectorTile', tiled.id]]);
+    // kepler read the TileJSON and tiles through the signed links, and drew the points.
+    await expect.poll(() => tileRequests.some((p) => /\/\d+\/\d+\/\d+$/.test(p)), { timeout: 20_000 }).toBe(true);
+    expect(tileRequests).toContain(`/v1/vector-tiles/${tiled.id}/tiles.json`);
+    // The points are drawn: hiding the layer with kepler's own toggle takes them off the map.
+    await page.waitForTimeout(1000);
+    const shown = await mapShot(page);
+    await page.locator('.layer__visibility-toggle').first().click();
+    await expect.poll(async () => differingPixels(page, shown, await mapShot(page)), { timeout: 10_000 }).toBeGreaterThan(60);
+    await page.locator('.layer__visibility-toggle').first().click();
+    await page.screenshot({ path: '/tmp/studio-vector-tiles.png' });
+    expect(s.foreign).toEqual([]);
+    await s.context.close();
+  });
+});
