@@ -335,6 +335,17 @@ describe.each(STORES)('hex tiles on %s', (kind) => {
       expect([r.statusCode, r.json().message]).toEqual([422, 'HexTile index does not include required metadata']);
     });
 
+    it('refuses an index whose tile names are not H3 cells (they become file names)', async () => {
+      const url = await variant('traversal.zip', (e, d) => {
+        if (e !== 'index.json') return d;
+        const index = JSON.parse(d.toString());
+        index.tiles['4'] = { '../../../../escape': 1 };
+        return Buffer.from(JSON.stringify(index));
+      });
+      const r = await as('owner', 'GET', `/v1/tileset/${tiles.id}/tileset-index?zipUrl=${url}`);
+      expect([r.statusCode, r.json().message]).toEqual([422, 'The tileset index is not readable']);
+    });
+
     it('answers null for a quantile entry that fails to load, the others unchanged', async () => {
       const url = await variant('broken-q.zip', (e, d) => (e === 'quantiles/8/D2024-01-02.json' ? Buffer.from('{not json') : d));
       const r = (await as('owner', 'GET', `/v1/tileset/${tiles.id}/8/quantiles/D?zipUrl=${url}`)).json().item;

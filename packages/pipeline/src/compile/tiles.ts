@@ -1,4 +1,4 @@
-import { badInput, conflict } from '@studio/schema';
+import { StudioError, badInput, conflict } from '@studio/schema';
 import { getResolution } from 'h3-js';
 import type { NodeOf, TimeInterval } from '../nodes';
 import type { Dialect } from './dialect';
@@ -93,7 +93,14 @@ export class TileCompiler<R extends { cte: string; tile?: TileCols }> {
       if (!interval) throw badInput(`tileExtract node: the tileset has no ${n.timeInterval} time steps (it has ${s.timeIntervals.join(', ') || 'none'})`);
       this.checkInterval('tileExtract', s, interval, n.timeInterval);
     }
-    const cells = hexifyCells(n.geojson, res);
+    let cells: string[];
+    try {
+      cells = hexifyCells(n.geojson, res);
+    } catch (e) {
+      // The polyfill is hexify's, and so are its messages: name the node that asked.
+      if (e instanceof StudioError) throw new StudioError(e.status, e.message.replace(/^hexify node/, 'tileExtract node'), e.details);
+      throw e;
+    }
     const hex = n.h3ColumnName || 'hex';
     const time = interval ? n.timeColumnName || 'time' : undefined;
     const cols = [`hex AS ${this.q(hex)}`, ...(time ? [`time AS ${this.q(time)}`] : []), ...wanted.map((f) => this.q(f))];

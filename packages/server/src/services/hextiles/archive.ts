@@ -43,6 +43,7 @@ export class TileArchive {
   /** A local file holding entry `name` (copied out of the archive on first use). */
   async file(name: string): Promise<string> {
     const dest = path.join(this.cacheDir, name);
+    if (!dest.startsWith(this.cacheDir + path.sep)) throw badInput(`Invalid archive entry name ${name}`);
     try {
       await fs.access(dest);
       return dest;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { cellToParent, getResolution, isValidCell, polygonToCellsExperimental, POLYGON_TO_CELLS_FLAGS } from 'h3-js';
 import { badInput, TileInterval, type TilesetMetadata } from '@studio/schema';
+import { TIME_PATH } from './sql';
 
 /**
  * The archive layout of a hex tileset (docs/decisions.md "Hex tiles"):
@@ -35,12 +36,13 @@ const RequiredMetadata = z.object({
   fields: z.array(z.string()),
   timeIntervals: z.array(TileInterval),
 });
-const Counts = z.record(z.string(), z.record(z.string(), z.number()));
+// Keys become entry names and cache file names: only zooms, H3 cells and step paths pass.
+const Counts = z.record(z.string().regex(/^\d{1,2}$/), z.record(z.string().regex(/^[0-9a-f]{15}$/), z.number()));
 const IndexShape = z.object({
   version: z.literal(1),
   metadata: z.unknown(),
   tiles: Counts,
-  time: z.record(z.string(), z.record(z.string(), z.object({ start: z.string(), tiles: Counts }))).default({}),
+  time: z.record(z.string().regex(/^[THDMY]$/), z.record(z.string().regex(TIME_PATH), z.object({ start: z.string(), tiles: Counts }))).default({}),
 });
 
 export const MISSING_METADATA = 'HexTile index does not include required metadata';
