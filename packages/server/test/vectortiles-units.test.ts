@@ -1,0 +1,72 @@
+import os from 'node:os';
+import path from 'node:path';
+import fs from 'node:fs/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LocalObjectStore } from '@studio/engine';
+import { parseGeometry, mercatorBox, mercX, mercY, lngOf, latOf } from '../src/services/vector-tiles/geometry';
+import { PmtilesWriter } from '../src/services/vector-tiles/pmtiles-writer';
+import { TileArchives } from '../src/services/vector-tiles/archive';
+
+describe('geometry text', () => {
+  it.each([
+    ['WKT point', 'POINT (1.5 -2)', { type: 'Point', coordinates: [1.5, -2] }],
+    ['WKT point Z', 'POINT Z (1 2 3)', { type: 'Point', coordinates: [1, 2] }],
+    ['EWKT', 'SRID=4326;LINESTRING(0 0, 1 1e1)', { type: 'LineString', coordinates: [[0, 0], [1, 10]] }],
+    ['WKT polygon with a hole', 'POLYGON ((0 0, 4 0, 4 4, 0 0), (1 1, 2 1, 2 2, 1 1))', { type: 'Polygon', coordinates: [[[0, 0], [4, 0], [4, 4], [0, 0]], [[1, 1], [2, 1], [2, 2], [1, 1]]] }],
+    ['WKT multipoint, both spellings', 'MULTIPOINT ((1 2), 3 4)', { type: 'MultiPoint', coordinates: [[1, 2], [3, 4]] }],
+    ['WKT multipolygon', 'multipolygon(((0 0,1 0,1 1,0 0)))', { type: 'MultiPolygon', coordinates: [[[[0, 0], [1, 0], [1, 1], [0, 0]]]] }],
+    ['WKT collection', 'GEOMETRYCOLLECTION (POINT (1 2), LINESTRING (0 0, 1 1))', { type: 'GeometryCollection', geometries: [{ type: 'Point', coordinates: [1, 2] }, { type: 'LineString', coordinates: [[0, 0], [1, 1]] }] }],
+    ['GeoJSON geometry', '{"type":"Point","coordinates":[5,6]}', { type: 'Point', coordinates: [5, 6] }],
+    ['GeoJSON feature', '{"type":"Feature","properties":{},"geometry":{"type":"LineString","coordinates":[[0,0],[1,1]]}}', { type: 'LineString', coordinates: [[0, 0], [1, 1]] }],
+  ])('reads %s', (_label, text, geometry) => expect(parseGeometry(text)).toEqual(geometry));
+
+  it.each(['', 'POINT', 'POINT (1)', 'CIRCLE (1 2)', '{"type":"Point"}', '{not json', 'LINESTRING (0 0, 1 1'])('answers null for %j', (text) => expect(parseGeometry(text)).toBeNull());
+
+  it('projects to Web Mercator and back', () => {
+    expect([mercX(-180), mercX(0), mercX(180)]).toEqual([0, 0.5, 1]);
+    expect(mercY(0)).toBeCloseTo(0.5, 12);
+    expect(lngOf(mercX(-122.4))).toBeCloseTo(-122.4, 9);
+    expect(latOf(mercY(37.8))).toBeCloseTo(37.8, 9);
+    const [x0, y0, x1, y1] = mercatorBox(parseGeometry('LINESTRING (-10 20, 30 -40)')!)!;
+    expect([x0 < x1, y0 < y1, x0, x1]).toEqual([true, true, mercX(-10), mercX(30)]);
+  });
+});
+
+describe('PMTiles archives', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await fs.mkdtemp(path.join(os.tmpdir(), 'pmtiles-test-'));
+  });
+  afterAll(() => fs.rm(dir, { recursive: true, force: true }));
+
+  it('writes an archive the pmtiles reader reads, with leaf directories past the root’s 16 KiB and repeated tiles stored once', async () => {
+    const writer = new PmtilesWriter(path.join(dir, 'side.tiles'));
+    const tileOf = (z: number, x: number, y: number) => new TextEncoder().encode(x % 3 === 0 ? 'same' : `tile ${z}/${x}/${y}`);
+    // Every tile of zoom 7 (16,384) and a few of zoom 8: more entries than a root directory holds.
+    const written: [number, number, number][] = [];
+    for (let x = 0; x < 128; x++) for (let y = 0; y < 128; y++) written.push([7, x, y]);
+    for (let x = 0; x < 40; x++) written.push([8, x, 3]);
+    for (const [z, x, y] of written.reverse()) await writer.add(z, x, y, tileOf(z, x, y));
+    const file = path.join(dir, 'objects', 'a.pmtiles');
+    await fs.mkdir(path.dirname(file), { recursive: true });
+    const size = await writer.finish(file, { minZoom: 7, maxZoom: 8, bounds: [-180, -85, 180, 85], center: [0, 0, 7], metadata: { name: 'test', vector_layers: [] } });
+    expect((await fs.stat(file)).size).toBe(size);
+    const header = (await fs.readFile(file)).subarray(0, 127);
+    expect([header.toString('ascii', 0, 7), header[7]]).toEqual(['PMTiles', 3]);
+    expect(Number(header.readBigUInt64LE(48))).toBeGreaterThan(0); // leaf directories
+    expect(Number(header.readBigUInt64LE(72))).toBe(written.length); // addressed tiles
+    await expect(fs.stat(path.join(dir, 'side.tiles'))).rejects.toThrow();
+    const archives = new TileArchives(new LocalObjectStore(path.join(dir, 'objects')));
+    const text = async (z: number, x: number, y: number) => {
+      const t = await archives.tile('a.pmtiles', z, x, y);
+      return t && new TextDecoder().decode(t);
+    };
+    for (const [z, x, y] of [[7, 0, 0], [7, 1, 0], [7, 127, 127], [7, 64, 31], [8, 39, 3], [8, 3, 3]] as const) expect(await text(z, x, y)).toBe(x % 3 === 0 ? 'same' : `tile ${z}/${x}/${y}`);
+    expect(await text(8, 40, 3)).toBeNull();
+    expect(await text(6, 0, 0)).toBeNull();
+    expect(await archives.metadata('a.pmtiles')).toEqual({ name: 'test', vector_layers: [] });
+    // One copy of the repeated tile: the archive is smaller than the distinct tiles would make it.
+    const distinct = written.filter(([, x]) => x % 3 !== 0).length + 1;
+    expect(size).toBeLessThan(distinct * 40 + 200_000);
+  });
+});
