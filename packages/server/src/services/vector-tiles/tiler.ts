@@ -1,13 +1,13 @@
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
-import type { Feature, Geometry } from 'geojson';
+import type { Feature } from 'geojson';
 import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
 import { badInput, type VectorTileInfo } from '@studio/schema';
 import { quoteIdent, type Engine } from '@studio/engine';
 import { BOX_FUNCTION, ensureBoxFunction } from './box-function';
 import { latOf, lngOf, parseGeometry } from './geometry';
-import { VT_OPTIONS, encodeTile, vtIndex } from './mvt';
+import { VT_OPTIONS, encodeTile, vtIndex, type VtTile } from './mvt';
 import { PmtilesWriter } from './pmtiles-writer';
 
 /**
@@ -20,9 +20,10 @@ import { PmtilesWriter } from './pmtiles-writer';
  * 3. Each feature gets the first zoom it is drawn at (tippecanoe's drop-densest idea, in SQL): below the
  *    maximum zoom a feature smaller than a 4-pixel cell is kept only if it is the first of its cell, so a
  *    tile holds at most 64x64 small features; at the maximum zoom every feature is kept.
- * 4. For each zoom, DuckDB streams the features of that zoom in chunks, ordered by block (the tile three
- *    zooms up, 64 tiles); one block at a time is held as GeoJSON, indexed by geojson-vt (which simplifies
- *    per zoom) and its tiles are encoded and appended to the archive.
+ * 4. For each zoom, DuckDB streams the features of that zoom in chunks. Lat/lng points come ordered by
+ *    tile and are encoded tile by tile (placing a point is arithmetic). Other geometry comes ordered by
+ *    block (the tile three zooms up, 64 tiles); one block at a time is held as GeoJSON, indexed by
+ *    geojson-vt (which clips and simplifies per zoom) and its tiles are encoded and appended to the archive.
  */
 
 /** Features smaller than this many pixels at a zoom (below the maximum) are thinned to one a cell. */
@@ -143,12 +144,12 @@ function workTableSql(job: TileJob, props: { name: string; alias: string; type: 
     const lat = `TRY_CAST(${quoteIdent(job.location.lat)} AS DOUBLE)`;
     const lng = `TRY_CAST(${quoteIdent(job.location.lng)} AS DOUBLE)`;
     inner = `SELECT ${lng} / 360 + 0.5 AS x0, ${mercYSql(lat)} AS y0, ${lng} / 360 + 0.5 AS x1, ${mercYSql(lat)} AS y1, 'Point' AS kind,
-               NULL::VARCHAR AS geom, ${lng} AS gx, ${lat} AS gy${propSql.map((p) => `, ${p}`).join('')}
+               NULL::VARCHAR AS geom${propSql.map((p) => `, ${p}`).join('')}
              FROM ${src} WHERE ${lat} BETWEEN -90 AND 90 AND ${lng} BETWEEN -180 AND 180`;
   } else {
     const col = `CAST(${quoteIdent(job.location.column)} AS VARCHAR)`;
     inner = `SELECT CAST(b[1] AS DOUBLE) AS x0, CAST(b[2] AS DOUBLE) AS y0, CAST(b[3] AS DOUBLE) AS x1, CAST(b[4] AS DOUBLE) AS y1, b[5] AS kind,
-               geom, NULL::DOUBLE AS gx, NULL::DOUBLE AS gy${props.map((p) => `, ${p.alias}`).join('')}
+               geom${props.map((p) => `, ${p.alias}`).join('')}
              FROM (SELECT string_split(${BOX_FUNCTION}(${col}), ',') AS b, ${col} AS geom${propSql.map((p) => `, ${p}`).join('')} FROM ${src})
              WHERE b IS NOT NULL`;
   }
@@ -181,18 +182,16 @@ function firstZoomSql(minZoom: number, maxZoom: number): string {
   return cases.length ? `CASE ${cases.join(' ')} ELSE ${maxZoom} END` : String(maxZoom);
 }
 
-/** Streams the features drawn at zoom z, block by block, and appends their tiles to the archive. */
-async function cutZoom(c: DuckDBConnection, work: string, job: TileJob, props: { name: string; alias: string }[], z: number, writer: PmtilesWriter): Promise<void> {
-  const b = Math.max(0, z - BLOCK_DEPTH);
-  const scale = 2 ** b;
-  const last = scale - 1;
-  const buffer = VT_OPTIONS.buffer / VT_OPTIONS.extent / 2 ** z;
-  const span = (lo: string, hi: string) => `unnest(range(CAST(greatest(0, floor((${lo} - ${buffer}) * ${scale})) AS BIGINT), CAST(least(${last}, floor((${hi} + ${buffer}) * ${scale})) AS BIGINT) + 1))`;
-  const sql = `SELECT CAST(block_x AS INTEGER) AS block_x, CAST(block_y AS INTEGER) AS block_y, CAST(fid AS DOUBLE) AS fid, geom, gx, gy${props.map((p) => `, ${p.alias}`).join('')}
-    FROM (SELECT *, ${span('y0', 'y1')} AS block_y FROM (SELECT *, ${span('x0', 'x1')} AS block_x FROM read_parquet(${sqlString(work)}) WHERE mz <= ${z}))
-    ORDER BY block_x, block_y`;
+type Row = DuckDBValue[];
+
+/**
+ * Streams a query's rows in DuckDB's chunks and hands them over in groups of equal first two columns (the
+ * query orders by them); only one group is held at a time.
+ */
+async function eachGroup(c: DuckDBConnection, sql: string, onGroup: (a: number, b: number, rows: Row[]) => Promise<void>): Promise<void> {
   const result = await c.stream(sql);
-  let block: { bx: number; by: number; features: Feature[] } | null = null;
+  let group: { a: number; b: number; rows: Row[] } | null = null;
+  // Ask for the next chunk before working on this one: DuckDB produces it on its own thread meanwhile.
   let next = result.fetchChunk();
   try {
     for (;;) {
@@ -200,26 +199,65 @@ async function cutZoom(c: DuckDBConnection, work: string, job: TileJob, props: {
       if (!chunk || chunk.rowCount === 0) break;
       next = result.fetchChunk();
       for (const row of chunk.getRows()) {
-        const bx = row[0] as number;
-        const by = row[1] as number;
-        if (!block || block.bx !== bx || block.by !== by) {
-          if (block) await cutBlock(block, z, b, job.layer, writer);
-          block = { bx, by, features: [] };
+        const a = row[0] as number;
+        const b = row[1] as number;
+        if (!group || group.a !== a || group.b !== b) {
+          if (group) await onGroup(group.a, group.b, group.rows);
+          group = { a, b, rows: [] };
         }
-        const geometry: Geometry | null = row[3] === null ? { type: 'Point', coordinates: [row[4] as number, row[5] as number] } : parseGeometry(row[3] as string);
-        if (!geometry) continue;
-        const properties: Record<string, unknown> = {};
-        props.forEach((p, k) => {
-          const v = row[6 + k];
-          if (v !== null && v !== undefined) properties[p.name] = v;
-        });
-        block.features.push({ type: 'Feature', id: row[2] as number, geometry, properties });
+        group.rows.push(row);
       }
     }
   } finally {
     await next.catch(() => undefined);
   }
-  if (block) await cutBlock(block, z, b, job.layer, writer);
+  if (group) await onGroup(group.a, group.b, group.rows);
+}
+
+/** Properties of a row whose property columns start at `from`; nulls are left out (MVT has no null). */
+function propertiesOf(row: Row, props: { name: string }[], from: number): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  props.forEach((p, k) => {
+    const v = row[from + k];
+    if (v !== null && v !== undefined) out[p.name] = v;
+  });
+  return out;
+}
+
+/** Appends the tiles of zoom z: lat/lng points straight into their tile, anything else through geojson-vt. */
+async function cutZoom(c: DuckDBConnection, work: string, job: TileJob, props: { name: string; alias: string }[], z: number, writer: PmtilesWriter): Promise<void> {
+  const cols = props.map((p) => `, ${p.alias}`).join('');
+  const source = `read_parquet(${sqlString(work)}) WHERE mz <= ${z}`;
+  if (job.location.kind === 'point') {
+    // A point needs no clipping or simplification: its tile and its position in it are arithmetic, so
+    // DuckDB orders the points by tile and each tile is encoded as its rows arrive.
+    const n = 2 ** z;
+    const tileSql = (v: string) => `CAST(least(${n - 1}, floor(${v} * ${n})) AS INTEGER)`;
+    const sql = `SELECT ${tileSql('x0')} AS tx, ${tileSql('y0')} AS ty, CAST(fid AS DOUBLE) AS fid, x0, y0${cols} FROM ${source} ORDER BY tx, ty`;
+    await eachGroup(c, sql, async (tx, ty, rows) => {
+      const at = (v: number, t: number) => Math.round((v * n - t) * VT_OPTIONS.extent);
+      const features = rows.map((r) => ({ id: r[2] as number, type: 1, geometry: [[at(r[3] as number, tx), at(r[4] as number, ty)]], tags: propertiesOf(r, props, 5) }));
+      const bytes = encodeTile({ [job.layer]: { features } as unknown as VtTile });
+      if (bytes) await writer.add(z, tx, ty, bytes);
+    });
+    return;
+  }
+  const b = Math.max(0, z - BLOCK_DEPTH);
+  const scale = 2 ** b;
+  const last = scale - 1;
+  const buffer = VT_OPTIONS.buffer / VT_OPTIONS.extent / 2 ** z;
+  const span = (lo: string, hi: string) => `unnest(range(CAST(greatest(0, floor((${lo} - ${buffer}) * ${scale})) AS BIGINT), CAST(least(${last}, floor((${hi} + ${buffer}) * ${scale})) AS BIGINT) + 1))`;
+  const sql = `SELECT CAST(block_x AS INTEGER) AS block_x, CAST(block_y AS INTEGER) AS block_y, CAST(fid AS DOUBLE) AS fid, geom${cols}
+    FROM (SELECT *, ${span('y0', 'y1')} AS block_y FROM (SELECT *, ${span('x0', 'x1')} AS block_x FROM ${source}))
+    ORDER BY block_x, block_y`;
+  await eachGroup(c, sql, async (bx, by, rows) => {
+    const features: Feature[] = [];
+    for (const r of rows) {
+      const geometry = parseGeometry(r[3] as string);
+      if (geometry) features.push({ type: 'Feature', id: r[2] as number, geometry, properties: propertiesOf(r, props, 4) });
+    }
+    await cutBlock({ bx, by, features }, z, b, job.layer, writer);
+  });
 }
 
 /** Cuts the tiles at zoom z inside one block (a tile at zoom b) from the block's features. */
