@@ -192,6 +192,22 @@ describe.each(STORES)('vector-tile datasets on %s', (kind) => {
     expect((await as('outsider', 'GET', `/v1/datasets/${tiled.id}/tiles/link`)).statusCode).toBe(404);
   });
 
+  it('hands anonymous viewers of a published map tile links for its vector-tile datasets, behind the map’s password', async () => {
+    const map = (await as('owner', 'POST', '/v1/maps', { name: 'Tiles map', latestState: { kepler: {} }, datasets: [tiled.id, points.id] })).json().item;
+    expect((await as('owner', 'POST', `/v1/maps/${map.id}/publish/map`, { password: 'open sesame' })).statusCode).toBeLessThan(300);
+    const anonymous = (datasetId: string, password?: string) =>
+      ctx.s.app.inject({ method: 'GET', url: `/v1/maps/${map.id}/published-map/datasets/${datasetId}/tiles/link`, headers: password ? { 'x-map-password': password } : {} });
+    expect((await anonymous(tiled.id)).statusCode).toBe(401);
+    const link = await anonymous(tiled.id, 'open sesame');
+    expect(link.statusCode).toBe(200);
+    const tile = await ctx.s.app.inject({ method: 'GET', url: link.json().item.tileUrl.replace(/^https?:\/\/[^/]+/, '').replace('{z}/{x}/{y}', '0/0/0') });
+    expect(tile.statusCode).toBe(200);
+    // A managed dataset of the map answers no links; one the map does not use is not found.
+    expect((await anonymous(points.id, 'open sesame')).json()).toEqual({ item: null });
+    const other = await upload(CSV, 'text/csv', 'Elsewhere');
+    expect((await anonymous(other.id, 'open sesame')).statusCode).toBe(404);
+  });
+
   it.each([
     ['a zoom past the dataset’s maximum', (max: number) => `${max + 1}/0/0`],
     ['x past the zoom level', () => '1/2/0'],

@@ -23,17 +23,17 @@ const FeaturedUpdate = FeaturedBody.omit({ mapId: true });
 /** The header that carries a publication's password to the dataset route (never the query: logs). */
 export const MAP_PASSWORD_HEADER = 'x-map-password';
 
-const publishing = (ctx: { services: { db: ConstructorParameters<typeof PublishingService>[0] } }) => new PublishingService(ctx.services.db);
+export const publishing = (ctx: { services: { db: ConstructorParameters<typeof PublishingService>[0] } }) => new PublishingService(ctx.services.db);
 
 /** Whether the caller may read the map itself (then no password is asked). */
-async function canReadMap(ctx: RouteContext<unknown, unknown, unknown>, mapId: string): Promise<boolean> {
+export async function canReadMap(ctx: RouteContext<unknown, unknown, unknown>, mapId: string): Promise<boolean> {
   if (!ctx.caller) return false;
   const row = await ctx.services.records.get(mapId);
   if (!row || row.type !== 'map') return false;
   return can(await ctx.services.access.accessOf(ctx.caller, row, ctx.adminMode), 'read');
 }
 
-const headerPassword = (ctx: RouteContext<unknown, unknown, unknown>) => {
+export const headerPassword = (ctx: RouteContext<unknown, unknown, unknown>) => {
   const v = ctx.req.headers[MAP_PASSWORD_HEADER];
   return typeof v === 'string' && v.length > 0 ? v : undefined;
 };

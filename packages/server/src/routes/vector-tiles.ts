@@ -6,6 +6,7 @@ import { defineRoute, requireCaller, type RouteContext, type RouteDef } from '..
 import { assertCanCreate } from '../services/quota';
 import { datasetAttrs } from '../services/datasets';
 import { checkTile } from '../services/vector-tiles/mvt';
+import { MAP_PASSWORD_HEADER, canReadMap, headerPassword, publishing } from './publishing';
 import { LINK_BASE, TILE_LINK_TTL_MS, signTileLink, verifyTileLink } from '../services/vector-tiles/links';
 import type { ResourceRow } from '../services/records';
 import { locationOf, vectorTiles, type TileSource } from '../services/vector-tiles';
@@ -118,11 +119,22 @@ export const vectorTileRoutes: RouteDef[] = [
     params: z.object({ id: Id }),
     query: AdminQuery,
     resource: { type: 'dataset', param: 'id', action: 'read' },
+    handler: async (ctx) => ({ item: tileLinks(ctx as Ctx, ctx.resource!) }),
+  }),
+  defineRoute({
+    method: 'GET',
+    url: '/v1/maps/{id}/published-map/datasets/{datasetId}/tiles/link',
+    summary: `Signed tile links of a vector-tile dataset of a published map, without signing in (the password of a protected map in the ${MAP_PASSWORD_HEADER} header); item null for a dataset that is not a vector-tile dataset`,
+    tag: 'maps',
+    auth: 'public',
+    params: z.object({ id: Id, datasetId: Id }),
     handler: async (ctx) => {
-      vectorTiles(ctx.services).tilesOf(ctx.resource!);
-      const { exp, query } = signTileLink(ctx.services.secrets, ctx.resource!.id);
-      const base = `${originOf(ctx.req)}${LINK_BASE}/${ctx.resource!.id}`;
-      return { item: { tileJsonUrl: `${base}/tiles.json?${query}`, tileUrl: `${base}/{z}/{x}/{y}?${query}`, expiresAt: new Date(exp).toISOString() } };
+      // The rule of the publication's own dataset route: only datasets its snapshot names, behind its password.
+      const canBypass = await canReadMap(ctx as Ctx, ctx.params.id);
+      const allowed = await publishing(ctx).datasetIdsFor(ctx.params.id, { password: headerPassword(ctx as Ctx), canBypass });
+      const row = allowed.includes(ctx.params.datasetId) ? await ctx.services.records.get(ctx.params.datasetId) : undefined;
+      if (!row || row.type !== 'dataset') throw notFound('Dataset not found');
+      return { item: datasetAttrs(row).datasetType === 'vector-tile' ? tileLinks(ctx as Ctx, row) : null };
     },
   }),
   defineRoute({
@@ -146,6 +158,14 @@ export const vectorTileRoutes: RouteDef[] = [
     handler: async (ctx) => sendTile(ctx as Ctx, await linked(ctx as Ctx, ctx.params.id, ctx.query), ctx.params),
   }),
 ];
+
+/** Signed links (see services/vector-tiles/links.ts) to a ready vector-tile dataset's TileJSON and tiles. */
+function tileLinks(ctx: Ctx, row: ResourceRow) {
+  vectorTiles(ctx.services).tilesOf(row);
+  const { exp, query } = signTileLink(ctx.services.secrets, row.id);
+  const base = `${originOf(ctx.req)}${LINK_BASE}/${row.id}`;
+  return { tileJsonUrl: `${base}/tiles.json?${query}`, tileUrl: `${base}/{z}/{x}/{y}?${query}`, expiresAt: new Date(exp).toISOString() };
+}
 
 /** The dataset a signed link names (403 for a bad or expired signature, 404 once the dataset is gone). */
 async function linked(ctx: Ctx, id: string, q: { exp: number; sig: string }): Promise<ResourceRow> {

@@ -1,7 +1,7 @@
 import { tableFromIPC } from 'apache-arrow';
 import { processArrowBatches } from '@kepler.gl/processors';
 import { client } from '../app/api';
-import { isVectorTileDataset, vectorTileDataset } from './vector-tiles';
+import { isVectorTileDataset, publishedVectorTileDataset, vectorTileDataset } from './vector-tiles';
 
 export const ARROW_STREAM = 'application/vnd.apache.arrow.stream';
 
@@ -29,6 +29,8 @@ export async function loadCatalogDataset(id: string): Promise<KeplerDataset> {
 
 /** A dataset of a published map, for anonymous viewers; `password` when the map is protected. */
 export async function loadPublishedDataset(mapId: string, id: string, label: string, password?: string): Promise<KeplerDataset> {
+  const tiles = await publishedVectorTileDataset(mapId, id, label, password);
+  if (tiles) return tiles;
   const response = await client.raw('GET', `/v1/maps/${mapId}/published-map/datasets/${id}`, { headers: { accept: ARROW_STREAM, ...(password ? { 'x-map-password': password } : {}) } });
   return arrowToKepler(id, label, await response.arrayBuffer());
 }

@@ -19,8 +19,20 @@ export const isVectorTileDataset = (meta: Pick<Dataset, 'type'>) => meta.type ==
  */
 export async function vectorTileDataset(meta: Pick<Dataset, 'id' | 'name'>): Promise<KeplerDataset> {
   const { item } = await client.request<{ item: TileLink }>('GET', `/v1/datasets/${meta.id}/tiles/link`);
+  return fromLink(meta.id, meta.name, item);
+}
+
+/** A published map's dataset as a remote tileset when it is a vector-tile dataset, else null (read it as Arrow). */
+export async function publishedVectorTileDataset(mapId: string, id: string, label: string, password?: string): Promise<KeplerDataset | null> {
+  const { item } = await client.request<{ item: TileLink | null }>('GET', `/v1/maps/${mapId}/published-map/datasets/${id}/tiles/link`, {
+    headers: password ? { 'x-map-password': password } : {},
+  });
+  return item && fromLink(id, label, item);
+}
+
+function fromLink(id: string, label: string, item: TileLink): KeplerDataset {
   const dataset = {
-    info: { id: meta.id, label: meta.name, type: 'vector-tile', format: 'rows' },
+    info: { id, label, type: 'vector-tile', format: 'rows' },
     data: { fields: [], rows: [] },
     metadata: { type: 'remote', remoteTileFormat: 'mvt', tilesetDataUrl: item.tileUrl, tilesetMetadataUrl: item.tileJsonUrl },
     // What kepler's own tileset dialog sets: tiles filter on the GPU by numbers and booleans, rows are not local.
