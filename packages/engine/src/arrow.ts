@@ -34,6 +34,7 @@ import {
   type DataType,
   type Data,
 } from 'apache-arrow';
+import type { BufferPool } from './buffers';
 import { quoteIdent } from './sql';
 
 /** How each DuckDB type reaches Arrow: copied as is, or cast in SQL first to something copyable. */
@@ -169,9 +170,15 @@ class FixedBuilder implements ColumnBuilder {
     this.validity = new Validity(capacity);
   }
   append(vector: duckdb.Vector, n: number, at: number): void {
-    const src = duckdb.vector_get_data(vector, n * this.width);
-    this.bytes.set(src.subarray(0, n * this.width), at * this.width);
-    this.validity.append(vector, n, at);
+    const w = this.width;
+    const src = duckdb.vector_get_data(vector, n * w);
+    this.bytes.set(src.subarray(0, n * w), at * w);
+    const mask = this.validity.append(vector, n, at);
+    // DuckDB leaves whatever its buffer held under a NULL: zeroed, so an answer never carries stale
+    // memory (other queries' values) and the same data always gives the same bytes.
+    if (mask) {
+      for (let i = 0; i < n; i++) if (!((mask[i >> 3]! >> (i & 7)) & 1)) this.bytes.fill(0, (at + i) * w, (at + i + 1) * w);
+    }
   }
   finish(rows: number): Data {
     const bytes = this.bytes;
@@ -191,12 +198,13 @@ class BoolBuilder implements ColumnBuilder {
   }
   append(vector: duckdb.Vector, n: number, at: number): void {
     const src = duckdb.vector_get_data(vector, n);
+    const mask = this.validity.append(vector, n, at);
     const bits = this.bits;
     for (let i = 0; i < n; i++) {
       const r = at + i;
-      if (src[i]) bits[r >> 3]! |= 1 << (r & 7);
+      // Under a NULL the byte is stale: left clear (see FixedBuilder).
+      if (src[i] && (!mask || (mask[i >> 3]! >> (i & 7)) & 1)) bits[r >> 3]! |= 1 << (r & 7);
     }
-    this.validity.append(vector, n, at);
   }
   finish(rows: number): Data {
     const data = this.bits.subarray(0, Math.ceil(rows / 8));
@@ -276,6 +284,8 @@ export class ArrowBatcher {
     names: string[],
     types: DuckDBType[],
     private readonly capacity = 65536,
+    /** Where serialised batches are copied to; without one each gets a new buffer. */
+    private readonly pool?: BufferPool,
   ) {
     const cap = Math.max(capacity, VECTOR);
     this.builders = [];
@@ -344,7 +354,8 @@ export class ArrowBatcher {
     const parts = sink._values.splice(0);
     let size = 0;
     for (const p of parts) size += p.byteLength;
-    const out = Buffer.allocUnsafeSlow(size); // every byte is written below: skip the zero fill
+    // Every byte is written below: no zero fill.
+    const out = this.pool ? this.pool.take(size) : Buffer.allocUnsafeSlow(size);
     let o = 0;
     for (const p of parts) {
       out.set(p, o);

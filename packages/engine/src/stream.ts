@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import type { DuckDBConnection, DuckDBType, DuckDBValue } from '@duckdb/node-api';
 import { ArrowBatcher, castingWrapper } from './arrow';
+import type { BufferPool } from './buffers';
 import type { PooledConnection } from './pool';
 import { quoteLiteral } from './sql';
 import { removeQuietly } from './store';
@@ -11,6 +12,8 @@ export interface StreamOptions {
   signal?: AbortSignal;
   /** Rows per Arrow RecordBatch (default 65536). */
   batchRows?: number;
+  /** Arrow output buffers come from here; the consumer gives each back once written (see BufferPool). */
+  pool?: BufferPool;
 }
 
 function abortError(): Error {
@@ -71,7 +74,7 @@ export async function* arrowIpc(
     let d = await describe(conn, sql, params);
     const wrapped = castingWrapper(d.names, d.types, sql);
     if (wrapped) d = await describe(conn, wrapped, params);
-    const batcher = new ArrowBatcher(d.names, d.types, opts.batchRows ?? 65536);
+    const batcher = new ArrowBatcher(d.names, d.types, opts.batchRows ?? 65536, opts.pool);
     const result = await d.prepared.stream();
     let wroteBatch = false;
     // Ask for the next chunk before copying this one: DuckDB produces it on its own thread meanwhile.

@@ -1,5 +1,6 @@
 import { tableFromIPC } from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BufferPool } from '../src';
 import { collect, setup, type Ctx } from './helpers';
 
 let ctx: Ctx;
@@ -61,6 +62,47 @@ describe('arrowStream', () => {
     expect(table.getChild('m')!.get(0)).toBe(1.5);
     const csv = Buffer.from(await collect(ctx.engine.csvStream({ sql: 'SELECT 1 AS a;' }))).toString();
     expect(csv).toBe('a\n1\n');
+  });
+
+  it('reuses pooled buffers once given back, and the bytes stay those of an unpooled stream', async () => {
+    const plainBytes = await collect(ctx.engine.arrowStream({ sql: GEN }, { batchRows: 1000 }));
+    const pool = new BufferPool(2);
+    const parts: Uint8Array[] = [];
+    const seen = new Set<ArrayBufferLike>();
+    for await (const piece of ctx.engine.arrowStream({ sql: GEN }, { batchRows: 1000, pool })) {
+      parts.push(Buffer.from(piece)); // a copy: the piece itself is overwritten once given back
+      seen.add(piece.buffer);
+      pool.give(piece);
+    }
+    expect(parts.length).toBeGreaterThan(2);
+    expect(seen.size).toBeLessThan(parts.length);
+    expect(Buffer.compare(Buffer.concat(parts), Buffer.from(plainBytes))).toBe(0);
+  });
+
+  it('writes zeros under NULLs, never what DuckDB left in its buffers', async () => {
+    // Fill DuckDB's buffers with non-zero values first, then read a column that is mostly NULL.
+    await collect(ctx.engine.arrowStream({ sql: 'SELECT i * 1.5 + 1 AS v FROM range(20000) t(i)' }));
+    const table = tableFromIPC(await collect(ctx.engine.arrowStream({ sql: 'SELECT CASE WHEN i % 3 = 0 THEN i * 1.5 END AS v FROM range(20000) t(i)' })));
+    let nulls = 0;
+    for (const data of table.getChild('v')!.data) {
+      const values = data.values as Float64Array;
+      for (let i = 0; i < data.length; i++) {
+        if (data.getValid(i)) continue;
+        nulls++;
+        expect(values[i]).toBe(0);
+      }
+    }
+    expect(nulls).toBeGreaterThan(10_000);
+  });
+
+  it('never hands out a pooled buffer that was not given back', async () => {
+    const pool = new BufferPool();
+    const held = [pool.take(100), pool.take(100)];
+    expect(held[0]!.buffer).not.toBe(held[1]!.buffer);
+    pool.give(held[0]!);
+    pool.give(held[0]!); // twice: still one free entry
+    expect(pool.take(50).buffer).toBe(held[0]!.buffer);
+    expect(pool.take(50).buffer).not.toBe(held[0]!.buffer);
   });
 
   it('empty result keeps the schema', async () => {

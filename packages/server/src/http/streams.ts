@@ -1,5 +1,7 @@
 import { Readable } from 'node:stream';
+import type { ServerResponse } from 'node:http';
 import type { FastifyReply } from 'fastify';
+import type { BufferPool } from '@studio/engine';
 import { StudioError } from '@studio/schema';
 import { duckdbQueryError } from '@studio/pipeline';
 
@@ -44,3 +46,41 @@ export async function primed(stream: AsyncGenerator<Uint8Array>): Promise<AsyncG
  */
 export const streamBody = (source: AsyncIterable<Uint8Array | string>) =>
   Readable.from(source, { objectMode: false, highWaterMark: 8 * 1024 * 1024 });
+
+const HIGH_WATER = 8 * 1024 * 1024;
+
+/**
+ * Writes an engine stream as the whole answer, straight to the socket (the reply is hijacked), so each
+ * piece's write completion is known: pieces from `pool` go back to it once the socket has taken them.
+ * Up to HIGH_WATER bytes may wait in the socket while the next piece is computed (as streamBody's
+ * high-water mark does). Headers already set on the reply are sent; prime the stream first (primed())
+ * so a failing query is still an error status. A failure after the first byte cuts the answer off.
+ */
+export async function sendStream(reply: FastifyReply, source: AsyncIterable<Uint8Array>, pool?: BufferPool): Promise<void> {
+  const res = reply.raw;
+  reply.hijack();
+  res.writeHead(200, reply.getHeaders() as Record<string, string>);
+  try {
+    for await (const piece of source) {
+      if (res.destroyed) break;
+      res.write(piece, pool ? () => pool.give(piece) : undefined);
+      if (res.writableLength > HIGH_WATER) await drained(res);
+    }
+    res.end();
+  } catch {
+    // The client left (the engine stopped on the clientGone signal) or the engine failed mid-answer.
+    res.destroy();
+  }
+}
+
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}

@@ -21,7 +21,8 @@ import type { Services } from '../services';
 import type { ListOptions, ResourceRow } from '../services/records';
 import type { Caller } from '../http/caller';
 import { sandboxSql } from '../services/sql-sandbox';
-import { clientGone, streamBody } from '../http/streams';
+import { clientGone, primed, sendStream, streamBody } from '../http/streams';
+import { BufferPool } from '@studio/engine';
 import { datasetFileFor } from '../services/dataset-tables';
 
 const IdParam = z.object({ id: Id });
@@ -94,12 +95,14 @@ export const datasetRoutes: RouteDef[] = [
       if (a.status !== 'ready' || !a.storageKey) throw new StudioError(409, `Dataset is not ready (status: ${a.status})`, a.metadata.errorMessage ?? undefined);
       const signal = clientGone(ctx.reply);
       const arrow = String(ctx.req.headers.accept ?? '').includes(ARROW_STREAM);
-      const stream = arrow ? ctx.services.engine.arrowStream(a.storageKey, { signal }) : ctx.services.engine.csvStream(a.storageKey, { signal });
       const safeName = ctx.resource!.name.replace(/[^\w.-]+/g, '_').slice(0, 100) || 'dataset';
-      return ctx.reply
+      ctx.reply
         .header('content-type', arrow ? ARROW_STREAM : 'text/csv; charset=utf-8')
-        .header('content-disposition', `attachment; filename="${safeName}.${arrow ? 'arrow' : 'csv'}"`)
-        .send(streamBody(stream));
+        .header('content-disposition', `attachment; filename="${safeName}.${arrow ? 'arrow' : 'csv'}"`);
+      if (!arrow) return ctx.reply.send(streamBody(ctx.services.engine.csvStream(a.storageKey, { signal })));
+      // Arrow batches are written straight to the socket and their buffers reused once written (see BufferPool).
+      const pool = new BufferPool();
+      return sendStream(ctx.reply, await primed(ctx.services.engine.arrowStream(a.storageKey, { signal, pool })), pool);
     },
   }),
   defineRoute({
