@@ -8,6 +8,7 @@ import { loadMapLook } from './basemaps/catalog';
 import { KeplerMap } from './kepler/KeplerMap';
 import { exposeMap, showDatasets } from './kepler/actions';
 import { upgradeMapState } from './state/versions';
+import { markMap } from './timing';
 import './map.css';
 
 /**
@@ -32,6 +33,7 @@ export default function BaselineCsvView() {
           return { info: { id: d.id, label: d.id }, data: processCsvData(text) as unknown as KeplerDataset['data'] };
         }),
       );
+      markMap('data-decoded');
       const s = createMapStore({ readOnly: false, look: await look });
       pending.current = () => showDatasets(s, datasets, saved?.kepler ?? null, false);
       setStore(s);

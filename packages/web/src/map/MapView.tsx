@@ -4,9 +4,9 @@ import type { StudioRecord } from '@studio/schema';
 import { client } from '../app/api';
 import { useUser } from '../app/session';
 import { ErrorMessage } from '../app/ui';
-import { loadCatalogDataset, type KeplerDataset } from './datasets';
+import { loadCatalogDataset } from './datasets';
 import { createMapStore } from './kepler/store';
-import { loadMapLook, type MapLook } from './basemaps/catalog';
+import { loadMapLook } from './basemaps/catalog';
 import { KeplerMap, captureMapPng } from './kepler/KeplerMap';
 import { currentConfig, exposeMap, showDatasets } from './kepler/actions';
 import { upgradeMapState, wrapKeplerConfig } from './state/versions';
@@ -61,10 +61,17 @@ export default function MapView() {
       const lockedBy = record?.lock && record.lock.ownerId !== user.id && new Date(record.lock.expiresAt) > new Date() ? record.lock.ownerName : null;
       const readOnly = Boolean(record && (['viewer', 'limited-viewer'].includes(record.access) || lockedBy));
       const saved = upgradeMapState(record?.latestState ?? null);
-      const [datasets, look]: [KeplerDataset[], MapLook | null] = await Promise.all([Promise.all(datasetIds.map(loadCatalogDataset)), loadMapLook({ assets: true })]);
+      // The data downloads and decodes while kepler and the basemap start; it is added once both are there.
+      const datasets = Promise.all(datasetIds.map(loadCatalogDataset));
+      datasets.catch(() => undefined); // reported when added (below), not as an unhandled rejection
+      const look = await loadMapLook({ assets: true });
       if (cancelled) return;
       const s = createMapStore({ readOnly, look });
-      pending.current = datasets.length ? () => showDatasets(s, datasets, saved?.kepler ?? null, readOnly) : null;
+      pending.current = datasetIds.length
+        ? () => {
+            datasets.then((ds) => !cancelled && showDatasets(s, ds, saved?.kepler ?? null, readOnly)).catch((e: unknown) => !cancelled && setError(e instanceof Error ? e.message : String(e)));
+          }
+        : null;
       setStore(s);
       setName(record?.name ?? 'Untitled map');
       setLoaded({ record, datasetIds, readOnly, lockedBy });
@@ -129,7 +136,7 @@ export default function MapView() {
       </header>
       <ErrorMessage message={error} />
       <div className="map-canvas" ref={box}>
-        {store && loaded ? <KeplerMap key={loadKey} store={store} readOnly={loaded.readOnly} expectLayers={loaded.datasetIds.length > 0} onInitialized={() => pending.current?.()} /> : !error && <p className="map-loading">Loading the map…</p>}
+        {store && loaded ? <KeplerMap key={loadKey} store={store} readOnly={loaded.readOnly} expectLayers={loaded.datasetIds.length > 0} onMapReady={() => pending.current?.()} /> : !error && <p className="map-loading">Loading the map…</p>}
       </div>
       {publishing && loaded?.record && <PublishDialog mapId={loaded.record.id} onClose={() => setPublishing(false)} />}
     </section>

@@ -22,9 +22,14 @@ export default function PublicMapView() {
 
   async function show(map: PublishedMap, pw?: string) {
     const saved = upgradeMapState(map.latestState);
-    const [datasets, look] = await Promise.all([Promise.all(map.datasetIds.map((d) => loadPublishedDataset(id, d, map.name, pw))), loadMapLook({ assets: false })]);
-    const store = createMapStore({ readOnly: true, look });
-    const addData = () => datasets.length && showDatasets(store, datasets, saved?.kepler ?? null, true);
+    // The data downloads while kepler and the basemap start (see MapView).
+    const datasets = Promise.all(map.datasetIds.map((d) => loadPublishedDataset(id, d, map.name, pw)));
+    datasets.catch(() => undefined); // reported when added (below), not as an unhandled rejection
+    const store = createMapStore({ readOnly: true, look: await loadMapLook({ assets: false }) });
+    const addData = () => {
+      if (!map.datasetIds.length) return;
+      datasets.then((ds) => showDatasets(store, ds, saved?.kepler ?? null, true)).catch((e: unknown) => setView({ state: 'error', message: e instanceof Error ? e.message : String(e) }));
+    };
     setView({ state: 'map', store, map, addData });
   }
 
@@ -74,7 +79,7 @@ export default function PublicMapView() {
         <h1 className="map-title">{view.map.name}</h1>
       </header>
       <div className="map-canvas">
-        <KeplerMap store={view.store} readOnly expectLayers={view.map.datasetIds.length > 0} onInitialized={view.addData} />
+        <KeplerMap store={view.store} readOnly expectLayers={view.map.datasetIds.length > 0} onMapReady={view.addData} />
       </div>
     </section>
   );

@@ -1,6 +1,7 @@
 import { tableFromIPC } from 'apache-arrow';
 import { processArrowBatches } from '@kepler.gl/processors';
 import { client } from '../app/api';
+import { markMap } from './timing';
 import { isVectorTileDataset, publishedVectorTileDataset, vectorTileDataset } from './vector-tiles';
 
 export const ARROW_STREAM = 'application/vnd.apache.arrow.stream';
@@ -16,6 +17,7 @@ export function arrowToKepler(id: string, label: string, bytes: ArrayBuffer): Ke
   const table = tableFromIPC(new Uint8Array(bytes));
   const data = processArrowBatches(table.batches as Parameters<typeof processArrowBatches>[0]);
   if (!data) throw new Error(`Dataset ${label} has no rows kepler can read`);
+  markMap('data-decoded');
   return { info: { id, label }, data };
 }
 

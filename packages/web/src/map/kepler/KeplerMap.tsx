@@ -1,7 +1,8 @@
-import { useEffect, useRef, useState, type ComponentType } from 'react';
+import { useEffect, useMemo, useRef, useState, type ComponentType } from 'react';
 import { Provider } from 'react-redux';
 import type { Store } from 'redux';
 import { StudioKeplerGl } from '../basemaps/inject';
+import { markMap } from '../timing';
 import { MAP_ID } from './store';
 
 /** The part of deck.gl's Deck the ready check reads. */
@@ -21,7 +22,17 @@ interface KeplerProps {
   deckGlProps?: object;
   onDeckInitialized?: (deck: DeckLike) => void;
   onKeplerGlInitialized?: () => void;
+  getMapboxRef?: (ref: { getMap(): BasemapLike | null } | null) => void;
 }
+
+/** The part of maplibre's Map the basemap wait reads. */
+interface BasemapLike {
+  loaded(): boolean;
+  once(event: 'load', listener: () => void): unknown;
+}
+
+/** How long the data waits for the basemap at most: a slow or failing tile server must not hold the layers back. */
+const BASEMAP_WAIT_MS = 3_000;
 const KeplerGl = StudioKeplerGl as ComponentType<KeplerProps>;
 
 declare global {
@@ -31,21 +42,41 @@ declare global {
   }
 }
 
-/**
- * The kepler.gl builder in its own redux store, sized to its container. `expectLayers` says whether
- * data was added: the ready flag then waits for a frame drawn with layers.
- */
-export function KeplerMap({ store, readOnly, expectLayers, onInitialized }: { store: Store; readOnly: boolean; expectLayers: boolean; onInitialized?: () => void }) {
+interface KeplerMapProps {
+  store: Store;
+  readOnly: boolean;
+  /** Data will be added: the ready flag then waits for a frame drawn with layers. */
+  expectLayers: boolean;
+  /** kepler has registered its instance (data dispatched before that is dropped). */
+  onInitialized?: () => void;
+  /**
+   * kepler is initialized and the basemap has loaded (or BASEMAP_WAIT_MS passed). Data added here is
+   * drawn once: added earlier, the layer is drawn again for each view and layer change that the basemap's
+   * start causes (maplibre's first resize and view sync, then kepler's style-load update), and with
+   * software WebGL each of those redraws of a million points costs as much as the first.
+   */
+  onMapReady?: () => void;
+}
 
+/** The kepler.gl builder in its own redux store, sized to its container. */
+export function KeplerMap({ store, readOnly, expectLayers, onInitialized, onMapReady }: KeplerMapProps) {
   const box = useRef<HTMLDivElement>(null);
   const deck = useRef<DeckLike | null>(null);
   const [size, setSize] = useState<{ width: number; height: number } | null>(null);
   const [ready, setReady] = useState(false);
+  const mapReady = useMapReady(onMapReady);
+  const initialized = useRef(onInitialized);
+  initialized.current = onInitialized;
 
   useEffect(() => {
     const el = box.current;
     if (!el) return;
-    const measure = () => setSize({ width: Math.max(320, Math.floor(el.clientWidth)), height: Math.max(240, Math.floor(el.clientHeight)) });
+    const measure = () => {
+      const width = Math.max(320, Math.floor(el.clientWidth));
+      const height = Math.max(240, Math.floor(el.clientHeight));
+      // The same size keeps the same state: a new object would re-render kepler for nothing.
+      setSize((old) => (old && old.width === width && old.height === height ? old : { width, height }));
+    };
     measure();
     const observer = new ResizeObserver(measure);
     observer.observe(el);
@@ -64,16 +95,18 @@ export function KeplerMap({ store, readOnly, expectLayers, onInitialized }: { st
       settled = (expectLayers ? layers > 0 : true) && idle && document.querySelector('.kepler-box canvas') ? settled + 1 : 0;
       if (settled >= 2) {
         window.clearInterval(timer);
-        const frames = (n: number) => (n === 0 ? ((window.__studioMapReady = true), setReady(true)) : requestAnimationFrame(() => frames(n - 1)));
+        const frames = (n: number) => (n === 0 ? (markMap('first-frame'), (window.__studioMapReady = true), setReady(true)) : requestAnimationFrame(() => frames(n - 1)));
         frames(3);
       }
     }, 100);
     return () => window.clearInterval(timer);
   }, [expectLayers, store]);
 
-  return (
-    <div ref={box} className="kepler-box" data-map-ready={ready ? 'true' : 'false'}>
-      {size && (
+  // The kepler element is kept while its inputs stay: any re-render of kepler gives its editor layer
+  // new props, and deck then redraws every layer (seconds for a million points in software WebGL).
+  const kepler = useMemo(
+    () =>
+      size && (
         <Provider store={store}>
           <KeplerGl
             id={MAP_ID}
@@ -82,17 +115,67 @@ export function KeplerMap({ store, readOnly, expectLayers, onInitialized }: { st
             mapboxApiAccessToken=""
             appName="Studio"
             readOnly={readOnly}
-            deckGlProps={{ glOptions: { preserveDrawingBuffer: true } }}
+            deckGlProps={DECK_GL_PROPS}
             // kepler registers its instance when it mounts; data dispatched before that is dropped.
-            onKeplerGlInitialized={onInitialized}
+            onKeplerGlInitialized={() => {
+              initialized.current?.();
+              mapReady.initialized();
+            }}
+            getMapboxRef={(ref) => mapReady.basemap(ref?.getMap() ?? null)}
             onDeckInitialized={(d) => {
               deck.current = d;
             }}
           />
         </Provider>
-      )}
+      ),
+    [store, size, readOnly, mapReady],
+  );
+
+  return (
+    <div ref={box} className="kepler-box" data-map-ready={ready ? 'true' : 'false'}>
+      {kepler}
     </div>
   );
+}
+
+/** The thumbnail reads the deck canvas after drawing. */
+const DECK_GL_PROPS = { glOptions: { preserveDrawingBuffer: true } };
+
+/** Calls `onMapReady` once, when kepler is initialized and its basemap loaded (or the wait ran out). */
+function useMapReady(onMapReady: (() => void) | undefined) {
+  const latest = useRef(onMapReady);
+  latest.current = onMapReady;
+  const [gate] = useState(() => {
+    const s = { initialized: false, basemap: false, fired: false, timer: 0 };
+    const check = () => {
+      if (s.fired || !s.initialized || !s.basemap) return;
+      s.fired = true;
+      window.clearTimeout(s.timer);
+      markMap('basemap-ready');
+      // Two frames: kepler's own update on style load (layers re-made for the loaded style) is drawn first.
+      requestAnimationFrame(() => requestAnimationFrame(() => latest.current?.()));
+    };
+    const basemapDone = () => {
+      s.basemap = true;
+      check();
+    };
+    return {
+      initialized() {
+        if (s.initialized) return;
+        s.initialized = true;
+        s.timer = window.setTimeout(basemapDone, BASEMAP_WAIT_MS);
+        check();
+      },
+      basemap(map: BasemapLike | null) {
+        if (!map || s.basemap) return;
+        if (map.loaded()) basemapDone();
+        else map.once('load', basemapDone);
+      },
+      stop: () => window.clearTimeout(s.timer),
+    };
+  });
+  useEffect(() => gate.stop, [gate]);
+  return gate;
 }
 
 function layerCount(store: Store): number {

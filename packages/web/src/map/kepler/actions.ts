@@ -3,6 +3,7 @@ import { addDataToMap, layerConfigChange } from '@kepler.gl/actions';
 import { KeplerGlSchema } from '@kepler.gl/schemas';
 import type { KeplerDataset } from '../datasets';
 import type { KeplerSavedConfig } from '../state/versions';
+import { markMap } from '../timing';
 import { MAP_ID } from './store';
 
 type AddDataPayload = Parameters<typeof addDataToMap>[0];
@@ -22,6 +23,7 @@ export function showDatasets(store: Store, datasets: KeplerDataset[], saved: Kep
     ...(config ? { config } : {}),
   } as unknown as AddDataPayload;
   store.dispatch(addDataToMap(payload));
+  markMap('data-added');
 }
 
 /** kepler's config of the map as it is now: `{version, config: {visState, mapState, mapStyle, uiState}}`. */
