@@ -37,7 +37,7 @@ function differingPixels(page: Page, a: string, b: string): Promise<number> {
 }
 
 describe('vector-tile datasets in the map', () => {
-  it('opens a vector-tile dataset as a kepler vector tile layer drawn from the studio’s own tiles', async () => {
+  it('opens a vector-tile dataset as a kepler vector tile layer drawn from the studio’s own tiles, also in its published map', async () => {
     const admin = await asAdmin();
     const team = await admin.admin.createOrganization(`Tiles team ${unique()}`);
     const maker = await createUser(admin, team.id, 'Tia Tiler', `tia.${unique()}@e2e.studio.test`);
@@ -66,7 +66,27 @@ describe('vector-tile datasets in the map', () => {
     await expect.poll(async () => differingPixels(page, shown, await mapShot(page)), { timeout: 10_000 }).toBeGreaterThan(60);
     await page.locator('.layer__visibility-toggle').first().click();
     await page.screenshot({ path: '/tmp/studio-vector-tiles.png' });
+
+    // Saved and published: an anonymous viewer gets the same layer, its tiles through the publication.
+    await page.getByLabel('Map name').fill('SF tiles map');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved' }).waitFor();
+    await page.waitForURL((u) => /^\/[0-9a-f-]{36}$/.test(u.pathname));
+    const mapId = new URL(page.url()).pathname.slice(1);
+    await maker.client.request('POST', `/v1/maps/${mapId}/publish/map`, { body: {} });
     expect(s.foreign).toEqual([]);
     await s.context.close();
-  });
+
+    const anon = await openStudio(browser(), baseUrl());
+    let anonTiles = 0;
+    anon.page.on('request', (r) => {
+      if (new URL(r.url()).pathname.startsWith(`/v1/vector-tiles/${tiled.id}/`)) anonTiles++;
+    });
+    await anon.page.goto(`${baseUrl()}/public/${mapId}`);
+    await anon.page.waitForFunction(() => window.__studioMapReady === true, undefined, { timeout: 45_000 });
+    await expect.poll(() => anon.page.evaluate(() => window.__studioMap!.layers().map((l) => [l.type, l.dataId])), { timeout: 20_000 }).toEqual([['vectorTile', tiled.id]]);
+    await expect.poll(() => anonTiles, { timeout: 20_000 }).toBeGreaterThan(1);
+    expect(anon.foreign).toEqual([]);
+    await anon.context.close();
+  }, 120_000);
 });
