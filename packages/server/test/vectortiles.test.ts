@@ -235,6 +235,13 @@ describe.each(STORES)('vector-tile datasets on %s', (kind) => {
     expect(features.map((f) => f.properties.name).sort()).toEqual(['Ferry Building', 'Painted Ladies']);
   });
 
+  it('refuses a query that fails while it runs (422) and creates nothing (DQ-022)', async () => {
+    const before = await datasetCount();
+    const res = await as('owner', 'PUT', '/v1/data-queries/vector-tiling', { query: `select cast(name as integer) as lat, lng from "${points.id}"` });
+    expect([res.statusCode, res.json().message]).toEqual([422, expect.stringMatching(/Could not convert|Conversion Error/i)]);
+    expect(await datasetCount()).toBe(before);
+  });
+
   it('vector-tiles a query pushed down to a PostgreSQL connection (DQ-022)', async () => {
     const conn = (await as('owner', 'POST', '/v1/data-connections', { type: 'postgres', name: 'Warehouse', host: '127.0.0.1', port: 5432, database: WAREHOUSE, user: 'postgres', ssl: false })).json().item;
     const body = { connectionId: conn.id, query: 'select code, docks, lat, lon from stations where docks >= $min', parameters: { min: 2 }, latColumn: 'lat', lngColumn: 'lon' };

@@ -2,6 +2,7 @@ import fs from 'node:fs/promises';
 import { z } from 'zod';
 import type { FastifyRequest } from 'fastify';
 import { Id, QueryBool, StudioError, VectorTileCreate, VectorTilingBody, badInput, notFound, type VectorTileOptions } from '@studio/schema';
+import { duckdbQueryError } from '@studio/pipeline';
 import { defineRoute, requireCaller, type RouteContext, type RouteDef } from '../http/route';
 import { assertCanCreate } from '../services/quota';
 import { datasetAttrs } from '../services/datasets';
@@ -84,7 +85,12 @@ export const vectorTileRoutes: RouteDef[] = [
       const signal = new AbortController().signal;
       const source: TileSource = { name: 'Query result (vector tiles)', pipelineType: 'pipeline', query: b.query, sourceLabel: b.connectionId ? `connection:${b.connectionId}` : 'query' };
       return createTiled(ctx as Ctx, b, source, async (out) => {
-        await plan.produce(out, signal);
+        try {
+          await plan.produce(out, signal);
+        } catch (e) {
+          // What the query's content caused (a failed cast, say) is the caller's bad input, as for executions.
+          throw duckdbQueryError(e);
+        }
       });
     },
   }),
