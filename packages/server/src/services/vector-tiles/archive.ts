@@ -1,11 +1,13 @@
 import { open } from 'node:fs/promises';
 import { gunzipSync } from 'node:zlib';
-import { Compression, PMTiles, type RangeResponse, type Source } from 'pmtiles';
+import { Compression, PMTiles, SharedPromiseCache, type RangeResponse, type Source } from 'pmtiles';
 import { StudioError } from '@studio/schema';
 import type { ObjectStore } from '@studio/engine';
 
-/** Archives kept open (their directories cached by the reader); the least recently used go first. */
+/** Archives kept open; the least recently used go first. */
 const OPEN_ARCHIVES = 64;
+/** Headers and directories kept decoded, shared by all open archives (a leaf directory holds up to ~4k entries). */
+const CACHED_DIRECTORIES = 256;
 
 /** Byte ranges of a local archive file. Each read opens the file: a replaced archive is a new key anyway. */
 class FileRangeSource implements Source {
@@ -40,6 +42,7 @@ async function decompress(buf: ArrayBuffer, compression: Compression): Promise<A
 /** Reads tiles of the PMTiles archives in the object store (the reader is the pmtiles package's own). */
 export class TileArchives {
   private readonly open = new Map<string, PMTiles>();
+  private readonly cache = new SharedPromiseCache(CACHED_DIRECTORIES, false, decompress);
 
   constructor(private readonly store: ObjectStore) {}
 
@@ -49,7 +52,7 @@ export class TileArchives {
       this.open.delete(key);
     } else {
       if (!(await this.store.exists(key))) throw new StudioError(409, 'The tiles of this dataset are not available; tile it again');
-      a = new PMTiles(new FileRangeSource(key, await this.store.localPath(key)), undefined, decompress);
+      a = new PMTiles(new FileRangeSource(key, await this.store.localPath(key)), this.cache, decompress);
     }
     this.open.set(key, a);
     if (this.open.size > OPEN_ARCHIVES) this.open.delete(this.open.keys().next().value!);
@@ -64,9 +67,5 @@ export class TileArchives {
 
   async metadata(key: string): Promise<Record<string, unknown>> {
     return (await (await this.archive(key)).getMetadata()) as Record<string, unknown>;
-  }
-
-  forget(key: string): void {
-    this.open.delete(key);
   }
 }
