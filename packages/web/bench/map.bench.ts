@@ -4,14 +4,18 @@
 // config, same basemap) on the app's `/bench/kepler-csv/{mapId}` page, in the same Chromium.
 // BENCH_MAP_POINTS (default 1,000,000) points (lat, lng, value). Runs the built app on the real server,
 // started as the browser tests start it (e2e/global-setup.ts, which also rebuilds a stale app).
-// Standalone: `npx tsx packages/web/bench/map.bench.ts`.
+// Standalone: `npx tsx packages/web/bench/map.bench.ts`. Each page's steps (user-timing marks the app sets,
+// src/map/timing.ts) are printed after the figure; BENCH_MAP_TRACE=1 also traces the browser and prints
+// how much of each page's time the GPU process spent running WebGL commands (SwiftShader, software).
 import { StudioClient } from '@studio/client';
-import type { Page } from 'playwright-core';
+import type { CDPSession, Page } from 'playwright-core';
 import startServer, { ADMIN } from '../e2e/global-setup';
 import { launchBrowser, openStudio, signInThroughUi } from '../e2e/browser';
 
 const N = Number(process.env.BENCH_MAP_POINTS ?? 1_000_000);
 const READY_TIMEOUT_MS = 300_000;
+const TRACE = process.env.BENCH_MAP_TRACE === '1';
+
 
 // window.__studioMapReady / __studioMap are declared by the app (src/map/kepler).
 
@@ -24,8 +28,73 @@ function pointsCsv(n: number): string {
   return lines.join('\n');
 }
 
+interface TraceEvent {
+  name: string;
+  ph: string;
+  pid: number;
+  dur?: number;
+  args?: { name?: string };
+}
+
+/**
+ * The GPU process's time running WebGL command buffers and its longest runs: a frame that draws the
+ * point layer is one run of seconds (software WebGL), so the runs count the layer's frames.
+ */
+function webglWork(events: TraceEvent[]): string {
+  const gpu = new Set(events.filter((e) => e.ph === 'M' && e.name === 'process_name' && e.args?.name === 'GPU Process').map((e) => e.pid));
+  const runs = events.filter((e) => gpu.has(e.pid) && e.ph === 'X' && e.name === 'CommandBufferService:PutChanged').map((e) => (e.dur ?? 0) / 1000);
+  const longest = [...runs].sort((a, b) => b - a).slice(0, 6);
+  return `WebGL commands ${Math.round(runs.reduce((a, b) => a + b, 0))} ms, longest runs ${longest.map((ms) => Math.round(ms)).join(', ')} ms`;
+}
+
+async function startTrace(cdp: CDPSession): Promise<void> {
+  await cdp.send('Tracing.start', { categories: 'toplevel,gpu', transferMode: 'ReturnAsStream' });
+}
+
+async function stopTrace(cdp: CDPSession): Promise<TraceEvent[]> {
+  const done = new Promise<string>((resolve) => cdp.once('Tracing.tracingComplete', (e) => resolve(e.stream!)));
+  await cdp.send('Tracing.end');
+  const handle = await done;
+  let text = '';
+  for (;;) {
+    const chunk = await cdp.send('IO.read', { handle, size: 1 << 22 });
+    text += chunk.base64Encoded ? Buffer.from(chunk.data, 'base64').toString() : chunk.data;
+    if (chunk.eof) break;
+  }
+  await cdp.send('IO.close', { handle });
+  const parsed = JSON.parse(text) as { traceEvents: TraceEvent[] } | TraceEvent[];
+  return Array.isArray(parsed) ? parsed : parsed.traceEvents;
+}
+
+/** The app's `studio:map-*` marks, as `step at N ms` from navigation. */
+async function steps(page: Page): Promise<string> {
+  const marks = await page.evaluate(() => performance.getEntriesByType('mark').filter((m) => m.name.startsWith('studio:map-')).map((m) => [m.name, m.startTime] as const));
+  const last = new Map(marks);
+  return [...last].map(([name, at]) => `${name.slice('studio:map-'.length)} at ${Math.round(at)} ms`).join(', ');
+}
+
+/**
+ * Waits until the page draws no more (three checks in a row where two animation frames come quickly: a
+ * frame drawing the layer holds them for seconds), so that work left over from one page cannot slow the
+ * next measurement. Returns how long that took.
+ */
+async function settle(page: Page): Promise<number> {
+  const t0 = performance.now();
+  for (let quiet = 0; quiet < 3 && performance.now() - t0 < READY_TIMEOUT_MS; ) {
+    const ms = await page.evaluate(() => new Promise<number>((resolve) => {
+      const start = performance.now();
+      requestAnimationFrame(() => requestAnimationFrame(() => resolve(performance.now() - start)));
+    }));
+    quiet = ms < 150 ? quiet + 1 : 0;
+    await page.waitForTimeout(300);
+  }
+  return performance.now() - t0;
+}
+
 /** Milliseconds from navigation to the first frame with layers; also checks the layer is the point layer. */
-async function firstFrame(page: Page, url: string, datasetId: string): Promise<number> {
+async function firstFrame(page: Page, url: string, datasetId: string, label: string): Promise<number> {
+  const cdp = TRACE ? await page.context().newCDPSession(page) : null;
+  if (cdp) await startTrace(cdp);
   const t0 = performance.now();
   await page.goto(url);
   try {
@@ -40,10 +109,17 @@ async function firstFrame(page: Page, url: string, datasetId: string): Promise<n
   const ms = performance.now() - t0;
   const layers = await page.evaluate(() => window.__studioMap?.layers() ?? []);
   if (layers.length !== 1 || layers[0]!.type !== 'point' || layers[0]!.dataId !== datasetId) throw new Error(`${url}: unexpected layers ${JSON.stringify(layers)}`);
+  const marks = await steps(page);
+  const after = await settle(page);
+  console.log(`  ${label}: ${Math.round(ms)} ms; ${marks}; settled ${Math.round(after)} ms after${cdp ? `; ${webglWork(await stopTrace(cdp))}` : ''}`);
+  if (cdp) await cdp.detach();
   return ms;
 }
 
 async function main() {
+  // The server's sample data (generated in the background on a first start) would compete for the two
+  // cores with the measured pages.
+  process.env.STUDIO_SAMPLES ??= 'off';
   const provided: Record<string, string> = {};
   const stop = await startServer({ provide: (k: string, v: string) => (provided[k] = v) } as unknown as Parameters<typeof startServer>[0]);
   const baseUrl = provided.baseUrl!;
@@ -91,8 +167,8 @@ async function main() {
     await page.goto(`${baseUrl}/new`);
     await page.waitForFunction(() => window.__studioMapReady === true, undefined, { timeout: READY_TIMEOUT_MS });
 
-    const studio = await firstFrame(page, `${baseUrl}/${map.id}`, dataset.id);
-    const baseline = await firstFrame(page, `${baseUrl}/bench/kepler-csv/${map.id}`, dataset.id);
+    const studio = await firstFrame(page, `${baseUrl}/${map.id}`, dataset.id, 'studio (Arrow)');
+    const baseline = await firstFrame(page, `${baseUrl}/bench/kepler-csv/${map.id}`, dataset.id, 'baseline (CSV)');
     console.log(`map.first_frame ${N} points: ${Math.round(studio)} ms (ratio ${(studio / baseline).toFixed(2)} vs baseline stock kepler.gl CSV ${Math.round(baseline)} ms; target <= 0.5)`);
   } finally {
     await browser.close();
