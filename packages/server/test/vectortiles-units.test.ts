@@ -2,10 +2,11 @@ import os from 'node:os';
 import path from 'node:path';
 import fs from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LocalObjectStore } from '@studio/engine';
+import { Engine, LocalObjectStore } from '@studio/engine';
 import { parseGeometry, mercatorBox, mercX, mercY, lngOf, latOf } from '../src/services/vector-tiles/geometry';
 import { PmtilesWriter } from '../src/services/vector-tiles/pmtiles-writer';
 import { TileArchives } from '../src/services/vector-tiles/archive';
+import { buildTiles } from '../src/services/vector-tiles/tiler';
 
 describe('geometry text', () => {
   it.each([
@@ -68,5 +69,41 @@ describe('PMTiles archives', () => {
     // One copy of the repeated tile: the archive is smaller than the distinct tiles would make it.
     const distinct = written.filter(([, x]) => x % 3 !== 0).length + 1;
     expect(size).toBeLessThan(distinct * 40 + 200_000);
+  });
+});
+
+describe('the tiler', () => {
+  let dir: string;
+  let engine: Engine;
+  beforeAll(async () => {
+    dir = await fs.mkdtemp(path.join(os.tmpdir(), 'tiler-test-'));
+    engine = await Engine.open({ dataDir: dir, connections: 1 });
+    await engine.query(`COPY (SELECT i AS id, 37 + i / 1e4 AS lat, -122 + i / 1e4 AS lng FROM range(20000) t(i)) TO '${path.join(dir, 'p.parquet')}' (FORMAT parquet)`);
+  });
+  afterAll(async () => {
+    engine?.close();
+    await fs.rm(dir, { recursive: true, force: true });
+  });
+  const job = (signal?: AbortSignal) => ({
+    file: path.join(dir, 'p.parquet'),
+    location: { kind: 'point' as const, lat: 'lat', lng: 'lng' },
+    properties: [{ name: 'id', duckdbType: 'BIGINT' }],
+    layer: 'p',
+    name: 'p',
+    description: '',
+    zoomLimit: 14,
+    signal,
+  });
+
+  it('stops with a 499 when the caller is gone, leaving no archive and no temp file, and its connection usable', async () => {
+    const out = path.join(dir, 'gone.pmtiles');
+    const abort = new AbortController();
+    abort.abort();
+    await expect(buildTiles(engine, job(abort.signal), out)).rejects.toMatchObject({ status: 499 });
+    await expect(fs.stat(out)).rejects.toThrow();
+    expect((await fs.readdir(engine.tmpDir)).filter((f) => f.startsWith('vt-'))).toEqual([]);
+    // The one pooled connection was interrupted, not broken: the next tiling works.
+    const done = await buildTiles(engine, job(), path.join(dir, 'ok.pmtiles'));
+    expect(done).toMatchObject({ featureCount: 20000, geometryType: 'Point', fields: { id: 'Number' } });
   });
 });

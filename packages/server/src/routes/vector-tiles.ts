@@ -2,11 +2,11 @@ import fs from 'node:fs/promises';
 import { z } from 'zod';
 import type { FastifyRequest } from 'fastify';
 import { Id, QueryBool, StudioError, VectorTileCreate, VectorTilingBody, badInput, notFound, type VectorTileOptions } from '@studio/schema';
-import { duckdbQueryError } from '@studio/pipeline';
 import { defineRoute, requireCaller, type RouteContext, type RouteDef } from '../http/route';
 import { assertCanCreate } from '../services/quota';
 import { datasetAttrs } from '../services/datasets';
 import { checkTile } from '../services/vector-tiles/mvt';
+import { clientGone, engineError } from '../http/streams';
 import { MAP_PASSWORD_HEADER, canReadMap, headerPassword, publishing } from './publishing';
 import { LINK_BASE, TILE_LINK_TTL_MS, signTileLink, verifyTileLink } from '../services/vector-tiles/links';
 import type { ResourceRow } from '../services/records';
@@ -35,8 +35,9 @@ const originOf = (req: FastifyRequest) => `${req.protocol}://${req.host}`;
 const intOf = (v: string) => (/^\d{1,9}$/.test(v) ? Number(v) : NaN);
 
 /** Creates the vector-tile dataset (see VectorTileService.create) and answers it as the caller sees it. */
-async function createTiled(ctx: Ctx, opts: VectorTileOptions, source: TileSource, produce: (file: string) => Promise<void>) {
-  const row = await vectorTiles(ctx.services).create(requireCaller(ctx), opts, source, produce);
+async function createTiled(ctx: Ctx, opts: VectorTileOptions, source: TileSource, produce: (file: string, signal: AbortSignal) => Promise<void>) {
+  const signal = clientGone(ctx.reply);
+  const row = await vectorTiles(ctx.services).create(requireCaller(ctx), opts, source, (file) => produce(file, signal), signal);
   const access = await ctx.services.access.accessOf(ctx.caller, row, ctx.adminMode);
   const [item] = await ctx.services.datasets.toWire([row], () => access);
   return { item: item! };
@@ -82,14 +83,13 @@ export const vectorTileRoutes: RouteDef[] = [
       const plan = b.connectionId
         ? await executions.connectionPlan((await ctx.services.access.guard(caller, 'data-connection', b.connectionId, 'read', ctx.adminMode)).resource, b.query, values)
         : await executions.sandboxPlan(caller, b.query, values);
-      const signal = new AbortController().signal;
       const source: TileSource = { name: 'Query result (vector tiles)', pipelineType: 'pipeline', query: b.query, sourceLabel: b.connectionId ? `connection:${b.connectionId}` : 'query' };
-      return createTiled(ctx as Ctx, b, source, async (out) => {
+      return createTiled(ctx as Ctx, b, source, async (out, signal) => {
         try {
           await plan.produce(out, signal);
         } catch (e) {
           // What the query's content caused (a failed cast, say) is the caller's bad input, as for executions.
-          throw duckdbQueryError(e);
+          throw signal.aborted ? new StudioError(499, 'The request was cancelled') : engineError(e);
         }
       });
     },

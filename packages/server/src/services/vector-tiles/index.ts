@@ -61,13 +61,15 @@ export class VectorTileService {
 
   /**
    * Creates the dataset and tiles `produce`'s Parquet into it. Bad input found on the way (no location,
-   * an unknown column, a query the warehouse refuses) removes the new dataset again: a 422 changes nothing.
+   * an unknown column, a query the warehouse refuses) removes the new dataset again: a 422 changes nothing;
+   * so does a caller who leaves before the end (`signal`).
    */
   async create(
     caller: Caller,
     opts: VectorTileOptions,
     source: TileSource,
     produce: (file: string) => Promise<void>,
+    signal?: AbortSignal,
   ): Promise<ResourceRow> {
     const attrs: DatasetAttrs = { datasetType: 'vector-tile', status: 'new', storageKey: null, dataConnectionId: null, metadata: { ...EMPTY_METADATA } };
     const row = await this.services.records.create(caller, 'dataset', { name: opts.name ?? source.name, description: opts.description, attrs: attrs as unknown as Record<string, unknown> });
@@ -79,12 +81,13 @@ export class VectorTileService {
           await produce(file);
           return { contentType: PARQUET, contentEncoding: undefined };
         },
-        async (key, result) => ({ vectorTile: await this.tile(row.id, key, result.columns as DatasetColumn[], opts, source.pipelineType, row.name) }),
+        async (key, result) => ({ vectorTile: await this.tile(row.id, key, result.columns as DatasetColumn[], opts, source.pipelineType, row.name, signal) }),
       );
       await this.services.audit.record(caller, 'dataset.create', 'dataset', row.id, { name: row.name, type: 'vector-tile', source: source.sourceLabel });
       return ready;
     } catch (e) {
-      if (isStudioError(e) && e.status === 422) {
+      // Bad input, or a caller gone before the end: nothing was made for anyone.
+      if (isStudioError(e) && (e.status === 422 || e.status === 499)) {
         await this.services.records.delete(caller, row).catch(() => undefined);
         await this.services.engine.store.delete(`datasets/${row.id}`).catch(() => undefined);
       }
@@ -93,7 +96,7 @@ export class VectorTileService {
   }
 
   /** Cuts the archive from the stored snapshot and puts it beside it. */
-  private async tile(id: string, key: string, columns: DatasetColumn[], opts: VectorTileOptions, pipelineType: VectorTileInfo['pipelineType'], name: string): Promise<VectorTileInfo> {
+  private async tile(id: string, key: string, columns: DatasetColumn[], opts: VectorTileOptions, pipelineType: VectorTileInfo['pipelineType'], name: string, signal?: AbortSignal): Promise<VectorTileInfo> {
     const location = locationOf(columns, opts);
     const out = path.join(this.services.engine.tmpDir, `vt-${randomUUID()}.pmtiles`);
     try {
@@ -109,6 +112,7 @@ export class VectorTileService {
           minZoom: opts.minZoom,
           maxZoom: opts.maxZoom,
           zoomLimit: VECTOR_TILE_MAX_ZOOM,
+          signal,
         },
         out,
       );

@@ -119,7 +119,8 @@ export class PmtilesWriter {
 
   /** Drops the side file (after a failure). */
   async discard(): Promise<void> {
-    this.data.destroy();
+    // The stream opens its file asynchronously: wait for it to close, or the open could follow the rm.
+    if (!this.data.closed) await new Promise<void>((resolve) => this.data.once('close', () => resolve()).destroy());
     await rm(this.dataFile, { force: true });
   }
 }

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import type { Feature } from 'geojson';
 import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
-import { badInput, type VectorTileInfo } from '@studio/schema';
+import { StudioError, badInput, type VectorTileInfo } from '@studio/schema';
 import { quoteIdent, type Engine } from '@studio/engine';
 import { BOX_FUNCTION, ensureBoxFunction } from './box-function';
 import { latOf, lngOf, parseGeometry } from './geometry';
@@ -50,10 +50,13 @@ export interface TileJob {
   maxZoom?: number;
   /** Upper bound for the chosen maximum zoom. */
   zoomLimit: number;
+  /** Fires when the caller is gone: DuckDB is interrupted and the work stops with a 499. */
+  signal?: AbortSignal;
 }
 
 export type TileSummary = Omit<VectorTileInfo, 'pipelineType' | 'format' | 'tileFormat' | 'tileUrl' | 'tileJsonUrl'>;
 
+const CANCELLED = () => new StudioError(499, 'The request was cancelled');
 const sqlString = (p: string) => `'${p.replaceAll("'", "''")}'`;
 const NUMERIC = /^(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT|UTINYINT|USMALLINT|UINTEGER|UBIGINT|UHUGEINT|FLOAT|DOUBLE|REAL|DECIMAL.*)$/i;
 
@@ -80,6 +83,8 @@ export async function buildTiles(engine: Engine, job: TileJob, outFile: string):
     if (job.location.kind === 'geometry') await ensureBoxFunction(engine);
     const props = job.properties.map((p, k) => ({ ...p, alias: `p${k}`, type: fieldType(p.duckdbType) }));
     const pooled = await engine.connection();
+    const stop = () => pooled.connection.interrupt();
+    job.signal?.addEventListener('abort', stop, { once: true });
     try {
       const c = pooled.connection;
       await c.run(workTableSql(job, props, work));
@@ -122,12 +127,13 @@ export async function buildTiles(engine: Engine, job: TileJob, outFile: string):
       });
       return { layer: job.layer, minZoom, maxZoom, bounds, center, geometryType, fields, featureCount: n, tileCount, byteSize };
     } finally {
+      job.signal?.removeEventListener('abort', stop);
       pooled.release();
     }
   } catch (e) {
     await writer.discard();
     await rm(outFile, { force: true });
-    throw e;
+    throw job.signal?.aborted ? CANCELLED() : e;
   } finally {
     await Promise.all([rm(work, { force: true }), rm(zoned, { force: true })]);
   }
@@ -203,7 +209,7 @@ type Row = DuckDBValue[];
  * rows come grouped: ordered by them, or stored in an order that keeps them together); one group is held at
  * a time.
  */
-async function eachGroup(c: DuckDBConnection, sql: string, onGroup: (a: number, b: number, rows: Row[]) => Promise<void>): Promise<void> {
+async function eachGroup(c: DuckDBConnection, sql: string, signal: AbortSignal | undefined, onGroup: (a: number, b: number, rows: Row[]) => Promise<void>): Promise<void> {
   const result = await c.stream(sql);
   let group: { a: number; b: number; rows: Row[] } | null = null;
   // A key seen again after its group closed would write a tile twice: the order the tiler relies on broke.
@@ -214,6 +220,7 @@ async function eachGroup(c: DuckDBConnection, sql: string, onGroup: (a: number, 
     for (;;) {
       const chunk = await next;
       if (!chunk || chunk.rowCount === 0) break;
+      if (signal?.aborted) throw CANCELLED();
       next = result.fetchChunk();
       for (const row of chunk.getRows()) {
         const a = row[0] as number;
@@ -254,7 +261,7 @@ async function cutZoom(c: DuckDBConnection, work: string, job: TileJob, props: {
     const n = 2 ** z;
     const tileSql = (v: string) => `CAST(least(${n - 1}, floor(${v} * ${n})) AS INTEGER)`;
     const sql = `SELECT ${tileSql('x0')} AS tx, ${tileSql('y0')} AS ty, CAST(fid AS DOUBLE) AS fid, x0, y0${cols} FROM ${source}`;
-    await eachGroup(c, sql, async (tx, ty, rows) => {
+    await eachGroup(c, sql, job.signal, async (tx, ty, rows) => {
       const at = (v: number, t: number) => Math.round((v * n - t) * VT_OPTIONS.extent);
       const features = rows.map((r) => ({ id: r[2] as number, type: 1, geometry: [[at(r[3] as number, tx), at(r[4] as number, ty)]], tags: propertiesOf(r, props, 5) }));
       const bytes = encodeTile({ [job.layer]: { features } as unknown as VtTile });
@@ -270,7 +277,7 @@ async function cutZoom(c: DuckDBConnection, work: string, job: TileJob, props: {
   const sql = `SELECT CAST(block_x AS INTEGER) AS block_x, CAST(block_y AS INTEGER) AS block_y, CAST(fid AS DOUBLE) AS fid, geom${cols}
     FROM (SELECT *, ${span('y0', 'y1')} AS block_y FROM (SELECT *, ${span('x0', 'x1')} AS block_x FROM ${source}))
     ORDER BY block_x, block_y`;
-  await eachGroup(c, sql, async (bx, by, rows) => {
+  await eachGroup(c, sql, job.signal, async (bx, by, rows) => {
     const features: Feature[] = [];
     for (const r of rows) {
       const geometry = parseGeometry(r[3] as string);
