@@ -2,13 +2,13 @@ import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { useBrowser, openStudio, signInThroughUi } from './browser';
 import { asAdmin, baseUrl, createUser, unique } from './api';
+import { mapAreaPng } from './pixels';
 
 const browser = useBrowser();
 
 /** Mean color of the basemap canvas right of kepler's side panel, from a real screenshot. */
 async function meanColor(page: Page): Promise<[number, number, number]> {
-  const box = (await page.locator('.kepler-box').boundingBox())!;
-  const png = await page.screenshot({ clip: { x: box.x + 380, y: box.y + 80, width: box.width - 460, height: box.height - 120 } });
+  const png = await mapAreaPng(page, 80);
   return page.evaluate(async (url) => {
     const img = new Image();
     img.src = url;

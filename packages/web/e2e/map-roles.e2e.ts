@@ -1,20 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import type { Page } from 'playwright-core';
 import { useBrowser, openStudio, signInThroughUi } from './browser';
 import { asAdmin, baseUrl, createUser, unique } from './api';
+import { waitMapReady } from './pixels';
 
 const browser = useBrowser();
 
 const CSV = ['name,lat,lng', ...Array.from({ length: 24 }, (_, i) => `p${i},${(37.70 + (i % 6) * 0.02).toFixed(4)},${(-122.50 + Math.floor(i / 6) * 0.03).toFixed(4)}`)].join('\n');
-
-async function waitReady(page: Page) {
-  try {
-    await page.waitForFunction(() => window.__studioMapReady === true, undefined, { timeout: 45_000 });
-  } catch (e) {
-    await page.screenshot({ path: '/tmp/studio-map-roles-not-ready.png' });
-    throw e;
-  }
-}
 
 describe('map roles', () => {
   it('viewers get a read-only map, a save against another holder is refused naming them, a clone opens with the same layer', async () => {
@@ -34,7 +25,7 @@ describe('map roles', () => {
     await signInThroughUi(v.page, baseUrl(), vic.email, vic.password);
     await v.page.goto(`${baseUrl()}/${map.id}`);
     await v.page.getByRole('note').filter({ hasText: 'Read only: you can view this map.' }).waitFor();
-    await waitReady(v.page);
+    await waitMapReady(v.page);
     expect(await v.page.evaluate(() => window.__studioMap!.layers())).toMatchObject([{ type: 'point', dataId: dataset.id }]);
     expect(await v.page.getByRole('button', { name: 'Save', exact: true }).count()).toBe(0);
     expect(await v.page.getByRole('button', { name: 'Publish' }).count()).toBe(0);
@@ -50,7 +41,7 @@ describe('map roles', () => {
     const a = await openStudio(browser(), baseUrl());
     await signInThroughUi(a.page, baseUrl(), ann.email, ann.password);
     await a.page.goto(`${baseUrl()}/${map.id}`);
-    await waitReady(a.page);
+    await waitMapReady(a.page);
     const layers = await a.page.evaluate(() => window.__studioMap!.layers());
     expect(layers).toMatchObject([{ type: 'point', dataId: dataset.id }]);
     // The selectors the viewer check relies on: the owner has kepler's side panel with the layer's settings.
@@ -83,7 +74,7 @@ describe('map roles', () => {
     expect(clone.id).not.toBe(map.id);
     expect(clone).toMatchObject({ datasets: [{ id: dataset.id }], latestState: { studioVersion: 1 } });
     await a.page.goto(`${baseUrl()}/${clone.id}`);
-    await waitReady(a.page);
+    await waitMapReady(a.page);
     expect(await a.page.evaluate(() => window.__studioMap!.layers())).toEqual(layers);
     expect(await a.page.getByRole('button', { name: 'Save', exact: true }).count()).toBe(1);
     expect(a.foreign).toEqual([]);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { Page } from 'playwright-core';
 import { useBrowser, openStudio, signInThroughUi } from './browser';
 import { asAdmin, baseUrl, createUser, unique } from './api';
+import { countPixels, countPngPixels, waitMapReady } from './pixels';
 
 declare global {
   interface Window {
@@ -19,50 +19,6 @@ const browser = useBrowser();
 // A handful of points around San Francisco: software WebGL stays fast.
 const CSV = ['name,lat,lng', ...Array.from({ length: 40 }, (_, i) => `p${i},${(37.70 + (i % 8) * 0.02).toFixed(4)},${(-122.50 + Math.floor(i / 8) * 0.03).toFixed(4)}`)].join('\n');
 
-/**
- * Pixels of the map area (right of kepler's side panel) close to `rgb`, or, with null, different from
- * the background. Read from a real screenshot: deck's WebGL buffer is not kept for readback.
- */
-async function countPixels(page: Page, rgb: [number, number, number] | null): Promise<number> {
-  const box = (await page.locator('.kepler-box').boundingBox())!;
-  const png = await page.screenshot({ clip: { x: box.x + 360, y: box.y + 60, width: box.width - 420, height: box.height - 80 } });
-  return countPngPixels(page, png, rgb);
-}
-
-/** Pixels of a PNG close to `rgb` (or, with null, unlike its first pixel), decoded by the browser. */
-function countPngPixels(page: Page, png: Buffer, rgb: [number, number, number] | null): Promise<number> {
-  return page.evaluate(
-    async ({ url, target }) => {
-      const img = new Image();
-      img.src = url;
-      await img.decode();
-      const out = document.createElement('canvas');
-      out.width = img.width;
-      out.height = img.height;
-      const ctx = out.getContext('2d')!;
-      ctx.drawImage(img, 0, 0);
-      const { data } = ctx.getImageData(0, 0, out.width, out.height);
-      const ref = target ?? [data[0]!, data[1]!, data[2]!];
-      let n = 0;
-      for (let i = 0; i < data.length; i += 4) {
-        const d = Math.abs(data[i]! - ref[0]!) + Math.abs(data[i + 1]! - ref[1]!) + Math.abs(data[i + 2]! - ref[2]!);
-        if (target ? d < 60 : d > 40) n++;
-      }
-      return n;
-    },
-    { url: `data:image/png;base64,${png.toString('base64')}`, target: rgb },
-  );
-}
-
-async function waitReady(page: Page) {
-  try {
-    await page.waitForFunction(() => window.__studioMapReady === true, undefined, { timeout: 45_000 });
-  } catch (e) {
-    await page.screenshot({ path: '/tmp/studio-map-not-ready.png' });
-    throw e;
-  }
-}
-
 describe('the map view', () => {
   it('builds a point map from a dataset, saves and reopens it, and publishes it behind a password', async () => {
     const t0 = Date.now();
@@ -78,10 +34,10 @@ describe('the map view', () => {
     await signInThroughUi(page, baseUrl(), maker.email, maker.password);
     // Without data, a new map opens on San Francisco.
     await page.goto(`${baseUrl()}/new`);
-    await waitReady(page);
+    await waitMapReady(page);
     expect(await page.evaluate(() => window.__studioMap!.view())).toEqual({ latitude: 37.7749, longitude: -122.4194, zoom: 9 });
     await page.goto(`${baseUrl()}/new?datasetUuid=${dataset.id}`);
-    await waitReady(page);
+    await waitMapReady(page);
     const tReady = Date.now();
     await page.screenshot({ path: '/tmp/studio-map-new.png' });
     const layers = await page.evaluate(() => window.__studioMap!.layers());
@@ -122,7 +78,7 @@ describe('the map view', () => {
     expect(await countPngPixels(page, thumb, rgb)).toBeGreaterThan(20);
 
     await page.reload();
-    await waitReady(page);
+    await waitMapReady(page);
     const reopened = await page.evaluate(() => window.__studioMap!.layers());
     expect(reopened).toEqual([{ type: 'point', dataId: dataset.id, color: rgb }]);
     expect(await countPixels(page, rgb)).toBeGreaterThan(100);
@@ -135,7 +91,7 @@ describe('the map view', () => {
     await signInThroughUi(other.page, baseUrl(), lee.email, lee.password);
     await other.page.goto(`${baseUrl()}/${mapId}`);
     await other.page.getByRole('note').filter({ hasText: 'Read only: Mia Mapper is editing this map.' }).waitFor();
-    await waitReady(other.page);
+    await waitMapReady(other.page);
     expect(await other.page.getByRole('button', { name: 'Save', exact: true }).count()).toBe(0);
     expect(other.foreign).toEqual([]);
     await other.context.close();
@@ -156,7 +112,7 @@ describe('the map view', () => {
     await anon.page.getByRole('alert').filter({ hasText: 'Wrong password' }).waitFor();
     await anon.page.getByLabel('Password').fill('harbour lights');
     await anon.page.getByRole('button', { name: 'View map' }).click();
-    await waitReady(anon.page);
+    await waitMapReady(anon.page);
     expect(await anon.page.evaluate(() => window.__studioMap!.layers())).toEqual([{ type: 'point', dataId: dataset.id, color: rgb }]);
     expect(await countPixels(anon.page, rgb)).toBeGreaterThan(100);
     await anon.page.screenshot({ path: '/tmp/studio-map-public.png' });
