@@ -72,6 +72,8 @@ export const VectorTileInfo = z.object({
   fields: z.record(z.string(), z.enum(['Number', 'String', 'Boolean'])),
   featureCount: z.number().int(),
   tileCount: z.number().int(),
+  /** Tiles (or blocks of 64) that held more features than the tiler keeps in one (100,000); the rest are left out. */
+  cappedTiles: z.number().int(),
   byteSize: z.number().int(),
   /** Relative to the studio's origin. */
   tileUrl: z.string(),

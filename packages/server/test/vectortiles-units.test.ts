@@ -106,4 +106,17 @@ describe('the tiler', () => {
     const done = await buildTiles(engine, job(), path.join(dir, 'ok.pmtiles'));
     expect(done).toMatchObject({ featureCount: 20000, geometryType: 'Point', fields: { id: 'Number' } });
   });
+  it('keeps at most the cap of features in one tile where rows pile on one spot, and counts the tiles it capped', async () => {
+    const piled = path.join(dir, 'piled.parquet');
+    await engine.query(`COPY (SELECT i AS id, 10.0 AS lat, 20.0 AS lng FROM range(50) t(i)) TO '${piled}' (FORMAT parquet)`);
+    const out = path.join(dir, 'objects', 'piled.pmtiles');
+    await fs.mkdir(path.dirname(out), { recursive: true });
+    const summary = await buildTiles(engine, { ...job(), file: piled, maxGroupFeatures: 10 }, out);
+    // One spot: every zoom is one tile; each holds 10 of the 50 points.
+    expect(summary).toMatchObject({ featureCount: 50, minZoom: 0, maxZoom: 0, tileCount: 1, cappedTiles: 1 });
+    const tile = await new TileArchives(new LocalObjectStore(path.join(dir, 'objects'))).tile('piled.pmtiles', 0, 0, 0);
+    const { VectorTile } = await import('@mapbox/vector-tile');
+    const Pbf = (await import('pbf')).default;
+    expect(new VectorTile(new Pbf(tile!)).layers.p!.length).toBe(10);
+  });
 });

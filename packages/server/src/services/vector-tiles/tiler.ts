@@ -34,6 +34,12 @@ const CELL_SHIFT = Math.log2(256 / CELL_PIXELS); // 2^(z+6) cells across the wor
 const BLOCK_DEPTH = 3;
 /** Share of points that must sit in cells of their own at the chosen maximum zoom. */
 const DISTINCT_SHARE = 0.95;
+/**
+ * Features one tile (points) or one block (other geometry) may hold. Thinning keeps tiles below the maximum
+ * zoom far under it; at the maximum zoom, rows piled on one spot (geocoded to a centroid, 0/0) could exceed
+ * it: the rest are left out of that tile and counted in `cappedTiles`, so memory stays bounded.
+ */
+export const MAX_GROUP_FEATURES = 100_000;
 
 export type Location = { kind: 'point'; lat: string; lng: string } | { kind: 'geometry'; column: string };
 
@@ -52,6 +58,8 @@ export interface TileJob {
   zoomLimit: number;
   /** Fires when the caller is gone: DuckDB is interrupted and the work stops with a 499. */
   signal?: AbortSignal;
+  /** Default MAX_GROUP_FEATURES. */
+  maxGroupFeatures?: number;
 }
 
 export type TileSummary = Omit<VectorTileInfo, 'pipelineType' | 'format' | 'tileFormat' | 'tileUrl' | 'tileJsonUrl'>;
@@ -107,7 +115,8 @@ export async function buildTiles(engine: Engine, job: TileJob, outFile: string):
       const order = job.location.kind === 'point' ? ` ORDER BY ${mortonSql(maxZoom)}` : '';
       await c.run(`COPY (SELECT *, ${firstZoomSql(minZoom, maxZoom)} AS mz FROM read_parquet(${sqlString(work)})${order}) TO ${sqlString(zoned)} (FORMAT parquet)`);
       await rm(work, { force: true });
-      for (let z = minZoom; z <= maxZoom; z++) await cutZoom(c, zoned, job, props, z, writer);
+      let cappedTiles = 0;
+      for (let z = minZoom; z <= maxZoom; z++) cappedTiles += await cutZoom(c, zoned, job, props, z, writer);
       const bounds: [number, number, number, number] = [lngOf(num(stats!.x0)), latOf(num(stats!.y1)), lngOf(num(stats!.x1)), latOf(num(stats!.y0))];
       const center: [number, number, number] = [(bounds[0] + bounds[2]) / 2, (bounds[1] + bounds[3]) / 2, Math.min(maxZoom, Math.max(minZoom, centerZoom(stats!)))];
       const fields = Object.fromEntries(props.map((p) => [p.name, p.type]));
@@ -125,7 +134,7 @@ export async function buildTiles(engine: Engine, job: TileJob, outFile: string):
           featureCount: n,
         },
       });
-      return { layer: job.layer, minZoom, maxZoom, bounds, center, geometryType, fields, featureCount: n, tileCount, byteSize };
+      return { layer: job.layer, minZoom, maxZoom, bounds, center, geometryType, fields, featureCount: n, tileCount, byteSize, cappedTiles };
     } finally {
       job.signal?.removeEventListener('abort', stop);
       pooled.release();
@@ -188,7 +197,7 @@ function mortonSql(z: number): string {
   const ty = `CAST(least(${n - 1}, floor(y0 * ${n})) AS BIGINT)`;
   const bits: string[] = [];
   for (let i = 0; i < z; i++) bits.push(`(((${tx} >> ${i}) & 1) << ${2 * i + 1}) | (((${ty} >> ${i}) & 1) << ${2 * i})`);
-  return bits.length ? bits.join(' | ') : '0';
+  return bits.length ? bits.join(' | ') : 'fid'; // zoom 0: one tile (a bare 0 would be a column position)
 }
 
 /** SQL of the first zoom a feature is drawn at (see step 3 above). */
@@ -209,7 +218,10 @@ type Row = DuckDBValue[];
  * rows come grouped: ordered by them, or stored in an order that keeps them together); one group is held at
  * a time.
  */
-async function eachGroup(c: DuckDBConnection, sql: string, signal: AbortSignal | undefined, onGroup: (a: number, b: number, rows: Row[]) => Promise<void>): Promise<void> {
+async function eachGroup(c: DuckDBConnection, sql: string, job: Pick<TileJob, 'signal' | 'maxGroupFeatures'>, onGroup: (a: number, b: number, rows: Row[]) => Promise<void>): Promise<number> {
+  const { signal } = job;
+  const cap = job.maxGroupFeatures ?? MAX_GROUP_FEATURES;
+  let capped = 0;
   const result = await c.stream(sql);
   let group: { a: number; b: number; rows: Row[] } | null = null;
   // A key seen again after its group closed would write a tile twice: the order the tiler relies on broke.
@@ -226,19 +238,24 @@ async function eachGroup(c: DuckDBConnection, sql: string, signal: AbortSignal |
         const a = row[0] as number;
         const b = row[1] as number;
         if (!group || group.a !== a || group.b !== b) {
-          if (group) await onGroup(group.a, group.b, group.rows);
+          if (group) await onGroup(group.a, group.b, group.rows.slice(0, cap));
           const key = a * 2 ** 26 + b;
           if (done.has(key)) throw new Error(`Tile rows out of order at ${a}/${b}`);
           done.add(key);
           group = { a, b, rows: [] };
         }
-        group.rows.push(row);
+        if (group.rows.length < cap) group.rows.push(row);
+        else if (group.rows.length === cap) {
+          capped++;
+          group.rows.push(row); // one past the cap marks the group as counted; dropped below
+        }
       }
     }
   } finally {
     await next.catch(() => undefined);
   }
-  if (group) await onGroup(group.a, group.b, group.rows);
+  if (group) await onGroup(group.a, group.b, group.rows.slice(0, cap));
+  return capped;
 }
 
 /** Properties of a row whose property columns start at `from`; nulls are left out (MVT has no null). */
@@ -252,7 +269,8 @@ function propertiesOf(row: Row, props: { name: string }[], from: number): Record
 }
 
 /** Appends the tiles of zoom z: lat/lng points straight into their tile, anything else through geojson-vt. */
-async function cutZoom(c: DuckDBConnection, work: string, job: TileJob, props: { name: string; alias: string }[], z: number, writer: PmtilesWriter): Promise<void> {
+/** Answers how many tiles or blocks hit MAX_GROUP_FEATURES. */
+async function cutZoom(c: DuckDBConnection, work: string, job: TileJob, props: { name: string; alias: string }[], z: number, writer: PmtilesWriter): Promise<number> {
   const cols = props.map((p) => `, ${p.alias}`).join('');
   const source = `read_parquet(${sqlString(work)}) WHERE mz <= ${z}`;
   if (job.location.kind === 'point') {
@@ -261,13 +279,12 @@ async function cutZoom(c: DuckDBConnection, work: string, job: TileJob, props: {
     const n = 2 ** z;
     const tileSql = (v: string) => `CAST(least(${n - 1}, floor(${v} * ${n})) AS INTEGER)`;
     const sql = `SELECT ${tileSql('x0')} AS tx, ${tileSql('y0')} AS ty, CAST(fid AS DOUBLE) AS fid, x0, y0${cols} FROM ${source}`;
-    await eachGroup(c, sql, job.signal, async (tx, ty, rows) => {
+    return eachGroup(c, sql, job, async (tx, ty, rows) => {
       const at = (v: number, t: number) => Math.round((v * n - t) * VT_OPTIONS.extent);
       const features = rows.map((r) => ({ id: r[2] as number, type: 1, geometry: [[at(r[3] as number, tx), at(r[4] as number, ty)]], tags: propertiesOf(r, props, 5) }));
       const bytes = encodeTile({ [job.layer]: { features } as unknown as VtTile });
       if (bytes) await writer.add(z, tx, ty, bytes);
     });
-    return;
   }
   const b = Math.max(0, z - BLOCK_DEPTH);
   const scale = 2 ** b;
@@ -277,7 +294,7 @@ async function cutZoom(c: DuckDBConnection, work: string, job: TileJob, props: {
   const sql = `SELECT CAST(block_x AS INTEGER) AS block_x, CAST(block_y AS INTEGER) AS block_y, CAST(fid AS DOUBLE) AS fid, geom${cols}
     FROM (SELECT *, ${span('y0', 'y1')} AS block_y FROM (SELECT *, ${span('x0', 'x1')} AS block_x FROM ${source}))
     ORDER BY block_x, block_y`;
-  await eachGroup(c, sql, job.signal, async (bx, by, rows) => {
+  return eachGroup(c, sql, job, async (bx, by, rows) => {
     const features: Feature[] = [];
     for (const r of rows) {
       const geometry = parseGeometry(r[3] as string);
