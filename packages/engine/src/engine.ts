@@ -31,6 +31,8 @@ export interface EngineOptions {
   memoryLimit?: string;
   /** Connections in the pool (default 4). */
   connections?: number;
+  /** Uploads of at least this many bytes ingest on one DuckDB thread (default 128 MB; see LARGE_INGEST_BYTES). */
+  largeIngestBytes?: number;
   /**
    * Registers scalar functions once in the database catalog (default: the engine's own h3 helpers).
    * The server passes the query pipeline's H3 functions here so both use one set.
@@ -38,8 +40,23 @@ export interface EngineOptions {
   functions?: (connection: DuckDBConnection) => void | Promise<void>;
 }
 
+/**
+ * Uploads from this size on are copied to Parquet by a second DuckDB instance with one thread. Two threads
+ * reading a CSV into ordered Parquet held ~200-300 MB more than one (per-thread reader and writer state,
+ * batches waiting for their turn), so a 0.8 GB upload peaked at 540-580 MB of server RSS on the PGlite
+ * catalog; with one thread 354 MB. Under this size a copy is over before that state builds up (78 MB CSV:
+ * 323-432 MB peak), so small uploads keep both threads. One thread also leaves the other core to the map
+ * queries of everyone else while a big upload runs.
+ */
+const LARGE_INGEST_BYTES = 128 * 1024 * 1024;
+
 /** Read-ahead of a streaming result per connection (see the pool setup); bounded by the pool size. */
 const STREAMING_BUFFER = '64MB';
+
+/** Query progress (connection.progress, behind ingest's onProgress) is only tracked with the progress bar on; printing stays off. */
+const progressBar = async (c: DuckDBConnection) => {
+  await c.run('SET enable_progress_bar = true; SET enable_progress_bar_print = false; SET progress_bar_time = 0');
+};
 
 /** A dataset key in the store, or a SQL statement with positional `$1`/`?` parameters. */
 export type Source = string | { sql: string; params?: unknown[] };
@@ -50,6 +67,8 @@ export class Engine {
     private readonly pool: ConnectionPool,
     readonly store: ObjectStore,
     readonly tmpDir: string,
+    private readonly largeIngest: { bytes: number; pool: () => Promise<ConnectionPool> },
+    private readonly closeLarge: () => void,
   ) {}
 
   static async open(opts: EngineOptions): Promise<Engine> {
@@ -62,9 +81,7 @@ export class Engine {
     const instance = await DuckDBInstance.create(opts.database ?? ':memory:', config);
     let registered = false;
     const pool = new ConnectionPool(instance, opts.connections ?? 4, async (c) => {
-      // Query progress (connection.progress, behind ingest's onProgress) is only tracked with the progress bar
-      // on; printing stays off.
-      await c.run('SET enable_progress_bar = true; SET enable_progress_bar_print = false; SET progress_bar_time = 0');
+      await progressBar(c);
       // A streaming result (Arrow/CSV answers) buffers up to this much ahead of the reader. DuckDB's default
       // (~1 MB) parks its threads after a few chunks and wakes them per fetch, so decoding and the JS Arrow
       // build took turns: fetching 1M rows x 8 columns took 75-140 ms with it, 30-50 ms with 64 MB.
@@ -75,12 +92,29 @@ export class Engine {
         await (opts.functions ?? registerH3)(c);
       }
     });
-    return new Engine(instance, pool, store, tmpDir);
+    // The one-thread instance for large uploads, opened on first use (its own spill folder: two instances
+    // must not share one).
+    let large: Promise<{ instance: DuckDBInstance; pool: ConnectionPool }> | null = null;
+    const largePool = async () => {
+      large ??= DuckDBInstance.create(':memory:', {
+        ...config,
+        threads: '1',
+        temp_directory: path.join(tmpDir, 'duckdb-ingest'),
+      }).then((i) => ({ instance: i, pool: new ConnectionPool(i, 2, progressBar) }));
+      return (await large).pool;
+    };
+    const closeLarge = () =>
+      void large?.then(({ instance: i, pool: p }) => {
+        p.close();
+        i.closeSync();
+      });
+    return new Engine(instance, pool, store, tmpDir, { bytes: opts.largeIngestBytes ?? LARGE_INGEST_BYTES, pool: largePool }, closeLarge);
   }
 
   close(): void {
     this.pool.close();
     this.instance.closeSync();
+    this.closeLarge();
   }
 
   /** Borrow a connection; release() it when done. Prefer withConnection. */
@@ -113,7 +147,9 @@ export class Engine {
   }
 
   ingest(opts: IngestOptions): Promise<IngestResult> {
-    return ingest(() => this.pool.acquire(), this.store, this.tmpDir, opts);
+    const acquire = async (inputBytes: number) =>
+      inputBytes >= this.largeIngest.bytes ? (await this.largeIngest.pool()).acquire() : this.pool.acquire();
+    return ingest(acquire, this.store, this.tmpDir, opts);
   }
 
   /** Arrow IPC stream bytes; batches leave as they are built. */
@@ -133,7 +169,7 @@ export class Engine {
     // DuckDB's own spill folder stays: the open instance owns it and cleans it itself.
     const entries = await readdir(this.tmpDir).catch(() => [] as string[]);
     await Promise.all(
-      entries.filter((e) => e !== 'duckdb').map((e) => rm(path.join(this.tmpDir, e), { recursive: true, force: true })),
+      entries.filter((e) => e !== 'duckdb' && e !== 'duckdb-ingest').map((e) => rm(path.join(this.tmpDir, e), { recursive: true, force: true })),
     );
   }
 

@@ -198,7 +198,8 @@ async function withProgress<T>(conn: DuckDBConnection, report: (pct: number) => 
 }
 
 export async function ingest(
-  acquire: () => Promise<PooledConnection>,
+  /** A connection for copying an input of this many bytes (the engine picks the DuckDB instance by size). */
+  acquire: (inputBytes: number) => Promise<PooledConnection>,
   store: ObjectStore,
   tmpDir: string,
   opts: IngestOptions,
@@ -225,7 +226,8 @@ export async function ingest(
       temps.push(input);
       await gunzipTo(opts.sourceFile, input);
     }
-    if ((await stat(input)).size === 0) throw badInput('The file is empty');
+    const inputBytes = (await stat(input)).size;
+    if (inputBytes === 0) throw badInput('The file is empty');
     if (format === 'sniff') {
       if (!(await hasParquetMagic(input))) throw badInput('Unsupported content type');
       format = 'parquet';
@@ -233,11 +235,11 @@ export async function ingest(
     if (format === 'json' && (await isFeatureCollection(input))) format = 'geojson';
     const fmt: Format = format;
     progress(0.05);
-    const pooled = await acquire();
+    let copyStats: CopyStats;
+    const pooled = await acquire(inputBytes);
     try {
       const conn = pooled.connection;
       const select = await sourceSelect(conn, fmt, input);
-      let copyStats: CopyStats;
       try {
         const written = await withProgress(
           conn,
@@ -248,8 +250,14 @@ export async function ingest(
       } catch (e) {
         throw readError(fmt, e);
       }
-      progress(0.8);
-      const { rowCount, columns, sample } = await statsOf(conn, out, copyStats);
+    } finally {
+      pooled.release();
+    }
+    progress(0.8);
+    // Statistics read the Parquet output, which holds little state whatever its size: any connection will do.
+    const statsConn = await acquire(0);
+    try {
+      const { rowCount, columns, sample } = await statsOf(statsConn.connection, out, copyStats);
       const detected = detectRoles(columns, sample);
       progress(0.9);
       const byteSize = (await stat(out)).size;
@@ -257,7 +265,7 @@ export async function ingest(
       progress(1);
       return { rowCount, byteSize, columns, detected };
     } finally {
-      pooled.release();
+      statsConn.release();
     }
   } finally {
     await Promise.all(temps.map(removeQuietly));
