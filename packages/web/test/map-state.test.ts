@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { KeplerGlSchema } from '@kepler.gl/schemas';
-import { STUDIO_STATE_VERSION, upgradeMapState, wrapKeplerConfig, type KeplerSavedConfig } from '../src/map/state/versions';
+import { STUDIO_STATE_VERSION, savedView, upgradeMapState, wrapKeplerConfig, type KeplerSavedConfig } from '../src/map/state/versions';
 
 // A kepler config as KeplerGlSchema.getConfigToSave writes it for one point layer.
 const KEPLER: KeplerSavedConfig = {
@@ -62,5 +62,14 @@ describe('saved map state', () => {
     expect(parsed.visState.layers).toMatchObject([{ id: 'pts', type: 'point', config: { dataId: 'ds-1', color: [230, 20, 20], columns: { lat: 'lat', lng: 'lng' } } }]);
     expect(parsed.mapState).toMatchObject({ latitude: 37.7749, longitude: -122.4194, zoom: 9 });
     expect(parsed.mapStyle.styleType).toBe('blank');
+  });
+
+  it.each([
+    ['a saved view', KEPLER, { latitude: 37.7749, longitude: -122.4194, zoom: 9, bearing: 0, pitch: 0 }],
+    ['no mapState', { version: 'v1', config: {} }, null],
+    ['a view without zoom', { version: 'v1', config: { mapState: { latitude: 1, longitude: 2 } } }, null],
+    ['no config', null, null],
+  ])('reads the view a map opens on from %s', (_label, kepler, view) => {
+    expect(savedView(kepler as KeplerSavedConfig | null)).toEqual(view);
   });
 });

@@ -9,7 +9,7 @@ import { createMapStore } from './kepler/store';
 import { loadMapLook } from './basemaps/catalog';
 import { KeplerMap, captureMapPng } from './kepler/KeplerMap';
 import { currentConfig, exposeMap, showDatasets } from './kepler/actions';
-import { upgradeMapState, wrapKeplerConfig } from './state/versions';
+import { savedView, upgradeMapState, wrapKeplerConfig } from './state/versions';
 import { PublishDialog } from './PublishDialog';
 import './map.css';
 
@@ -66,7 +66,7 @@ export default function MapView() {
       datasets.catch(() => undefined); // reported when added (below), not as an unhandled rejection
       const look = await loadMapLook({ assets: true });
       if (cancelled) return;
-      const s = createMapStore({ readOnly, look });
+      const s = createMapStore({ readOnly, look, view: savedView(saved?.kepler) });
       pending.current = datasetIds.length
         ? () => {
             datasets.then((ds) => !cancelled && showDatasets(s, ds, saved?.kepler ?? null, readOnly)).catch((e: unknown) => !cancelled && setError(e instanceof Error ? e.message : String(e)));

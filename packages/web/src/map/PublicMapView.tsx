@@ -9,7 +9,7 @@ import { createMapStore } from './kepler/store';
 import { loadMapLook } from './basemaps/catalog';
 import { KeplerMap } from './kepler/KeplerMap';
 import { exposeMap, showDatasets } from './kepler/actions';
-import { upgradeMapState } from './state/versions';
+import { savedView, upgradeMapState } from './state/versions';
 import './map.css';
 
 type View = { state: 'loading' } | { state: 'password'; wrong: boolean } | { state: 'map'; store: ReturnType<typeof createMapStore>; map: PublishedMap; addData: () => void } | { state: 'error'; message: string };
@@ -25,7 +25,7 @@ export default function PublicMapView() {
     // The data downloads while kepler and the basemap start (see MapView).
     const datasets = Promise.all(map.datasetIds.map((d) => loadPublishedDataset(id, d, map.name, pw)));
     datasets.catch(() => undefined); // reported when added (below), not as an unhandled rejection
-    const store = createMapStore({ readOnly: true, look: await loadMapLook({ assets: false }) });
+    const store = createMapStore({ readOnly: true, look: await loadMapLook({ assets: false }), view: savedView(saved?.kepler) });
     const addData = () => {
       if (!map.datasetIds.length) return;
       datasets.then((ds) => showDatasets(store, ds, saved?.kepler ?? null, true)).catch((e: unknown) => setView({ state: 'error', message: e instanceof Error ? e.message : String(e) }));

@@ -2,6 +2,7 @@ import { applyMiddleware, combineReducers, createStore, type Store } from 'redux
 import { enhanceReduxMiddleware, keplerGlReducer } from '@kepler.gl/reducers';
 import { initApplicationConfig } from '@kepler.gl/utils';
 import type { MapLook } from '../basemaps/catalog';
+import type { MapViewState } from '../state/versions';
 
 /** The kepler instance id inside the store: state.keplerGl[MAP_ID]. */
 export const MAP_ID = 'map';
@@ -45,13 +46,17 @@ export function configureKepler(): void {
   initApplicationConfig({ cdnUrl: `${window.location.origin}/kepler` });
 }
 
-/** One store per map view: opening another map never sees the previous map's layers. */
-export function createMapStore(opts: { readOnly: boolean; look?: MapLook | null }): Store {
+/**
+ * One store per map view: opening another map never sees the previous map's layers. `view`: a saved
+ * map's view, so the basemap starts there and the saved config's view, applied with the data, changes
+ * nothing (a view change after the data is drawn would draw all of it again).
+ */
+export function createMapStore(opts: { readOnly: boolean; look?: MapLook | null; view?: MapViewState | null }): Store {
   const mapStyles = { ...LOCAL_MAP_STYLES, ...opts.look?.mapStyles };
   configureKepler();
   const reducer = combineReducers({
     keplerGl: keplerGlReducer.initialState({
-      mapState: DEFAULT_VIEW,
+      mapState: opts.view ?? DEFAULT_VIEW,
       mapStyle: { styleType: opts.look?.styleType || BLANK_STYLE_ID, mapStyles, mapStylesReplaceDefault: true },
       uiState: { readOnly: opts.readOnly, currentModal: null, activeSidePanel: opts.readOnly ? null : 'layer' },
     }),

@@ -57,6 +57,24 @@ export function upgradeMapState(stored: unknown): StudioMapState | null {
   return { studioVersion: 1, kepler: kepler as unknown as KeplerSavedConfig };
 }
 
+/** Where a map looks: the part of kepler's mapState the map opens on. */
+export interface MapViewState {
+  latitude: number;
+  longitude: number;
+  zoom: number;
+  bearing?: number;
+  pitch?: number;
+}
+
+/** The view a saved kepler config opens on, or null when it has none. */
+export function savedView(kepler: KeplerSavedConfig | null | undefined): MapViewState | null {
+  const m = kepler?.config.mapState;
+  if (!isObject(m)) return null;
+  const { latitude, longitude, zoom, bearing, pitch } = m;
+  if (typeof latitude !== 'number' || typeof longitude !== 'number' || typeof zoom !== 'number') return null;
+  return { latitude, longitude, zoom, ...(typeof bearing === 'number' ? { bearing } : {}), ...(typeof pitch === 'number' ? { pitch } : {}) };
+}
+
 export function wrapKeplerConfig(kepler: KeplerSavedConfig): StudioMapState {
   return { studioVersion: STUDIO_STATE_VERSION, kepler };
 }
