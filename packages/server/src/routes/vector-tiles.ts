@@ -184,7 +184,8 @@ async function linked(ctx: Ctx, id: string, q: { exp: number; sig: string }): Pr
 /** TileJSON 3.0.0; tile URLs on the caller's host, under `base`, with `suffix` (a signed link's query). */
 function tileJson(ctx: Ctx, row: ResourceRow, suffix: string, base?: string) {
   const { info } = vectorTiles(ctx.services).tilesOf(row);
-  const template = base ? `${base}/${row.id}/{z}/{x}/{y}` : info.tileUrl;
+  // From the row, not the stored URL: a copy of the dataset carries its source's metadata.
+  const template = base ? `${base}/${row.id}/{z}/{x}/{y}` : `/v1/datasets/${row.id}/tiles/{z}/{x}/{y}`;
   return {
     tilejson: '3.0.0',
     name: row.name,

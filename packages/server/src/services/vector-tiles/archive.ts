@@ -51,7 +51,7 @@ export class TileArchives {
     if (a) {
       this.open.delete(key);
     } else {
-      if (!(await this.store.exists(key))) throw new StudioError(409, 'The tiles of this dataset are not available; tile it again');
+      if (!(await this.store.exists(key))) throw new StudioError(409, 'The tiles of this dataset are not available; create the vector tiles from its source again');
       a = new PMTiles(new FileRangeSource(key, await this.store.localPath(key)), this.cache, decompress);
     }
     this.open.set(key, a);
