@@ -16,6 +16,7 @@ import { ConnectionPool, type PooledConnection } from './pool';
 import { quoteLiteral } from './sql';
 import { LocalObjectStore, type ObjectStore } from './store';
 import { arrowIpc, csvText, type StreamOptions } from './stream';
+import { arrowWithCopy } from './arrow-copy';
 import { plain, type IngestResult } from './types';
 
 export interface EngineOptions {
@@ -156,6 +157,14 @@ export class Engine {
   async *arrowStream(source: Source, opts?: StreamOptions): AsyncGenerator<Uint8Array> {
     const { sql, params } = await this.resolve(source);
     yield* arrowIpc(() => this.pool.acquire(), sql, params, opts);
+  }
+
+  /**
+   * Arrow IPC stream of a stored dataset, from its Arrow copy when one was kept by an earlier complete
+   * read, else built (and kept; see arrow-copy.ts). For dataset answers; other keys use arrowStream.
+   */
+  datasetArrowStream(key: string, opts: StreamOptions = {}): AsyncGenerator<Uint8Array> {
+    return arrowWithCopy(this.store, this.tmpDir, key, () => this.arrowStream(key, opts), opts);
   }
 
   /** CSV text (with header) of a dataset or SQL result. */

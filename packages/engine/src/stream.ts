@@ -16,7 +16,7 @@ export interface StreamOptions {
   pool?: BufferPool;
 }
 
-function abortError(): Error {
+export function abortError(): Error {
   const e = new Error('The operation was aborted');
   e.name = 'AbortError';
   return e;

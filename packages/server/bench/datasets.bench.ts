@@ -156,19 +156,28 @@ async function getArrow(s: Server, id: string): Promise<{ seconds: number; bytes
 }
 
 async function arrowOverHttp(s: Server, id: string, label: string) {
-  // The first answer also pays for compiling the Arrow path; the median of the next three is the steady
-  // rate (two shared cores make single runs noisy). Both are printed.
+  // The first read builds Arrow from the Parquet (and keeps an Arrow copy of the dataset); later reads, as
+  // each map opening the dataset makes, stream that copy: both are printed, the later as the median of three
+  // (two shared cores make single runs noisy).
   const first = await getArrow(s, id);
   const runs = [await getArrow(s, id), await getArrow(s, id), await getArrow(s, id)];
-  // Decoded after the clock stops: the figure is the server's streaming rate, checked for content.
-  let count = 0;
-  for await (const batch of await RecordBatchReader.from([runs[2]!.bytes])) count += batch.numRows;
+  // Decoded after the clock stops: the figures are the server's streaming rate, checked for content.
+  const rowsOf = async (bytes: Buffer) => {
+    let count = 0;
+    for await (const batch of await RecordBatchReader.from([bytes])) count += batch.numRows;
+    return count;
+  };
+  const count = await rowsOf(first.bytes);
+  if ((await rowsOf(runs[2]!.bytes)) !== count) throw new Error('a repeat read answered other rows');
   const t1 = performance.now();
   const csvRes = await fetch(`${s.base}/v1/datasets/${id}/data`, { headers: { authorization: `Bearer ${s.token}` } });
   await csvRes.arrayBuffer();
   const csvS = (performance.now() - t1) / 1000;
   const steady = median(runs.map((r) => r.seconds));
-  console.log(`datasets.data_arrow [${label}] ${count} rows over HTTP: ${Math.round(count / steady)} rows/s (ratio ${(csvS / steady).toFixed(2)} vs baseline CSV download ${csvS.toFixed(2)} s; first request ${Math.round(count / first.seconds)} rows/s; ${load()}; target >= 5000000 rows/s)`);
+  const report = (what: string, seconds: number) =>
+    console.log(`datasets.data_arrow [${label}] ${count} rows over HTTP, ${what}: ${Math.round(count / seconds)} rows/s (ratio ${(csvS / seconds).toFixed(2)} vs baseline CSV download ${csvS.toFixed(2)} s; ${load()}; target >= 5000000 rows/s)`);
+  report('first read (built from Parquet)', first.seconds);
+  report('repeat reads (the kept Arrow copy, median of 3)', steady);
 }
 
 async function benchStore(store: string, files: { csv: string; rows: number; mb: number }[], dir: string) {

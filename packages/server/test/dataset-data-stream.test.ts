@@ -1,6 +1,7 @@
 import http from 'node:http';
 import { tableFromIPC } from 'apache-arrow';
 import { describe, expect, it } from 'vitest';
+import { arrowCopyKey } from '@studio/engine';
 import { useStudio } from './harness';
 
 /**
@@ -8,7 +9,7 @@ import { useStudio } from './harness';
  * their buffers reused once written, so an answer of many batches read slowly must still arrive intact.
  */
 describe('dataset data as Arrow over HTTP', () => {
-  const { ctx, as } = useStudio('pglite');
+  const { ctx, as, rowOf } = useStudio('pglite');
   const ROWS = 300_000; // 5 Arrow batches of 65,536 rows
 
   const get = (port: number, id: string, opts: { slow?: boolean; cutAfterBytes?: number } = {}) =>
@@ -70,6 +71,18 @@ describe('dataset data as Arrow over HTTP', () => {
       await ctx.s.app.server.close();
     }
   }, 60_000);
+
+  it('answers replaced data, not the Arrow copy of the data it replaced', async () => {
+    const id = await upload();
+    const arrow = { accept: 'application/vnd.apache.arrow.stream' };
+    expect(tableFromIPC((await as('owner', 'GET', `/v1/datasets/${id}/data`, undefined, arrow)).rawPayload).numRows).toBe(ROWS);
+    const oldKey = ((await rowOf(id)).attrs as { storageKey: string }).storageKey;
+    expect(await ctx.s.services.engine.store.exists(arrowCopyKey(oldKey))).toBe(true);
+    const put = await as('owner', 'PUT', `/v1/datasets/${id}/data`, 'id,label\n1,a\n2,b\n', { 'content-type': 'text/csv' });
+    expect(put.statusCode).toBe(200);
+    expect(tableFromIPC((await as('owner', 'GET', `/v1/datasets/${id}/data`, undefined, arrow)).rawPayload).numRows).toBe(2);
+    expect(await ctx.s.services.engine.store.exists(arrowCopyKey(oldKey))).toBe(false);
+  });
 
   it('answers 404 before any byte for a dataset the caller cannot see', async () => {
     const id = await upload();

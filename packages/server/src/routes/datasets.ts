@@ -100,9 +100,10 @@ export const datasetRoutes: RouteDef[] = [
         .header('content-type', arrow ? ARROW_STREAM : 'text/csv; charset=utf-8')
         .header('content-disposition', `attachment; filename="${safeName}.${arrow ? 'arrow' : 'csv'}"`);
       if (!arrow) return ctx.reply.send(streamBody(ctx.services.engine.csvStream(a.storageKey, { signal })));
-      // Arrow batches are written straight to the socket and their buffers reused once written (see BufferPool).
+      // Arrow batches are written straight to the socket and their buffers reused once written (see BufferPool);
+      // a dataset read before comes from its Arrow copy.
       const pool = new BufferPool();
-      return sendStream(ctx.reply, await primed(ctx.services.engine.arrowStream(a.storageKey, { signal, pool })), pool);
+      return sendStream(ctx.reply, await primed(ctx.services.engine.datasetArrowStream(a.storageKey, { signal, pool })), pool);
     },
   }),
   defineRoute({

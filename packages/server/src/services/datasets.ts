@@ -5,7 +5,7 @@ import { pipeline } from 'node:stream/promises';
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { StudioError, isStudioError, type Access, type Dataset, type DatasetMetadata, type DatasetStatus, DATASET_TRANSITIONS } from '@studio/schema';
-import type { Engine, IngestResult } from '@studio/engine';
+import { arrowCopyKey, type Engine, type IngestResult } from '@studio/engine';
 import type { Db } from '../store/db';
 import type { RecordService, ResourceRow } from './records';
 
@@ -163,7 +163,10 @@ export class DatasetService {
           ...derived,
         },
       });
-      if (previous && previous !== key) await this.engine.store.delete(previous).catch(() => undefined);
+      if (previous && previous !== key) {
+        await this.engine.store.delete(previous).catch(() => undefined);
+        await this.engine.store.delete(arrowCopyKey(previous)).catch(() => undefined);
+      }
       return ready;
     } catch (e) {
       const message = isStudioError(e) ? e.message : 'Ingestion failed';

@@ -1,0 +1,55 @@
+import path from 'node:path';
+import { tableFromIPC } from 'apache-arrow';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { arrowCopyKey, BufferPool } from '../src';
+import { collect, setup, type Ctx } from './helpers';
+
+let ctx: Ctx;
+const parquet = (name: string, rows: number) =>
+  ctx.engine.query(`COPY (SELECT i AS id, 'k' || (i % 7) AS label, CASE WHEN i % 5 = 0 THEN NULL ELSE i * 0.5 END AS v FROM range(${rows}) t(i)) TO '${path.join(ctx.dir, name)}' (FORMAT parquet)`);
+
+beforeAll(async () => {
+  ctx = await setup();
+  await parquet('a.parquet', 200_000);
+  await parquet('b.parquet', 10);
+});
+afterAll(() => ctx.cleanup());
+
+describe('datasetArrowStream', () => {
+  it('keeps an Arrow copy after a complete read and answers later reads from it, byte for byte', async () => {
+    await ctx.engine.store.put('ds/one.parquet', path.join(ctx.dir, 'a.parquet'));
+    const first = await collect(ctx.engine.datasetArrowStream('ds/one.parquet'));
+    expect(await ctx.engine.store.exists(arrowCopyKey('ds/one.parquet'))).toBe(true);
+    // Swap the Parquet under the key: an answer from the copy still carries the first data.
+    await parquet('a2.parquet', 10);
+    await ctx.engine.store.put('ds/one.parquet', path.join(ctx.dir, 'a2.parquet'));
+    const pool = new BufferPool(2);
+    const parts: Uint8Array[] = [];
+    for await (const piece of ctx.engine.datasetArrowStream('ds/one.parquet', { pool })) {
+      parts.push(Buffer.from(piece));
+      pool.give(piece);
+    }
+    expect(Buffer.compare(Buffer.concat(parts), Buffer.from(first))).toBe(0);
+    expect(tableFromIPC(first).numRows).toBe(200_000);
+  });
+
+  it('keeps no copy of a read that stops early', async () => {
+    await ctx.engine.store.put('ds/two.parquet', path.join(ctx.dir, 'b.parquet'));
+    await parquet('c.parquet', 500_000);
+    await ctx.engine.store.put('ds/three.parquet', path.join(ctx.dir, 'c.parquet'));
+    const it = ctx.engine.datasetArrowStream('ds/three.parquet')[Symbol.asyncIterator]();
+    expect((await it.next()).done).toBe(false);
+    await it.return?.(undefined);
+    expect(await ctx.engine.store.exists(arrowCopyKey('ds/three.parquet'))).toBe(false);
+    expect(tableFromIPC(await collect(ctx.engine.datasetArrowStream('ds/three.parquet'))).numRows).toBe(500_000);
+    expect(await ctx.engine.store.exists(arrowCopyKey('ds/three.parquet'))).toBe(true);
+  });
+
+  it('stops reading a copy on abort', async () => {
+    const abort = new AbortController();
+    const it = ctx.engine.datasetArrowStream('ds/three.parquet', { signal: abort.signal })[Symbol.asyncIterator]();
+    await it.next();
+    abort.abort();
+    await expect(it.next()).rejects.toMatchObject({ name: 'AbortError' });
+  });
+});
