@@ -236,6 +236,8 @@ export async function ingest(
     const fmt: Format = format;
     progress(0.05);
     let copyStats: CopyStats;
+    // LZ4 rather than DuckDB's default Snappy: the same size on the bench data, and a one-thread copy of a
+    // 0.8 GB CSV took 16% less time (9.6 vs 11.4 s, interleaved runs); every reader of the file is DuckDB.
     const pooled = await acquire(inputBytes);
     try {
       const conn = pooled.connection;
@@ -244,7 +246,7 @@ export async function ingest(
         const written = await withProgress(
           conn,
           (pct) => progress(0.05 + (0.75 * pct) / 100),
-          conn.runAndReadAll(`COPY (${select}) TO ${quoteLiteral(out)} (FORMAT parquet, RETURN_STATS true)`),
+          conn.runAndReadAll(`COPY (${select}) TO ${quoteLiteral(out)} (FORMAT parquet, COMPRESSION lz4_raw, RETURN_STATS true)`),
         );
         copyStats = parseCopyStats(written.getRowObjectsJS());
       } catch (e) {
