@@ -13,6 +13,7 @@ import {
 import { isValidCell, latLngToCell } from 'h3-js';
 import { ingest, type IngestOptions } from './ingest';
 import { ConnectionPool, type PooledConnection } from './pool';
+import { bindable, runArgs, type BoundParams } from './params';
 import { quoteLiteral } from './sql';
 import { LocalObjectStore, type ObjectStore } from './store';
 import { arrowIpc, csvText, type StreamOptions } from './stream';
@@ -135,7 +136,7 @@ export class Engine {
   /** Small results as plain objects (bigint -> number when exact, dates -> ISO text). */
   async query(sql: string, params?: unknown[]): Promise<Record<string, unknown>[]> {
     return this.withConnection(async (c) => {
-      const r = await c.runAndReadAll(sql, params?.length ? (params as DuckDBValue[]) : undefined);
+      const r = await c.runAndReadAll(sql, ...runArgs(bindable(params)));
       return r.getRowObjectsJS().map((row) => plain(row) as Record<string, unknown>);
     });
   }
@@ -182,13 +183,13 @@ export class Engine {
     );
   }
 
-  private async resolve(source: Source): Promise<{ sql: string; params: DuckDBValue[] }> {
+  private async resolve(source: Source): Promise<{ sql: string; params: BoundParams }> {
     if (typeof source === 'string') {
       const file = await this.store.localPath(source);
-      return { sql: `SELECT * FROM read_parquet(${quoteLiteral(file)})`, params: [] };
+      return { sql: `SELECT * FROM read_parquet(${quoteLiteral(file)})`, params: bindable() };
     }
     // The SQL gets wrapped (casts, COPY): a trailing semicolon would end it early.
-    return { sql: source.sql.replace(/[\s;]+$/, ''), params: (source.params ?? []) as DuckDBValue[] };
+    return { sql: source.sql.replace(/[\s;]+$/, ''), params: bindable(source.params) };
   }
 }
 

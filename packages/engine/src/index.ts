@@ -8,3 +8,4 @@ export type { PooledConnection } from './pool';
 export { quoteIdent } from './sql';
 export type { IngestResult, IngestColumn, ColumnStats, ColumnRole, SpecColumnType } from './types';
 export { specType } from './types';
+export { bindable, runArgs, type BoundParams } from './params';

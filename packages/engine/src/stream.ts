@@ -1,11 +1,12 @@
 import { createReadStream } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import type { DuckDBConnection, DuckDBType, DuckDBValue } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBType } from '@duckdb/node-api';
 import { ArrowBatcher, castingWrapper } from './arrow';
 import type { BufferPool } from './buffers';
 import type { PooledConnection } from './pool';
 import { quoteLiteral } from './sql';
+import { runArgs, type BoundParams } from './params';
 import { removeQuietly } from './store';
 
 export interface StreamOptions {
@@ -41,7 +42,7 @@ async function borrow(acquire: () => Promise<PooledConnection>, signal?: AbortSi
 /** After an abort, DuckDB's "INTERRUPT" error (or any other) surfaces as one AbortError. */
 const asAbort = (e: unknown, signal?: AbortSignal) => (signal?.aborted ? abortError() : e);
 
-async function describe(conn: DuckDBConnection, sql: string, params: DuckDBValue[]) {
+async function describe(conn: DuckDBConnection, sql: string, params: BoundParams) {
   const prepared = await conn.prepare(sql);
   let names: string[] = [];
   let types: DuckDBType[] = [];
@@ -53,11 +54,11 @@ async function describe(conn: DuckDBConnection, sql: string, params: DuckDBValue
   } catch {
     // Result columns that depend on parameter values (e.g. VALUES lists of bound parameters) are only
     // known once bound: an empty run of the same statement names and types them.
-    const empty = await conn.run(`SELECT * FROM (${sql}) LIMIT 0`, params.length ? params : undefined);
+    const empty = await conn.run(`SELECT * FROM (${sql}) LIMIT 0`, ...runArgs(params));
     names = empty.columnNames();
     types = empty.columnTypes();
   }
-  if (params.length) prepared.bind(params);
+  if (params.values.length) prepared.bind(params.values, params.types as DuckDBType[]);
   return { prepared, names, types };
 }
 
@@ -65,7 +66,7 @@ async function describe(conn: DuckDBConnection, sql: string, params: DuckDBValue
 export async function* arrowIpc(
   acquire: () => Promise<PooledConnection>,
   sql: string,
-  params: DuckDBValue[],
+  params: BoundParams,
   opts: StreamOptions = {},
 ): AsyncGenerator<Uint8Array> {
   const { signal } = opts;
@@ -116,7 +117,7 @@ export async function* csvText(
   acquire: () => Promise<PooledConnection>,
   tmpDir: string,
   sql: string,
-  params: DuckDBValue[],
+  params: BoundParams,
   opts: StreamOptions = {},
 ): AsyncGenerator<Uint8Array> {
   const { signal } = opts;
@@ -124,7 +125,7 @@ export async function* csvText(
   try {
     const { conn, done } = await borrow(acquire, signal);
     try {
-      await conn.run(`COPY (${sql}) TO ${quoteLiteral(file)} (FORMAT csv, HEADER true)`, params.length ? params : undefined);
+      await conn.run(`COPY (${sql}) TO ${quoteLiteral(file)} (FORMAT csv, HEADER true)`, ...runArgs(params));
     } catch (e) {
       throw asAbort(e, signal);
     } finally {

@@ -1,4 +1,5 @@
-import { BOOLEAN, DOUBLE, LIST, VARCHAR, listValue, type DuckDBConnection, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBType } from '@duckdb/node-api';
+import { bindable } from '@studio/engine';
 import { StudioError } from '@studio/schema';
 import type { Pool } from 'pg';
 import { compilePipeline, type CompiledQuery, type DatasetResolver } from './compile/pipeline';
@@ -12,18 +13,6 @@ export function normalizeValue(v: unknown): unknown {
   if (v instanceof Date) return v.toISOString();
   if (Array.isArray(v)) return v.map(normalizeValue);
   return v;
-}
-
-const scalarType = (v: unknown): DuckDBType =>
-  typeof v === 'boolean' ? BOOLEAN : typeof v === 'number' ? DOUBLE : VARCHAR;
-
-/** Binds the compiler's params: JS arrays become typed DuckDB LISTs (the SQL casts them further). */
-function duckParam(v: unknown): { value: DuckDBValue; type: DuckDBType } {
-  if (Array.isArray(v)) {
-    const first = v.find((x) => x !== null && x !== undefined);
-    return { value: listValue(v as DuckDBValue[]), type: LIST(scalarType(first)) };
-  }
-  return { value: v as DuckDBValue, type: scalarType(v) };
 }
 
 /** DuckDB error classes a pipeline's content can cause (unknown column, bad cast, ...): a 422, not a 500. */
@@ -44,10 +33,10 @@ export async function executeDuckDB(connection: DuckDBConnection, q: CompiledQue
 }
 
 async function runDuckDB(connection: DuckDBConnection, q: CompiledQuery): Promise<Row[]> {
-  const bound = q.params.map(duckParam);
+  const bound = bindable(q.params);
   const prepared = await connection.prepare(q.sql);
   try {
-    if (bound.length) prepared.bind(bound.map((b) => b.value), bound.map((b) => b.type));
+    if (bound.values.length) prepared.bind(bound.values, bound.types as DuckDBType[]);
     const reader = await prepared.runAndReadAll();
     return reader.getRowObjectsJS().map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, normalizeValue(v)])));
   } finally {
