@@ -227,12 +227,18 @@ describe.each(STORES)('hex tiles on %s', (kind) => {
     expect(v.statusCode).toBe(200);
   });
 
-  it('clones a hex-tile dataset into one that keeps the cells table; its tiles answer 409', async () => {
+  it('clones a hex-tile dataset with its tile archive: the copy answers the same tiles as its source', async () => {
     const clone = (await as('owner', 'POST', `/v1/datasets/${tiles.id}/clone`)).json().item;
     expect(clone).toMatchObject({ type: 'hex-tile', status: 'ready' });
     expect((await as('owner', 'GET', `/v1/datasets/${clone.id}/preview?limit=1`)).statusCode).toBe(200);
     const meta = await as('owner', 'GET', `/v1/tileset/${clone.id}/metadata`);
-    expect([meta.statusCode, meta.json().message]).toEqual([409, 'This hex-tile dataset has no tile archive']);
+    expect(meta.statusCode, meta.body).toBe(200);
+    const index = (await as('owner', 'GET', `/v1/tileset/${clone.id}/tileset-index`)).json().item;
+    const cell = Object.keys(index.tiles[4])[0]!;
+    const tile = (id: string) => as('owner', 'GET', `/v1/tileset/${id}/4/${cell}`, undefined, { accept: 'application/octet-stream' });
+    const [mine, theirs] = [await tile(clone.id), await tile(tiles.id)];
+    expect(mine.statusCode).toBe(200);
+    expect(mine.rawPayload.equals(theirs.rawPayload)).toBe(true);
   });
 
   describe('pipelines over tiles', () => {

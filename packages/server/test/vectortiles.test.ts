@@ -208,13 +208,14 @@ describe.each(STORES)('vector-tile datasets on %s', (kind) => {
     expect((await anonymous(other.id, 'open sesame')).statusCode).toBe(404);
   });
 
-  it('gives a copy of a vector-tile dataset its own tile URLs; its tiles are not copied yet (409)', async () => {
+  it('gives a copy of a vector-tile dataset its own tile URLs and the same tiles as its source', async () => {
     const copy = (await as('owner', 'POST', `/v1/datasets/${tiled.id}/clone`)).json().item;
     expect(copy.type).toBe('vector-tile');
     const tj = await as('owner', 'GET', `/v1/datasets/${copy.id}/tiles.json`);
     expect(tj.json().tiles[0]).toContain(`/v1/datasets/${copy.id}/tiles/`);
-    const tile = await as('owner', 'GET', `/v1/datasets/${copy.id}/tiles/0/0/0`);
-    expect([tile.statusCode, tile.json().message]).toEqual([409, 'The tiles of this dataset are not available; create the vector tiles from its source again']);
+    const [mine, theirs] = [await as('owner', 'GET', `/v1/datasets/${copy.id}/tiles/0/0/0`), await as('owner', 'GET', `/v1/datasets/${tiled.id}/tiles/0/0/0`)];
+    expect(mine.statusCode, mine.body).toBe(200);
+    expect(mine.rawPayload.equals(theirs.rawPayload)).toBe(true);
   });
 
   it.each([

@@ -1,6 +1,3 @@
-import fs from 'node:fs/promises';
-import path from 'node:path';
-import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import {
   DatasetCreate,
@@ -24,6 +21,7 @@ import { sandboxSql } from '../services/sql-sandbox';
 import { clientGone, primed, sendStream, streamBody } from '../http/streams';
 import { BufferPool } from '@studio/engine';
 import { datasetFileFor } from '../services/dataset-tables';
+import { copyDatasetFiles } from '../services/dataset-copy';
 
 const IdParam = z.object({ id: Id });
 const AdminQuery = z.object({ isAdmin: QueryBool.optional() });
@@ -309,9 +307,7 @@ export const datasetRoutes: RouteDef[] = [
       let row = await ctx.services.records.clone(caller, ctx.resource!);
       if (source.storageKey) {
         const key = `datasets/${row.id}/${source.storageKey.split('/').pop()}`;
-        const copy = path.join(ctx.services.engine.tmpDir, `clone-${randomUUID()}.parquet`);
-        await fs.copyFile(await ctx.services.engine.store.localPath(source.storageKey), copy);
-        await ctx.services.engine.store.put(key, copy);
+        await copyDatasetFiles(ctx.services.engine, source.storageKey, key);
         row = await ctx.services.records.update(caller, row, { attrs: { ...source, storageKey: key } as unknown as Record<string, unknown> }, { adminMode: false });
       }
       await ctx.services.audit.record(caller, 'dataset.clone', 'dataset', row.id, { from: ctx.resource!.id });
