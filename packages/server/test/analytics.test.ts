@@ -194,10 +194,11 @@ describe.each(STORES)('analytic sets on %s', (kind) => {
       const res = fetch(`${address}/v1/query/foot-traffic/template/audience-age`, {
         method: 'POST', signal: client.signal, body: JSON.stringify({ parameters }), headers: { ...auth('owner'), 'content-type': 'application/json', accept: 'application/json' },
       }).catch((e: Error) => e.name);
-      await new Promise((r) => setTimeout(r, 100));
+      // Leave once the query has asked for its connection (a fixed wait raced a loaded machine).
+      await expect.poll(() => spy.mock.calls.length, { timeout: 15_000 }).toBeGreaterThan(0);
       client.abort();
       expect(await res).toBe('AbortError');
-      await expect.poll(() => outcomes, { timeout: 3000 }).toEqual(['aborted']);
+      await expect.poll(() => outcomes, { timeout: 15_000 }).toEqual(['aborted']);
       spy.mockClear();
       // Nothing was cached: the same query computes afresh.
       await new Promise((r) => setTimeout(r, 50));
