@@ -1,9 +1,11 @@
 /**
- * The Arrow IPC stream of a stored dataset, kept as a file next to its Parquet after the first complete
- * read (`<key>.arrows`), so later reads of the same data (every time a map opens it) stream the file
- * instead of decoding Parquet and rebuilding Arrow. Storage keys never change content (each ingestion
- * writes a new key), so a copy is never stale; it is removed with its dataset. Reads that stop early,
- * fail, or pass MAX_COPY_BYTES leave no copy.
+ * The Arrow IPC stream of a stored dataset, kept as a file next to its Parquet (`<key>.arrows`), so reads
+ * of the same data (every time a map opens it) stream the file instead of decoding Parquet and rebuilding
+ * Arrow. It is written right after ingestion (writeArrowCopy, unless the caller skipped it) or by the first
+ * complete read (arrowWithCopy). Storage keys never change content (each ingestion writes a new key), so a
+ * copy is never stale; it is removed with its dataset. Reads that stop early, fail, or pass MAX_COPY_BYTES
+ * leave no copy. Both writers go through a temp file renamed into place, so a crash leaves at worst a temp
+ * file that is never served (and is removed at the next start).
  */
 import { randomUUID } from 'node:crypto';
 import { open, type FileHandle } from 'node:fs/promises';
@@ -38,50 +40,102 @@ async function* readCopy(file: string, signal?: AbortSignal, pool?: BufferPool):
   }
 }
 
-async function writeAll(fh: FileHandle, piece: Uint8Array): Promise<void> {
-  let done = 0;
-  while (done < piece.byteLength) done += (await fh.write(piece, done, piece.byteLength - done)).bytesWritten;
+/** A copy being written: a temp file that becomes `<key>.arrows` on commit, dropped once past MAX_COPY_BYTES. */
+class CopyFile {
+  private written = 0;
+  private constructor(
+    private readonly tmp: string,
+    private fh: FileHandle | null,
+  ) {}
+
+  static async open(tmpDir: string): Promise<CopyFile> {
+    const tmp = path.join(tmpDir, `arrow-${randomUUID()}.arrows`);
+    return new CopyFile(tmp, await open(tmp, 'w'));
+  }
+
+  /** False once the copy has been dropped for its size (later pieces are ignored). */
+  get open(): boolean {
+    return this.fh !== null;
+  }
+
+  async write(piece: Uint8Array): Promise<void> {
+    if (!this.fh) return;
+    this.written += piece.byteLength;
+    if (this.written > MAX_COPY_BYTES) return this.discard();
+    let done = 0;
+    while (done < piece.byteLength) done += (await this.fh.write(piece, done, piece.byteLength - done)).bytesWritten;
+  }
+
+  /** Moves a complete copy into place under `key`'s copy name; false when it was dropped. */
+  async commit(store: ObjectStore, key: string): Promise<boolean> {
+    if (!this.fh) return false;
+    await this.fh.close();
+    this.fh = null;
+    try {
+      await store.put(arrowCopyKey(key), this.tmp);
+      return true;
+    } finally {
+      await removeQuietly(this.tmp);
+    }
+  }
+
+  async discard(): Promise<void> {
+    await this.fh?.close();
+    this.fh = null;
+    await removeQuietly(this.tmp);
+  }
 }
 
 /**
- * Streams the copy when there is one; otherwise streams `build()` and writes the same bytes to a temp
- * file that becomes the copy once the stream has completed. Each piece is written to the file after it
- * is handed on and before the next is built, so a pooled buffer is never reused while the file write
- * still reads it.
+ * Streams the copy when there is one; otherwise streams `build()` and, when `keep` (no other writer is
+ * building this copy), writes the same bytes to a temp file that becomes the copy once the stream has
+ * completed. Each piece is written to the file after it is handed on and before the next is built, so a
+ * pooled buffer is never reused while the file write still reads it.
  */
 export async function* arrowWithCopy(
   store: ObjectStore,
   tmpDir: string,
   key: string,
   build: () => AsyncGenerator<Uint8Array>,
-  opts: { signal?: AbortSignal; pool?: BufferPool } = {},
+  opts: { signal?: AbortSignal; pool?: BufferPool; keep?: boolean } = {},
 ): AsyncGenerator<Uint8Array> {
   const copyKey = arrowCopyKey(key);
   if (await store.exists(copyKey)) {
     yield* readCopy(await store.localPath(copyKey), opts.signal, opts.pool);
     return;
   }
-  const tmp = path.join(tmpDir, `arrow-${randomUUID()}.arrows`);
-  let fh: FileHandle | null = await open(tmp, 'w');
-  let written = 0;
+  if (opts.keep === false) {
+    yield* build();
+    return;
+  }
+  const file = await CopyFile.open(tmpDir);
   let complete = false;
   try {
     for await (const piece of build()) {
       yield piece;
-      if (!fh) continue;
-      written += piece.byteLength;
-      if (written > MAX_COPY_BYTES) {
-        await fh.close();
-        fh = null;
-        await removeQuietly(tmp);
-        continue;
-      }
-      await writeAll(fh, piece);
+      await file.write(piece);
     }
     complete = true;
   } finally {
-    await fh?.close();
-    if (complete && fh) await store.put(copyKey, tmp).catch(() => undefined);
-    await removeQuietly(tmp);
+    if (complete) await file.commit(store, key).catch(() => undefined);
+    else await file.discard();
+  }
+}
+
+/**
+ * Writes the copy of `key` from `build()` without serving it (after ingestion). Stops building once past
+ * MAX_COPY_BYTES. Answers whether a copy exists afterwards; an existing copy is kept as it is.
+ */
+export async function writeArrowCopy(store: ObjectStore, tmpDir: string, key: string, build: () => AsyncGenerator<Uint8Array>): Promise<boolean> {
+  if (await store.exists(arrowCopyKey(key))) return true;
+  const file = await CopyFile.open(tmpDir);
+  try {
+    for await (const piece of build()) {
+      await file.write(piece);
+      if (!file.open) return false; // leaving the loop ends the build (its connection goes back)
+    }
+    return await file.commit(store, key);
+  } finally {
+    await file.discard();
   }
 }

@@ -17,7 +17,7 @@ import { bindable, runArgs, type BoundParams } from './params';
 import { quoteLiteral } from './sql';
 import { LocalObjectStore, type ObjectStore } from './store';
 import { arrowIpc, csvText, type StreamOptions } from './stream';
-import { arrowWithCopy } from './arrow-copy';
+import { arrowWithCopy, writeArrowCopy } from './arrow-copy';
 import { plain, type IngestResult } from './types';
 
 export interface EngineOptions {
@@ -64,6 +64,14 @@ const progressBar = async (c: DuckDBConnection) => {
 export type Source = string | { sql: string; params?: unknown[] };
 
 export class Engine {
+  /** Keys whose Arrow copy is being written after ingestion (reads meanwhile stream without writing one too). */
+  private readonly copying = new Map<string, Promise<boolean>>();
+  /** Copies after ingestion run one after another: background work never holds more than one connection. */
+  private copyQueue: Promise<unknown> = Promise.resolve();
+  /** Stops running and queued copies when the engine closes. */
+  private readonly copyAbort = new AbortController();
+  private closed = false;
+
   private constructor(
     private readonly instance: DuckDBInstance,
     private readonly pool: ConnectionPool,
@@ -113,10 +121,18 @@ export class Engine {
     return new Engine(instance, pool, store, tmpDir, { bytes: opts.largeIngestBytes ?? LARGE_INGEST_BYTES, pool: largePool }, closeLarge);
   }
 
+  /** Closes DuckDB; with copies still being written, once they have stopped (interrupted) so no fetch outlives it. */
   close(): void {
-    this.pool.close();
-    this.instance.closeSync();
-    this.closeLarge();
+    if (this.closed) return;
+    this.closed = true;
+    this.copyAbort.abort();
+    const shut = () => {
+      this.pool.close();
+      this.instance.closeSync();
+      this.closeLarge();
+    };
+    if (this.copying.size === 0) return shut();
+    void Promise.allSettled([...this.copying.values()]).then(shut);
   }
 
   /** Borrow a connection; release() it when done. Prefer withConnection. */
@@ -161,11 +177,29 @@ export class Engine {
   }
 
   /**
-   * Arrow IPC stream of a stored dataset, from its Arrow copy when one was kept by an earlier complete
-   * read, else built (and kept; see arrow-copy.ts). For dataset answers; other keys use arrowStream.
+   * Arrow IPC stream of a stored dataset, from its Arrow copy when one exists (written after ingestion or
+   * by an earlier complete read), else built from the Parquet (and kept, unless keepArrowCopy is writing it
+   * right now; see arrow-copy.ts). For dataset answers; other keys use arrowStream.
    */
   datasetArrowStream(key: string, opts: StreamOptions = {}): AsyncGenerator<Uint8Array> {
-    return arrowWithCopy(this.store, this.tmpDir, key, () => this.arrowStream(key, opts), opts);
+    return arrowWithCopy(this.store, this.tmpDir, key, () => this.arrowStream(key, opts), { ...opts, keep: !this.copying.has(key) });
+  }
+
+  /**
+   * Writes the Arrow copy of a stored dataset now, not on its first read (called after ingestion). Queued
+   * behind other such copies; answers whether a copy exists afterwards (false past the size cap). A second
+   * call for a key being copied joins the running one.
+   */
+  keepArrowCopy(key: string): Promise<boolean> {
+    const running = this.copying.get(key);
+    if (running) return running;
+    const signal = this.copyAbort.signal;
+    const job = this.copyQueue
+      .then(() => (signal.aborted ? false : writeArrowCopy(this.store, this.tmpDir, key, () => this.arrowStream(key, { signal }))))
+      .finally(() => this.copying.delete(key));
+    this.copyQueue = job.catch(() => undefined);
+    this.copying.set(key, job);
+    return job;
   }
 
   /** CSV text (with header) of a dataset or SQL result. */

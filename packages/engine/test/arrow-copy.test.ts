@@ -53,3 +53,50 @@ describe('datasetArrowStream', () => {
     await expect(it.next()).rejects.toMatchObject({ name: 'AbortError' });
   });
 });
+
+describe('keepArrowCopy (after ingestion)', () => {
+  it('writes the copy without a read, the same bytes a read builds from the Parquet', async () => {
+    await parquet('e.parquet', 200_000);
+    await ctx.engine.store.put('ds/four.parquet', path.join(ctx.dir, 'e.parquet'));
+    const built = await collect(ctx.engine.arrowStream('ds/four.parquet'));
+    expect(await ctx.engine.keepArrowCopy('ds/four.parquet')).toBe(true);
+    expect(await ctx.engine.store.exists(arrowCopyKey('ds/four.parquet'))).toBe(true);
+    const served = await collect(ctx.engine.datasetArrowStream('ds/four.parquet'));
+    expect(Buffer.compare(Buffer.from(served), Buffer.from(built))).toBe(0);
+  });
+
+  it('a read while the copy is written streams from the Parquet and leaves the writing to the copy', async () => {
+    await parquet('d.parquet', 300_000);
+    await ctx.engine.store.put('ds/five.parquet', path.join(ctx.dir, 'd.parquet'));
+    const copying = ctx.engine.keepArrowCopy('ds/five.parquet');
+    expect(ctx.engine.keepArrowCopy('ds/five.parquet')).toBe(copying); // a second call joins the first
+    const read = await collect(ctx.engine.datasetArrowStream('ds/five.parquet'));
+    expect(await copying).toBe(true);
+    const copy = await collect(ctx.engine.datasetArrowStream('ds/five.parquet'));
+    expect(Buffer.compare(Buffer.from(copy), Buffer.from(read))).toBe(0);
+    expect(tableFromIPC(copy).numRows).toBe(300_000);
+  });
+
+  it('fails for a key that is not stored, leaving no copy', async () => {
+    await expect(ctx.engine.keepArrowCopy('ds/missing.parquet')).rejects.toMatchObject({ status: 404 });
+    expect(await ctx.engine.store.exists(arrowCopyKey('ds/missing.parquet'))).toBe(false);
+  });
+});
+
+describe('closing the engine while a copy is written', () => {
+  it('stops the copy, keeps no copy and closes once it has stopped', async () => {
+    const own = await setup();
+    try {
+      await own.engine.query(`COPY (SELECT i AS id, i * 0.5 AS v FROM range(2000000) t(i)) TO '${path.join(own.dir, 'big.parquet')}' (FORMAT parquet)`);
+      await own.engine.store.put('ds/big.parquet', path.join(own.dir, 'big.parquet'));
+      const copying = own.engine.keepArrowCopy('ds/big.parquet');
+      await new Promise((r) => setTimeout(r, 20));
+      own.engine.close();
+      await expect(copying).rejects.toMatchObject({ name: 'AbortError' });
+      expect(await own.engine.store.exists(arrowCopyKey('ds/big.parquet'))).toBe(false);
+      expect(await own.engine.keepArrowCopy('ds/big.parquet')).toBe(false);
+    } finally {
+      await own.cleanup();
+    }
+  });
+});

@@ -2,14 +2,14 @@ import http from 'node:http';
 import { tableFromIPC } from 'apache-arrow';
 import { describe, expect, it } from 'vitest';
 import { arrowCopyKey } from '@studio/engine';
-import { useStudio } from './harness';
+import { STORES, useStudio } from './harness';
 
 /**
  * GET /v1/datasets/{id}/data as Arrow over a real socket: batches are written straight to the socket and
  * their buffers reused once written, so an answer of many batches read slowly must still arrive intact.
  */
-describe('dataset data as Arrow over HTTP', () => {
-  const { ctx, as, rowOf } = useStudio('pglite');
+describe.each(STORES)('dataset data as Arrow over HTTP on %s', (kind) => {
+  const { ctx, as, rowOf } = useStudio(kind);
   const ROWS = 300_000; // 5 Arrow batches of 65,536 rows
 
   const get = (port: number, id: string, opts: { slow?: boolean; cutAfterBytes?: number } = {}) =>
@@ -34,10 +34,15 @@ describe('dataset data as Arrow over HTTP', () => {
       req.on('error', (e) => (opts.cutAfterBytes !== undefined ? undefined : reject(e)));
     });
 
-  async function upload(): Promise<string> {
+  const csvOf = (rows: number) => {
     const lines = ['id,label,value'];
-    for (let i = 0; i < ROWS; i++) lines.push(`${i},${i % 3 === 0 ? '' : `label-${i % 97}`},${i % 5 === 0 ? '' : i * 0.25}`);
-    const res = await as('owner', 'POST', '/v1/datasets/data?name=Stream', lines.join('\n'), { 'content-type': 'text/csv' });
+    for (let i = 0; i < rows; i++) lines.push(`${i},${i % 3 === 0 ? '' : `label-${i % 97}`},${i % 5 === 0 ? '' : i * 0.25}`);
+    return lines.join('\n');
+  };
+  const CSV = csvOf(ROWS);
+
+  async function upload(query = ''): Promise<string> {
+    const res = await as('owner', 'POST', `/v1/datasets/data?name=Stream${query}`, CSV, { 'content-type': 'text/csv' });
     expect(res.statusCode).toBe(201);
     return res.json().item.id;
   }
@@ -76,12 +81,112 @@ describe('dataset data as Arrow over HTTP', () => {
     const id = await upload();
     const arrow = { accept: 'application/vnd.apache.arrow.stream' };
     expect(tableFromIPC((await as('owner', 'GET', `/v1/datasets/${id}/data`, undefined, arrow)).rawPayload).numRows).toBe(ROWS);
+    await ctx.s.services.datasets.arrowCopySettled(id);
     const oldKey = ((await rowOf(id)).attrs as { storageKey: string }).storageKey;
     expect(await ctx.s.services.engine.store.exists(arrowCopyKey(oldKey))).toBe(true);
     const put = await as('owner', 'PUT', `/v1/datasets/${id}/data`, 'id,label\n1,a\n2,b\n', { 'content-type': 'text/csv' });
     expect(put.statusCode).toBe(200);
     expect(tableFromIPC((await as('owner', 'GET', `/v1/datasets/${id}/data`, undefined, arrow)).rawPayload).numRows).toBe(2);
     expect(await ctx.s.services.engine.store.exists(arrowCopyKey(oldKey))).toBe(false);
+  });
+
+  const keyOf = async (id: string) => ((await rowOf(id)).attrs as { storageKey: string }).storageKey;
+  const hasCopy = async (id: string) => ctx.s.services.engine.store.exists(arrowCopyKey(await keyOf(id)));
+  /** The Arrow answer built from the dataset's Parquet, as a read without a copy answers it. */
+  const fromParquet = async (id: string) => {
+    const parts: Uint8Array[] = [];
+    for await (const p of ctx.s.services.engine.arrowStream(await keyOf(id))) parts.push(Buffer.from(p));
+    return Buffer.concat(parts);
+  };
+  const arrowOf = async (id: string) => {
+    const res = await as('owner', 'GET', `/v1/datasets/${id}/data`, undefined, { accept: 'application/vnd.apache.arrow.stream' });
+    expect(res.statusCode).toBe(200);
+    return res.rawPayload;
+  };
+
+  it('writes the Arrow copy at ingestion, without a read, and serves the bytes the Parquet path answers', async () => {
+    const id = await upload();
+    await ctx.s.services.datasets.arrowCopySettled(id);
+    expect(await hasCopy(id)).toBe(true);
+    const served = await arrowOf(id);
+    expect(Buffer.compare(served, await fromParquet(id))).toBe(0);
+    // The same table uploaded with skipArrow: its first read is built from the Parquet, byte for byte the same.
+    const skipped = await upload('&skipArrow=true');
+    await ctx.s.services.datasets.arrowCopySettled(skipped);
+    expect(await hasCopy(skipped)).toBe(false);
+    expect(Buffer.compare(await arrowOf(skipped), served)).toBe(0);
+    expect(await hasCopy(skipped)).toBe(true);
+  });
+
+  it('PUT /{id}/data?skipArrow=true leaves the copy to the first read; without it the new data gets its copy', async () => {
+    const id = await upload();
+    await ctx.s.services.datasets.arrowCopySettled(id);
+    const first = await keyOf(id);
+    const put = await as('owner', 'PUT', `/v1/datasets/${id}/data?skipArrow=true`, 'id,label\n1,a\n2,b\n', { 'content-type': 'text/csv' });
+    expect(put.statusCode).toBe(200);
+    await ctx.s.services.datasets.arrowCopySettled(id);
+    expect(await ctx.s.services.engine.store.exists(arrowCopyKey(first))).toBe(false);
+    expect(await hasCopy(id)).toBe(false);
+    expect(tableFromIPC(await arrowOf(id)).numRows).toBe(2);
+    expect(await hasCopy(id)).toBe(true);
+    const again = await as('owner', 'PUT', `/v1/datasets/${id}/data`, 'id,label\n1,a\n2,b\n3,c\n', { 'content-type': 'text/csv' });
+    expect(again.statusCode).toBe(200);
+    await ctx.s.services.datasets.arrowCopySettled(id);
+    expect(await hasCopy(id)).toBe(true);
+    expect(tableFromIPC(await arrowOf(id)).numRows).toBe(3);
+  });
+
+  it('data replaced while its copy is written leaves no copy of the replaced data', async () => {
+    const id = await upload();
+    const first = await keyOf(id);
+    // No wait for the first copy: the replacement's ingestion runs while it is written.
+    const put = await as('owner', 'PUT', `/v1/datasets/${id}/data`, 'id,label\n1,a\n', { 'content-type': 'text/csv' });
+    expect(put.statusCode).toBe(200);
+    await ctx.s.services.datasets.arrowCopySettled(id);
+    expect(await ctx.s.services.engine.store.exists(arrowCopyKey(first))).toBe(false);
+    expect(await hasCopy(id)).toBe(true);
+    expect(tableFromIPC(await arrowOf(id)).numRows).toBe(1);
+  });
+
+  it('a clone gets a copy of its source\'s Arrow copy', async () => {
+    const id = await upload();
+    await ctx.s.services.datasets.arrowCopySettled(id);
+    const clone = await as('owner', 'POST', `/v1/datasets/${id}/clone`);
+    expect(clone.statusCode).toBe(201);
+    const cloneId = clone.json().item.id as string;
+    expect(await keyOf(cloneId)).not.toBe(await keyOf(id));
+    expect(await hasCopy(cloneId)).toBe(true);
+    expect(Buffer.compare(await arrowOf(cloneId), await fromParquet(id))).toBe(0);
+  });
+
+  it.each([
+    ['a signed-policy upload', async () => {
+      const created = await as('owner', 'POST', '/v1/datasets', { name: 'Via policy', contentType: 'text/csv' });
+      const { id, signedPostPolicy: p } = created.json().item;
+      const res = await ctx.s.app.inject({ method: 'POST', url: `/v1/uploads?policy=${p.fields.policy}&signature=${p.fields.signature}`, payload: 'a,b\n1,2\n', headers: { 'content-type': 'text/csv' } });
+      expect(res.statusCode).toBe(200);
+      return id as string;
+    }],
+    ['a query', async () => {
+      const source = await upload();
+      const res = await as('owner', 'POST', '/v1/datasets/query', { name: 'Q', query: `select id, value from "${source}" where id < 10` });
+      expect(res.statusCode).toBe(201);
+      return res.json().item.id as string;
+    }],
+    ['a workbench query', async () => {
+      const source = await upload();
+      const target = await upload();
+      await ctx.s.services.datasets.arrowCopySettled(target);
+      const res = await as('owner', 'POST', `/v1/datasets/${target}/workbench`, { workbenchDataSource: `select id from "${source}" where id < 5` });
+      expect(res.statusCode).toBe(200);
+      return target;
+    }],
+  ])('writes the copy after %s', async (_, make) => {
+    const id = await make();
+    await ctx.s.services.datasets.arrowCopySettled(id);
+    expect(await hasCopy(id)).toBe(true);
+    const served = await arrowOf(id);
+    expect(Buffer.compare(served, await fromParquet(id))).toBe(0);
   });
 
   it('answers 404 before any byte for a dataset the caller cannot see', async () => {

@@ -42,12 +42,12 @@ function newAttrs(type: DatasetAttrs['datasetType'], extra: Partial<DatasetAttrs
 const contentTypeOf = (ctx: RouteContext<unknown, unknown, unknown>) => String(ctx.req.headers['content-type'] ?? '').trim();
 
 /** Upload the request body as the dataset's data; answers the dataset, or the ingestion error. */
-async function uploadInto(ctx: RouteContext<unknown, unknown, unknown>, row: ResourceRow) {
+async function uploadInto(ctx: RouteContext<unknown, unknown, unknown>, row: ResourceRow, opts: { skipArrow?: boolean }) {
   const contentType = contentTypeOf(ctx);
   if (!contentType) throw badInput('Unsupported content type', 'Send the file with its media type as Content-Type');
   const body = ctx.req.body as NodeJS.ReadableStream | undefined;
   if (!body || typeof body.pipe !== 'function') throw badInput('Unsupported content type', 'The body must be the file itself');
-  const ready = await ctx.services.datasets.ingestUpload(row, body, contentType, ctx.req.headers['content-encoding'] as string | undefined);
+  const ready = await ctx.services.datasets.ingestUpload(row, body, contentType, ctx.req.headers['content-encoding'] as string | undefined, opts);
   await ctx.services.audit.record(ctx.caller, 'dataset.upload', 'dataset', row.id, { contentType });
   return datasetItem(ctx.services, ready, ctx);
 }
@@ -195,10 +195,10 @@ export const datasetRoutes: RouteDef[] = [
   defineRoute({
     method: 'POST',
     url: '/v1/datasets/data',
-    summary: 'Upload a file as a new dataset (Studio Data SDK): the body is the file, Content-Type its media type, optionally gzip-encoded',
+    summary: 'Upload a file as a new dataset (Studio Data SDK): the body is the file, Content-Type its media type, optionally gzip-encoded; skipArrow=true as for PUT /{id}/data',
     tag: 'datasets',
     auth: 'user',
-    query: z.object({ name: z.string().trim().min(1).max(500).default('Uploaded dataset'), description: z.string().max(10_000).default('') }),
+    query: z.object({ name: z.string().trim().min(1).max(500).default('Uploaded dataset'), description: z.string().max(10_000).default(''), skipArrow: QueryBool.optional() }),
     rawBody: true,
     status: 201,
     handler: async (ctx) => {
@@ -207,14 +207,14 @@ export const datasetRoutes: RouteDef[] = [
       if (!contentTypeOf(ctx)) throw badInput('Unsupported content type');
       const row = await ctx.services.records.create(caller, 'dataset', { name: ctx.query.name, description: ctx.query.description, attrs: newAttrs('managed') as unknown as Record<string, unknown> });
       await ctx.services.audit.record(caller, 'dataset.create', 'dataset', row.id, { name: row.name });
-      return uploadInto(ctx as RouteContext<unknown, unknown, unknown>, row);
+      return uploadInto(ctx as RouteContext<unknown, unknown, unknown>, row, { skipArrow: ctx.query.skipArrow });
     },
   }),
   defineRoute({
     spec: ['CAT-114'],
     method: 'PUT',
     url: '/v1/datasets/{id}/data',
-    summary: 'Replace the data of a dataset (skipArrow is accepted; data is always stored as Parquet)',
+    summary: 'Replace the data of a dataset. It is stored as Parquet and, once ready, an Arrow copy is written for fast Arrow reads; skipArrow=true leaves that copy to the first Arrow read',
     tag: 'datasets',
     auth: 'user',
     params: IdParam,
@@ -225,7 +225,7 @@ export const datasetRoutes: RouteDef[] = [
       const a = datasetAttrs(ctx.resource!);
       if (a.datasetType !== 'managed') throw badInput(`Only managed datasets store uploaded data; this one is ${a.datasetType}`);
       if (a.status === 'pending') throw new StudioError(409, 'Record is not upload-ready', 'Data is being ingested; try again when it is done');
-      return uploadInto(ctx as RouteContext<unknown, unknown, unknown>, ctx.resource!);
+      return uploadInto(ctx as RouteContext<unknown, unknown, unknown>, ctx.resource!, { skipArrow: ctx.query.skipArrow });
     },
   }),
   defineRoute({

@@ -1,16 +1,16 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import type { Engine } from '@studio/engine';
+import { arrowCopyKey, type Engine } from '@studio/engine';
 import { archiveKeyOf } from './hextiles/service';
 import { tilesKeyOf } from './vector-tiles';
 
 /**
  * The files a dataset's data is made of, as keys derived from its Parquet table's key: the table itself,
  * a hex-tile dataset's tile archive and a vector-tile dataset's PMTiles archive (each sits beside the
- * table under the same name and switches with it).
+ * table under the same name and switches with it), and the table's Arrow copy when it has one.
  */
-const DATA_FILES: ((tableKey: string) => string)[] = [(key) => key, archiveKeyOf, tilesKeyOf];
+const DATA_FILES: ((tableKey: string) => string)[] = [(key) => key, archiveKeyOf, tilesKeyOf, arrowCopyKey];
 
 /**
  * Copies a dataset's data files from `fromKey` to `toKey` (a clone's data): every file that exists, so a

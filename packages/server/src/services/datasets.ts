@@ -44,6 +44,11 @@ export const datasetAttrs = (row: Pick<ResourceRow, 'attrs'>): DatasetAttrs => {
   };
 };
 
+/** How an ingestion stores its data: `skipArrow` leaves the Arrow copy to the first read (spec: PUT /{id}/data). */
+export interface IngestOpts {
+  skipArrow?: boolean;
+}
+
 /** A dataset upload that stopped before its end (client gone, connection cut). */
 export const CUT_OFF = 'The upload was cut off before the end of the file';
 /** Datasets pending longer than this with nobody ingesting them were interrupted by a crash. */
@@ -61,6 +66,9 @@ export class DatasetService {
     private readonly records: RecordService,
   ) {}
 
+  /** Arrow copies being written after ingestion, by dataset id (see keepArrowCopy). */
+  private readonly copies = new Map<string, Promise<void>>();
+
   async toWire(rows: ResourceRow[], accessOf: (row: ResourceRow) => Access): Promise<Dataset[]> {
     const wires = await this.records.toWire(rows, accessOf);
     return wires.map((w) => {
@@ -74,8 +82,49 @@ export class DatasetService {
     return { ...w, type: a.datasetType, status: a.status, metadata: { ...a.metadata, storageReadPath: a.status === 'ready' ? `/v1/datasets/${w.id}/data` : null }, dataConnectionId: a.dataConnectionId };
   }
 
-  /** Moves a dataset along the status machine; an illegal move is a bug, not user input. */
-  async transition(id: string, to: DatasetStatus, patch: Partial<Omit<DatasetAttrs, 'metadata'>> & { metadata?: Partial<DatasetMetadata> } = {}): Promise<ResourceRow> {
+  /**
+   * Moves a dataset along the status machine; an illegal move is a bug, not user input. A move to `ready`
+   * with new data starts writing that data's Arrow copy (see keepArrowCopy) unless `skipArrow`.
+   */
+  async transition(
+    id: string,
+    to: DatasetStatus,
+    patch: Partial<Omit<DatasetAttrs, 'metadata'>> & { metadata?: Partial<DatasetMetadata> } = {},
+    opts: { skipArrow?: boolean } = {},
+  ): Promise<ResourceRow> {
+    const row = await this.move(id, to, patch);
+    if (to === 'ready' && patch.storageKey && !opts.skipArrow) this.keepArrowCopy(id, patch.storageKey);
+    return row;
+  }
+
+  /**
+   * Writes the Arrow copy of a dataset's new data after it is `ready`, so the first read streams a file
+   * instead of building Arrow from Parquet; ingestion does not wait for it (the copy takes about as long as
+   * the ingestion itself). Until it exists reads stream from the Parquet; a failure leaves the dataset as
+   * it is (reads keep building from the Parquet, and the first complete one keeps a copy). Data replaced or
+   * deleted while the copy was written would leave a copy of a key nobody reads: it is removed.
+   */
+  private keepArrowCopy(id: string, key: string): void {
+    const job = this.engine
+      .keepArrowCopy(key)
+      .then(async () => {
+        const row = await this.db.selectFrom('resources').select('attrs').where('id', '=', id).executeTakeFirst();
+        if (!row || datasetAttrs(row).storageKey !== key) await this.engine.store.delete(arrowCopyKey(key));
+      })
+      .catch(() => undefined);
+    const settled = Promise.all([this.copies.get(id), job]).then(() => undefined);
+    this.copies.set(id, settled);
+    void settled.then(() => {
+      if (this.copies.get(id) === settled) this.copies.delete(id);
+    });
+  }
+
+  /** Resolves once the Arrow copies started for this dataset have been written (or given up). */
+  arrowCopySettled(id: string): Promise<void> {
+    return this.copies.get(id) ?? Promise.resolve();
+  }
+
+  private move(id: string, to: DatasetStatus, patch: Partial<Omit<DatasetAttrs, 'metadata'>> & { metadata?: Partial<DatasetMetadata> }): Promise<ResourceRow> {
     return this.db.transaction().execute(async (trx) => {
       const row = await trx.selectFrom('resources').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
       if (!row) throw new StudioError(409, 'Record is not upload-ready');
@@ -97,7 +146,7 @@ export class DatasetService {
    * Streams an upload body to a temp file (memory stays flat whatever the size), ingests it, and leaves
    * the dataset `ready` with its schema and statistics, or `error` with a message saying what was wrong.
    */
-  async ingestUpload(row: ResourceRow, body: NodeJS.ReadableStream, contentType: string, contentEncoding: string | undefined): Promise<ResourceRow> {
+  async ingestUpload(row: ResourceRow, body: NodeJS.ReadableStream, contentType: string, contentEncoding: string | undefined, opts: IngestOpts = {}): Promise<ResourceRow> {
     const encoding = contentEncoding?.toLowerCase() === 'gzip' ? 'gzip' : undefined;
     return this.ingestWith(row, { source: 'upload', pipelineType: 'managed', contentType: contentType.split(';')[0]!.trim(), query: null }, async (file) => {
       try {
@@ -107,7 +156,7 @@ export class DatasetService {
       }
       if (contentEncoding && !encoding && contentEncoding.toLowerCase() !== 'identity') throw new StudioError(422, `Unsupported content encoding ${contentEncoding}`);
       return { contentType, contentEncoding: encoding };
-    });
+    }, undefined, opts);
   }
 
   /** Materializes a checked SQL query (see sql-sandbox.ts) as the dataset's data. */
@@ -127,13 +176,15 @@ export class DatasetService {
   /**
    * The one ingestion path: pending, produce a file, ingest it under a new storage key, switch to it,
    * ready; or error with the message. The previous data stays readable until the switch. `finish` derives
-   * more from the stored data before the switch (vector tiles) and answers metadata to add.
+   * more from the stored data before the switch (vector tiles) and answers metadata to add. Once ready, the
+   * data's Arrow copy is written unless `skipArrow` (then the first complete Arrow read writes it).
    */
   async ingestWith(
     row: ResourceRow,
     meta: Pick<DatasetMetadata, 'source' | 'pipelineType' | 'contentType' | 'query'>,
     produce: (file: string) => Promise<{ contentType: string; contentEncoding: 'gzip' | undefined }>,
     finish?: (key: string, result: IngestResult) => Promise<Partial<DatasetMetadata>>,
+    opts: IngestOpts = {},
   ): Promise<ResourceRow> {
     if (datasetAttrs(row).status === 'pending') throw new StudioError(409, 'Record is not upload-ready', 'Data is being ingested');
     const pending = await this.transition(row.id, 'pending', { metadata: { errorMessage: null, errorDetails: null } });
@@ -162,7 +213,7 @@ export class DatasetService {
           ingestedAt: new Date().toISOString(),
           ...derived,
         },
-      });
+      }, opts);
       if (previous && previous !== key) {
         await this.engine.store.delete(previous).catch(() => undefined);
         await this.engine.store.delete(arrowCopyKey(previous)).catch(() => undefined);
