@@ -33,7 +33,7 @@ export interface EngineOptions {
   memoryLimit?: string;
   /** Connections in the pool (default 4). */
   connections?: number;
-  /** Uploads of at least this many bytes ingest on one DuckDB thread (default 128 MB; see LARGE_INGEST_BYTES). */
+  /** Uploads of at least this many bytes ingest on the large-upload instance (default 128 MB; see LARGE_INGEST_BYTES). */
   largeIngestBytes?: number;
   /**
    * Registers scalar functions once in the database catalog (default: the engine's own h3 helpers).
@@ -43,14 +43,16 @@ export interface EngineOptions {
 }
 
 /**
- * Uploads from this size on are copied to Parquet by a second DuckDB instance with one thread. Two threads
- * reading a CSV into ordered Parquet held ~200-300 MB more than one (per-thread reader and writer state,
- * batches waiting for their turn), so a 0.8 GB upload peaked at 540-580 MB of server RSS on the PGlite
- * catalog; with one thread 354 MB. Under this size a copy is over before that state builds up (78 MB CSV:
- * 323-432 MB peak), so small uploads keep both threads. One thread also leaves the other core to the map
- * queries of everyone else while a big upload runs.
+ * Uploads from this size on are copied to Parquet by a second DuckDB instance with its own, smaller memory
+ * limit (LARGE_INGEST_MEMORY). A CSV read into ordered Parquet by two threads with the main 512 MB limit held
+ * ~200-300 MB more than one thread: a 1.0 GB upload peaked at 555 MB of server RSS on the PGlite catalog
+ * (493 MB on PostgreSQL). One thread kept it at 444 MB but copied at 0.59-0.61 of DuckDB's own COPY on an
+ * idle machine (target 0.7). Two threads under a 192 MB limit: 463 MB peak and 0.91 of COPY (128 MB: 457 MB
+ * but 0.48, it spills; 256 MB: 517 MB). Smaller uploads are over before that state builds up and stay on
+ * the main instance.
  */
 const LARGE_INGEST_BYTES = 128 * 1024 * 1024;
+const LARGE_INGEST_MEMORY = '192MB';
 
 /** Read-ahead of a streaming result per connection (see the pool setup); bounded by the pool size. */
 const STREAMING_BUFFER = '64MB';
@@ -102,13 +104,13 @@ export class Engine {
         await (opts.functions ?? registerH3)(c);
       }
     });
-    // The one-thread instance for large uploads, opened on first use (its own spill folder: two instances
-    // must not share one).
+    // The instance for large uploads, opened on first use (its own spill folder: two instances must not
+    // share one).
     let large: Promise<{ instance: DuckDBInstance; pool: ConnectionPool }> | null = null;
     const largePool = async () => {
       large ??= DuckDBInstance.create(':memory:', {
         ...config,
-        threads: '1',
+        memory_limit: LARGE_INGEST_MEMORY,
         temp_directory: path.join(tmpDir, 'duckdb-ingest'),
       }).then((i) => ({ instance: i, pool: new ConnectionPool(i, 2, progressBar) }));
       return (await large).pool;

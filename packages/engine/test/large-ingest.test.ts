@@ -5,11 +5,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Engine } from '../src';
 
 /**
- * Uploads past largeIngestBytes are copied by the one-thread DuckDB instance (bounded memory); below it by
+ * Uploads past largeIngestBytes are copied by the large-upload DuckDB instance (its own small memory limit); below it by
  * the main one. Either way the rows keep the file's order and the statistics are those of the data.
  */
 describe.each([
-  ['large (one-thread instance)', 1],
+  ['large (large-upload instance)', 1],
   ['small (main instance)', 1 << 30],
 ])('ingest of a %s upload', (_label, largeIngestBytes) => {
   let dir: string;
