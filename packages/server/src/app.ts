@@ -22,6 +22,7 @@ export async function buildStudio(config: StudioConfig, opts: { inMemoryCatalog?
   const store = await openCatalog({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, inMemory: opts.inMemoryCatalog });
   const services = await buildServices(config, store.db);
   await services.datasets.failStalePending();
+  const stopSweeping = services.datasets.startSweeping();
   const app = Fastify({ logger: opts.logger ? { level: config.logLevel } : false, bodyLimit: 64 * 1024 * 1024, trustProxy: true });
   installErrorHandling(app);
   // Bodies that are not JSON (files, images) reach handlers as the raw stream: uploads never buffer.
@@ -55,6 +56,7 @@ export async function buildStudio(config: StudioConfig, opts: { inMemoryCatalog?
     store,
     routes,
     close: async () => {
+      stopSweeping();
       await app.close();
       await services.tempViews.close();
       services.engine.close();

@@ -54,6 +54,12 @@ export const CUT_OFF = 'The upload was cut off before the end of the file';
 /** Datasets pending longer than this with nobody ingesting them were interrupted by a crash. */
 export const STALE_PENDING_MS = 10 * 60 * 1000;
 
+/** How often the node ingesting a dataset marks it alive (well inside STALE_PENDING_MS). */
+export interface IngestTiming {
+  heartbeatMs: number;
+}
+const DEFAULT_TIMING: IngestTiming = { heartbeatMs: STALE_PENDING_MS / 5 };
+
 /**
  * Datasets: the status machine, streaming uploads to disk, ingestion into Parquet through the engine.
  * Each ingestion writes a new storage key and switches to it only when complete, so readers see the old
@@ -64,6 +70,7 @@ export class DatasetService {
     private readonly db: Db,
     private readonly engine: Engine,
     private readonly records: RecordService,
+    private readonly timing: IngestTiming = DEFAULT_TIMING,
   ) {}
 
   /** Arrow copies being written after ingestion, by dataset id (see keepArrowCopy). */
@@ -188,6 +195,9 @@ export class DatasetService {
   ): Promise<ResourceRow> {
     if (datasetAttrs(row).status === 'pending') throw new StudioError(409, 'Record is not upload-ready', 'Data is being ingested');
     const pending = await this.transition(row.id, 'pending', { metadata: { errorMessage: null, errorDetails: null } });
+    // A long ingestion stays fresh, so that no node's sweep (failStalePending) takes it for a crashed one.
+    const heartbeat = setInterval(() => void this.markAlive(row.id).catch(() => undefined), this.timing.heartbeatMs);
+    heartbeat.unref();
     const work = path.join(this.engine.tmpDir, 'uploads');
     await fs.mkdir(work, { recursive: true });
     const file = path.join(work, `${row.id}-${randomUUID()}.part`);
@@ -226,8 +236,24 @@ export class DatasetService {
       await this.transition(row.id, 'error', { metadata: { ...meta, errorMessage: message, errorDetails: details } });
       throw isStudioError(e) ? e : new StudioError(500, message, details ?? undefined);
     } finally {
+      clearInterval(heartbeat);
       await fs.rm(file, { force: true });
     }
+  }
+
+  /** Marks a pending dataset as being ingested right now (its updated_at), without touching anything else. */
+  private async markAlive(id: string): Promise<void> {
+    await this.db.updateTable('resources').set({ updated_at: new Date() }).where('id', '=', id).where(sql<boolean>`attrs->>'status' = 'pending'`).execute();
+  }
+
+  /**
+   * Every node runs this at start and then every minute (app.ts): a dataset pending past STALE_PENDING_MS
+   * without a heartbeat lost the node that ingested it (a crash), and ends in error instead of pending forever.
+   */
+  startSweeping(everyMs = 60_000): () => void {
+    const timer = setInterval(() => void this.failStalePending().catch(() => undefined), everyMs);
+    timer.unref();
+    return () => clearInterval(timer);
   }
 
   /** After a crash: datasets left pending past STALE_PENDING_MS end in error, so none is pending forever. */
