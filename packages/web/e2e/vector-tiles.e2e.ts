@@ -2,18 +2,15 @@ import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { useBrowser, openStudio, signInThroughUi } from './browser';
 import { asAdmin, baseUrl, createUser, unique } from './api';
+import { mapAreaPng } from './pixels';
 
 const browser = useBrowser();
 
 // Points around San Francisco (where a new map opens), tiled by the studio into a vector-tile dataset.
 const CSV = ['name,lat,lng,score', ...Array.from({ length: 60 }, (_, i) => `p${i},${(37.70 + (i % 10) * 0.015).toFixed(4)},${(-122.50 + Math.floor(i / 10) * 0.03).toFixed(4)},${i}`)].join('\n');
 
-/** The map area (right of kepler's side panel) as a PNG. */
-async function mapShot(page: Page): Promise<string> {
-  const box = (await page.locator('.kepler-box').boundingBox())!;
-  const png = await page.screenshot({ clip: { x: box.x + 360, y: box.y + 60, width: box.width - 420, height: box.height - 80 } });
-  return `data:image/png;base64,${png.toString('base64')}`;
-}
+/** The map area as a PNG data URL (pixels.ts's mapAreaPng). */
+const mapShot = async (page: Page) => `data:image/png;base64,${(await mapAreaPng(page)).toString('base64')}`;
 
 /** Pixels that differ between two screenshots of the same size, decoded by the browser. */
 function differingPixels(page: Page, a: string, b: string): Promise<number> {
