@@ -7,5 +7,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    // A PostgreSQL server of its own for warehouse connections: the catalog's server is never reachable through one.
+    globalSetup: ['packages/server/test/warehouse-server.ts'],
   },
 });

@@ -16,6 +16,7 @@ import type {
   PublishedMapInfo,
   PublishedMap,
   FeaturedMap,
+  RefusedConnection,
 } from '@studio/schema';
 import type { Dataset } from '@studio/schema';
 import { checkStatus, type AppErrorHandler } from './errors';
@@ -235,6 +236,8 @@ export class StudioClient {
     setVisibility: (resourceType: ResourceType, id: string, privacy: Visibility) =>
       this.request<{ item: { id: string; resourceType: ResourceType; visibility: Visibility } }>('PUT', `/v1/admin/${resourceType}/${id}/update-visibility`, { body: { privacy } }).then((r) => r.item),
     auditLogs: (q: { offset?: number; limit?: number } = {}) => this.request<Page<Record<string, unknown>>>('GET', '/v1/admin/audit-logs', { query: q }),
+    /** Saved data connections the server's network rule (STUDIO_CONNECTION_HOSTS) refuses. */
+    refusedConnections: () => this.request<{ items: RefusedConnection[] }>('GET', '/v1/admin/refused-connections').then((r) => r.items),
   };
 
   // --- dataset data ---------------------------------------------------------------------------
@@ -288,6 +291,12 @@ export class StudioClient {
       this.request<{ item: PublishedMap }>('GET', `/v1/maps/${id}/published-map`, { query: { infoOnly: infoOnly || undefined } }).then((r) => r.item),
     publishedMapWithPassword: (id: string, password: string) =>
       this.request<{ item: PublishedMap }>('POST', `/v1/maps/${id}/published-map/password`, { body: { password } }).then((r) => r.item),
+    /**
+     * The protected map and a short-lived grant: send `grant.token` in the `x-map-grant` header of the
+     * map's dataset and tile-link calls instead of the password (wrong passwords back off: 429).
+     */
+    unlockPublishedMap: (id: string, password: string) =>
+      this.request<{ item: PublishedMap; grant: MapGrant | null }>('POST', `/v1/maps/${id}/published-map/password`, { body: { password } }).then((r) => ({ map: r.item, grant: r.grant })),
     featured: () => this.request<Page<FeaturedMap & { map: PublishedMapInfo }>>('GET', '/v1/maps/published/featured'),
     feature: (body: { mapId: string; title?: string; description?: string; position?: number }) =>
       this.request<{ item: FeaturedMap }>('POST', '/v1/maps/published/featured', { body }).then((r) => r.item),
@@ -408,3 +417,9 @@ export interface SharedParameters {
 }
 
 export type { PublishedMapInfo, PublishedMap, FeaturedMap };
+
+/** What POST …/published-map/password answers beside the map: readers' access for a few minutes. */
+export interface MapGrant {
+  token: string;
+  expiresAt: string;
+}

@@ -5,7 +5,7 @@ export type { StreamOptions } from './stream';
 export { BufferPool } from './buffers';
 export { arrowCopyKey } from './arrow-copy';
 export type { PooledConnection } from './pool';
-export { quoteIdent } from './sql';
+export { quoteIdent, quoteLiteral } from './sql';
 export type { IngestResult, IngestColumn, ColumnStats, ColumnRole, SpecColumnType } from './types';
 export { specType } from './types';
 export { bindable, runArgs, type BoundParams } from './params';

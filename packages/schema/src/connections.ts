@@ -85,3 +85,16 @@ export const ConnectionFields = z.object({
 export const ConnectionListQuery = z.object({
   types: z.preprocess((v) => (v === undefined ? undefined : Array.isArray(v) ? v : [v]), z.array(ConnectionType).max(CONNECTION_TYPES.length)).optional(),
 });
+
+/** A saved connection whose address the studio's network rule (STUDIO_CONNECTION_HOSTS) now refuses. */
+export const RefusedConnection = z.object({
+  id: Id,
+  name: z.string(),
+  connectionType: ConnectionType,
+  ownerId: Id,
+  host: z.string(),
+  port: z.number().int(),
+  /** The refusal, as a user testing the connection reads it. */
+  reason: z.string(),
+});
+export type RefusedConnection = z.infer<typeof RefusedConnection>;

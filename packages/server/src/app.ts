@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
+import rateLimit from '@fastify/rate-limit';
 import type { StudioConfig } from './config';
 import { openCatalog, type CatalogStore } from './store/db';
 import { buildServices, type Services } from './services';
@@ -23,11 +24,15 @@ export async function buildStudio(config: StudioConfig, opts: { inMemoryCatalog?
   const services = await buildServices(config, store.db);
   await services.datasets.failStalePending();
   const stopSweeping = services.datasets.startSweeping();
-  const app = Fastify({ logger: opts.logger ? { level: config.logLevel } : false, bodyLimit: 64 * 1024 * 1024, trustProxy: true });
+  const app = Fastify({ logger: opts.logger ? { level: config.logLevel } : false, bodyLimit: 64 * 1024 * 1024, trustProxy: config.trustProxy });
   installErrorHandling(app);
   // Bodies that are not JSON (files, images) reach handlers as the raw stream: uploads never buffer.
   app.addContentTypeParser('*', (_req, payload, done) => done(null, payload));
 
+  // Per-route limits (RouteDef.rateLimit) use the plugin's counters: in Redis when REDIS_URL is set, so
+  // every node shares them. No global limit; routes opt in, and http/route.ts keys them per caller.
+  const { limits } = services;
+  await app.register(rateLimit, { global: false, ...(limits.redis ? { redis: limits.redis, nameSpace: `${limits.prefix}route:` } : {}) });
   const routes = allRoutes;
   registerRoutes(app, routes, services);
   const doc = openApiDocument(routes);
@@ -58,7 +63,9 @@ export async function buildStudio(config: StudioConfig, opts: { inMemoryCatalog?
     close: async () => {
       stopSweeping();
       await app.close();
+      await services.limits.close();
       await services.tempViews.close();
+      await services.sandbox.close();
       services.engine.close();
       await store.close();
     },

@@ -1,5 +1,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseHostPatterns, type HostPattern } from './services/network-reach';
+import { DEFAULT_RATE_LIMITS, type RateLimitSettings } from './services/rate-limits';
 
 /** The web app's build output, served on the API's port when present. */
 export const DEFAULT_WEB_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../web/dist');
@@ -27,6 +29,31 @@ export interface StudioConfig {
   duckdbMemory: string;
   /** List answers kept in memory per node, valid until the next catalog write; 0 turns the cache off. */
   listCacheEntries: number;
+  /** Locked DuckDB instances kept for user SQL (one per set of dataset files), sharing duckdbMemory. */
+  sandboxInstances: number;
+  /** STUDIO_CONNECTION_HOSTS: private, loopback and link-local hosts data connections may reach. */
+  connectionHosts: HostPattern[];
+  /** REDIS_URL: rate-limit counters shared by every API node; null keeps them in this process. */
+  redisUrl: string | null;
+  /** STUDIO_REDIS_PREFIX: prefix of this installation's keys in Redis. */
+  redisPrefix: string;
+  /** Throttling of sign-ins, map passwords and costly calls (code defaults; tests may raise them). */
+  rateLimits: RateLimitSettings;
+  /** STUDIO_TRUST_PROXY: whose X-Forwarded-For names the client (true: anyone's; false: nobody's; else these addresses). */
+  trustProxy: boolean | string;
+}
+
+function trustProxy(raw: string | undefined): boolean | string {
+  if (raw === undefined || raw === '' || raw === 'true') return true;
+  return raw === 'false' ? false : raw;
+}
+
+function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a whole number of at least 1, got ${raw}`);
+  return n;
 }
 
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): StudioConfig {
@@ -47,5 +74,11 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): StudioConfi
     authCacheMs: Number(env.STUDIO_AUTH_CACHE_MS ?? 2000),
     duckdbMemory: env.STUDIO_DUCKDB_MEMORY ?? '512MB',
     listCacheEntries: Number(env.STUDIO_LIST_CACHE_ENTRIES ?? 10_000),
+    sandboxInstances: positiveInt(env, 'STUDIO_SANDBOX_INSTANCES', 4),
+    connectionHosts: parseHostPatterns(env.STUDIO_CONNECTION_HOSTS),
+    redisUrl: env.REDIS_URL || null,
+    redisPrefix: env.STUDIO_REDIS_PREFIX || 'studio:',
+    rateLimits: DEFAULT_RATE_LIMITS,
+    trustProxy: trustProxy(env.STUDIO_TRUST_PROXY),
   };
 }

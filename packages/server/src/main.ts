@@ -2,6 +2,7 @@ import { configFromEnv } from './config';
 import { buildStudio } from './app';
 import { ensureFirstAdmin, firstAdminCaller } from './bootstrap';
 import { ensureSampleDatasets } from './samples/datasets';
+import { refusedConnections } from './services/connections';
 
 /** `npm start`: one process serving the API under /v1 and the built web app on one port. */
 async function main() {
@@ -10,6 +11,14 @@ async function main() {
   await ensureFirstAdmin(studio.services.db, config, (line) => console.log(line));
   await studio.app.listen({ port: config.port, host: config.host });
   console.log(`Studio listening on ${config.publicUrl} (catalog: ${studio.store.kind}, data: ${config.dataDir})`);
+  // Saved connections the network rule refuses (e.g. saved before STUDIO_CONNECTION_HOSTS existed) are
+  // named once, so the administrator can list their hosts; the admin page lists them too.
+  void refusedConnections(studio.services.db, studio.services.reach).then(
+    (list) => {
+      for (const c of list) console.warn(`Data connection "${c.name}" (${c.id}, ${c.connectionType} ${c.host}:${c.port}) cannot connect: ${c.reason}`);
+    },
+    (e) => console.error('Checking saved data connections failed:', e),
+  );
   // The analytic sets' built-in sample panel, generated once into STUDIO_DATA_DIR/analytics/sample
   // (alongside the sample datasets; the views answer 409 until it is there).
   if (process.env.STUDIO_SAMPLES !== 'off') {

@@ -1,11 +1,12 @@
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
 import os from 'node:os';
 import path from 'node:path';
 import fs from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { buildStudio, type Studio } from '../src/app';
-import { configFromEnv } from '../src/config';
+import { configFromEnv, type StudioConfig } from '../src/config';
+import { parseHostPatterns } from '../src/services/network-reach';
 import { createOrganization, createUser } from '../src/services/users';
 
 export const PG_ADMIN_URL = process.env.STUDIO_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -23,7 +24,7 @@ export interface TestStudio extends Studio {
 export const PASSWORD = 'correct horse battery staple';
 
 /** A whole studio on a fresh catalog: in-memory PGlite, or a new database on the local PostgreSQL. */
-export async function startStudio(kind: 'pglite' | 'postgres'): Promise<TestStudio> {
+export async function startStudio(kind: 'pglite' | 'postgres', overrides: Partial<StudioConfig> = {}): Promise<TestStudio> {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'studio-test-'));
   let databaseUrl: string | null = null;
   let dbName: string | null = null;
@@ -35,7 +36,10 @@ export async function startStudio(kind: 'pglite' | 'postgres'): Promise<TestStud
     await admin.end();
     databaseUrl = PG_ADMIN_URL.replace(/\/[^/]*$/, `/${dbName}`);
   }
-  const config = { ...configFromEnv({}), dataDir, databaseUrl, secret: 'test-secret' };
+  // Data connections may reach the test warehouse server and nothing else on this machine (#11).
+  const { host, port } = inject('warehouseServer');
+  const connectionHosts = parseHostPatterns(`${host}:${port}`);
+  const config = { ...configFromEnv({}), dataDir, databaseUrl, secret: 'test-secret', connectionHosts, ...overrides };
   const studio = await buildStudio(config, { inMemoryCatalog: true });
   const tokenOf = async (email: string, password = PASSWORD) => {
     const res = await studio.app.inject({ method: 'POST', url: '/v1/auth/sign-in', payload: { email, password } });
@@ -108,21 +112,33 @@ export function useStudio(kind: 'pglite' | 'postgres') {
  * A scratch database on the local PostgreSQL for the file's tests, made before them with `setup` SQL and
  * dropped after: the user's own warehouse that queries are pushed down to. Answers its name.
  */
+/**
+ * A scratch database on the test warehouse server (test/warehouse-server.ts), owned by its non-superuser
+ * role: the user's own database that queries are pushed down to. Answers the database name.
+ */
 export function useWarehouse(prefix: string, setup: string): string {
   const name = `${prefix}_${randomBytes(5).toString('hex')}`;
-  const adminQuery = async (sql: string) => {
-    const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
-    await admin.connect();
-    await admin.query(sql);
-    await admin.end();
+  const server = () => inject('warehouseServer');
+  const run = async (url: string, sql: string) => {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
   };
   beforeAll(async () => {
-    await adminQuery(`create database ${name}`);
-    const wh = new pg.Client({ connectionString: PG_ADMIN_URL.replace(/\/[^/]*$/, `/${name}`) });
-    await wh.connect();
-    await wh.query(setup);
-    await wh.end();
+    const { adminUrl, user } = server();
+    await run(adminUrl, `create database ${name} owner ${user}`);
+    await run(adminUrl.replace(/\/\/[^@]*@/, `//${user}@`).replace(/\/[^/]*$/, `/${name}`), setup);
   });
-  afterAll(() => adminQuery(`drop database if exists ${name} with (force)`));
+  afterAll(() => run(server().adminUrl, `drop database if exists ${name} with (force)`));
   return name;
+}
+
+/** A data connection body reaching `database` on the test warehouse server as its non-superuser role. */
+export function warehouseConnection(database: string) {
+  const { host, port, user } = inject('warehouseServer');
+  return { type: 'postgres' as const, host, port, database, user, ssl: false };
 }

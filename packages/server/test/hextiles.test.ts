@@ -222,7 +222,7 @@ describe.each(STORES)('hex tiles on %s', (kind) => {
     const b = await as('outsider', 'POST', '/v1/datasets/hextile', { source: sourceId, sourceLatColumn: 'lat', sourceLngColumn: 'lng', finestResolution: 8, outputColumns: OUTPUT });
     expect([b.statusCode, b.json().message]).toEqual([404, 'Dataset not found']);
     // Shared as a viewer, the tiles answer.
-    await as('owner', 'POST', '/v1/permissions', { resourceType: 'dataset', resourceId: tiles.id, userId: ctx.cast.users.viewer.id, role: 'viewer' });
+    await as('owner', 'POST', '/v1/permissions', { resourceType: 'dataset', resourceId: tiles.id, email: ctx.cast.users.viewer.email, role: 'viewer' });
     const v = await as('viewer', 'GET', `/v1/tileset/${tiles.id}/4/${tile}`);
     expect(v.statusCode).toBe(200);
   });

@@ -73,10 +73,10 @@ describe.each(STORES)('list answers and the catalog version on %s', (kind) => {
   it('a share and its revocation reach the other user\'s cached list at once', async () => {
     const map = await create('/v1/maps', { name: 'Shared while cached' });
     expect(ids(await warm('viewer', '/v1/maps/shared-with-user'))).not.toContain(map.id);
-    await as('owner', 'POST', `/v1/maps/${map.id}/share`, { users: [{ userId: ctx.cast.users.viewer.id, role: 'viewer' }] });
+    await as('owner', 'POST', `/v1/maps/${map.id}/share`, { emails: [{ email: 'viewer@globex.test', role: 'viewer' }] });
     expect(ids((await as('viewer', 'GET', '/v1/maps/shared-with-user')).json())).toContain(map.id);
     const perms = (await as('owner', 'GET', `/v1/permissions/map/${map.id}`)).json().item;
-    await as('owner', 'DELETE', `/v1/permissions/${perms.users[0].id}`);
+    await as('owner', 'DELETE', `/v1/permissions/${perms.emails[0].id}`);
     expect(ids((await as('viewer', 'GET', '/v1/maps/shared-with-user')).json())).not.toContain(map.id);
     expect(ids(await warm('outsider', '/v1/maps/shared-with-user'))).not.toContain(map.id);
   });

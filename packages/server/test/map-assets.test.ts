@@ -54,7 +54,7 @@ describe.each(STORES)('map assets on %s', (kind) => {
     expect(await ids('/v1/map-assets/for-organization', 'colleague')).not.toContain(broken);
     const one = await as('owner', 'GET', `/v1/map-assets/${broken}`);
     expect([one.statusCode, one.json().message]).toEqual([422, 'Could not parse map asset']);
-    await as('owner', 'POST', `/v1/permissions`, { resourceType: 'map-asset', resourceId: palette.id, role: 'viewer', userId: studio.ctx.cast.users.viewer.id });
+    await as('owner', 'POST', `/v1/permissions`, { resourceType: 'map-asset', resourceId: palette.id, role: 'viewer', email: studio.ctx.cast.users.viewer.email });
     expect(await ids('/v1/map-assets/shared-with-user', 'viewer')).toContain(palette.id);
   });
 
@@ -101,7 +101,7 @@ describe.each(STORES)('map assets on %s', (kind) => {
     expect([wrong.statusCode, wrong.json().message]).toEqual([422, 'Unsupported content type']);
     const got = (await as('owner', 'GET', `/v1/map-assets/${item.id}`)).json().item;
     expect(got).toMatchObject({ readPath: `/v1/map-assets/${item.id}/files/asset`, assetContentType: 'application/json', thumbnailContentType: 'image/png' });
-    await as('owner', 'POST', `/v1/permissions`, { resourceType: 'map-asset', resourceId: item.id, role: 'limited-viewer', userId: studio.ctx.cast.users.viewer.id });
+    await as('owner', 'POST', `/v1/permissions`, { resourceType: 'map-asset', resourceId: item.id, role: 'limited-viewer', email: studio.ctx.cast.users.viewer.email });
     const file = await as('viewer', 'GET', got.readPath);
     expect([file.statusCode, file.headers['content-type'], file.json()]).toEqual([200, 'application/json', STYLE]);
     expect(got.thumbnailUrl).toMatch(new RegExp(`^/v1/map-assets/${item.id}/files/thumbnail\\?v=\\d+$`));

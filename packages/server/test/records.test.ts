@@ -41,7 +41,7 @@ describe.each(STORES)('records on %s', (kind) => {
 
   it('takes the edit lock on load and refuses another editor, naming the holder', async () => {
     const map = (await as('owner', 'POST', '/v1/maps', { name: 'Locked' })).json().item;
-    await as('owner', 'POST', `/v1/maps/${map.id}/share`, { users: [{ userId: cast.users.editor.id, role: 'editor' }] });
+    await as('owner', 'POST', `/v1/maps/${map.id}/share`, { emails: [{ email: 'editor@globex.test', role: 'editor' }] });
     const loaded = await as('owner', 'GET', `/v1/maps/${map.id}?acquireLock=true`);
     expect(loaded.json().item.lock).toMatchObject({ ownerId: cast.users.owner.id, acquiredAt: expect.any(String), expiresAt: expect.any(String) });
     const refused = await as('editor', 'PUT', `/v1/maps/${map.id}`, { name: 'mine now' });
@@ -54,7 +54,11 @@ describe.each(STORES)('records on %s', (kind) => {
 
   it('shares with a user, an email and an organization; lists show what each may see', async () => {
     const map = (await as('owner', 'POST', '/v1/maps', { name: 'Shared map' })).json().item;
-    await as('owner', 'POST', `/v1/maps/${map.id}/share`, { users: [{ userId: cast.users.viewer.id, role: 'viewer' }], emails: [{ email: 'Editor@Globex.test', role: 'editor' }] });
+    // Users of another organization are named by email; by id only an administrator (who sees everyone) can.
+    const foreignById = await as('owner', 'POST', `/v1/maps/${map.id}/share`, { users: [{ userId: cast.users.viewer.id, role: 'viewer' }] });
+    expect([foreignById.statusCode, foreignById.json().message]).toEqual([404, 'User not found']);
+    await as('admin', 'POST', `/v1/maps/${map.id}/share?isAdmin=true`, { users: [{ userId: cast.users.viewer.id, role: 'viewer' }] });
+    await as('owner', 'POST', `/v1/maps/${map.id}/share`, { emails: [{ email: 'Editor@Globex.test', role: 'editor' }] });
     const shared = (who: 'viewer' | 'editor' | 'outsider') => as(who, 'GET', '/v1/maps/shared-with-user').then((r) => r.json().items.map((m: { id: string; access: string }) => [m.id, m.access]));
     expect(await shared('viewer')).toContainEqual([map.id, 'viewer']);
     expect(await shared('editor')).toContainEqual([map.id, 'editor']);
@@ -70,7 +74,7 @@ describe.each(STORES)('records on %s', (kind) => {
 
   it('clones into a private copy owned by the caller', async () => {
     const map = (await as('owner', 'POST', '/v1/maps', { name: 'Original', latestState: { a: 1 } })).json().item;
-    await as('owner', 'POST', `/v1/maps/${map.id}/share`, { users: [{ userId: cast.users.viewer.id, role: 'viewer' }] });
+    await as('owner', 'POST', `/v1/maps/${map.id}/share`, { emails: [{ email: 'viewer@globex.test', role: 'viewer' }] });
     const copy = await as('viewer', 'POST', `/v1/maps/${map.id}/clone`);
     expect(copy.statusCode).toBe(201);
     expect(copy.json().item).toMatchObject({ name: 'Copy of Original', ownerId: cast.users.viewer.id, latestState: { a: 1 }, access: 'owner' });

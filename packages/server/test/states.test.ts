@@ -35,7 +35,7 @@ describe.each(STORES)('state collections on %s', (kind) => {
 
   it.each(COLLECTIONS)('%s: follows the record it points to', async (collection, records) => {
     const record = (await as('owner', 'POST', records, { name: 'R' })).json().item;
-    await as('owner', 'POST', `${records}/${record.id}/share`, { users: [{ userId: cast.users.viewer.id, role: 'viewer' }, { userId: cast.users.editor.id, role: 'editor' }] });
+    await as('owner', 'POST', `${records}/${record.id}/share`, { emails: [{ email: 'viewer@globex.test', role: 'viewer' }, { email: 'editor@globex.test', role: 'editor' }] });
     const item = (await as('owner', 'POST', `/v1/${collection}`, { recordId: record.id, state: { a: 1 } })).json().item;
     expect(item.recordId).toBe(record.id);
     expect((await as('viewer', 'GET', `/v1/${collection}/${item.id}`)).statusCode).toBe(200);

@@ -2,7 +2,7 @@ import { VectorTile } from '@mapbox/vector-tile';
 import Pbf from 'pbf';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SAMPLE_DATASETS } from '../src/samples/datasets';
-import { STORES, useStudio, useWarehouse } from './harness';
+import { STORES, useStudio, useWarehouse, warehouseConnection } from './harness';
 
 const CSV = 'name,lat,lng,visits\nFerry Building,37.7955,-122.3937,10\nCoit Tower,37.8024,-122.4058,\nPainted Ladies,37.7763,-122.4328,7\n';
 /** Two lines across the Golden Gate and the Bay Bridge, as WKT. */
@@ -253,7 +253,7 @@ describe.each(STORES)('vector-tile datasets on %s', (kind) => {
   });
 
   it('vector-tiles a query pushed down to a PostgreSQL connection (DQ-022)', async () => {
-    const conn = (await as('owner', 'POST', '/v1/data-connections', { type: 'postgres', name: 'Warehouse', host: '127.0.0.1', port: 5432, database: WAREHOUSE, user: 'postgres', ssl: false })).json().item;
+    const conn = (await as('owner', 'POST', '/v1/data-connections', { ...warehouseConnection(WAREHOUSE), name: 'Warehouse' })).json().item;
     const body = { connectionId: conn.id, query: 'select code, docks, lat, lon from stations where docks >= $min', parameters: { min: 2 }, latColumn: 'lat', lngColumn: 'lon' };
     const res = await as('owner', 'PUT', '/v1/data-queries/vector-tiling', body);
     expect(res.statusCode, res.body).toBe(201);

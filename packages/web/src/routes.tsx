@@ -5,7 +5,7 @@ import { AcceptInvitationPage, SignInPage } from './pages/AuthPages';
 import { ComingSoon, NotFoundPage } from './pages/ComingSoon';
 import { RecordList } from './list/RecordList';
 import { COLLECTIONS } from './list/collections';
-import { AuditLogPage, InvitePage, OrganizationsPage } from './admin/AdminPages';
+import { AuditLogPage, InvitePage, OrganizationsPage, RefusedConnectionsPage } from './admin/AdminPages';
 import { BaselineCsvRoute, MapRoute, PublicMapRoute } from './map/routes';
 import { DatasetDetailsRedirect, DatasetPage } from './datasets/DatasetPage';
 import { AnalyticsView } from './analytics/AnalyticsView';
@@ -64,6 +64,7 @@ export const routes: RouteObject[] = [
           { path: 'admin/organizations', element: <RequireAdmin><OrganizationsPage /></RequireAdmin> },
           { path: 'admin/invite', element: <RequireAdmin><InvitePage /></RequireAdmin> },
           { path: 'admin/audit-log', element: <RequireAdmin><AuditLogPage /></RequireAdmin> },
+          { path: 'admin/refused-connections', element: <RequireAdmin><RefusedConnectionsPage /></RequireAdmin> },
         ],
       },
       { path: 'new', element: <MapRoute /> },

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { normalizeIP } from '@fastify/rate-limit';
 import { z } from 'zod';
 import { StudioError, unauthorized, type Access, type Action, type ResourceType } from '@studio/schema';
 import type { Selectable } from 'kysely';
@@ -6,6 +7,8 @@ import type { ResourcesTable } from '../store/tables';
 import type { Caller } from './caller';
 import type { Services } from '../services';
 import { zodMessage } from './errors';
+import { TooManyRequests, type RouteLimitName } from '../services/rate-limits';
+import { assertStorableText } from './text-check';
 
 /** Route tags whose writes change who a caller is or what they may do. */
 const IDENTITY_TAGS = new Set(['users', 'admin', 'api-keys', 'auth']);
@@ -64,6 +67,11 @@ export interface RouteDef<P extends z.ZodType = z.ZodType, Q extends z.ZodType =
   response?: z.ZodType;
   /** Status of a successful answer, for the OpenAPI document. */
   status?: number;
+  /**
+   * Calls allowed per caller (the user when signed in, else the address) in a window, from
+   * `config.rateLimits.routes`; beyond it 429 with Retry-After. Counted after authentication.
+   */
+  rateLimit?: RouteLimitName;
   handler: (ctx: RouteContext<z.infer<P>, z.infer<Q>, z.infer<B>>) => Promise<unknown>;
 }
 
@@ -74,6 +82,7 @@ export const defineRoute = <P extends z.ZodType, Q extends z.ZodType, B extends 
 const empty = z.object({}).passthrough();
 
 function parse(schema: z.ZodType | undefined, value: unknown, where: string): unknown {
+  assertStorableText(value, where);
   const result = (schema ?? empty).safeParse(value ?? {});
   if (!result.success) throw new StudioError(422, `Invalid ${where}: ${zodMessage(result.error)}`);
   return result.data;
@@ -103,43 +112,72 @@ export async function readJsonBody(stream: unknown, maxBytes = 64 * 1024): Promi
     if (size > maxBytes) throw new StudioError(413, 'Request body is too large');
     chunks.push(chunk);
   }
+  let value: unknown;
   try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    value = JSON.parse(Buffer.concat(chunks).toString('utf8'));
   } catch {
     throw new StudioError(422, 'Invalid request: the body is not valid JSON');
   }
+  assertStorableText(value, 'request body');
+  return value;
+}
+
+/** A route's per-caller limit, checked once the caller is known (the plugin's own hooks run before that). */
+function routeLimiter(app: FastifyInstance, def: RouteDef, services: Services) {
+  if (!def.rateLimit) return null;
+  const { max, windowMs } = services.config.rateLimits.routes[def.rateLimit];
+  const keys = new WeakMap<FastifyRequest, string>();
+  const route = `${def.method} ${def.url}`;
+  const limiter = app.createRateLimit({ max, timeWindow: windowMs, keyGenerator: (req) => `${route}|${keys.get(req)}` });
+  return async (req: FastifyRequest, caller: Caller | null) => {
+    keys.set(req, caller ? `user:${caller.user.id}` : `ip:${normalizeIP(req.ip)}`);
+    const r = await limiter(req);
+    if (!r.isAllowed && r.isExceeded) throw new TooManyRequests(r.ttl, 'Too many requests');
+  };
 }
 
 function addRoutes(app: FastifyInstance, routes: RouteDef[], services: Services): void {
   for (const def of routes) {
+    const limit = routeLimiter(app, def, services);
     app.route({
       method: def.method,
       url: def.url.replace(/\{(\w+)\}/g, ':$1'),
       handler: async (req, reply) => {
-        const caller = await services.auth.authenticate(req.headers.authorization);
-        if (def.auth !== 'public' && !caller) throw unauthorized();
-        if (def.auth === 'admin' && !caller?.isAdmin) throw new StudioError(403, 'Administrators only');
-        const params = parse(def.params, req.params, 'path parameters') as Record<string, unknown>;
-        const adminMode = Boolean(caller?.isAdmin) && String((req.query as Record<string, unknown>)?.isAdmin) === 'true';
-        let resource: Selectable<ResourcesTable> | null = null;
-        let access: Access = 'none';
-        // Authorize before reading query and body: a caller without access learns nothing from a 422.
-        if (def.resource) {
-          const guard = def.resource;
-          const type = typeof guard.type === 'string' ? guard.type : (params[guard.type.param] as ResourceType);
-          const id = params[guard.param] as string;
-          ({ resource, access } = await services.access.guard(caller, type, id, guard.action, adminMode));
+        try {
+          return await handle(def, limit, services, req, reply);
+        } catch (e) {
+          if (e instanceof TooManyRequests) reply.header('retry-after', String(e.retryAfterSeconds));
+          throw e;
         }
-        const query = parse(def.query, req.query, 'query parameters') as Record<string, unknown>;
-        const body = def.rawBody ? req.body : parse(def.body, req.body, 'request body');
-        const result = await def.handler({ req, reply, caller, params, query, body, resource, access, adminMode, services });
-        // Writes to identity (users, memberships, keys, admin rights) must not be hidden by cached credentials.
-        if (def.method !== 'GET' && IDENTITY_TAGS.has(def.tag)) services.auth.forget();
-        if (reply.sent) return reply;
-        if (result === undefined) return reply.code(def.status === 200 || !def.status ? 204 : def.status).send();
-        if (def.status && reply.statusCode === 200) reply.code(def.status);
-        return result;
       },
     });
   }
+}
+
+/** One call: authenticate, limit, validate, authorize, handle. */
+async function handle(def: RouteDef, limit: ReturnType<typeof routeLimiter>, services: Services, req: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+  const caller = await services.auth.authenticate(req.headers.authorization);
+  if (def.auth !== 'public' && !caller) throw unauthorized();
+  if (def.auth === 'admin' && !caller?.isAdmin) throw new StudioError(403, 'Administrators only');
+  await limit?.(req, caller);
+  const params = parse(def.params, req.params, 'path parameters') as Record<string, unknown>;
+  const adminMode = Boolean(caller?.isAdmin) && String((req.query as Record<string, unknown>)?.isAdmin) === 'true';
+  let resource: Selectable<ResourcesTable> | null = null;
+  let access: Access = 'none';
+  // Authorize before reading query and body: a caller without access learns nothing from a 422.
+  if (def.resource) {
+    const guard = def.resource;
+    const type = typeof guard.type === 'string' ? guard.type : (params[guard.type.param] as ResourceType);
+    const id = params[guard.param] as string;
+    ({ resource, access } = await services.access.guard(caller, type, id, guard.action, adminMode));
+  }
+  const query = parse(def.query, req.query, 'query parameters') as Record<string, unknown>;
+  const body = def.rawBody ? req.body : parse(def.body, req.body, 'request body');
+  const result = await def.handler({ req, reply, caller, params, query, body, resource, access, adminMode, services });
+  // Writes to identity (users, memberships, keys, admin rights) must not be hidden by cached credentials.
+  if (def.method !== 'GET' && IDENTITY_TAGS.has(def.tag)) services.auth.forget();
+  if (reply.sent) return reply;
+  if (result === undefined) return reply.code(def.status === 200 || !def.status ? 204 : def.status).send();
+  if (def.status && reply.statusCode === 200) reply.code(def.status);
+  return result;
 }

@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { sql } from 'kysely';
-import { Id, OrganizationBody, Paging, QuotaValue, ResourceType, Visibility, badInput, conflict, notFound, type Organization } from '@studio/schema';
+import { Id, OrganizationBody, RefusedConnection, Paging, QuotaValue, ResourceType, Visibility, badInput, conflict, notFound, type Organization } from '@studio/schema';
 import { defineRoute, requireCaller } from '../http/route';
 import { toCount, type Db } from '../store/db';
 import { userToWire, createOrganization } from '../services/users';
 import { QUOTA_POLICIES, usageOf } from '../services/quota';
 import { hashToken, newToken } from '../auth/tokens';
+import { refusedConnections } from '../services/connections';
 
 async function orgToWire(db: Db, ids: string[]): Promise<Organization[]> {
   if (!ids.length) return [];
@@ -113,6 +114,7 @@ export const adminRoutes = [
     spec: ['ADM-002'], method: 'POST', url: '/v1/organizations/{orgId}/invitations/{email}',
     summary: 'Invite an email into an organization; the answer carries the one-time acceptance token', tag: 'admin', auth: 'admin',
     params: z.object({ orgId: Id, email: z.email() }), query: z.object({ application: z.string().max(100).optional(), role: z.enum(['viewer', 'maker']).default('maker') }), status: 201,
+    rateLimit: 'invitations',
     handler: async (ctx) => {
       const { db } = ctx.services;
       if (!(await db.selectFrom('organizations').select('id').where('id', '=', ctx.params.orgId).executeTakeFirst())) throw notFound('Organization not found');
@@ -134,6 +136,12 @@ export const adminRoutes = [
       await ctx.services.audit.record(ctx.caller, 'invitation.delete', 'invitation', ctx.params.id);
       return undefined;
     },
+  }),
+  defineRoute({
+    method: 'GET', url: '/v1/admin/refused-connections', tag: 'admin', auth: 'admin',
+    summary: 'Saved data connections whose address STUDIO_CONNECTION_HOSTS does not allow (they cannot connect)',
+    response: z.object({ items: z.array(RefusedConnection) }),
+    handler: async (ctx) => ({ items: await refusedConnections(ctx.services.db, ctx.services.reach) }),
   }),
   defineRoute({
     spec: ['ADM-004'], method: 'GET', url: '/v1/admin/audit-logs', summary: 'The audit log, newest first', tag: 'admin', auth: 'admin',

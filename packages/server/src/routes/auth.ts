@@ -16,12 +16,12 @@ export const authRoutes = [
   defineRoute({
     method: 'POST',
     url: '/v1/auth/sign-in',
-    summary: 'Sign in with email and password',
+    summary: 'Sign in with email and password; after repeated failures from an address, 429 with Retry-After (growing back-off)',
     tag: 'auth',
     auth: 'public',
     body: SignInBody,
-    handler: async ({ body, services }) => {
-      const session = await services.auth.signIn(body.email, body.password);
+    handler: async ({ req, body, services }) => {
+      const session = await services.auth.signIn(body.email, body.password, req.ip);
       const caller = await services.auth.callerOf(session.userId, 'session', '');
       await services.audit.record(caller, 'auth.sign-in', 'user', session.userId);
       return sessionToWire(services, session);
@@ -58,6 +58,7 @@ export const authRoutes = [
     auth: 'public',
     body: z.object({ token: z.string().min(1).max(200), name: z.string().trim().min(1).max(200), password: z.string().min(8, 'Password must have at least 8 characters').max(1024) }),
     status: 201,
+    rateLimit: 'acceptInvitation',
     handler: async ({ body, services }) => {
       const { db } = services;
       const invitation = await db.selectFrom('invitations').selectAll().where('token_hash', '=', hashToken(body.token)).executeTakeFirst();

@@ -236,6 +236,7 @@ const sharedRoutes = [
     summary: 'Share a saved parameter set with e-mail addresses (owner, administrators); recorded as invitations',
     tag: 'bi', auth: 'user', params: IdParams,
     body: z.object({ emails: z.array(z.string().max(320)).min(1).max(100), description: z.string().max(2000).default('') }),
+    rateLimit: 'invitations',
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
       const { row } = await ctx.services.analytics.bi.readableSharedParameters(caller, ctx.params.id);

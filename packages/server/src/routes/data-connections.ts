@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { sql } from 'kysely';
-import { ConnectionListQuery, DataConnectionBody, Id, isDatabaseConnectionType } from '@studio/schema';
+import { ConnectionListQuery, DataConnectionBody, Id, StudioError, isDatabaseConnectionType, notFound } from '@studio/schema';
 import { defineRoute, requireCaller, type RouteContext, type RouteDef } from '../http/route';
 import type { ResourceRow } from '../services/records';
 import { assertDatabaseConnection, assertParent, storedConnection } from '../services/connections';
@@ -25,9 +25,16 @@ const kind: Kind<typeof DataConnectionBody, typeof DataConnectionBody> = {
   fields,
   listQuery: ConnectionListQuery,
   listAttrs: (q) => (Array.isArray(q.types) ? { type: q.types as string[] } : undefined),
-  toAttrs: async ({ services }, body, row) => {
+  toAttrs: async ({ services, caller, adminMode }, body, row) => {
     const { name: _n, description: _d, type, parentId, credentials, ...config } = body;
-    if (parentId) await assertParent(services.db, parentId, row?.id);
+    if (parentId) {
+      // A parent is named in the body: the caller must be able to read it, as if it were in the path
+      // (one message for unknown and unreadable ones).
+      await services.access.guardAll(caller, 'data-connection', [parentId], 'read', adminMode).catch((e: unknown) => {
+        throw e instanceof StudioError && e.status === 404 ? notFound('Parent connection not found') : e;
+      });
+      await assertParent(services.db, parentId, row?.id);
+    }
     // Credentials are sealed at rest and never answered (hasCredentials says whether there are any).
     const sealed = credentials === undefined ? {} : { credentials: credentials && services.secrets.encrypt(JSON.stringify(credentials)) };
     return { type, config, parentId: parentId ?? null, ...sealed };

@@ -17,7 +17,6 @@ import { datasetAttrs, EMPTY_METADATA, type DatasetAttrs } from '../services/dat
 import type { Services } from '../services';
 import type { ListOptions, ResourceRow } from '../services/records';
 import type { Caller } from '../http/caller';
-import { sandboxSql } from '../services/sql-sandbox';
 import { clientGone, primed, sendStream, streamBody } from '../http/streams';
 import { BufferPool } from '@studio/engine';
 import { datasetFileFor } from '../services/dataset-tables';
@@ -244,7 +243,7 @@ export const datasetRoutes: RouteDef[] = [
       const safe = await sandboxForCaller(ctx.services, caller, ctx.body.query);
       const row = await ctx.services.records.create(caller, 'dataset', { name: ctx.body.name, description: ctx.body.description, attrs: newAttrs('managed') as unknown as Record<string, unknown> });
       await ctx.services.audit.record(caller, 'dataset.create', 'dataset', row.id, { name: row.name, query: ctx.body.query });
-      const ready = await ctx.services.datasets.ingestQuery(row, safe, ctx.body.query);
+      const ready = await ctx.services.datasets.ingestQuery(row, (file) => ctx.services.sandbox.copyToParquet(safe, {}, file), ctx.body.query);
       return datasetItem(ctx.services, ready, ctx);
     },
   }),
@@ -266,7 +265,7 @@ export const datasetRoutes: RouteDef[] = [
       const query = b.workbenchDataSource ?? (tableRef ? `SELECT * FROM ${tableRef}` : null);
       if (!query) throw badInput('Either workbenchDataSource or tableName is required');
       const safe = await sandboxForCaller(ctx.services, caller, query);
-      const ready = await ctx.services.datasets.ingestQuery(ctx.resource!, safe, query);
+      const ready = await ctx.services.datasets.ingestQuery(ctx.resource!, (file) => ctx.services.sandbox.copyToParquet(safe, {}, file), query);
       await ctx.services.audit.record(caller, 'dataset.workbench', 'dataset', ctx.resource!.id, { query });
       return datasetItem(ctx.services, ready, ctx);
     },
@@ -343,8 +342,7 @@ async function connectionForQuery(services: Services, caller: Caller, connection
   throw new StudioError(409, 'Queries run on the embedded engine over datasets; this studio has no driver for the warehouse of this connection', 'Leave connectionId out to query datasets');
 }
 
-const sandboxForCaller = (services: Services, caller: Caller, query: string) =>
-  services.engine.withConnection(async (c) => (await sandboxSql(c, query, (name) => datasetFileFor(services, caller, name))).sql);
+const sandboxForCaller = (services: Services, caller: Caller, query: string) => services.sandbox.compile(query, (name) => datasetFileFor(services, caller, name));
 
 /** Dataset lists answer datasets: record fields plus type, status and metadata. */
 /** A page of datasets as lists answer them: records with the dataset fields (type, status, metadata). */

@@ -58,6 +58,7 @@ export const gatewayRoutes: RouteDef[] = [
     tag: 'gateway',
     auth: 'user',
     body: TestBody,
+    rateLimit: 'testConnection',
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
       const body = ctx.body;
@@ -69,7 +70,7 @@ export const gatewayRoutes: RouteDef[] = [
       }
       assertPostgres(body.type);
       const { type: _t, name: _n, description: _d, parentId: _p, credentials, ...config } = body;
-      return { item: await testPostgres(postgresTarget(config, credentials?.password)) };
+      return { item: await testPostgres(postgresTarget(config, credentials?.password, ctx.services.reach)) };
     },
   }),
   schemaRoute('/v1/data-queries/schema/{connection}', 'DQ-016', 'Schemas of a PostgreSQL connection (information_schema)'),

@@ -42,9 +42,7 @@ export const permissionRoutes = [
     handler: async (ctx) => {
       const b = ctx.body;
       const { resource } = await ctx.services.access.guard(ctx.caller, b.resourceType as ResourceType, b.resourceId, 'share', ctx.adminMode);
-      if (b.userId && !(await ctx.services.db.selectFrom('users').select('id').where('id', '=', b.userId).executeTakeFirst())) throw notFound('User not found');
-      if (b.organizationId && !(await ctx.services.db.selectFrom('organizations').select('id').where('id', '=', b.organizationId).executeTakeFirst()))
-        throw notFound('Organization not found');
+      await ctx.services.access.assertVisibleSubjects(ctx.caller, { userIds: b.userId ? [b.userId] : [], organizationIds: b.organizationId ? [b.organizationId] : [] });
       await grant(ctx.services.db, resource.id, b, b.role);
       await ctx.services.audit.record(ctx.caller, 'permission.grant', resource.type, resource.id, b);
       return { item: await permissionsOf(ctx.services.db, resource) };
@@ -63,6 +61,10 @@ export const permissionRoutes = [
       const resources = [];
       // Check every item before writing any, so a refused item changes nothing.
       for (const b of ctx.body.items) resources.push((await ctx.services.access.guard(ctx.caller, b.resourceType as ResourceType, b.resourceId, 'share', ctx.adminMode)).resource);
+      await ctx.services.access.assertVisibleSubjects(ctx.caller, {
+        userIds: ctx.body.items.flatMap((b) => (b.userId ? [b.userId] : [])),
+        organizationIds: ctx.body.items.flatMap((b) => (b.organizationId ? [b.organizationId] : [])),
+      });
       await ctx.services.db.transaction().execute(async (trx) => {
         for (const b of ctx.body.items) await grant(trx, b.resourceId, b, b.role);
       });
@@ -120,10 +122,15 @@ export const permissionRoutes = [
       if (row.lock_owner_id && row.lock_owner_id !== caller.user.id && ctx.access !== 'owner' && ctx.access !== 'admin') {
         await ctx.services.records.assertNotLockedByOther(caller, row);
       }
-      const target = await ctx.services.auth.callerOf(ctx.body.ownerId, 'session', '').catch(() => null);
-      if (!target) throw notFound('User not found');
-      const targetAccess = await ctx.services.access.accessOf(target, row, false);
-      if (!['editor', 'owner'].includes(targetAccess)) throw badInput('The new lock owner cannot edit this record');
+      const known = await ctx.services.db.selectFrom('users').select('id').where('id', '=', ctx.body.ownerId).executeTakeFirst();
+      const target = known ? await ctx.services.auth.callerOf(known.id, 'session', '') : null;
+      const targetAccess = target ? await ctx.services.access.accessOf(target, row, false) : 'none';
+      if (!['editor', 'owner'].includes(targetAccess)) {
+        // Named in the body: someone who cannot edit the record and whom the caller cannot see (another
+        // organization) is "not found", exactly like an unknown id.
+        await ctx.services.access.assertVisibleSubjects(caller, { userIds: [ctx.body.ownerId] });
+        throw badInput('The new lock owner cannot edit this record');
+      }
       const updated = await ctx.services.records.setLockOwner(row, ctx.body.ownerId);
       await ctx.services.audit.record(caller, 'lock.owner', row.type, row.id, ctx.body);
       return recordItem(ctx.services, updated, ctx);

@@ -5,6 +5,8 @@ import { defineRoute, requireCaller, type RouteContext, type RouteDef } from '..
 import { PublishingService, PUBLISH_KINDS } from '../services/publishing';
 import { datasetAttrs } from '../services/datasets';
 import { ARROW_STREAM } from './datasets';
+import type { ResourceRow } from '../services/records';
+import type { Services } from '../services';
 
 /**
  * Publishing of maps (catalog §7 Maps, "same pattern" as insights). {x} in POST /publish/{x} is the
@@ -22,8 +24,10 @@ const FeaturedBody = z.object({ mapId: Id, title: z.string().max(200).optional()
 const FeaturedUpdate = FeaturedBody.omit({ mapId: true });
 /** The header that carries a publication's password to the dataset route (never the query: logs). */
 export const MAP_PASSWORD_HEADER = 'x-map-password';
+/** The header that carries the grant POST …/published-map/password answers (instead of the password). */
+export const MAP_GRANT_HEADER = 'x-map-grant';
 
-export const publishing = (ctx: { services: { db: ConstructorParameters<typeof PublishingService>[0] } }) => new PublishingService(ctx.services.db);
+export const publishing = (ctx: { services: Pick<Services, 'db' | 'limits'> }) => new PublishingService(ctx.services.db, ctx.services.limits);
 
 /** Whether the caller may read the map itself (then no password is asked). */
 export async function canReadMap(ctx: RouteContext<unknown, unknown, unknown>, mapId: string): Promise<boolean> {
@@ -33,10 +37,34 @@ export async function canReadMap(ctx: RouteContext<unknown, unknown, unknown>, m
   return can(await ctx.services.access.accessOf(ctx.caller, row, ctx.adminMode), 'read');
 }
 
-export const headerPassword = (ctx: RouteContext<unknown, unknown, unknown>) => {
-  const v = ctx.req.headers[MAP_PASSWORD_HEADER];
+/**
+ * One dataset of a publication, for a reader who may open it (password or access to the map): only a
+ * dataset the snapshot names and that the map's owner can still read. The publication is served under
+ * its owner's grant, so a dataset the owner could never read (or no longer can) is never streamed.
+ */
+export async function publishedDataset(ctx: RouteContext<unknown, unknown, unknown>, mapId: string, datasetId: string): Promise<ResourceRow> {
+  const canBypass = await canReadMap(ctx, mapId);
+  const allowed = await publishing(ctx).datasetIdsFor(mapId, mapKey(ctx, canBypass, headerPassword(ctx)));
+  const [row, map] = allowed.includes(datasetId) ? await Promise.all([ctx.services.records.get(datasetId), ctx.services.records.get(mapId)]) : [];
+  if (!row || row.type !== 'dataset' || !map) throw notFound('Dataset not found');
+  const owner = await ctx.services.auth.callerOf(map.owner_id, 'session', '');
+  if (!can(await ctx.services.access.accessOf(owner, row, false), 'read')) throw notFound('Dataset not found');
+  return row;
+}
+
+const header = (ctx: RouteContext<unknown, unknown, unknown>, name: string) => {
+  const v = ctx.req.headers[name];
   return typeof v === 'string' && v.length > 0 ? v : undefined;
 };
+export const headerPassword = (ctx: RouteContext<unknown, unknown, unknown>) => header(ctx, MAP_PASSWORD_HEADER);
+
+/** The reader's way in: access to the map, a grant header, or a password (throttled per address). */
+const mapKey = (ctx: RouteContext<unknown, unknown, unknown>, canBypass: boolean, password?: string) => ({
+  canBypass,
+  password,
+  grant: header(ctx, MAP_GRANT_HEADER),
+  address: ctx.req.ip,
+});
 
 export const publishingRoutes: RouteDef[] = [
   defineRoute({
@@ -130,7 +158,7 @@ export const publishingRoutes: RouteDef[] = [
     spec: ['CAT-155'],
     method: 'GET',
     url: '/v1/maps/{id}/published-map',
-    summary: 'The published map, without signing in. infoOnly=true: the info without state (never asks the password). A protected map answers 401 with details passwordRequired unless the caller can read the map',
+    summary: `The published map, without signing in. infoOnly=true: the info without state (never asks the password). A protected map answers 401 with details passwordRequired unless the caller can read the map or sends a grant in the ${MAP_GRANT_HEADER} header`,
     tag,
     auth: 'public',
     params: IdParam,
@@ -142,33 +170,35 @@ export const publishingRoutes: RouteDef[] = [
         if (!item) throw notFound('Published map not found');
         return { item };
       }
-      const canBypass = await canReadMap(ctx as RouteContext<unknown, unknown, unknown>, ctx.params.id);
-      return { item: await svc.open(ctx.params.id, { canBypass, countView: true }) };
+      const generic = ctx as RouteContext<unknown, unknown, unknown>;
+      const canBypass = await canReadMap(generic, ctx.params.id);
+      return { item: await svc.open(ctx.params.id, { ...mapKey(generic, canBypass), countView: true }) };
     },
   }),
   defineRoute({
     spec: ['CAT-156'],
     method: 'POST',
     url: '/v1/maps/{id}/published-map/password',
-    summary: 'The published map when the password matches (403 otherwise)',
+    summary: `The published map when the password matches (403 otherwise), and a grant {token, expiresAt} that later calls send in the ${MAP_GRANT_HEADER} header instead of the password. Wrong passwords back off per address (429 with Retry-After)`,
     tag,
     auth: 'public',
     params: IdParam,
     body: PasswordBody,
-    handler: async (ctx) => ({ item: await publishing(ctx).open(ctx.params.id, { password: ctx.body.password, canBypass: false, countView: true }) }),
+    rateLimit: 'publishedPassword',
+    handler: async (ctx) => {
+      const { map, grant } = await publishing(ctx).unlock(ctx.params.id, ctx.body.password, ctx.req.ip);
+      return { item: map, grant };
+    },
   }),
   defineRoute({
     method: 'GET',
     url: '/v1/maps/{id}/published-map/datasets/{datasetId}',
-    summary: `Data of one dataset of a published map as an Arrow IPC stream, without signing in; the password of a protected map goes in the ${MAP_PASSWORD_HEADER} header`,
+    summary: `Data of one dataset of a published map as an Arrow IPC stream, without signing in; for a protected map, the grant in the ${MAP_GRANT_HEADER} header (or the password in ${MAP_PASSWORD_HEADER})`,
     tag,
     auth: 'public',
     params: z.object({ id: Id, datasetId: Id }),
     handler: async (ctx) => {
-      const canBypass = await canReadMap(ctx as RouteContext<unknown, unknown, unknown>, ctx.params.id);
-      const allowed = await publishing(ctx).datasetIdsFor(ctx.params.id, { password: headerPassword(ctx as RouteContext<unknown, unknown, unknown>), canBypass });
-      const row = allowed.includes(ctx.params.datasetId) ? await ctx.services.records.get(ctx.params.datasetId) : undefined;
-      if (!row || row.type !== 'dataset') throw notFound('Dataset not found');
+      const row = await publishedDataset(ctx as RouteContext<unknown, unknown, unknown>, ctx.params.id, ctx.params.datasetId);
       const a = datasetAttrs(row);
       if (a.status !== 'ready' || !a.storageKey) throw new StudioError(409, `Dataset is not ready (status: ${a.status})`);
       const signal = clientGone(ctx.reply);

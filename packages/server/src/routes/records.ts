@@ -216,6 +216,8 @@ export function recordCollectionRoutes(collection: RecordCollection, type: Resou
       handler: async (ctx) => {
         const caller = requireCaller(ctx);
         await assertCanCreate(ctx.services.db, caller, type);
+        // Datasets named in the body are attached: the caller must be able to read each (404 otherwise).
+        await ctx.services.access.guardAll(caller, 'dataset', ctx.body.datasets ?? [], 'read', ctx.adminMode);
         const row = await ctx.services.records.create(caller, type, ctx.body, { acquireLock: ctx.query.acquireLock });
         await ctx.services.audit.record(caller, `${type}.create`, type, row.id, { name: row.name });
         return recordItem(ctx.services, row, ctx);
@@ -234,6 +236,7 @@ export function recordCollectionRoutes(collection: RecordCollection, type: Resou
       resource: guard('write'),
       handler: async (ctx) => {
         const caller = requireCaller(ctx);
+        await ctx.services.access.guardAll(caller, 'dataset', ctx.body.datasets ?? [], 'read', ctx.adminMode);
         const row = await ctx.services.records.update(caller, ctx.resource!, ctx.body, { adminMode: ctx.adminMode, acquireLock: ctx.query.acquireLock });
         await ctx.services.audit.record(caller, ctx.body.ownerId ? `${type}.transfer` : `${type}.update`, type, row.id, { ownerId: ctx.body.ownerId, name: ctx.body.name });
         return recordItem(ctx.services, row, ctx);
@@ -286,6 +289,10 @@ export function recordCollectionRoutes(collection: RecordCollection, type: Resou
       body: ShareBody,
       resource: guard('share'),
       handler: async (ctx) => {
+        await ctx.services.access.assertVisibleSubjects(ctx.caller, {
+          userIds: ctx.body.users.map((u) => u.userId),
+          organizationIds: ctx.body.organizations.map((o) => o.organizationId),
+        });
         await applyShare(ctx.services.db, ctx.resource!, ctx.body);
         await ctx.services.audit.record(ctx.caller, `${type}.share`, type, ctx.resource!.id, ctx.body);
         return recordItem(ctx.services, (await ctx.services.records.get(ctx.resource!.id))!, ctx);

@@ -7,7 +7,7 @@ import { assertCanCreate } from '../services/quota';
 import { datasetAttrs } from '../services/datasets';
 import { checkTile } from '../services/vector-tiles/mvt';
 import { clientGone, engineError } from '../http/streams';
-import { MAP_PASSWORD_HEADER, canReadMap, headerPassword, publishing } from './publishing';
+import { MAP_GRANT_HEADER, MAP_PASSWORD_HEADER, publishedDataset } from './publishing';
 import { LINK_BASE, TILE_LINK_TTL_MS, signTileLink, verifyTileLink } from '../services/vector-tiles/links';
 import type { ResourceRow } from '../services/records';
 import { locationOf, vectorTiles, type TileSource } from '../services/vector-tiles';
@@ -130,16 +130,13 @@ export const vectorTileRoutes: RouteDef[] = [
   defineRoute({
     method: 'GET',
     url: '/v1/maps/{id}/published-map/datasets/{datasetId}/tiles/link',
-    summary: `Signed tile links of a vector-tile dataset of a published map, without signing in (the password of a protected map in the ${MAP_PASSWORD_HEADER} header); item null for a dataset that is not a vector-tile dataset`,
+    summary: `Signed tile links of a vector-tile dataset of a published map, without signing in (for a protected map, the grant in the ${MAP_GRANT_HEADER} header or the password in ${MAP_PASSWORD_HEADER}); item null for a dataset that is not a vector-tile dataset`,
     tag: 'maps',
     auth: 'public',
     params: z.object({ id: Id, datasetId: Id }),
     handler: async (ctx) => {
       // The rule of the publication's own dataset route: only datasets its snapshot names, behind its password.
-      const canBypass = await canReadMap(ctx as Ctx, ctx.params.id);
-      const allowed = await publishing(ctx).datasetIdsFor(ctx.params.id, { password: headerPassword(ctx as Ctx), canBypass });
-      const row = allowed.includes(ctx.params.datasetId) ? await ctx.services.records.get(ctx.params.datasetId) : undefined;
-      if (!row || row.type !== 'dataset') throw notFound('Dataset not found');
+      const row = await publishedDataset(ctx as Ctx, ctx.params.id, ctx.params.datasetId);
       return { item: datasetAttrs(row).datasetType === 'vector-tile' ? tileLinks(ctx as Ctx, row) : null };
     },
   }),

@@ -90,4 +90,63 @@ export class AccessService {
     if (!can(access, action)) throw forbidden(`You do not have permission to ${action} this ${label.toLowerCase()}`);
     return { resource, access };
   }
+
+  /**
+   * Ids a request body names (the datasets of a map, a parent connection, what a tag or a project
+   * points at) follow the same rule as an id in the path: each must exist as `type` and allow
+   * `action` to the caller, else the same 404 (or 403) as `guard`, before anything is written.
+   */
+  async guardAll(
+    caller: Caller | null,
+    type: ResourceType,
+    ids: readonly string[],
+    action: Action,
+    adminMode: boolean,
+  ): Promise<Selectable<ResourcesTable>[]> {
+    const unique = [...new Set(ids)];
+    if (!unique.length) return [];
+    const label = RESOURCE_LABELS[type] ?? 'Resource';
+    if (unique.some((id) => !Id.safeParse(id).success)) throw notFound(`${label} not found`);
+    const rows = await this.db.selectFrom('resources').selectAll().where('id', 'in', unique).where('type', '=', type).execute();
+    if (rows.length !== unique.length) throw notFound(`${label} not found`);
+    for (const row of rows) {
+      const access = await this.accessOf(caller, row, adminMode);
+      if (access === 'none') throw notFound(`${label} not found`);
+      if (!can(access, action)) throw forbidden(`You do not have permission to ${action} this ${label.toLowerCase()}`);
+    }
+    return rows;
+  }
+
+  /**
+   * Share targets named by id must exist and be visible to the caller: users who share one of the
+   * caller's organizations (or the caller), and the caller's own organizations; administrators see
+   * everyone. Anything else is "not found", so sharing cannot probe other organizations' members.
+   * (Emails are not checked: they become pending shares for whoever signs up with them.)
+   */
+  async assertVisibleSubjects(caller: Caller | null, subjects: { userIds?: readonly string[]; organizationIds?: readonly string[] }): Promise<void> {
+    const userIds = [...new Set(subjects.userIds ?? [])];
+    const orgIds = [...new Set(subjects.organizationIds ?? [])];
+    if (orgIds.length) {
+      const found = await this.db.selectFrom('organizations').select('id').where('id', 'in', orgIds).execute();
+      const visible = found.filter((o) => caller?.isAdmin || caller?.orgIds.includes(o.id));
+      if (visible.length !== orgIds.length) throw notFound('Organization not found');
+    }
+    if (userIds.length) {
+      let q = this.db.selectFrom('users').select('users.id').where('users.id', 'in', userIds);
+      if (!caller?.isAdmin) {
+        const me = caller?.user.id ?? '';
+        const orgs = caller?.orgIds ?? [];
+        q = q.where((eb) =>
+          eb.or([
+            eb('users.id', '=', me),
+            ...(orgs.length
+              ? [eb.exists(eb.selectFrom('memberships as m').select('m.user_id').whereRef('m.user_id', '=', 'users.id').where('m.organization_id', 'in', orgs))]
+              : []),
+          ]),
+        );
+      }
+      const found = await q.execute();
+      if (found.length !== userIds.length) throw notFound('User not found');
+    }
+  }
 }

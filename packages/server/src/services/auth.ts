@@ -5,6 +5,7 @@ import { StudioError, unauthorized } from '@studio/schema';
 import type { Db } from '../store/db';
 import type { Caller } from '../http/caller';
 import { verifyPassword } from '../auth/passwords';
+import type { FailureThrottle } from './rate-limits';
 import {
   ACCESS_PREFIX,
   ACCESS_TTL_MS,
@@ -42,6 +43,8 @@ export class AuthService {
 
   constructor(
     private readonly db: Db,
+    /** Failed sign-ins per (account, address) and per account, with growing back-off. */
+    private readonly throttle: FailureThrottle,
     private readonly cacheMs = 2000,
   ) {}
 
@@ -51,10 +54,17 @@ export class AuthService {
     for (const [k, v] of this.cache) if (v.caller.user.id === userId) this.cache.delete(k);
   }
 
-  async signIn(email: string, password: string): Promise<IssuedSession> {
-    const user = await this.db.selectFrom('users').selectAll().where('email', '=', email.trim().toLowerCase()).executeTakeFirst();
+  /**
+   * One throttled attempt of `address` at the account: while it must wait, 429 with Retry-After and
+   * no password is checked. Unknown emails are throttled alike, so answers do not reveal accounts.
+   */
+  async signIn(email: string, password: string, address: string): Promise<IssuedSession> {
+    const normalized = email.trim().toLowerCase();
+    const user = await this.db.selectFrom('users').selectAll().where('email', '=', normalized).executeTakeFirst();
     // Verify even for an unknown email so response time does not reveal which emails exist.
-    const ok = await verifyPassword(password, user?.password_hash ?? 'scrypt$32768$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=');
+    const ok = await this.throttle.attempt(normalized, address, () =>
+      verifyPassword(password, user?.password_hash ?? 'scrypt$32768$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA='),
+    );
     if (!user || !ok) throw new StudioError(401, 'Invalid email or password');
     return this.issue(user.id);
   }

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { Id, StudioError, badInput } from '@studio/schema';
 import { sanitizeTableName } from '@studio/pipeline';
 import type { Engine } from '@studio/engine';
@@ -22,7 +23,14 @@ export async function datasetFileFor(
   if (!row && Id.safeParse(name).success) row = (await deps.access.guard(caller, 'dataset', name, 'read', false)).resource;
   if (!row) {
     const wanted = sanitizeTableName(name).toLowerCase();
-    const candidates = await deps.db.selectFrom('resources').selectAll().where('type', '=', 'dataset').execute();
+    // `wanted` holds only [a-z0-9_], and `_` is LIKE's one-character wildcard: the index scan answers the
+    // datasets whose name can sanitize to it (a superset), the exact check below keeps the right ones.
+    const candidates = await deps.db
+      .selectFrom('resources')
+      .selectAll()
+      .where('type', '=', 'dataset')
+      .where(sql<boolean>`lower(name) like ${wanted}`)
+      .execute();
     const readable: ResourceRow[] = [];
     for (const c of candidates) {
       if (sanitizeTableName(c.name).toLowerCase() === wanted && (await deps.access.accessOf(caller, c, false)) !== 'none') readable.push(c);

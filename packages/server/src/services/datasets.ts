@@ -167,15 +167,10 @@ export class DatasetService {
   }
 
   /** Materializes a checked SQL query (see sql-sandbox.ts) as the dataset's data. */
-  async ingestQuery(row: ResourceRow, safeSql: string, queryText: string): Promise<ResourceRow> {
+  /** A dataset made from user SQL: `writeParquet` runs it in the SQL sandbox into the file it is given. */
+  async ingestQuery(row: ResourceRow, writeParquet: (file: string) => Promise<unknown>, queryText: string): Promise<ResourceRow> {
     return this.ingestWith(row, { source: 'query', pipelineType: 'query', contentType: 'application/vnd.apache.parquet', query: queryText }, async (file) => {
-      await this.engine.withConnection(async (c) => {
-        try {
-          await c.run(`COPY (${safeSql}) TO '${file.replaceAll("'", "''")}' (FORMAT parquet)`);
-        } catch (e) {
-          throw new StudioError(422, `The query failed: ${(e as Error).message}`);
-        }
-      });
+      await writeParquet(file);
       return { contentType: 'application/vnd.apache.parquet', contentEncoding: undefined };
     });
   }

@@ -13,7 +13,8 @@ import type { Secrets } from '../auth/secrets';
 import type { AccessService } from './access';
 import type { ResourceRow } from './records';
 import { datasetAttrs } from './datasets';
-import { sandboxSql } from './sql-sandbox';
+import type { SqlSandbox } from './sql-sandbox';
+import type { NetworkReach } from './network-reach';
 import { storedConnection } from './connections';
 import { fetchPostgres, positionalParameters, postgresTarget, type PostgresTarget } from './warehouse-postgres';
 
@@ -102,6 +103,8 @@ export class ExecutionService {
     private readonly engine: Engine,
     private readonly access: AccessService,
     private readonly secrets: Secrets,
+    private readonly sandbox: SqlSandbox,
+    private readonly reach: NetworkReach,
     readonly cacheMaxAgeSeconds = DEFAULT_CACHE_MAX_AGE_SECONDS,
   ) {}
 
@@ -114,24 +117,13 @@ export class ExecutionService {
    * caller reads, by id or name; `aliases` names more), `$name` parameters are bound by value.
    */
   async sandboxPlan(caller: Caller, query: string, values: ParamValues, aliases: Map<string, ResourceRow> = new Map()): Promise<Omit<Plan, 'query'>> {
-    const { sql, names } = await this.engine.withConnection(async (c) => {
-      const safe = await sandboxSql(c, query, (name) => this.datasetFile(caller, name, aliases));
-      let prepared;
-      try {
-        prepared = await c.prepare(safe.sql);
-      } catch (e) {
-        throw new StudioError(422, `Could not parse query: ${(e as Error).message}`);
-      }
-      const names: string[] = [];
-      for (let i = 1; i <= prepared.parameterCount; i++) names.push(prepared.parameterName(i));
-      return { sql: safe.sql, names: [...new Set(names)] };
-    });
-    const bound = bindValues(names, values);
+    const safe = await this.sandbox.compile(query, (name) => this.datasetFile(caller, name, aliases));
+    const bound = bindValues(await this.sandbox.parameterNames(safe), values);
     const params = Object.fromEntries(Object.entries(bound).map(([k, v]) => [k, duckValue(v)]));
     return {
       parameters: bound,
-      cacheBasis: { engine: 'duckdb', sql, parameters: bound },
-      produce: (file, signal) => this.copyToParquet(sql, params, file, signal),
+      cacheBasis: { engine: 'duckdb', sql: safe.sql, parameters: bound },
+      produce: (file, signal) => this.sandbox.copyToParquet(safe, params, file, signal),
     };
   }
 
@@ -154,7 +146,7 @@ export class ExecutionService {
   postgresTargetOf(connection: ResourceRow): PostgresTarget {
     const stored = storedConnection(connection);
     if (!stored) throw badInput('Could not parse data connection');
-    return postgresTarget(stored.config, this.passwordOf(stored.credentials ?? null));
+    return postgresTarget(stored.config, this.passwordOf(stored.credentials ?? null), this.reach);
   }
 
   /** Credentials are opened here only, for the driver; they never leave the service. */

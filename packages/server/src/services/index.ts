@@ -14,6 +14,9 @@ import { TempViews } from './temp-views';
 import { AnalyticsService } from './analytics';
 import { ExecutionService } from './executions';
 import { ListCache } from './list-cache';
+import { SqlSandbox } from './sql-sandbox';
+import { NetworkReach } from './network-reach';
+import { RateLimits } from './rate-limits';
 
 /** Everything a route handler may use; built once per server from the catalog and config. */
 export interface Services {
@@ -32,6 +35,12 @@ export interface Services {
   analytics: AnalyticsService;
   executions: ExecutionService;
   listCache: ListCache;
+  /** Where user-written SQL runs: locked DuckDB instances that read only the caller's dataset files. */
+  sandbox: SqlSandbox;
+  /** What data connections may connect to (STUDIO_CONNECTION_HOSTS, never the catalog's server). */
+  reach: NetworkReach;
+  /** Sign-in and map-password back-off, map grants, and the store of per-route limits (Redis when REDIS_URL is set). */
+  limits: RateLimits;
 }
 
 export async function buildServices(config: StudioConfig, db: Db): Promise<Services> {
@@ -41,11 +50,20 @@ export async function buildServices(config: StudioConfig, db: Db): Promise<Servi
   const engine = await Engine.open({ dataDir: config.dataDir, functions: registerH3Functions, memoryLimit: config.duckdbMemory });
   await engine.cleanTemp();
   const access = new AccessService(db);
+  const reach = NetworkReach.fromConfig(config);
+  const limits = RateLimits.create({ settings: config.rateLimits, redisUrl: config.redisUrl, redisPrefix: config.redisPrefix, secrets });
+  const sandbox = new SqlSandbox({
+    dir: path.join(config.dataDir, 'tmp', 'sandbox'),
+    dataDir: config.dataDir,
+    memoryLimit: config.duckdbMemory,
+    maxInstances: config.sandboxInstances,
+    functions: registerH3Functions,
+  });
   return {
     config,
     db,
     secrets,
-    auth: new AuthService(db, config.authCacheMs),
+    auth: new AuthService(db, limits.signIn, config.authCacheMs),
     access,
     audit: new AuditService(db),
     records,
@@ -54,7 +72,10 @@ export async function buildServices(config: StudioConfig, db: Db): Promise<Servi
     engine,
     datasets: new DatasetService(db, engine, records),
     tempViews: new TempViews(engine),
-    executions: new ExecutionService(db, engine, access, secrets),
+    executions: new ExecutionService(db, engine, access, secrets, sandbox, reach),
+    sandbox,
+    reach,
+    limits,
     listCache: new ListCache(db, { maxEntries: config.listCacheEntries, maxAgeMs: 60_000 }),
     analytics: new AnalyticsService(db, engine, access, { sampleDir: path.join(config.dataDir, 'analytics', 'sample'), cache: AnalyticsService.cacheFromEnv() }),
   };

@@ -4,6 +4,7 @@ import { PUBLISH_KINDS, StudioError, notFound, type FeaturedMap, type PublishedM
 import type { Db } from '../store/db';
 import type { ResourceRow } from './records';
 import { hashPassword, verifyPassword } from '../auth/passwords';
+import type { FailureThrottle, MapGrants } from './rate-limits';
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 
@@ -42,6 +43,17 @@ type PublishingTables = {
 export const PASSWORD_REQUIRED = 'passwordRequired';
 
 
+/** How a reader of a protected publication gets in. */
+export interface MapKey {
+  /** The reader may read the map itself: no password is asked. */
+  canBypass: boolean;
+  password?: string;
+  /** A grant from an earlier verified password (MapGrants): no scrypt, no throttle. */
+  grant?: string;
+  /** The reader's address, for the wrong-password back-off. */
+  address: string;
+}
+
 export { PUBLISH_KINDS };
 export type { PublishedMapInfo, PublishedMap, FeaturedMap };
 
@@ -73,7 +85,11 @@ function infoWire(r: PublishedRow, featured: FeaturedRow | undefined): Published
 /** Publishing of maps: snapshots, passwords, featured maps (catalog §7 Maps). */
 export class PublishingService {
   private readonly db: Kysely<PublishingTables>;
-  constructor(private readonly catalog: Db) {
+  constructor(
+    private readonly catalog: Db,
+    /** Wrong passwords back off per (map, address) and per map; a right one yields a grant. */
+    private readonly unlocking: { mapPassword: FailureThrottle; grants: MapGrants },
+  ) {
     this.db = catalog.withTables<PublishingTables>() as unknown as Kysely<PublishingTables>;
   }
 
@@ -166,27 +182,45 @@ export class PublishingService {
    * is asked. Otherwise a protected map needs `password`; a missing one answers 401 with
    * details 'passwordRequired' so the app can show its form, a wrong one 403.
    */
-  async open(mapId: string, opts: { password?: string; canBypass: boolean; countView: boolean }): Promise<PublishedMap> {
+  async open(mapId: string, opts: MapKey & { countView: boolean }): Promise<PublishedMap> {
+    return (await this.opened(mapId, opts)).map;
+  }
+
+  /**
+   * The published map for the password, with a short-lived grant that later fetches (datasets, tiles)
+   * send instead of the password, so a reader pays for one scrypt and one throttled attempt.
+   */
+  async unlock(mapId: string, password: string, address: string): Promise<{ map: PublishedMap; grant: { token: string; expiresAt: string } | null }> {
+    const { r, map } = await this.opened(mapId, { password, address, canBypass: false, countView: true });
+    return { map, grant: r.password_hash === null ? null : this.unlocking.grants.issue(mapId, r.password_hash) };
+  }
+
+  private async opened(mapId: string, opts: MapKey & { countView: boolean }): Promise<{ r: PublishedRow; map: PublishedMap }> {
     const r = await this.row(mapId);
     if (!r) throw notFound('Published map not found');
     await this.assertPassword(r, opts);
     if (opts.countView) await this.db.updateTable('published_maps').set((eb) => ({ views: eb('views', '+', 1) })).where('map_id', '=', mapId).execute();
     const [info] = await this.withFeatured([r]);
-    return { ...info!, latestState: r.latest_state };
+    return { r, map: { ...info!, latestState: r.latest_state } };
   }
 
   /** The ids of the datasets a viewer may read through the publication, after the same checks. */
-  async datasetIdsFor(mapId: string, opts: { password?: string; canBypass: boolean }): Promise<string[]> {
+  async datasetIdsFor(mapId: string, opts: MapKey): Promise<string[]> {
     const r = await this.row(mapId);
     if (!r) throw notFound('Published map not found');
     await this.assertPassword(r, opts);
     return ids(r.dataset_ids);
   }
 
-  private async assertPassword(r: PublishedRow, opts: { password?: string; canBypass: boolean }): Promise<void> {
-    if (r.password_hash === null || opts.canBypass) return;
-    if (!opts.password) throw new StudioError(401, 'This map is protected by a password', PASSWORD_REQUIRED);
-    if (!(await verifyPassword(opts.password, r.password_hash))) throw new StudioError(403, 'Wrong password for this map', PASSWORD_REQUIRED);
+  private async assertPassword(r: PublishedRow, key: MapKey): Promise<void> {
+    const hash = r.password_hash;
+    if (hash === null || key.canBypass) return;
+    if (key.grant && this.unlocking.grants.verify(r.map_id, hash, key.grant)) return;
+    const password = key.password;
+    if (!password) throw new StudioError(401, 'This map is protected by a password', PASSWORD_REQUIRED);
+    // While this address (or everyone, during a spread-out attack) must wait: 429 before any scrypt.
+    const ok = await this.unlocking.mapPassword.attempt(r.map_id, key.address, () => verifyPassword(password, hash));
+    if (!ok) throw new StudioError(403, 'Wrong password for this map', PASSWORD_REQUIRED);
   }
 
   // --- featured maps ------------------------------------------------------------------------

@@ -1,5 +1,7 @@
 import { open } from 'node:fs/promises';
+import { isIP } from 'node:net';
 import pg from 'pg';
+import type { NetworkReach } from './network-reach';
 import { StudioError, badInput } from '@studio/schema';
 
 /**
@@ -17,6 +19,8 @@ export interface PostgresTarget {
   user: string;
   ssl: boolean;
   password?: string;
+  /** Decides, right before connecting, which address `host` may be reached at. */
+  reach: NetworkReach;
 }
 
 export const CONNECT_TIMEOUT_MS = 5000;
@@ -26,25 +30,26 @@ export const MAX_WAREHOUSE_ROWS = Number(process.env.STUDIO_WAREHOUSE_MAX_ROWS ?
 const FETCH_ROWS = 2000;
 
 /** The target of a stored connection's config (validated by CONNECTION_CONFIGS.postgres on save). */
-export function postgresTarget(config: Record<string, unknown>, password: string | undefined): PostgresTarget {
+export function postgresTarget(config: Record<string, unknown>, password: string | undefined, reach: NetworkReach): PostgresTarget {
   const host = config.host;
   const database = config.database;
   const user = config.user;
   if (typeof host !== 'string' || typeof database !== 'string' || typeof user !== 'string') throw badInput('Could not parse data connection');
-  return { host, port: Number(config.port ?? 5432) || 5432, database, user, ssl: config.ssl !== false, password };
+  return { host, port: Number(config.port ?? 5432) || 5432, database, user, ssl: config.ssl !== false, password, reach };
 }
 
 /** Every value as PostgreSQL's own text: typing happens once, in DuckDB (see columnsOf). */
 const asText = { getTypeParser: () => (v: string) => v } as unknown as pg.CustomTypesConfig;
 
-function clientFor(t: PostgresTarget): pg.Client {
+function clientFor(t: PostgresTarget, address: string): pg.Client {
   return new pg.Client({
-    host: t.host,
+    // The checked address, not the name: a second DNS answer must not lead somewhere else.
+    host: address,
     port: t.port,
     database: t.database,
     user: t.user,
     password: t.password,
-    ssl: t.ssl ? { rejectUnauthorized: true } : false,
+    ssl: t.ssl ? { rejectUnauthorized: true, ...(isIP(t.host) ? {} : { servername: t.host }) } : false,
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     application_name: 'studio',
     types: asText,
@@ -59,8 +64,20 @@ export function driverError(e: unknown, prefix = ''): StudioError {
   return new StudioError(422, `${prefix}${message}`);
 }
 
+/**
+ * A role that can read or write the server's files or run programs on it (superusers, members of
+ * pg_read_server_files, pg_write_server_files or pg_execute_server_program) would turn a data connection
+ * into a way onto the database's machine: such sessions are refused before any user query.
+ */
+const PRIVILEGED_ROLE = `select r.rolsuper
+    or pg_has_role(current_user, 'pg_read_server_files', 'member')
+    or pg_has_role(current_user, 'pg_write_server_files', 'member')
+    or pg_has_role(current_user, 'pg_execute_server_program', 'member') as privileged
+  from pg_roles r where r.rolname = current_user`;
+
 async function connected<T>(t: PostgresTarget, fn: (c: pg.Client) => Promise<T>): Promise<T> {
-  const client = clientFor(t);
+  const address = await t.reach.check(t.host, t.port);
+  const client = clientFor(t, address);
   // A broken socket after connect surfaces as an 'error' event; without a listener it would crash the process.
   client.on('error', () => undefined);
   try {
@@ -70,6 +87,13 @@ async function connected<T>(t: PostgresTarget, fn: (c: pg.Client) => Promise<T>)
     throw driverError(e, 'Could not connect: ');
   }
   try {
+    const role = await client.query<{ privileged: string }>(PRIVILEGED_ROLE).catch((e: unknown) => {
+      throw driverError(e, 'Could not check the role of this connection: ');
+    });
+    // Values arrive as PostgreSQL's text (asText): 'f' is the one answer that lets the session through.
+    if (role.rows[0]?.privileged !== 'f') {
+      throw new StudioError(422, `The role ${t.user} may read the server's files or run programs on it (a superuser, or a member of pg_read_server_files, pg_write_server_files or pg_execute_server_program): connect with a role without those rights`);
+    }
     return await fn(client);
   } finally {
     await client.end().catch(() => undefined);

@@ -147,3 +147,32 @@ export function AuditLogPage() {
     </section>
   );
 }
+
+/** Saved data connections the server refuses to connect to, with the reason and what to change. */
+export function RefusedConnectionsPage() {
+  const list = useLoad(() => client.admin.refusedConnections(), []);
+  const items = list.data ?? [];
+  return (
+    <section className="page" aria-labelledby="page-title">
+      <PageHeader
+        title="Refused connections"
+        lead="Saved data connections whose address is private, loopback or link-local and not listed in STUDIO_CONNECTION_HOSTS, or is the studio's own catalog. They cannot connect until the server's setting lists them or their owner changes the host."
+      />
+      <ErrorMessage message={list.error} onRetry={list.reload} />
+      {!list.loading && !list.error && items.length === 0 && <p className="empty">Every saved connection may connect.</p>}
+      {items.length > 0 && (
+        <DataTable
+          label="Refused connections"
+          rows={items}
+          rowKey={(c) => c.id}
+          columns={[
+            { header: 'Connection', cell: (c) => c.name },
+            { header: 'Kind', cell: (c) => c.connectionType, className: 'muted' },
+            { header: 'Address', cell: (c) => <code>{`${c.host}:${c.port}`}</code> },
+            { header: 'Why', cell: (c) => c.reason, className: 'muted' },
+          ]}
+        />
+      )}
+    </section>
+  );
+}

@@ -39,6 +39,7 @@ const NAV: { title: string; items: NavItem[]; admin?: boolean }[] = [
       { to: '/workspace/admin/organizations', label: 'Organizations' },
       { to: '/workspace/admin/invite', label: 'Invite people' },
       { to: '/workspace/admin/audit-log', label: 'Audit log' },
+      { to: '/workspace/admin/refused-connections', label: 'Refused connections' },
     ],
   },
 ];

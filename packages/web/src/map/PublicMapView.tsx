@@ -12,7 +12,7 @@ import { exposeMap, showDatasets } from './kepler/actions';
 import { savedView, upgradeMapState } from './state/versions';
 import './map.css';
 
-type View = { state: 'loading' } | { state: 'password'; wrong: boolean } | { state: 'map'; store: ReturnType<typeof createMapStore>; map: PublishedMap; addData: () => void } | { state: 'error'; message: string };
+type View = { state: 'loading' } | { state: 'password'; wrong: boolean; wait?: string } | { state: 'map'; store: ReturnType<typeof createMapStore>; map: PublishedMap; addData: () => void } | { state: 'error'; message: string };
 
 /** /public/{id}: a published map, read only, without signing in; a password form when protected. */
 export default function PublicMapView() {
@@ -20,10 +20,11 @@ export default function PublicMapView() {
   const [view, setView] = useState<View>({ state: 'loading' });
   const [password, setPassword] = useState('');
 
-  async function show(map: PublishedMap, pw?: string) {
+  /** `grant`: from the password form, sent instead of the password so the server checks it once. */
+  async function show(map: PublishedMap, grant?: string) {
     const saved = upgradeMapState(map.latestState);
     // The data downloads while kepler and the basemap start (see MapView).
-    const datasets = Promise.all(map.datasetIds.map((d) => loadPublishedDataset(id, d, map.name, pw)));
+    const datasets = Promise.all(map.datasetIds.map((d) => loadPublishedDataset(id, d, map.name, grant)));
     datasets.catch(() => undefined); // reported when added (below), not as an unhandled rejection
     const store = createMapStore({ readOnly: true, look: await loadMapLook({ assets: false }), view: savedView(saved?.kepler) });
     const addData = () => {
@@ -50,9 +51,11 @@ export default function PublicMapView() {
   async function submit(e: FormEvent) {
     e.preventDefault();
     try {
-      await show(await client.maps.publishedMapWithPassword(id, password), password);
+      const { map, grant } = await client.maps.unlockPublishedMap(id, password);
+      await show(map, grant?.token);
     } catch (err) {
       if (err instanceof StudioApiError && err.status === 403) setView({ state: 'password', wrong: true });
+      else if (err instanceof StudioApiError && err.status === 429) setView({ state: 'password', wrong: true, wait: err.message });
       else setView({ state: 'error', message: err instanceof Error ? err.message : String(err) });
     }
   }
@@ -66,7 +69,7 @@ export default function PublicMapView() {
         <form className="form" onSubmit={submit}>
           <label htmlFor="public-map-password">Password</label>
           <input id="public-map-password" type="password" value={password} onChange={(e) => setPassword(e.target.value)} autoFocus />
-          {view.wrong && <ErrorMessage message="Wrong password" />}
+          {view.wrong && <ErrorMessage message={view.wait ?? 'Wrong password'} />}
           <button type="submit" className="button button-primary" disabled={!password}>
             View map
           </button>

@@ -30,10 +30,10 @@ export async function loadCatalogDataset(id: string): Promise<KeplerDataset> {
   return arrowToKepler(id, meta.name, await response.arrayBuffer());
 }
 
-/** A dataset of a published map, for anonymous viewers; `password` when the map is protected. */
-export async function loadPublishedDataset(mapId: string, id: string, label: string, password?: string): Promise<KeplerDataset> {
-  const tiles = await publishedVectorTileDataset(mapId, id, label, password);
+/** A dataset of a published map, for anonymous viewers; `grant` (from the password form) when the map is protected. */
+export async function loadPublishedDataset(mapId: string, id: string, label: string, grant?: string): Promise<KeplerDataset> {
+  const tiles = await publishedVectorTileDataset(mapId, id, label, grant);
   if (tiles) return tiles;
-  const response = await client.raw('GET', `/v1/maps/${mapId}/published-map/datasets/${id}`, { headers: { accept: ARROW_STREAM, ...(password ? { 'x-map-password': password } : {}) } });
+  const response = await client.raw('GET', `/v1/maps/${mapId}/published-map/datasets/${id}`, { headers: { accept: ARROW_STREAM, ...(grant ? { 'x-map-grant': grant } : {}) } });
   return arrowToKepler(id, label, await response.arrayBuffer());
 }

@@ -23,9 +23,9 @@ export async function vectorTileDataset(meta: Pick<Dataset, 'id' | 'name'>): Pro
 }
 
 /** A published map's dataset as a remote tileset when it is a vector-tile dataset, else null (read it as Arrow). */
-export async function publishedVectorTileDataset(mapId: string, id: string, label: string, password?: string): Promise<KeplerDataset | null> {
+export async function publishedVectorTileDataset(mapId: string, id: string, label: string, grant?: string): Promise<KeplerDataset | null> {
   const { item } = await client.request<{ item: TileLink | null }>('GET', `/v1/maps/${mapId}/published-map/datasets/${id}/tiles/link`, {
-    headers: password ? { 'x-map-password': password } : {},
+    headers: grant ? { 'x-map-grant': grant } : {},
   });
   return item && fromLink(id, label, item);
 }
