@@ -16,8 +16,10 @@ export interface StudioConfig {
   databaseUrl: string | null;
   adminEmail: string | null;
   adminPassword: string | null;
-  /** Signing and encryption key material; generated and kept in the catalog when absent. */
+  /** STUDIO_SECRET: signing and encryption key material; when absent, the key file holds it. */
   secret: string | null;
+  /** STUDIO_KEY_FILE: the master key's file (0600); null means <dataDir>/master.key. Never in the catalog. */
+  keyFile: string | null;
   /** Built web app to serve on the same port, when present. */
   webDir: string | null;
   /** Public origin used in printed links. */
@@ -68,6 +70,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): StudioConfi
     adminEmail: env.STUDIO_ADMIN_EMAIL || null,
     adminPassword: env.STUDIO_ADMIN_PASSWORD || null,
     secret: env.STUDIO_SECRET || null,
+    keyFile: env.STUDIO_KEY_FILE ? path.resolve(env.STUDIO_KEY_FILE) : null,
     webDir: env.STUDIO_WEB_DIR ? path.resolve(env.STUDIO_WEB_DIR) : DEFAULT_WEB_DIR,
     publicUrl: env.STUDIO_PUBLIC_URL ?? `http://${host}:${port}`,
     logLevel: env.LOG_LEVEL ?? 'warn',

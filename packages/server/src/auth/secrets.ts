@@ -1,9 +1,8 @@
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Db } from '../store/db';
 
 /**
  * Key material of one installation. Every API node must share it (signed upload policies, encrypted
- * connection secrets), so without STUDIO_SECRET it is generated once and kept in the catalog.
+ * connection secrets); where it comes from is auth/master-key.ts (never the catalog).
  */
 export class Secrets {
   private readonly signingKey: Buffer;
@@ -12,15 +11,6 @@ export class Secrets {
   constructor(master: string) {
     this.signingKey = Buffer.from(hkdfSync('sha256', master, 'studio', 'signing', 32));
     this.encryptionKey = Buffer.from(hkdfSync('sha256', master, 'studio', 'encryption', 32));
-  }
-
-  static async load(db: Db, fromEnv: string | null): Promise<Secrets> {
-    if (fromEnv) return new Secrets(fromEnv);
-    const candidate = randomBytes(32).toString('base64url');
-    // Insert-if-absent, then read back: concurrent first starts agree on one value.
-    await db.insertInto('settings').values({ key: 'master-secret', value: candidate }).onConflict((oc) => oc.column('key').doNothing()).execute();
-    const row = await db.selectFrom('settings').select('value').where('key', '=', 'master-secret').executeTakeFirstOrThrow();
-    return new Secrets(row.value);
   }
 
   sign(payload: string): string {

@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { StudioConfig } from '../config';
 import type { Db } from '../store/db';
 import { Secrets } from '../auth/secrets';
+import { loadSecrets } from '../auth/master-key';
 import { AuthService } from './auth';
 import { AccessService } from './access';
 import { AuditService } from './audit';
@@ -44,7 +45,7 @@ export interface Services {
 }
 
 export async function buildServices(config: StudioConfig, db: Db): Promise<Services> {
-  const secrets = await Secrets.load(db, config.secret);
+  const secrets = await loadSecrets(db, config, (line) => console.warn(line));
   const records = new RecordService(db);
   // One set of H3 functions for ingestion and queries: the pipeline's (fast, bit-exact with h3-js).
   const engine = await Engine.open({ dataDir: config.dataDir, functions: registerH3Functions, memoryLimit: config.duckdbMemory });
