@@ -22,6 +22,7 @@ export interface Studio {
 export async function buildStudio(config: StudioConfig, opts: { inMemoryCatalog?: boolean; logger?: boolean } = {}): Promise<Studio> {
   const store = await openCatalog({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, inMemory: opts.inMemoryCatalog });
   const services = await buildServices(config, store.db);
+  await services.datasets.failOwnInterrupted();
   await services.datasets.failStalePending();
   const stopSweeping = services.datasets.startSweeping();
   const app = Fastify({ logger: opts.logger ? { level: config.logLevel } : false, bodyLimit: 64 * 1024 * 1024, trustProxy: config.trustProxy });

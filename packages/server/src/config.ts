@@ -20,6 +20,8 @@ export interface StudioConfig {
   secret: string | null;
   /** STUDIO_KEY_FILE: the master key's file (0600); null means <dataDir>/master.key. Never in the catalog. */
   keyFile: string | null;
+  /** STUDIO_NODE_ID: this API node's name in pending ingestions; null: an id kept in <dataDir>/node-id. */
+  nodeId: string | null;
   /** Built web app to serve on the same port, when present. */
   webDir: string | null;
   /** Public origin used in printed links. */
@@ -71,6 +73,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): StudioConfi
     adminPassword: env.STUDIO_ADMIN_PASSWORD || null,
     secret: env.STUDIO_SECRET || null,
     keyFile: env.STUDIO_KEY_FILE ? path.resolve(env.STUDIO_KEY_FILE) : null,
+    nodeId: env.STUDIO_NODE_ID || null,
     webDir: env.STUDIO_WEB_DIR ? path.resolve(env.STUDIO_WEB_DIR) : DEFAULT_WEB_DIR,
     publicUrl: env.STUDIO_PUBLIC_URL ?? `http://${host}:${port}`,
     logLevel: env.LOG_LEVEL ?? 'warn',

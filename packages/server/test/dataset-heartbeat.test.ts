@@ -1,7 +1,13 @@
 import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { buildStudio } from '../src/app';
+import { configFromEnv } from '../src/config';
+import { createUser } from '../src/services/users';
 import { DatasetService, STALE_PENDING_MS, datasetAttrs } from '../src/services/datasets';
-import { STORES, useStudio } from './harness';
+import { PASSWORD, STORES, useStudio } from './harness';
 
 describe.each(STORES)('pending datasets across nodes on %s', (kind) => {
   const { ctx, create, rowOf } = useStudio(kind);
@@ -41,5 +47,36 @@ describe.each(STORES)('pending datasets across nodes on %s', (kind) => {
       stop();
     }
     expect(datasetAttrs(await rowOf(row.id)).metadata.errorMessage).toBe('Ingestion was interrupted; upload the file again');
+  });
+});
+
+describe('a node restarting after a crash', () => {
+  it("fails its own interrupted ingestion at once, and the dataset takes a new upload; another node's stays until stale", async () => {
+    const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'studio-node-'));
+    const config = { ...configFromEnv({ STUDIO_DATA_DIR: dataDir, STUDIO_SECRET: 'test-secret', STUDIO_SAMPLES: 'off' }), webDir: null };
+    try {
+      let studio = await buildStudio(config);
+      const owner = await createUser(studio.services.db, { email: 'o@acme.test', password: PASSWORD, isAdmin: true });
+      const nodeId = (await fs.readFile(path.join(dataDir, 'node-id'), 'utf8')).trim();
+      // Two uploads in progress when the process dies: one ingested by this node, one by another.
+      const pendingOf = async (name: string, node: string) => {
+        const row = await studio.services.db.insertInto('resources').values({ id: randomUUID(), type: 'dataset', owner_id: owner.id, name, attrs: JSON.stringify({ status: 'pending', metadata: {}, ingestNode: node }) } as never).returning('id').executeTakeFirstOrThrow();
+        return row.id;
+      };
+      const own = await pendingOf('Mine', nodeId);
+      const other = await pendingOf('Theirs', 'node-b');
+      await studio.close();
+      studio = await buildStudio(config);
+      const statusOf = async (id: string) => datasetAttrs(await studio.services.db.selectFrom('resources').selectAll().where('id', '=', id).executeTakeFirstOrThrow()).status;
+      expect(await statusOf(own)).toBe('error');
+      expect(await statusOf(other)).toBe('pending');
+      const token = (await studio.app.inject({ method: 'POST', url: '/v1/auth/sign-in', payload: { email: 'o@acme.test', password: PASSWORD } })).json().item.accessToken;
+      const upload = await studio.app.inject({ method: 'PUT', url: `/v1/datasets/${own}/data`, payload: 'a,b\n1,2\n', headers: { authorization: `Bearer ${token}`, 'content-type': 'text/csv' } });
+      expect(upload.statusCode).toBeLessThan(300);
+      expect(await statusOf(own)).toBe('ready');
+      await studio.close();
+    } finally {
+      await fs.rm(dataDir, { recursive: true, force: true });
+    }
   });
 });

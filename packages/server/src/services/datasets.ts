@@ -51,14 +51,18 @@ export interface IngestOpts {
 
 /** A dataset upload that stopped before its end (client gone, connection cut). */
 export const CUT_OFF = 'The upload was cut off before the end of the file';
-/** Datasets pending longer than this with nobody ingesting them were interrupted by a crash. */
-export const STALE_PENDING_MS = 10 * 60 * 1000;
+/**
+ * A dataset pending this long without a heartbeat lost the node ingesting it: two heartbeats missed, plus
+ * half an interval for a slow catalog. (Its own node fails it at once when it starts again.)
+ */
+export const STALE_PENDING_MS = 5 * 60 * 1000;
 
-/** How often the node ingesting a dataset marks it alive (well inside STALE_PENDING_MS). */
+/** How often the node ingesting a dataset marks it alive. */
 export interface IngestTiming {
   heartbeatMs: number;
 }
-const DEFAULT_TIMING: IngestTiming = { heartbeatMs: STALE_PENDING_MS / 5 };
+const DEFAULT_TIMING: IngestTiming = { heartbeatMs: STALE_PENDING_MS / 2.5 };
+export const INTERRUPTED = 'Ingestion was interrupted; upload the file again';
 
 /**
  * Datasets: the status machine, streaming uploads to disk, ingestion into Parquet through the engine.
@@ -71,6 +75,8 @@ export class DatasetService {
     private readonly engine: Engine,
     private readonly records: RecordService,
     private readonly timing: IngestTiming = DEFAULT_TIMING,
+    /** This node (STUDIO_NODE_ID or <dataDir>/node-id): pending datasets record it, to be failed at its restart. */
+    private readonly nodeId = 'local',
   ) {}
 
   /** Arrow copies being written after ingestion, by dataset id (see keepArrowCopy). */
@@ -190,6 +196,7 @@ export class DatasetService {
   ): Promise<ResourceRow> {
     if (datasetAttrs(row).status === 'pending') throw new StudioError(409, 'Record is not upload-ready', 'Data is being ingested');
     const pending = await this.transition(row.id, 'pending', { metadata: { errorMessage: null, errorDetails: null } });
+    await this.db.updateTable('resources').set({ attrs: sql`attrs || jsonb_build_object('ingestNode', ${this.nodeId}::text)` }).where('id', '=', row.id).execute();
     // A long ingestion stays fresh, so that no node's sweep (failStalePending) takes it for a crashed one.
     const heartbeat = setInterval(() => void this.markAlive(row.id).catch(() => undefined), this.timing.heartbeatMs);
     heartbeat.unref();
@@ -260,7 +267,20 @@ export class DatasetService {
       .where(sql<boolean>`attrs->>'status' = 'pending'`)
       .where('updated_at', '<', new Date(now - STALE_PENDING_MS))
       .execute();
-    for (const r of rows) await this.transition(r.id, 'error', { metadata: { errorMessage: 'Ingestion was interrupted; upload the file again' } }).catch(() => undefined);
+    for (const r of rows) await this.transition(r.id, 'error', { metadata: { errorMessage: INTERRUPTED } }).catch(() => undefined);
+    return rows.length;
+  }
+
+  /** At start: this node's own pending ingestions died with its previous process, so they fail at once. */
+  async failOwnInterrupted(): Promise<number> {
+    const rows = await this.db
+      .selectFrom('resources')
+      .select('id')
+      .where('type', '=', 'dataset')
+      .where(sql<boolean>`attrs->>'status' = 'pending'`)
+      .where(sql<boolean>`attrs->>'ingestNode' = ${this.nodeId}`)
+      .execute();
+    for (const r of rows) await this.transition(r.id, 'error', { metadata: { errorMessage: INTERRUPTED } });
     return rows.length;
   }
 

@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import type { StudioConfig } from '../config';
 import type { Db } from '../store/db';
@@ -44,6 +46,20 @@ export interface Services {
   limits: RateLimits;
 }
 
+/** STUDIO_NODE_ID, or an id made once and kept in the data directory (so a restart knows its own work). */
+function nodeIdOf(config: StudioConfig): string {
+  if (config.nodeId) return config.nodeId;
+  const file = path.join(config.dataDir, 'node-id');
+  try {
+    return fs.readFileSync(file, 'utf8').trim();
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    fs.mkdirSync(config.dataDir, { recursive: true });
+    fs.writeFileSync(file, `${randomUUID()}\n`);
+    return fs.readFileSync(file, 'utf8').trim();
+  }
+}
+
 export async function buildServices(config: StudioConfig, db: Db): Promise<Services> {
   const secrets = await loadSecrets(db, config, (line) => console.warn(line));
   const records = new RecordService(db);
@@ -71,7 +87,7 @@ export async function buildServices(config: StudioConfig, db: Db): Promise<Servi
     policies: new UploadPolicies(secrets),
     blobs: new BlobStore(path.join(config.dataDir, 'blobs')),
     engine,
-    datasets: new DatasetService(db, engine, records),
+    datasets: new DatasetService(db, engine, records, undefined, nodeIdOf(config)),
     tempViews: new TempViews(engine),
     executions: new ExecutionService(db, engine, access, secrets, sandbox, reach),
     sandbox,
