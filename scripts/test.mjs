@@ -35,14 +35,16 @@ const steps = [
   ['unit and API tests (PGlite and PostgreSQL)', 'vitest', ['run'], true],
   ['build web app', 'npm', ['run', 'build'], false],
   ['browser end-to-end tests', 'vitest', ['run', '-c', 'packages/web/vitest.e2e.config.ts'], true],
+  // The flows that touch the catalog and the caches again, on the production stores (PostgreSQL + Redis).
+  ['browser end-to-end tests on PostgreSQL + Redis', 'vitest', ['run', '-c', 'packages/web/vitest.e2e.config.ts', 'sign-in', 'datasets', 'e2e/map.e2e', 'sharing', 'analytics', 'list', 'admin'], true, { STUDIO_E2E_STORE: 'postgres' }],
 ];
 let passed = 0;
 let failed = 0;
 let skipped = 0;
-for (const [name, cmd, args, isTests] of steps) {
+for (const [name, cmd, args, isTests, env] of steps) {
   if (name.startsWith('browser') && !fs.existsSync('packages/web/vitest.e2e.config.ts')) continue;
   console.log(`\n=== ${name} ===`);
-  const { code, out } = await run(cmd, args, { capture: isTests });
+  const { code, out } = await run(cmd, args, { capture: isTests, env });
   if (isTests) {
     const c = counts(out);
     passed += c.passed;

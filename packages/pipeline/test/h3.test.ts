@@ -19,15 +19,33 @@ describe('JS latLngToCell port', () => {
 
   it('finds its tables in h3-js', () => expect(tables).toBeDefined());
 
-  it('matches h3-js everywhere (or defers to it)', () => {
+  /**
+   * Coordinates as data holds them: spread over the whole range (fc.double alone crowds zero, subnormals and
+   * the poles, which the fast path defers on: 93% of its draws went to the fallback), plus those edge values.
+   */
+  const coordinate = (max: number) =>
+    fc.oneof(
+      { weight: 9, arbitrary: fc.integer({ min: -max * 1e7, max: max * 1e7 }).map((i) => i / 1e7) },
+      { weight: 1, arbitrary: fc.double({ min: -max, max, noNaN: true }) },
+    );
+
+  it('matches h3-js everywhere (or defers to it), on the fast path for most points', () => {
+    let fastPath = 0;
+    let runs = 0;
     fc.assert(
-      fc.property(fc.double({ min: -90, max: 90, noNaN: true }), fc.double({ min: -180, max: 180, noNaN: true }), fc.integer({ min: 0, max: 15 }), (lat, lng, res) => {
+      fc.property(coordinate(90), coordinate(180), fc.integer({ min: 0, max: 15 }), (lat, lng, res) => {
+        runs++;
         const got = one(fast, lat, lng, res);
-        if (got !== 'fallback') expect(got).toBe(latLngToCell(lat, lng, res));
+        if (got !== 'fallback') {
+          fastPath++;
+          expect(got).toBe(latLngToCell(lat, lng, res));
+        }
         expect(one(cellsFn(), lat, lng, res)).toBe(latLngToCell(lat, lng, res));
       }),
       { numRuns: 20000 },
     );
+    // The property proves its reach: the port itself, not the fallback, answers most checks (measured 87% of 20,000; 7% before, with fc.double alone).
+    expect(fastPath / runs).toBeGreaterThan(0.75);
   });
 
   it('matches h3-js next to pentagons and on cell centers (boundary-heavy points)', () => {

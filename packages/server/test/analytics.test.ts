@@ -166,13 +166,35 @@ describe.each(STORES)('analytic sets on %s', (kind) => {
     const send = (signal?: AbortSignal) => fetch(`${address}/v1/query/foot-traffic/template/customer-journey`, {
       method: 'POST', signal, body: JSON.stringify({ parameters }), headers: { ...auth('owner'), 'content-type': 'application/json', accept: 'application/json' },
     });
-    // A remount in the web app: the first request goes away as the same one is sent again.
-    const first = new AbortController();
-    const gone = send(first.signal).catch((e: Error) => e.name);
-    await new Promise((r) => setTimeout(r, 5));
-    first.abort();
-    const again = await send();
-    expect(await gone).toBe('AbortError');
+    // A remount in the web app: the first request goes away while its computation runs, and the same one
+    // is sent again. The computation waits on a gate until the second request has joined it (events, not
+    // fixed waits: on a fast machine it used to finish before the abort, on a loaded one after the join).
+    const engine = s.services.engine;
+    const original = engine.withConnection.bind(engine);
+    const joined = vi.spyOn(s.services.analytics.cache, 'run');
+    let openGate!: () => void;
+    const gate = new Promise<void>((r) => (openGate = r));
+    const connections = vi.spyOn(engine, 'withConnection').mockImplementation(((fn: (c: never) => Promise<unknown>) =>
+      original(async (c) => {
+        if (joined.mock.calls.length > 0) await gate;
+        return fn(c as never);
+      })) as typeof engine.withConnection);
+    let again: Response;
+    try {
+      const first = new AbortController();
+      const gone = send(first.signal).catch((e: Error) => e.name);
+      await expect.poll(() => joined.mock.calls.length, { timeout: 15_000 }).toBe(1);
+      first.abort();
+      expect(await gone).toBe('AbortError');
+      const pending = send();
+      await expect.poll(() => joined.mock.calls.length, { timeout: 15_000 }).toBe(2);
+      openGate();
+      again = await pending;
+    } finally {
+      openGate();
+      connections.mockRestore();
+      joined.mockRestore();
+    }
     expect(again.status).toBe(200);
     const expected = await s.services.engine.withConnection((c) => runTemplate(c, 'customer-journey', parameters, panel.tables));
     expect((await again.json()).items).toEqual(approx(expected));
@@ -183,11 +205,14 @@ describe.each(STORES)('analytic sets on %s', (kind) => {
     const engine = s.services.engine;
     const original = engine.withConnection.bind(engine);
     const outcomes: string[] = [];
-    // A busy engine: the connection comes 1.2 s late, long after the client has gone.
+    // A busy engine: the connection comes only after the client has gone (the test opens the gate then).
+    let openGate!: () => void;
+    const gate = new Promise<void>((r) => (openGate = r));
     const spy = vi.spyOn(engine, 'withConnection').mockImplementation(((fn: (c: never) => Promise<unknown>) => original(async (c) => {
-      await new Promise((r) => setTimeout(r, 1200));
+      await gate;
       return fn(c as never).then((v) => (outcomes.push('ran'), v), (e: Error) => (outcomes.push(e.message), Promise.reject(e)));
     })) as typeof engine.withConnection);
+    const openConnections = () => new Promise<number>((r) => s.app.server.getConnections((_e, n) => r(n)));
     try {
       const parameters = { ...defaultParameters('audience-age', labels), period: { periodType: 'QUARTERLY', start: '2024-Q2', end: '2024-Q3' } };
       const client = new AbortController();
@@ -196,12 +221,15 @@ describe.each(STORES)('analytic sets on %s', (kind) => {
       }).catch((e: Error) => e.name);
       // Leave once the query has asked for its connection (a fixed wait raced a loaded machine).
       await expect.poll(() => spy.mock.calls.length, { timeout: 15_000 }).toBeGreaterThan(0);
+      const during = await openConnections();
       client.abort();
       expect(await res).toBe('AbortError');
+      // The server has seen the client leave (its connection closed): now the engine's connection comes.
+      await expect.poll(openConnections, { timeout: 15_000 }).toBeLessThan(during);
+      openGate();
       await expect.poll(() => outcomes, { timeout: 15_000 }).toEqual(['aborted']);
       spy.mockClear();
       // Nothing was cached: the same query computes afresh.
-      await new Promise((r) => setTimeout(r, 50));
       expect((await query('owner', 'audience-age', parameters)).statusCode).toBe(200);
       expect(outcomes).toEqual(['aborted', 'ran']);
     } finally {

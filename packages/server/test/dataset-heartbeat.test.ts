@@ -15,16 +15,19 @@ describe.each(STORES)('pending datasets across nodes on %s', (kind) => {
   const status = async (id: string) => datasetAttrs(await rowOf(id)).status;
 
   it('an ingestion that runs long stays pending while another node sweeps, then ends ready', async () => {
-    // This node beats every 100 ms; the sweep below runs as another node's would, near the stale limit.
+    // This node beats every 100 ms; the sweep below runs as another node's would.
     const datasets = new DatasetService(ctx.s.services.db, ctx.s.services.engine, ctx.s.services.records, { heartbeatMs: 100 });
     const row = await newDataset('Long upload');
+    const updatedAt = async () => (await rowOf(row.id)).updated_at.getTime();
     let swept = -1;
     const ready = datasets.ingestWith(row, { source: 'upload', pipelineType: 'managed', contentType: 'text/csv', query: null }, async (file) => {
-      // The upload is still arriving 700 ms after the dataset went pending.
-      await new Promise((r) => setTimeout(r, 700));
+      // The upload is still arriving: wait for the event the sweep depends on, a heartbeat after going pending.
+      const pendingAt = await updatedAt();
+      await expect.poll(updatedAt, { timeout: 30_000, interval: 20 }).toBeGreaterThan(pendingAt);
+      const beatAt = await updatedAt();
       expect(await status(row.id)).toBe('pending');
-      // Without the heartbeat, updated_at would be 700 ms old: past a threshold 400 ms before now.
-      swept = await datasets.failStalePending(Date.now() + STALE_PENDING_MS - 400);
+      // A sweep whose stale limit falls between the two: without the beat, this dataset would be failed.
+      swept = await datasets.failStalePending((pendingAt + beatAt) / 2 + STALE_PENDING_MS);
       await fs.writeFile(file, 'a,b\n1,2\n');
       return { contentType: 'text/csv', contentEncoding: undefined };
     });
@@ -42,7 +45,7 @@ describe.each(STORES)('pending datasets across nodes on %s', (kind) => {
       .execute();
     const stop = ctx.s.services.datasets.startSweeping(50);
     try {
-      await expect.poll(() => status(row.id), { timeout: 5000 }).toBe('error');
+      await expect.poll(() => status(row.id), { timeout: 30_000 }).toBe('error');
     } finally {
       stop();
     }

@@ -1,4 +1,5 @@
 import http from 'node:http';
+import { PassThrough } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import { tableFromIPC } from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -94,26 +95,35 @@ describe.each(STORES)('datasets on %s', (kind) => {
   it('ends a cut-off upload in error, never pending, with nothing readable', async () => {
     const address = await s.app.listen({ port: 0, host: '127.0.0.1' });
     const { port } = new URL(address);
-    await new Promise<void>((resolve) => {
-      const req = http.request({ host: '127.0.0.1', port, method: 'POST', path: '/v1/datasets/data?name=CutOff', headers: { authorization: cast.tokens.owner, 'content-type': 'text/csv', 'content-length': '100000' } });
-      req.on('error', () => resolve());
-      req.write('a,b\n1,2\n3,');
-      setTimeout(() => (req.destroy(), resolve()), 200);
-    });
-    let ds: { status: string; metadata: { errorMessage: string } } | undefined;
-    for (let i = 0; i < 50 && (!ds || ds.status === 'pending'); i++) {
-      await new Promise((r) => setTimeout(r, 100));
-      ds = (await get('/v1/datasets?search=CutOff')).json().items[0];
-    }
-    expect(ds).toMatchObject({ status: 'error', metadata: { errorMessage: 'The upload was cut off before the end of the file' } });
+    const req = http.request({ host: '127.0.0.1', port, method: 'POST', path: '/v1/datasets/data?name=CutOff', headers: { authorization: cast.tokens.owner, 'content-type': 'text/csv', 'content-length': '100000' } });
+    req.on('error', () => undefined);
+    req.write('a,b\n1,2\n3,');
+    const cutOff = async () => (await get('/v1/datasets?search=CutOff')).json().items[0] as { status: string; metadata: { errorMessage: string } } | undefined;
+    // The connection drops once the server is receiving the file (the dataset is pending), not after a fixed wait.
+    await expect.poll(async () => (await cutOff())?.status, { timeout: 30_000 }).toBe('pending');
+    req.destroy();
+    await expect.poll(async () => (await cutOff())?.status, { timeout: 30_000 }).toBe('error');
+    expect(await cutOff()).toMatchObject({ status: 'error', metadata: { errorMessage: 'The upload was cut off before the end of the file' } });
   });
 
   it('replaces data atomically and keeps readers on the old data until the new is ready', async () => {
     const ds = (await upload(CSV, 'text/csv')).json().item;
-    const replaced = await s.app.inject({ method: 'PUT', url: `/v1/datasets/${ds.id}/data`, payload: 'name,lat,lng\nX,1,2\n', headers: { authorization: cast.tokens.owner, 'content-type': 'text/csv' } });
-    expect(replaced.json().item.metadata.rowCount).toBe(1);
+    const names = async () => (await get(`/v1/datasets/${ds.id}/data`)).body.trim().split('\n').slice(1).map((l) => l.split(',')[0]);
+    const before = await names();
+    expect(before).toEqual(['Ferry Building', 'Coit Tower', 'Painted Ladies']);
+    // A replacement still arriving: readers keep the old data, whole, meanwhile.
+    const body = new PassThrough();
+    body.write('name,lat,lng\n');
+    const replacing = s.app.inject({ method: 'PUT', url: `/v1/datasets/${ds.id}/data`, payload: body, headers: { authorization: cast.tokens.owner, 'content-type': 'text/csv' } });
+    await expect.poll(async () => (await get(`/v1/datasets/${ds.id}`)).json().item.status, { timeout: 30_000 }).toBe('pending');
+    expect(await names()).toEqual(before);
+    body.end('X,1,2\n');
+    expect((await replacing).json().item.metadata.rowCount).toBe(1);
+    expect(await names()).toEqual(['X']);
+    // A replacement that fails leaves the data as it was: no half of it, no mix.
     const bad = await s.app.inject({ method: 'PUT', url: `/v1/datasets/${ds.id}/data`, payload: '', headers: { authorization: cast.tokens.owner, 'content-type': 'text/csv' } });
     expect(bad.statusCode).toBe(422);
+    expect(await names()).toEqual(['X']);
   });
 
   it('clones with data and deletes with data', async () => {

@@ -41,4 +41,26 @@ describe.each(STORES)('unstorable text through the API on %s', (kind) => {
     expect(await catalogVersion()).toBe(before);
   });
 
+  // The failure that used to follow a kept write: the audit insert. A check constraint makes it fail on purpose.
+  it.each([
+    ['a new tag', 'POST', () => '/v1/tags', { name: 'Kept only with its audit record' }, 'tag.create'],
+    ['a renamed map', 'PUT', () => `/v1/maps/${mapId}`, { name: 'Renamed without a trace' }, 'map.update'],
+    ['a deleted map', 'DELETE', () => `/v1/maps/${mapId}`, undefined, 'map.delete'],
+  ])('keeps nothing of %s when its audit record cannot be written', async (_n, method, url, payload, action) => {
+    const db = ctx.s.services.db;
+    const audited = async () => Number((await sql<{ n: string | number }>`select count(*) as n from audit_log`.execute(db)).rows[0]!.n);
+    const [before, auditBefore] = [await catalogVersion(), await audited()];
+    await sql.raw(`alter table audit_log add constraint audit_refused check (action <> '${action}')`).execute(db);
+    try {
+      const res = await as('owner', method as 'POST', url(), payload as object);
+      expect(res.statusCode).toBe(500);
+    } finally {
+      await sql.raw('alter table audit_log drop constraint audit_refused').execute(db);
+    }
+    expect([await catalogVersion(), await audited()]).toEqual([before, auditBefore]);
+    const map = await as('owner', 'GET', `/v1/maps/${mapId}`);
+    expect([map.statusCode, map.json().item.name]).toEqual([200, 'Map 🗺️']);
+    const tags = await as('owner', 'GET', '/v1/tags');
+    expect(JSON.stringify(tags.json())).not.toContain('Kept only with its audit record');
+  });
 });

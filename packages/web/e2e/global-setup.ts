@@ -62,6 +62,33 @@ function needsBuild(index: string): boolean {
   return Math.max(...sources.map(newest)) > fs.statSync(index).mtimeMs;
 }
 
+/**
+ * STUDIO_E2E_STORE=postgres: the server runs the way production does — the catalog on a new database of
+ * the local PostgreSQL, rate limits and result caches in Redis under a prefix of its own — and both are
+ * removed at the end. Otherwise the embedded default (PGlite, in-process caches).
+ */
+async function productionStores(): Promise<{ env: Record<string, string>; drop: () => Promise<void> } | null> {
+  if (process.env.STUDIO_E2E_STORE !== 'postgres') return null;
+  const { default: pg } = await import('pg');
+  const adminUrl = process.env.STUDIO_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+  const name = `studio_e2e_${Math.random().toString(36).slice(2, 10)}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    env: { DATABASE_URL: url.toString(), STUDIO_SECRET: 'e2e-master-key-on-postgres', REDIS_URL: 'redis://127.0.0.1:6379', STUDIO_REDIS_PREFIX: `${name}:` },
+    drop: async () => {
+      const c = new pg.Client({ connectionString: adminUrl });
+      await c.connect();
+      await c.query(`drop database if exists ${name} with (force)`);
+      await c.end();
+    },
+  };
+}
+
 /** Builds the app when needed, starts the real server on a free port, and stops it at the end. */
 export default async function setup(project: TestProject) {
   if (!fs.existsSync(CHROMIUM)) {
@@ -74,6 +101,7 @@ export default async function setup(project: TestProject) {
 
   const port = await freePort();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'studio-e2e-'));
+  const stores = await productionStores();
   let log = '';
   // tsx itself, not npx: stopping a wrapper would leave the server running. Its own process group,
   // so the stop below reaches tsx's child too. The node running Vitest (the pinned 22) comes first.
@@ -91,6 +119,7 @@ export default async function setup(project: TestProject) {
       STUDIO_ADMIN_PASSWORD: ADMIN.password,
       STUDIO_WEB_DIR: dist,
       LOG_LEVEL: 'warn',
+      ...stores?.env,
     },
   });
   server.stdout!.on('data', (d) => (log += d));
@@ -116,6 +145,7 @@ export default async function setup(project: TestProject) {
       clearTimeout(timer);
     }
     fs.rmSync(dataDir, { recursive: true, force: true });
+    await stores?.drop();
   };
 
   try {

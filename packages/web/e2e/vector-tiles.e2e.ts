@@ -57,8 +57,14 @@ describe('vector-tile datasets in the map', () => {
     await expect.poll(() => tileRequests.some((p) => /\/\d+\/\d+\/\d+$/.test(p)), { timeout: 20_000 }).toBe(true);
     expect(tileRequests).toContain(`/v1/vector-tiles/${tiled.id}/tiles.json`);
     // The points are drawn: hiding the layer with kepler's own toggle takes them off the map.
-    await page.waitForTimeout(1000);
-    const shown = await mapShot(page);
+    // Wait until the frame holds still (two shots alike), not a fixed second: then the drawn points are in it.
+    let shown = await mapShot(page);
+    await expect.poll(async () => {
+      const next = await mapShot(page);
+      const moving = await differingPixels(page, shown, next);
+      shown = next;
+      return moving;
+    }, { timeout: 20_000 }).toBe(0);
     await page.locator('.layer__visibility-toggle').first().click();
     await expect.poll(async () => differingPixels(page, shown, await mapShot(page)), { timeout: 10_000 }).toBeGreaterThan(60);
     await page.locator('.layer__visibility-toggle').first().click();

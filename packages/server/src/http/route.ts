@@ -72,6 +72,13 @@ export interface RouteDef<P extends z.ZodType = z.ZodType, Q extends z.ZodType =
    * `config.rateLimits.routes`; beyond it 429 with Retry-After. Counted after authentication.
    */
   rateLimit?: RouteLimitName;
+  /**
+   * Default: every write (not GET, not a raw body) runs in one unit of work, so its writes and its audit
+   * record commit together or not at all (store/unit-of-work.ts). `false` for handlers that spend their
+   * time outside the catalog (DuckDB, scrypt, the network) or whose progress others must see while they
+   * run (an ingestion's pending state): they group their writes with `atomically` themselves.
+   */
+  transaction?: false;
   handler: (ctx: RouteContext<z.infer<P>, z.infer<Q>, z.infer<B>>) => Promise<unknown>;
 }
 
@@ -173,7 +180,9 @@ async function handle(def: RouteDef, limit: ReturnType<typeof routeLimiter>, ser
   }
   const query = parse(def.query, req.query, 'query parameters') as Record<string, unknown>;
   const body = def.rawBody ? req.body : parse(def.body, req.body, 'request body');
-  const result = await def.handler({ req, reply, caller, params, query, body, resource, access, adminMode, services });
+  const context = { req, reply, caller, params, query, body, resource, access, adminMode, services };
+  const inUnit = def.method !== 'GET' && !def.rawBody && def.transaction !== false;
+  const result = inUnit ? await services.units.run(() => def.handler(context)) : await def.handler(context);
   // Writes to identity (users, memberships, keys, admin rights) must not be hidden by cached credentials.
   if (def.method !== 'GET' && IDENTITY_TAGS.has(def.tag)) services.auth.forget();
   if (reply.sent) return reply;

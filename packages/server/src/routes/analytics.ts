@@ -74,6 +74,7 @@ const analyticRoutes = [
     summary: 'Run a template of an analytic set: JSON {items} (cached), Arrow IPC or CSV (Movement Pivot CSV is the export, allowed by movement_pivot_canExport)',
     tag: 'analytics',
     auth: 'user',
+    transaction: false,
     params: z.object({ groupId: z.string().max(100), templateId: z.string().max(100) }),
     query: Impersonate.extend({ expectData: z.enum(['true', 'false']).optional() }),
     body: z.unknown(),

@@ -19,12 +19,17 @@ export const authRoutes = [
     summary: 'Sign in with email and password; after repeated failures from an address, 429 with Retry-After (growing back-off)',
     tag: 'auth',
     auth: 'public',
+    transaction: false,
     body: SignInBody,
     handler: async ({ req, body, services }) => {
-      const session = await services.auth.signIn(body.email, body.password, req.ip);
-      const caller = await services.auth.callerOf(session.userId, 'session', '');
-      await services.audit.record(caller, 'auth.sign-in', 'user', session.userId);
-      return sessionToWire(services, session);
+      // The password check (scrypt) runs outside the unit of work: it would hold the catalog meanwhile.
+      const userId = await services.auth.checkPassword(body.email, body.password, req.ip);
+      return services.units.run(async () => {
+        const session = await services.auth.issue(userId);
+        const caller = await services.auth.callerOf(session.userId, 'session', '');
+        await services.audit.record(caller, 'auth.sign-in', 'user', session.userId);
+        return sessionToWire(services, session);
+      });
     },
   }),
   defineRoute({

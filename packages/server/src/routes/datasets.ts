@@ -46,8 +46,10 @@ async function uploadInto(ctx: RouteContext<unknown, unknown, unknown>, row: Res
   if (!contentType) throw badInput('Unsupported content type', 'Send the file with its media type as Content-Type');
   const body = ctx.req.body as NodeJS.ReadableStream | undefined;
   if (!body || typeof body.pipe !== 'function') throw badInput('Unsupported content type', 'The body must be the file itself');
-  const ready = await ctx.services.datasets.ingestUpload(row, body, contentType, ctx.req.headers['content-encoding'] as string | undefined, opts);
-  await ctx.services.audit.record(ctx.caller, 'dataset.upload', 'dataset', row.id, { contentType });
+  const ready = await ctx.services.datasets.ingestUpload(row, body, contentType, ctx.req.headers['content-encoding'] as string | undefined, {
+    ...opts,
+    onClaim: () => ctx.services.audit.record(ctx.caller, 'dataset.upload', 'dataset', row.id, { contentType }),
+  });
   return datasetItem(ctx.services, ready, ctx);
 }
 
@@ -89,7 +91,9 @@ export const datasetRoutes: RouteDef[] = [
     resource: { type: 'dataset', param: 'id', action: 'read' },
     handler: async (ctx) => {
       const a = datasetAttrs(ctx.resource!);
-      if (a.status !== 'ready' || !a.storageKey) throw new StudioError(409, `Dataset is not ready (status: ${a.status})`, a.metadata.errorMessage ?? undefined);
+      // Data under replacement (pending) or whose replacement failed (error) keeps its previous data until a
+      // new upload switches to its own: readers get that, whole. Only a dataset that never had data is not ready.
+      if (!a.storageKey) throw new StudioError(409, `Dataset is not ready (status: ${a.status})`, a.metadata.errorMessage ?? undefined);
       const signal = clientGone(ctx.reply);
       const arrow = String(ctx.req.headers.accept ?? '').includes(ARROW_STREAM);
       const safeName = ctx.resource!.name.replace(/[^\w.-]+/g, '_').slice(0, 100) || 'dataset';
@@ -114,7 +118,9 @@ export const datasetRoutes: RouteDef[] = [
     resource: { type: 'dataset', param: 'id', action: 'read' },
     handler: async (ctx) => {
       const a = datasetAttrs(ctx.resource!);
-      if (a.status !== 'ready' || !a.storageKey) throw new StudioError(409, `Dataset is not ready (status: ${a.status})`, a.metadata.errorMessage ?? undefined);
+      // Data under replacement (pending) or whose replacement failed (error) keeps its previous data until a
+      // new upload switches to its own: readers get that, whole. Only a dataset that never had data is not ready.
+      if (!a.storageKey) throw new StudioError(409, `Dataset is not ready (status: ${a.status})`, a.metadata.errorMessage ?? undefined);
       const rows = await ctx.services.engine.preview(a.storageKey, { offset: ctx.query.offset, limit: ctx.query.limit });
       return { items: rows, total: a.metadata.rowCount ?? rows.length, offset: ctx.query.offset };
     },
@@ -204,8 +210,11 @@ export const datasetRoutes: RouteDef[] = [
       const caller = requireCaller(ctx);
       await assertCanCreate(ctx.services.db, caller, 'dataset');
       if (!contentTypeOf(ctx)) throw badInput('Unsupported content type');
-      const row = await ctx.services.records.create(caller, 'dataset', { name: ctx.query.name, description: ctx.query.description, attrs: newAttrs('managed') as unknown as Record<string, unknown> });
-      await ctx.services.audit.record(caller, 'dataset.create', 'dataset', row.id, { name: row.name });
+      const row = await ctx.services.units.run(async () => {
+        const created = await ctx.services.records.create(caller, 'dataset', { name: ctx.query.name, description: ctx.query.description, attrs: newAttrs('managed') as unknown as Record<string, unknown> });
+        await ctx.services.audit.record(caller, 'dataset.create', 'dataset', created.id, { name: created.name });
+        return created;
+      });
       return uploadInto(ctx as RouteContext<unknown, unknown, unknown>, row, { skipArrow: ctx.query.skipArrow });
     },
   }),
@@ -234,6 +243,7 @@ export const datasetRoutes: RouteDef[] = [
     summary: 'Create a dataset from a SQL SELECT over datasets the caller can read (tables: dataset ids or names), run on the embedded DuckDB',
     tag: 'datasets',
     auth: 'user',
+    transaction: false,
     body: DatasetFromQuery,
     status: 201,
     handler: async (ctx) => {
@@ -241,8 +251,11 @@ export const datasetRoutes: RouteDef[] = [
       await assertCanCreate(ctx.services.db, caller, 'dataset');
       if (ctx.body.connectionId) await connectionForQuery(ctx.services, caller, ctx.body.connectionId);
       const safe = await sandboxForCaller(ctx.services, caller, ctx.body.query);
-      const row = await ctx.services.records.create(caller, 'dataset', { name: ctx.body.name, description: ctx.body.description, attrs: newAttrs('managed') as unknown as Record<string, unknown> });
-      await ctx.services.audit.record(caller, 'dataset.create', 'dataset', row.id, { name: row.name, query: ctx.body.query });
+      const row = await ctx.services.units.run(async () => {
+        const created = await ctx.services.records.create(caller, 'dataset', { name: ctx.body.name, description: ctx.body.description, attrs: newAttrs('managed') as unknown as Record<string, unknown> });
+        await ctx.services.audit.record(caller, 'dataset.create', 'dataset', created.id, { name: created.name, query: ctx.body.query });
+        return created;
+      });
       const ready = await ctx.services.datasets.ingestQuery(row, (file) => ctx.services.sandbox.copyToParquet(safe, {}, file), ctx.body.query);
       return datasetItem(ctx.services, ready, ctx);
     },
@@ -254,6 +267,7 @@ export const datasetRoutes: RouteDef[] = [
     summary: "Replace a dataset's data with the result of a workbench query (workbenchDataSource SQL, or all of tableName)",
     tag: 'datasets',
     auth: 'user',
+    transaction: false,
     params: IdParam,
     body: WorkbenchBody,
     resource: { type: 'dataset', param: 'id', action: 'write' },
@@ -265,8 +279,9 @@ export const datasetRoutes: RouteDef[] = [
       const query = b.workbenchDataSource ?? (tableRef ? `SELECT * FROM ${tableRef}` : null);
       if (!query) throw badInput('Either workbenchDataSource or tableName is required');
       const safe = await sandboxForCaller(ctx.services, caller, query);
-      const ready = await ctx.services.datasets.ingestQuery(ctx.resource!, (file) => ctx.services.sandbox.copyToParquet(safe, {}, file), query);
-      await ctx.services.audit.record(caller, 'dataset.workbench', 'dataset', ctx.resource!.id, { query });
+      const ready = await ctx.services.datasets.ingestQuery(ctx.resource!, (file) => ctx.services.sandbox.copyToParquet(safe, {}, file), query, {
+        onClaim: () => ctx.services.audit.record(caller, 'dataset.workbench', 'dataset', ctx.resource!.id, { query }),
+      });
       return datasetItem(ctx.services, ready, ctx);
     },
   }),
@@ -295,6 +310,7 @@ export const datasetRoutes: RouteDef[] = [
     summary: 'Copy a dataset, its data included, into one owned by the caller',
     tag: 'datasets',
     auth: 'user',
+    transaction: false,
     params: IdParam,
     resource: { type: 'dataset', param: 'id', action: 'copy' },
     status: 201,
@@ -303,13 +319,17 @@ export const datasetRoutes: RouteDef[] = [
       await assertCanCreate(ctx.services.db, caller, 'dataset');
       const source = datasetAttrs(ctx.resource!);
       if (source.status === 'pending') throw new StudioError(409, 'Dataset is being ingested; clone it when it is ready');
-      let row = await ctx.services.records.clone(caller, ctx.resource!);
+      let row = await ctx.services.units.run(async () => {
+        const copy = await ctx.services.records.clone(caller, ctx.resource!);
+        await ctx.services.audit.record(caller, 'dataset.clone', 'dataset', copy.id, { from: ctx.resource!.id });
+        return copy;
+      });
+      // The files are copied outside any transaction (they can be large), then the copy points at them.
       if (source.storageKey) {
         const key = `datasets/${row.id}/${source.storageKey.split('/').pop()}`;
         await copyDatasetFiles(ctx.services.engine, source.storageKey, key);
         row = await ctx.services.records.update(caller, row, { attrs: { ...source, storageKey: key } as unknown as Record<string, unknown> }, { adminMode: false });
       }
-      await ctx.services.audit.record(caller, 'dataset.clone', 'dataset', row.id, { from: ctx.resource!.id });
       return datasetItem(ctx.services, row, ctx);
     },
   }),
@@ -326,8 +346,9 @@ export const datasetRoutes: RouteDef[] = [
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
       await ctx.services.records.delete(caller, ctx.resource!);
-      await ctx.services.datasets.deleteData(ctx.resource!);
       await ctx.services.audit.record(caller, 'dataset.delete', 'dataset', ctx.resource!.id, { name: ctx.resource!.name });
+      // The files go once the deletion is kept: a rollback must not leave a dataset without its data.
+      await ctx.services.units.afterCommit(() => ctx.services.datasets.deleteData(ctx.resource!));
       return undefined;
     },
   }),

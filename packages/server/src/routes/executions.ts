@@ -136,6 +136,7 @@ const templateRun = (spec: string, url: string, param: string, summary: string) 
     summary,
     tag: TAG,
     auth: 'user',
+    transaction: false,
     params: z.object({ [param]: Id }),
     body: TemplateRunBody,
     resource: { type: 'query-template', param, action: 'read' },
@@ -185,6 +186,7 @@ export const executionRoutes: RouteDef[] = [
     summary: 'Run SQL (over datasets, or pushed down to a connection) or a query template; answers the execution (queryExecutionId, status, cacheExpiresAt)',
     tag: TAG,
     auth: 'user',
+    transaction: false,
     body: RunBody,
     handler: async (ctx) => answer(ctx, await planOf(ctx, ctx.body)),
   }),
@@ -195,6 +197,7 @@ export const executionRoutes: RouteDef[] = [
     summary: 'Like POST /v1/data-queries, answering the first `limit` rows (default 100, at most 10000) as JSON',
     tag: TAG,
     auth: 'user',
+    transaction: false,
     body: JsonBody,
     handler: async (ctx) => {
       const { row } = await run(ctx, await planOf(ctx, ctx.body));

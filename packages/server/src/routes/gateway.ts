@@ -57,6 +57,7 @@ export const gatewayRoutes: RouteDef[] = [
     summary: 'Connect to a saved ({connectionId}) or unsaved connection (5 s timeout): {ok, serverVersion}, or 422 with the driver message',
     tag: 'gateway',
     auth: 'user',
+    transaction: false,
     body: TestBody,
     rateLimit: 'testConnection',
     handler: async (ctx) => {

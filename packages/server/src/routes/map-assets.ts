@@ -88,27 +88,30 @@ const assetKeyOf = (id: string) => `map-assets/${id}/asset`;
 export const mapAssetUploadHandlers: [string, UploadHandler][] = [
   [
     'map-asset-file',
-    async (services, claims, contentType, body) => {
+    async (services, claims, contentType, body, audit) => {
       const row = await services.records.get(claims.resourceId);
       if (!row || row.type !== 'map-asset') throw new StudioError(409, 'Record is not upload-ready');
       assertAssetType(row, 'map-style');
       if (!body || typeof body.pipe !== 'function') throw badInput('Upload body is missing');
       const key = assetKeyOf(row.id);
       await services.blobs.write(key, body, claims.maxBytes);
-      await services.db
-        .updateTable('resources')
-        .set({ attrs: JSON.stringify({ ...row.attrs, assetKey: key, assetContentType: contentType }), updated_at: new Date() })
-        .where('id', '=', row.id)
-        .execute();
+      await services.units.run(async () => {
+        await services.db
+          .updateTable('resources')
+          .set({ attrs: JSON.stringify({ ...row.attrs, assetKey: key, assetContentType: contentType }), updated_at: new Date() })
+          .where('id', '=', row.id)
+          .execute();
+        await audit();
+      });
       return { id: row.id, contentType, readPath: `${BASE}/${row.id}/files/asset` };
     },
   ],
   [
     'map-asset-thumbnail',
-    async (services, claims, contentType, body) => {
+    async (services, claims, contentType, body, audit) => {
       const row = await services.records.get(claims.resourceId);
       if (!row || row.type !== 'map-asset') throw new StudioError(409, 'Record is not upload-ready');
-      await storeThumbnail(services, row, contentType, body);
+      await storeThumbnail(services, row, contentType, body, audit);
       return { id: row.id, contentType, thumbnailPath: `${BASE}/${row.id}/files/thumbnail` };
     },
   ],

@@ -87,6 +87,7 @@ export const queryRoutes = [
     summary: 'Run a query pipeline over datasets the caller can read; answers Arrow IPC, CSV (default) or JSON, streamed; materialize=true keeps the result 60 s as a temporary view named in later pipelines',
     tag: 'query',
     auth: 'user',
+    transaction: false,
     query: z.object({ format: Format.optional(), materialize: QueryBool.optional() }),
     body: z.unknown(),
     handler: async (ctx) => {
@@ -123,6 +124,7 @@ export const queryRoutes = [
     summary: 'Turn geographic ids into shapes: H3 cells into their boundary polygons or centre points (GeoJSON)',
     tag: 'query',
     auth: 'user',
+    transaction: false,
     body: z.object({
       geos: z.array(z.string().max(32)).min(1).max(100_000),
       shape: z.enum(['polygon', 'point']).default('polygon'),

@@ -89,8 +89,7 @@ async function thumbnail(ctx: RouteContext<{ id: string }, unknown, unknown>) {
   const contentType = String(ctx.req.headers['content-type'] ?? '').split(';')[0]!.trim();
   if ((IMAGE_TYPES as readonly string[]).includes(contentType)) {
     await ctx.services.records.assertNotLockedByOther(caller, row);
-    await storeThumbnail(ctx.services, row, contentType, ctx.req.body as NodeJS.ReadableStream);
-    await ctx.services.audit.record(caller, 'thumbnail.upload', row.type, row.id);
+    await storeThumbnail(ctx.services, row, contentType, ctx.req.body as NodeJS.ReadableStream, () => ctx.services.audit.record(caller, 'thumbnail.upload', row.type, row.id));
     return recordItem(ctx.services, (await ctx.services.records.get(row.id))!, ctx);
   }
   const parsed = ThumbnailRequest.safeParse(await readJsonBody(ctx.req.body));
@@ -99,11 +98,15 @@ async function thumbnail(ctx: RouteContext<{ id: string }, unknown, unknown>) {
   return { item: policy };
 }
 
-export async function storeThumbnail(services: Services, row: ResourceRow, contentType: string, body: NodeJS.ReadableStream): Promise<void> {
+/** Stores the image, then points the record at it in one unit of work with the upload's audit record. */
+export async function storeThumbnail(services: Services, row: ResourceRow, contentType: string, body: NodeJS.ReadableStream, audit: () => Promise<unknown>): Promise<void> {
   if (!body || typeof (body as NodeJS.ReadableStream).pipe !== 'function') throw badInput('Thumbnail body is missing');
   const key = `thumbnails/${row.id}`;
   await services.blobs.write(key, body, THUMBNAIL_MAX_BYTES);
-  await services.db.updateTable('resources').set({ thumbnail_key: key, thumbnail_type: contentType, updated_at: new Date() }).where('id', '=', row.id).execute();
+  await services.units.run(async () => {
+    await services.db.updateTable('resources').set({ thumbnail_key: key, thumbnail_type: contentType, updated_at: new Date() }).where('id', '=', row.id).execute();
+    await audit();
+  });
 }
 
 const readThumbnail = (type: ResourceType, base: string, tag: string) =>
@@ -199,7 +202,14 @@ export function recordCollectionRoutes(collection: RecordCollection, type: Resou
       handler: async (ctx) => {
         let row = ctx.resource!;
         const caller = requireCaller(ctx);
-        if (ctx.query.acquireLock && ['editor', 'owner', 'admin'].includes(ctx.access)) row = await ctx.services.records.acquireLock(caller, row);
+        if (ctx.query.acquireLock && ['editor', 'owner', 'admin'].includes(ctx.access)) {
+          // Taking the edit lock is a write (a GET runs in no unit of work of its own): it and its audit record commit together.
+          row = await ctx.services.units.run(async () => {
+            const locked = await ctx.services.records.acquireLock(caller, row);
+            if (locked.lock_owner_id === caller.user.id) await ctx.services.audit.record(caller, `${type}.lock`, type, row.id, { expiresAt: locked.lock_expires_at });
+            return locked;
+          });
+        }
         return recordItem(ctx.services, row, ctx);
       },
     }),

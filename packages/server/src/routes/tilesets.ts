@@ -112,6 +112,7 @@ export const tilesetRoutes: RouteDef[] = [
     summary: 'Create a hex-tile dataset from a dataset the caller can read: H3 cells (from an H3 column or latitude/longitude) aggregated at a range of resolutions, grouped into tiles, optionally sliced by time',
     tag: 'datasets',
     auth: 'user',
+    transaction: false,
     body: HexTileCreate,
     status: 201,
     handler: async (ctx) => {
@@ -139,6 +140,7 @@ export const tilesetRoutes: RouteDef[] = [
   defineRoute({
     tag: 'tilesets',
     auth: 'user',
+    transaction: false,
     spec: ['QRY-003'],
     method: 'POST',
     url: '/v1/tileset/metadata',
@@ -158,6 +160,7 @@ export const tilesetRoutes: RouteDef[] = [
   defineRoute({
     tag: 'tilesets',
     auth: 'user',
+    transaction: false,
     spec: ['QRY-004'],
     method: 'POST',
     url: '/v1/tileset/quantiles',
@@ -173,6 +176,7 @@ export const tilesetRoutes: RouteDef[] = [
   defineRoute({
     tag: 'tilesets',
     auth: 'user',
+    transaction: false,
     spec: ['TIL-001'],
     method: 'GET',
     url: '/v1/tileset/{dataset}/{z}/{hex}',

@@ -6,25 +6,28 @@ import type { Services } from '../services';
 import type { PolicyClaims } from '../services/uploads';
 import { mapAssetUploadHandlers } from './map-assets';
 
-/** What each upload purpose does with the bytes once the policy checks out. */
-export type UploadHandler = (services: Services, claims: PolicyClaims, contentType: string, body: NodeJS.ReadableStream) => Promise<unknown>;
+/**
+ * What each upload purpose does with the bytes once the policy checks out. `audit` writes the upload's
+ * audit record: each handler calls it in the same unit of work as its catalog write.
+ */
+export type UploadHandler = (services: Services, claims: PolicyClaims, contentType: string, body: NodeJS.ReadableStream, audit: () => Promise<unknown>) => Promise<unknown>;
 
 export const uploadHandlers = new Map<string, UploadHandler>([
   [
     'thumbnail',
-    async (services, claims, contentType, body) => {
+    async (services, claims, contentType, body, audit) => {
       const row = await services.records.get(claims.resourceId);
       if (!row) throw new StudioError(409, 'Record is not upload-ready');
-      await storeThumbnail(services, row, contentType, body);
+      await storeThumbnail(services, row, contentType, body, audit);
       return { id: row.id, contentType };
     },
   ],
   [
     'dataset-data',
-    async (services, claims, contentType, body) => {
+    async (services, claims, contentType, body, audit) => {
       const row = await services.records.get(claims.resourceId);
       if (!row || row.type !== 'dataset') throw new StudioError(409, 'Record is not upload-ready');
-      const ready = await services.datasets.ingestUpload(row, body, contentType, undefined);
+      const ready = await services.datasets.ingestUpload(row, body, contentType, undefined, { onClaim: audit });
       const [item] = await services.datasets.toWire([ready], () => 'owner');
       return item;
     },
@@ -47,9 +50,8 @@ export const uploadRoutes = [
       if (contentType !== claims.contentType) throw badInput('Unsupported content type', `This policy accepts ${claims.contentType}`);
       const handler = uploadHandlers.get(claims.purpose);
       if (!handler) throw new StudioError(409, 'Record is not upload-ready');
-      const item = await handler(ctx.services, claims, contentType, ctx.req.body as NodeJS.ReadableStream);
-      await ctx.services.audit.record(null, `upload.${claims.purpose}`, 'upload', claims.resourceId);
-      return { item };
+      const audit = () => ctx.services.audit.record(null, `upload.${claims.purpose}`, 'upload', claims.resourceId);
+      return { item: await handler(ctx.services, claims, contentType, ctx.req.body as NodeJS.ReadableStream, audit) };
     },
   }),
 ];

@@ -51,6 +51,7 @@ export const vectorTileRoutes: RouteDef[] = [
     summary: 'Create a vector-tile dataset from a dataset the caller reads (lat/lng columns or GeoJSON/WKT geometry): an MVT pyramid in a PMTiles archive',
     tag: TAG,
     auth: 'user',
+    transaction: false,
     body: VectorTileCreate,
     status: 201,
     handler: async (ctx) => {
@@ -72,6 +73,7 @@ export const vectorTileRoutes: RouteDef[] = [
     summary: 'Vector-tile the result of a query (on a data connection the caller reads, or over datasets on the embedded engine) into a new vector-tile dataset',
     tag: 'data-queries',
     auth: 'user',
+    transaction: false,
     body: VectorTilingBody,
     status: 201,
     handler: async (ctx) => {

@@ -59,6 +59,11 @@ export class AuthService {
    * no password is checked. Unknown emails are throttled alike, so answers do not reveal accounts.
    */
   async signIn(email: string, password: string, address: string): Promise<IssuedSession> {
+    return this.issue(await this.checkPassword(email, password, address));
+  }
+
+  /** The user whose email and password these are (throttled per account and address), or 401. */
+  async checkPassword(email: string, password: string, address: string): Promise<string> {
     const normalized = email.trim().toLowerCase();
     const user = await this.db.selectFrom('users').selectAll().where('email', '=', normalized).executeTakeFirst();
     // Verify even for an unknown email so response time does not reveal which emails exist.
@@ -66,7 +71,7 @@ export class AuthService {
       verifyPassword(password, user?.password_hash ?? 'scrypt$32768$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA='),
     );
     if (!user || !ok) throw new StudioError(401, 'Invalid email or password');
-    return this.issue(user.id);
+    return user.id;
   }
 
   async issue(userId: string): Promise<IssuedSession> {

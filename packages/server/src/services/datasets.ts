@@ -7,6 +7,7 @@ import { sql } from 'kysely';
 import { StudioError, isStudioError, type Access, type Dataset, type DatasetMetadata, type DatasetStatus, DATASET_TRANSITIONS } from '@studio/schema';
 import { arrowCopyKey, type Engine, type IngestResult } from '@studio/engine';
 import type { Db } from '../store/db';
+import { atomically } from '../store/unit-of-work';
 import type { RecordService, ResourceRow } from './records';
 
 /** What a dataset keeps in `attrs` besides the record fields. */
@@ -47,6 +48,8 @@ export const datasetAttrs = (row: Pick<ResourceRow, 'attrs'>): DatasetAttrs => {
 /** How an ingestion stores its data: `skipArrow` leaves the Arrow copy to the first read (spec: PUT /{id}/data). */
 export interface IngestOpts {
   skipArrow?: boolean;
+  /** Writes that belong to the caller's claim of the dataset (its audit record): committed with the move to pending. */
+  onClaim?: () => Promise<unknown>;
 }
 
 /** A dataset upload that stopped before its end (client gone, connection cut). */
@@ -174,11 +177,11 @@ export class DatasetService {
 
   /** Materializes a checked SQL query (see sql-sandbox.ts) as the dataset's data. */
   /** A dataset made from user SQL: `writeParquet` runs it in the SQL sandbox into the file it is given. */
-  async ingestQuery(row: ResourceRow, writeParquet: (file: string) => Promise<unknown>, queryText: string): Promise<ResourceRow> {
+  async ingestQuery(row: ResourceRow, writeParquet: (file: string) => Promise<unknown>, queryText: string, opts: IngestOpts = {}): Promise<ResourceRow> {
     return this.ingestWith(row, { source: 'query', pipelineType: 'query', contentType: 'application/vnd.apache.parquet', query: queryText }, async (file) => {
       await writeParquet(file);
       return { contentType: 'application/vnd.apache.parquet', contentEncoding: undefined };
-    });
+    }, undefined, opts);
   }
 
   /**
@@ -195,8 +198,13 @@ export class DatasetService {
     opts: IngestOpts = {},
   ): Promise<ResourceRow> {
     if (datasetAttrs(row).status === 'pending') throw new StudioError(409, 'Record is not upload-ready', 'Data is being ingested');
-    const pending = await this.transition(row.id, 'pending', { metadata: { errorMessage: null, errorDetails: null } });
-    await this.db.updateTable('resources').set({ attrs: sql`attrs || jsonb_build_object('ingestNode', ${this.nodeId}::text)` }).where('id', '=', row.id).execute();
+    // The claim commits on its own, before the work: other requests and nodes must see the dataset pending.
+    const pending = await atomically(this.db, async () => {
+      const claimed = await this.transition(row.id, 'pending', { metadata: { errorMessage: null, errorDetails: null } });
+      await this.db.updateTable('resources').set({ attrs: sql`attrs || jsonb_build_object('ingestNode', ${this.nodeId}::text)` }).where('id', '=', row.id).execute();
+      await opts.onClaim?.();
+      return claimed;
+    });
     // A long ingestion stays fresh, so that no node's sweep (failStalePending) takes it for a crashed one.
     const heartbeat = setInterval(() => void this.markAlive(row.id).catch(() => undefined), this.timing.heartbeatMs);
     heartbeat.unref();

@@ -20,11 +20,15 @@ import { ListCache } from './list-cache';
 import { SqlSandbox } from './sql-sandbox';
 import { NetworkReach } from './network-reach';
 import { RateLimits } from './rate-limits';
+import { unitOfWork, type UnitOfWork } from '../store/unit-of-work';
 
 /** Everything a route handler may use; built once per server from the catalog and config. */
 export interface Services {
   config: StudioConfig;
+  /** The catalog: inside a unit of work (every write request), the unit's transaction. */
   db: Db;
+  /** Units of work: a request's writes and their audit record commit together (store/unit-of-work.ts). */
+  units: UnitOfWork;
   secrets: Secrets;
   auth: AuthService;
   access: AccessService;
@@ -60,7 +64,9 @@ function nodeIdOf(config: StudioConfig): string {
   }
 }
 
-export async function buildServices(config: StudioConfig, db: Db): Promise<Services> {
+export async function buildServices(config: StudioConfig, catalog: Db): Promise<Services> {
+  const units = unitOfWork(catalog);
+  const db = units.db;
   const secrets = await loadSecrets(db, config, (line) => console.warn(line));
   const records = new RecordService(db);
   // One set of H3 functions for ingestion and queries: the pipeline's (fast, bit-exact with h3-js).
@@ -79,6 +85,7 @@ export async function buildServices(config: StudioConfig, db: Db): Promise<Servi
   return {
     config,
     db,
+    units,
     secrets,
     auth: new AuthService(db, limits.signIn, config.authCacheMs),
     access,

@@ -50,6 +50,8 @@ export async function createUser(
 ): Promise<Selectable<UsersTable>> {
   const id = randomUUID();
   const email = input.email.trim().toLowerCase();
+  // Hashed before the transaction: scrypt takes a while and the transaction would hold the catalog.
+  const passwordHash = input.password ? await hashPassword(input.password) : null;
   return db.transaction().execute(async (trx) => {
     const user = await trx
       .insertInto('users')
@@ -57,7 +59,7 @@ export async function createUser(
         id,
         email,
         name: input.name?.trim() || email.split('@')[0]!,
-        password_hash: input.password ? await hashPassword(input.password) : null,
+        password_hash: passwordHash,
         is_admin: input.isAdmin ?? false,
         default_org_id: input.organizationId ?? null,
         quota_policy: input.isAdmin ? 65535 : 100,

@@ -113,8 +113,11 @@ export async function createHexTiles(s: Services, caller: Caller, body: HexTileC
   await assertCanCreate(s.db, caller, 'dataset');
   const sourceFile = await s.engine.store.localPath(src.storageKey);
   const plan = await s.engine.withConnection((c) => planTileset(c, body, sourceFile, src.metadata.columns));
-  const row = await s.records.create(caller, 'dataset', { name: body.name, description: body.description, attrs: newAttrs() as unknown as Record<string, unknown> });
-  await s.audit.record(caller, 'dataset.create', 'dataset', row.id, { name: row.name, type: 'hex-tile', source: body.source });
+  const row = await s.units.run(async () => {
+    const created = await s.records.create(caller, 'dataset', { name: body.name, description: body.description, attrs: newAttrs() as unknown as Record<string, unknown> });
+    await s.audit.record(caller, 'dataset.create', 'dataset', created.id, { name: created.name, type: 'hex-tile', source: body.source });
+    return created;
+  });
   const meta = { source: `dataset:${body.source}`, pipelineType: 'hextile', contentType: 'application/zip', query: null };
   await s.datasets.transition(row.id, 'pending', { metadata: meta });
   const work = path.join(s.engine.tmpDir, 'hextile-builds');

@@ -55,7 +55,7 @@ function propertiesOf(columns: DatasetColumn[], location: Location, opts: Vector
 export class VectorTileService {
   readonly archives: TileArchives;
 
-  constructor(private readonly services: Pick<Services, 'engine' | 'datasets' | 'records' | 'audit'>) {
+  constructor(private readonly services: Pick<Services, 'engine' | 'datasets' | 'records' | 'audit' | 'units'>) {
     this.archives = new TileArchives(services.engine.store);
   }
 
@@ -72,7 +72,11 @@ export class VectorTileService {
     signal?: AbortSignal,
   ): Promise<ResourceRow> {
     const attrs: DatasetAttrs = { datasetType: 'vector-tile', status: 'new', storageKey: null, dataConnectionId: null, metadata: { ...EMPTY_METADATA } };
-    const row = await this.services.records.create(caller, 'dataset', { name: opts.name ?? source.name, description: opts.description, attrs: attrs as unknown as Record<string, unknown> });
+    const row = await this.services.units.run(async () => {
+      const created = await this.services.records.create(caller, 'dataset', { name: opts.name ?? source.name, description: opts.description, attrs: attrs as unknown as Record<string, unknown> });
+      await this.services.audit.record(caller, 'dataset.create', 'dataset', created.id, { name: created.name, type: 'vector-tile', source: source.sourceLabel });
+      return created;
+    });
     try {
       const ready = await this.services.datasets.ingestWith(
         row,
@@ -83,7 +87,6 @@ export class VectorTileService {
         },
         async (key, result) => ({ vectorTile: await this.tile(row.id, key, result.columns as DatasetColumn[], opts, source.pipelineType, row.name, signal) }),
       );
-      await this.services.audit.record(caller, 'dataset.create', 'dataset', row.id, { name: row.name, type: 'vector-tile', source: source.sourceLabel });
       return ready;
     } catch (e) {
       // Bad input, or a caller gone before the end: nothing was made for anyone.

@@ -1,0 +1,42 @@
+// `npm run mutation [module…]`: StrykerJS over the modules of stryker/modules.mjs (all when none is named),
+// each with its own tests; prints the mutation score per module and writes docs/mutation/<module>.json.
+// Not part of `npm test` (it takes minutes to hours); run it after changing a scoped module.
+import fs from 'node:fs';
+import path from 'node:path';
+import { run, ROOT } from './lib.mjs';
+import { MODULES } from '../stryker/modules.mjs';
+
+const names = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(MODULES);
+const unknown = names.filter((n) => !MODULES[n]);
+if (unknown.length) {
+  console.error(`Unknown module ${unknown.join(', ')}; modules: ${Object.keys(MODULES).join(', ')}`);
+  process.exit(2);
+}
+const outDir = path.join(ROOT, 'docs', 'mutation');
+fs.mkdirSync(outDir, { recursive: true });
+
+/** Killed (and timed out) over all that were tested: Stryker's mutation score of covered code. */
+function score(report) {
+  const count = {};
+  for (const file of Object.values(report.files)) for (const m of file.mutants) count[m.status] = (count[m.status] ?? 0) + 1;
+  const killed = (count.Killed ?? 0) + (count.Timeout ?? 0);
+  const survived = (count.Survived ?? 0) + (count.NoCoverage ?? 0);
+  return { killed, survived, score: killed + survived ? (100 * killed) / (killed + survived) : 100, count };
+}
+
+const lines = [];
+for (const name of names) {
+  const { mutate, tests } = MODULES[name];
+  const report = path.join(outDir, `${name}.json`);
+  console.log(`\n=== mutation: ${name} (${mutate.join(', ')}) ===`);
+  const { code } = await run('stryker', ['run', 'stryker/stryker.config.mjs', '--mutate', mutate.join(',')], {
+    env: { STRYKER_TESTS: tests.join(','), STRYKER_REPORT: report },
+  });
+  if (code !== 0 || !fs.existsSync(report)) {
+    lines.push(`${name}: Stryker failed (exit ${code})`);
+    continue;
+  }
+  const s = score(JSON.parse(fs.readFileSync(report, 'utf8')));
+  lines.push(`${name}: ${s.score.toFixed(1)}% killed (${s.killed} killed, ${s.survived} survived; ${JSON.stringify(s.count)})`);
+}
+console.log(`\n${lines.join('\n')}`);

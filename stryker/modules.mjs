@@ -1,0 +1,43 @@
+// The code whose mistakes cost users most, by module: what Stryker mutates and the tests that guard it.
+// `npm run mutation [module…]` runs them (all when none is named); docs/mutation-testing.md has the scores.
+const S = 'packages/server/src';
+const T = 'packages/server/test';
+
+export const MODULES = {
+  'identity-sessions': {
+    mutate: [`${S}/services/auth.ts`, `${S}/auth/passwords.ts`, `${S}/auth/tokens.ts`],
+    tests: [`${T}/spine.test.ts`, `${T}/critical-mutations.test.ts`, `${T}/security-ratelimit.test.ts`],
+  },
+  'permissions-body-ids': {
+    mutate: [`${S}/services/access.ts`],
+    tests: [`${T}/permission-matrix.test.ts`, `${T}/security-body-ids.test.ts`, `${T}/records.test.ts`],
+  },
+  quotas: {
+    mutate: [`${S}/services/quota.ts`],
+    tests: [`${T}/critical-mutations.test.ts`, `${T}/records.test.ts`],
+  },
+  'locks-and-lists': {
+    mutate: [`${S}/services/records.ts`],
+    tests: [`${T}/records.test.ts`, `${T}/critical-mutations.test.ts`, `${T}/list-cache.test.ts`],
+  },
+  'dataset-status': {
+    mutate: [`${S}/services/datasets.ts`],
+    tests: [`${T}/datasets.test.ts`, `${T}/dataset-heartbeat.test.ts`, `${T}/critical-mutations.test.ts`],
+  },
+  'sql-sandbox': {
+    mutate: [`${S}/services/sql-sandbox/*.ts`],
+    tests: [`${T}/security-sql.test.ts`, `${T}/data-queries.test.ts`],
+  },
+  quoting: {
+    mutate: ['packages/engine/src/sql.ts'],
+    tests: ['packages/engine/test/**/*.test.ts'],
+  },
+  'publishing-passwords': {
+    mutate: [`${S}/services/publishing.ts`],
+    tests: [`${T}/publishing.test.ts`, `${T}/security-ratelimit.test.ts`],
+  },
+  'pipeline-compiler': {
+    mutate: ['packages/pipeline/src/compile/**/*.ts', 'packages/pipeline/src/validate.ts'],
+    tests: ['packages/pipeline/test/**/*.test.ts'],
+  },
+};
