@@ -4,30 +4,11 @@ import { act } from 'react';
 import { MemoryRouter } from 'react-router-dom';
 import { RecordList, emptyText } from '../src/list/RecordList';
 import { COLLECTIONS, collectionBySlug } from '../src/list/collections';
+import { client } from '../src/app/api';
 import { json, render, waitFor } from './dom';
+import { useRealStudio } from './real-studio';
 
 const maps = collectionBySlug('maps')!;
-const record = (name: string) => ({
-  id: '3f7a3c1e-2a4b-4c5d-8e9f-0a1b2c3d4e5f',
-  type: 'map',
-  name,
-  description: '',
-  ownerId: '3f7a3c1e-2a4b-4c5d-8e9f-0a1b2c3d4e50',
-  owner: { id: '3f7a3c1e-2a4b-4c5d-8e9f-0a1b2c3d4e50', name: 'Ada', email: 'ada@x.test' },
-  organizationId: null,
-  visibility: 'private',
-  isSample: false,
-  importSource: null,
-  latestState: null,
-  datasets: [],
-  mapAssets: { mapStyles: [], colorPalettes: [] },
-  tags: [],
-  lock: null,
-  access: 'viewer',
-  thumbnailUrl: null,
-  createdAt: '2026-01-02T00:00:00Z',
-  updatedAt: '2026-01-02T00:00:00Z',
-});
 
 afterEach(() => {
   vi.unstubAllGlobals();
@@ -51,17 +32,23 @@ describe('emptyText', () => {
   });
 });
 
-describe('RecordList', () => {
+describe('RecordList against a real studio', () => {
+  const { ctx, serve, tokenOf } = useRealStudio();
+
   it('shows the server message on failure, retries, then lists with only the allowed actions', async () => {
-    let fail = true;
-    const calls: string[] = [];
-    vi.stubGlobal(
-      'fetch',
-      vi.fn(async (url: string) => {
-        calls.push(url);
-        if (url.startsWith('/v1/tags')) return json(200, { items: [] });
-        return fail ? json(503, { appStatusCode: 503, message: 'Catalog unavailable' }) : json(200, { items: [record('Harbor traffic')], total: 1 });
-      }),
+    // The owner made a map and shared it with the viewer, who opens "Shared with me" searching "harbor".
+    const owner = { authorization: ctx.cast.tokens.owner };
+    const made = await ctx.s.app.inject({ method: 'POST', url: '/v1/maps', headers: owner, payload: { name: 'Harbor traffic' } });
+    await ctx.s.app.inject({ method: 'POST', url: '/v1/maps', headers: owner, payload: { name: 'Rail freight' } });
+    const share = { resourceType: 'map', resourceId: made.json().item.id, role: 'viewer', email: 'viewer@globex.test' };
+    expect((await ctx.s.app.inject({ method: 'POST', url: '/v1/permissions', headers: owner, payload: share })).statusCode).toBe(201);
+    client.token = tokenOf('viewer');
+    // An outage first (a studio cannot be made to answer one), then the studio answers.
+    let outage = true;
+    const calls = serve();
+    const studio = globalThis.fetch;
+    vi.stubGlobal('fetch', (input: string, init?: RequestInit) =>
+      outage && input.startsWith('/v1/maps') ? (calls.push(input), Promise.resolve(json(503, { appStatusCode: 503, message: 'Catalog unavailable' }))) : studio(input, init),
     );
     const view = await render(
       <MemoryRouter initialEntries={['/workspace/maps?tab=shared&q=harbor']} future={{ v7_startTransition: true, v7_relativeSplatPath: true }}>
@@ -72,9 +59,10 @@ describe('RecordList', () => {
     expect(alert.textContent).toContain('Catalog unavailable');
     expect(calls.find((u) => u.startsWith('/v1/maps'))).toBe('/v1/maps/shared-with-user?search=harbor&sortBy=updatedAt&sortOrder=desc&limit=200');
 
-    fail = false;
+    outage = false;
     await act(async () => (alert.querySelector('button') as HTMLButtonElement).click());
-    const row = await waitFor(() => [...view.container.querySelectorAll('tbody tr')].find((r) => r.textContent?.includes('Harbor traffic')));
+    const row = await waitFor(() => [...view.container.querySelectorAll('tbody tr')].find((r) => r.textContent?.includes('Harbor traffic')), 10_000);
+    expect([...view.container.querySelectorAll('tbody tr')].map((r) => r.textContent).join()).not.toContain('Rail freight');
     const buttons = [...row.querySelectorAll('button')].map((b) => b.getAttribute('aria-label'));
     // A viewer may duplicate (viewers copy) and tag, but not rename, share or delete.
     expect(buttons).toEqual(['Duplicate Harbor traffic', 'Edit tags of Harbor traffic']);

@@ -1,56 +1,65 @@
 // @vitest-environment jsdom
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { client, readSession, sessionFetch, setSignedOutHandler, storeSession } from '../src/app/api';
-import { json } from './dom';
-
-const session = (n: number) => ({ accessToken: `access-${n}`, refreshToken: `refresh-${n}`, expiresAt: '2030-01-01T00:00:00Z' });
+import { PASSWORD } from '../../server/test/harness';
+import { useRealStudio } from './real-studio';
 
 afterEach(() => {
   vi.unstubAllGlobals();
   localStorage.clear();
 });
 
-describe('sessionFetch', () => {
+describe('sessionFetch against a real studio', () => {
+  const { ctx, serve } = useRealStudio();
+  const signIn = async () => {
+    const res = await ctx.s.app.inject({ method: 'POST', url: '/v1/auth/sign-in', payload: { email: 'owner@acme.test', password: PASSWORD } });
+    return res.json().item as { accessToken: string; refreshToken: string; expiresAt: string };
+  };
+
   it('refreshes once on 401 and retries with the new token', async () => {
-    storeSession(session(1));
-    client.token = 'access-1';
-    const seen: string[] = [];
-    vi.stubGlobal(
-      'fetch',
-      vi.fn(async (url: string, init?: RequestInit) => {
-        const auth = new Headers(init?.headers).get('authorization') ?? '';
-        seen.push(`${url} ${auth}`);
-        if (url === '/v1/auth/refresh') return json(200, { item: { ...session(2), user: {} } });
-        return auth === 'Bearer access-2' ? json(200, { item: { ok: true } }) : json(401, { appStatusCode: 401, message: 'Session is invalid or expired' });
-      }),
-    );
-    const r = await sessionFetch('/v1/users/me', { headers: { authorization: 'Bearer access-1' } });
-    expect(r.status).toBe(200);
-    expect(seen).toEqual(['/v1/users/me Bearer access-1', '/v1/auth/refresh Bearer not-signed-in', '/v1/users/me Bearer access-2']);
-    expect(readSession()?.refreshToken).toBe('refresh-2');
-    expect(client.token).toBe('access-2');
+    const signedIn = await signIn();
+    // The access token has run out (a token the server no longer knows); the refresh token still holds.
+    storeSession({ ...signedIn, accessToken: 'access-expired' });
+    client.token = 'access-expired';
+    const calls = serve();
+    const r = await sessionFetch('/v1/users/me', { headers: { authorization: 'Bearer access-expired' } });
+    expect([r.status, ((await r.json()) as { item: { email: string } }).item.email]).toEqual([200, 'owner@acme.test']);
+    expect(calls).toEqual(['/v1/users/me', '/v1/auth/refresh', '/v1/users/me']);
+    const stored = readSession()!;
+    // Refresh tokens are single-use: the stored one is the new one, and the client calls with the new access token.
+    expect(stored.refreshToken).not.toBe(signedIn.refreshToken);
+    expect(client.token).toBe(stored.accessToken);
+    expect((await fetch('/v1/users/me', { headers: { authorization: `Bearer ${client.token}` } })).status).toBe(200);
   });
 
   it('drops the session and signs out when the refresh is refused', async () => {
-    storeSession(session(1));
-    client.token = 'access-1';
+    const signedIn = await signIn();
+    // Signed out elsewhere: both tokens are gone on the server.
+    await ctx.s.app.inject({ method: 'POST', url: '/v1/auth/sign-out', headers: { authorization: `Bearer ${signedIn.accessToken}` } });
+    storeSession(signedIn);
+    client.token = signedIn.accessToken;
     const signedOut = vi.fn();
     setSignedOutHandler(signedOut);
-    vi.stubGlobal('fetch', vi.fn(async () => json(401, { appStatusCode: 401, message: 'Refresh token is invalid or expired' })));
-    const r = await sessionFetch('/v1/maps', { headers: { authorization: 'Bearer access-1' } });
+    const calls = serve();
+    const r = await sessionFetch('/v1/maps', { headers: { authorization: `Bearer ${signedIn.accessToken}` } });
     expect(r.status).toBe(401);
+    expect(calls).toEqual(['/v1/maps', '/v1/auth/refresh']);
     expect(signedOut).toHaveBeenCalledOnce();
     expect(readSession()).toBeNull();
   });
 
   it('never refreshes for a failed sign-in', async () => {
+    storeSession(await signIn());
     client.token = 'access-1';
-    const f = vi.fn(async () => json(401, { appStatusCode: 401, message: 'Invalid email or password' }));
-    vi.stubGlobal('fetch', f);
-    expect((await sessionFetch('/v1/auth/sign-in', { method: 'POST' })).status).toBe(401);
-    expect(f).toHaveBeenCalledOnce();
+    const calls = serve();
+    const body = JSON.stringify({ email: 'owner@acme.test', password: 'not the password' });
+    const r = await sessionFetch('/v1/auth/sign-in', { method: 'POST', body, headers: { 'content-type': 'application/json' } });
+    expect([r.status, ((await r.json()) as { message: string }).message]).toEqual([401, 'Invalid email or password']);
+    expect(calls).toEqual(['/v1/auth/sign-in']);
   });
+});
 
+describe('sessionFetch, what a studio does not answer', () => {
   it('turns the HTML fallback page of an API path the server lacks into a 404', async () => {
     vi.stubGlobal('fetch', vi.fn(async () => new Response('<!doctype html>', { status: 200, headers: { 'content-type': 'text/html' } })));
     const r = await sessionFetch('/v1/data-connections');
