@@ -6,15 +6,15 @@ const T = 'packages/server/test';
 export const MODULES = {
   'identity-sessions': {
     mutate: [`${S}/services/auth.ts`, `${S}/auth/passwords.ts`, `${S}/auth/tokens.ts`],
-    tests: [`${T}/spine.test.ts`, `${T}/critical-mutations.test.ts`, `${T}/security-ratelimit.test.ts`],
+    tests: [`${T}/identity.test.ts`, `${T}/spine.test.ts`, `${T}/critical-mutations.test.ts`, `${T}/security-ratelimit.test.ts`, `${T}/admin-account.test.ts`],
   },
   'permissions-body-ids': {
     mutate: [`${S}/services/access.ts`],
-    tests: [`${T}/permission-matrix.test.ts`, `${T}/security-body-ids.test.ts`, `${T}/records.test.ts`],
+    tests: [`${T}/permission-matrix.test.ts`, `${T}/security-body-ids.test.ts`, `${T}/records.test.ts`, `${T}/admin-account.test.ts`],
   },
   quotas: {
     mutate: [`${S}/services/quota.ts`],
-    tests: [`${T}/critical-mutations.test.ts`, `${T}/records.test.ts`],
+    tests: [`${T}/critical-mutations.test.ts`, `${T}/records.test.ts`, `${T}/admin-account.test.ts`],
   },
   'locks-and-lists': {
     mutate: [`${S}/services/records.ts`],
@@ -29,8 +29,8 @@ export const MODULES = {
     tests: [`${T}/security-sql.test.ts`, `${T}/data-queries.test.ts`],
   },
   quoting: {
-    mutate: ['packages/engine/src/sql.ts'],
-    tests: ['packages/engine/test/**/*.test.ts'],
+    mutate: ['packages/engine/src/sql.ts', 'packages/pipeline/src/compile/dialect.ts:25-28'],
+    tests: ['packages/engine/test/**/*.test.ts', 'packages/pipeline/test/**/*.test.ts', `${T}/critical-mutations.test.ts`],
   },
   'publishing-passwords': {
     mutate: [`${S}/services/publishing.ts`],

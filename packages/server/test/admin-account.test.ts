@@ -45,6 +45,26 @@ describe.each(STORES)('administration and account calls, on %s', (kind) => {
       await newMap(maker.token, 'Third');
     });
 
+    it('shows a new maker every kind that counts, at zero', async () => {
+      const maker = await person('quota.new@acme.test');
+      expect((await call(maker.token, 'GET', '/v1/users/me/quota')).json().item).toEqual({
+        quotaPolicy: 100,
+        quotaUsage: { map: 0, dataset: 0, insight: 0, workbook: 0, project: 0, 'data-connection': 0, 'map-asset': 0, total: 0 },
+      });
+    });
+
+    it('at the quota, still saves what does not count (a query bookmark); administrators and people without an organization are not viewers', async () => {
+      const maker = await person('quota.full@acme.test');
+      expect((await as('admin', 'PUT', `/v1/users/${maker.id}/quotapolicy/0`)).statusCode).toBe(200);
+      expect((await call(maker.token, 'POST', '/v1/maps', { name: 'Over' })).statusCode).toBe(402);
+      expect((await call(maker.token, 'POST', '/v1/data-queries/bookmarks', { name: 'Counts', query: 'select 1' })).statusCode).toBe(201);
+      expect((await as('admin', 'PUT', `/v1/users/${ctx.cast.users.admin.id}/quotapolicy/0`)).statusCode).toBe(200);
+      await newMap(ctx.cast.tokens.admin, 'Made by an administrator at quota 0');
+      expect((await as('admin', 'PUT', `/v1/users/${ctx.cast.users.admin.id}/quotapolicy/100`)).statusCode).toBe(200);
+      await createUser(ctx.s.services.db, { email: 'no.org@example.test', password: PASSWORD, organizationId: null });
+      await newMap(await ctx.s.tokenOf('no.org@example.test'), 'Made without an organization');
+    });
+
     it('refuses a quota out of range, an unknown user and a non-administrator, changing nothing', async () => {
       const maker = await person('quota.refused@acme.test');
       expect((await as('admin', 'PUT', `/v1/users/${maker.id}/quotapolicy/65536`)).statusCode).toBe(422);

@@ -18,7 +18,7 @@ import type { Services } from '../services';
 import type { ListOptions, ResourceRow } from '../services/records';
 import type { Caller } from '../http/caller';
 import { clientGone, primed, sendStream, streamBody } from '../http/streams';
-import { BufferPool } from '@studio/engine';
+import { BufferPool, quoteIdent } from '@studio/engine';
 import { datasetFileFor } from '../services/dataset-tables';
 import { copyDatasetFiles } from '../services/dataset-copy';
 
@@ -275,7 +275,7 @@ export const datasetRoutes: RouteDef[] = [
       const caller = requireCaller(ctx);
       const b = ctx.body;
       if (b.connectionId) await connectionForQuery(ctx.services, caller, b.connectionId);
-      const tableRef = b.tableName ? `"${b.tableName.replaceAll('"', '""')}"` : null;
+      const tableRef = b.tableName ? quoteIdent(b.tableName) : null;
       const query = b.workbenchDataSource ?? (tableRef ? `SELECT * FROM ${tableRef}` : null);
       if (!query) throw badInput('Either workbenchDataSource or tableName is required');
       const safe = await sandboxForCaller(ctx.services, caller, query);
