@@ -1,5 +1,6 @@
 // `npm run mutation [module…]`: StrykerJS over the modules of stryker/modules.mjs (all when none is named),
-// each with its own tests; prints the mutation score per module and writes docs/mutation/<module>.json.
+// each with its own tests; prints the mutation score per module and writes docs/mutation/<module>.json (every
+// mutant: where, what, and whether a test killed it; Stryker's full report stays in reports/mutation/).
 // Not part of `npm test` (it takes minutes to hours); run it after changing a scoped module.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -24,10 +25,22 @@ function score(report) {
   return { killed, survived, score: killed + survived ? (100 * killed) / (killed + survived) : 100, count };
 }
 
+/** The committed report: the score and each mutant in a line, without the sources and test lists Stryker adds. */
+function summary(name, report, s) {
+  const mutants = [];
+  for (const [file, { mutants: ms }] of Object.entries(report.files)) {
+    for (const m of ms) {
+      if (m.status === 'CompileError') continue;
+      mutants.push({ at: `${file}:${m.location.start.line}:${m.location.start.column}`, mutator: m.mutatorName, replacement: m.replacement, status: m.status, killedBy: m.killedBy?.length ?? 0 });
+    }
+  }
+  return { module: name, at: new Date().toISOString().slice(0, 10), score: Number(s.score.toFixed(1)), counts: s.count, mutants };
+}
+
 const lines = [];
 for (const name of names) {
   const { mutate, tests } = MODULES[name];
-  const report = path.join(outDir, `${name}.json`);
+  const report = path.join(ROOT, 'reports', 'mutation', `${name}.json`);
   console.log(`\n=== mutation: ${name} (${mutate.join(', ')}) ===`);
   const { code } = await run('stryker', ['run', 'stryker/stryker.config.mjs', '--mutate', mutate.join(',')], {
     env: { STRYKER_TESTS: tests.join(','), STRYKER_REPORT: report },
@@ -36,7 +49,9 @@ for (const name of names) {
     lines.push(`${name}: Stryker failed (exit ${code})`);
     continue;
   }
-  const s = score(JSON.parse(fs.readFileSync(report, 'utf8')));
+  const full = JSON.parse(fs.readFileSync(report, 'utf8'));
+  const s = score(full);
+  fs.writeFileSync(path.join(outDir, `${name}.json`), `${JSON.stringify(summary(name, full, s), null, 1)}\n`);
   lines.push(`${name}: ${s.score.toFixed(1)}% killed (${s.killed} killed, ${s.survived} survived; ${JSON.stringify(s.count)})`);
 }
 console.log(`\n${lines.join('\n')}`);

@@ -54,6 +54,9 @@ describe.each(STORES)('analytic sets on %s', (kind) => {
   let cast: Awaited<ReturnType<typeof seedCast>>;
   let labels: PanelLabels;
   const auth = (who: keyof typeof cast.tokens) => ({ authorization: cast.tokens[who] });
+  /** The audit log of one record, oldest first: [action, actor's email]. */
+  const auditOf = async (resourceType: string, id: string) =>
+    (await s.services.db.selectFrom('audit_log').select(['action', 'actor_email']).where('resource_type', '=', resourceType).where('resource_id', '=', id).orderBy('id').execute()).map((r) => [r.action, r.actor_email]);
   const query = (who: keyof typeof cast.tokens, templateId: string, parameters: unknown, headers: Record<string, string> = {}, qs = '') =>
     s.app.inject({ method: 'POST', url: `/v1/query/foot-traffic/template/${templateId}${qs}`, payload: { parameters }, headers: { ...auth(who), accept: 'application/json', ...headers } });
   const upload = async (name: string, csv: string, who: keyof typeof cast.tokens = 'owner') => {
@@ -338,6 +341,13 @@ describe.each(STORES)('analytic sets on %s', (kind) => {
     expect((await s.app.inject({ method: 'DELETE', url: `/v1/bi/query-param-configs/${id}`, headers: auth('owner') })).statusCode).toBe(204);
     expect((await s.app.inject({ method: 'GET', url: `/v1/bi/query-param-configs/${id}`, headers: auth('owner') })).statusCode).toBe(404);
     await s.app.inject({ method: 'DELETE', url: `/v1/bi/query-param-configs/${def.json().item.id}`, headers: auth('admin') });
+    // Each change is in the audit log, with who made it.
+    expect(await auditOf('query-param-config', id)).toEqual([
+      ['bi.query-param-config.create', 'owner@acme.test'],
+      ['bi.query-param-config.update', 'owner@acme.test'],
+      ['bi.query-param-config.delete', 'owner@acme.test'],
+    ]);
+    expect((await auditOf('query-param-config', def.json().item.id)).map(([action]) => action)).toEqual(['bi.query-param-config.default', 'bi.query-param-config.delete']);
   });
 
   it('saves parameters and shares them with invited e-mails', async () => {
@@ -355,6 +365,7 @@ describe.each(STORES)('analytic sets on %s', (kind) => {
     expect(read.json().item.invitations).toBeUndefined();
     expect((await s.app.inject({ method: 'GET', url: `/v1/bi/shared-parameters/${id}`, headers: auth('outsider') })).statusCode).toBe(404);
     expect((await s.app.inject({ method: 'POST', url: '/v1/bi/shared-parameters', headers: auth('owner'), payload: { groupId: 'foot-traffic', templateId: 'customer-journey', parameters: { geographies: ['x'] } } })).statusCode).toBe(422);
+    expect(await auditOf('shared-parameters', id)).toEqual([['bi.shared-parameters.create', 'owner@acme.test'], ['bi.shared-parameters.invite', 'owner@acme.test']]);
   });
 
   it.runIf(kind === STORES[0])('shares cached results through Redis when configured', async () => {

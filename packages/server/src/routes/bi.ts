@@ -100,6 +100,7 @@ const configRoutes = [
       const caller = requireCaller(ctx);
       const v = await checkConfig(ctx as Ctx, ctx.body);
       const row = await ctx.services.analytics.bi.insertAnalyticConfig({ ...v, groupId: ctx.body.groupId, orgId: ctx.body.orgId, by: caller.user.id });
+      await ctx.services.audit.record(caller, 'bi.analytic-set-config.create', 'analytic-set-config', row.id, { groupId: row.group_id, orgId: row.organization_id });
       await ctx.services.analytics.cache.invalidateGroupOrg(row.group_id, row.organization_id);
       return { item: configToWire(row) };
     },
@@ -114,6 +115,7 @@ const configRoutes = [
       if (ctx.body.groupId !== row.group_id || ctx.body.orgId !== row.organization_id) throw badInput('groupId and orgId of a config cannot change');
       const v = await checkConfig(ctx as Ctx, ctx.body);
       const updated = await ctx.services.analytics.bi.updateAnalyticConfig(row.id, v);
+      await ctx.services.audit.record(ctx.caller, 'bi.analytic-set-config.update', 'analytic-set-config', row.id, { groupId: row.group_id, orgId: row.organization_id });
       await ctx.services.analytics.cache.invalidateGroupOrg(row.group_id, row.organization_id);
       return { item: configToWire(updated) };
     },
@@ -128,6 +130,7 @@ const configRoutes = [
       assertOrgAccess(caller, row.organization_id, false, true);
       assertOrgAccess(caller, row.organization_id, true);
       await ctx.services.analytics.bi.deleteAnalyticConfig(row.id);
+      await ctx.services.audit.record(caller, 'bi.analytic-set-config.delete', 'analytic-set-config', row.id, { groupId: row.group_id, orgId: row.organization_id });
       await ctx.services.analytics.cache.invalidateGroupOrg(row.group_id, row.organization_id);
       return undefined;
     },
@@ -154,6 +157,7 @@ const paramConfigRoutes = [
       assertGroup(ctx.params.groupId);
       checkParameterValues(ctx.body.parameters);
       const row = await ctx.services.analytics.bi.upsertParamConfig(ctx.params.groupId, null, ctx.body.parameters, requireCaller(ctx).user.id);
+      await ctx.services.audit.record(ctx.caller, 'bi.query-param-config.default', 'query-param-config', row.id, { groupId: ctx.params.groupId });
       return { item: paramConfigToWire(row) };
     },
   }),
@@ -177,6 +181,7 @@ const paramConfigRoutes = [
       assertOrgAccess(caller, ctx.body.orgId, true);
       checkParameterValues(ctx.body.parameters);
       const row = await ctx.services.analytics.bi.upsertParamConfig(ctx.body.groupId, ctx.body.orgId, ctx.body.parameters, caller.user.id, true);
+      await ctx.services.audit.record(caller, 'bi.query-param-config.create', 'query-param-config', row.id, { groupId: ctx.body.groupId, orgId: ctx.body.orgId });
       return { item: paramConfigToWire(row) };
     },
   }),
@@ -189,7 +194,9 @@ const paramConfigRoutes = [
       const row = await ctx.services.analytics.bi.paramConfig(ctx.params.id);
       assertParamConfigWrite(caller, row);
       checkParameterValues(ctx.body.parameters);
-      return { item: paramConfigToWire(await ctx.services.analytics.bi.updateParamConfig(row.id, ctx.body.parameters)) };
+      const updated = await ctx.services.analytics.bi.updateParamConfig(row.id, ctx.body.parameters);
+      await ctx.services.audit.record(caller, 'bi.query-param-config.update', 'query-param-config', row.id);
+      return { item: paramConfigToWire(updated) };
     },
   }),
   defineRoute({
@@ -200,6 +207,7 @@ const paramConfigRoutes = [
       const row = await ctx.services.analytics.bi.paramConfig(ctx.params.id);
       assertParamConfigWrite(caller, row);
       await ctx.services.analytics.bi.deleteParamConfig(row.id);
+      await ctx.services.audit.record(caller, 'bi.query-param-config.delete', 'query-param-config', row.id);
       return undefined;
     },
   }),
@@ -228,6 +236,7 @@ const sharedRoutes = [
       const found = await ctx.services.analytics.bi.insertSharedParameters({
         owner: caller.user.id, orgId: homeOrgId(caller), groupId: ctx.body.groupId, templateId: ctx.body.templateId, name: ctx.body.name, parameters,
       });
+      await ctx.services.audit.record(caller, 'bi.shared-parameters.create', 'shared-parameters', found.row.id, { groupId: ctx.body.groupId, templateId: ctx.body.templateId });
       return { item: sharedToWire(found, true) };
     },
   }),
@@ -243,6 +252,7 @@ const sharedRoutes = [
       if (!caller.isAdmin && row.owner_id !== caller.user.id) throw forbidden('Only the owner may share these parameters');
       assertEmails(ctx.body.emails);
       const found = await ctx.services.analytics.bi.invite(row.id, ctx.body.emails, ctx.body.description, caller.user.id);
+      await ctx.services.audit.record(caller, 'bi.shared-parameters.invite', 'shared-parameters', row.id, { emails: ctx.body.emails });
       return { item: sharedToWire(found, true) };
     },
   }),
