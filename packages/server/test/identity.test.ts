@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { hashPassword, verifyPassword } from '../src/auth/passwords';
+import { AuthService } from '../src/services/auth';
 import { PASSWORD, STORES, useStudio } from './harness';
 
 /**
@@ -76,9 +77,11 @@ describe.each(STORES)('identity and sessions, on %s', (kind) => {
     expect([res.statusCode, res.json().message]).toEqual([401, message]);
   });
 
-  it('takes the scheme in any case, with spaces around the token', async () => {
+  it('takes the scheme in any case, with spaces around the token, and nothing else around it', async () => {
     const { accessToken } = (await signIn()).json().item as { accessToken: string };
     expect((await me(`bearer   ${accessToken}  `)).statusCode).toBe(200);
+    expect((await me(`Token Bearer ${accessToken}`)).statusCode).toBe(401);
+    expect((await me(`Bearer ${accessToken} ${accessToken}`)).statusCode).toBe(401);
   });
 
   it('an API key records when it was last used', async () => {
@@ -89,6 +92,74 @@ describe.each(STORES)('identity and sessions, on %s', (kind) => {
     const before = Date.now();
     expect((await me(`Bearer ${key}`)).statusCode).toBe(200);
     expect(new Date((await listed()).lastUsedAt).getTime()).toBeGreaterThanOrEqual(before - 1000);
+  });
+
+  describe('credentials remembered for a moment (another API node)', () => {
+    afterEach(() => vi.useRealTimers());
+    // A second node over the same catalog: it learns of a sign-out elsewhere only when its memory runs out.
+    const node = (cacheMs: number) => new AuthService(ctx.s.services.db, ctx.s.services.limits.signIn, cacheMs);
+    const session = async (email: string) => (await signIn(email)).json().item.accessToken as string;
+    const dropSession = async (token: string) => ctx.s.services.db.deleteFrom('sessions').where('access_hash', '=', sha256(token)).execute();
+    const resolves = (n: AuthService, token: string) => n.authenticate(`Bearer ${token}`).then((c) => c?.user.email, (e: Error) => e.message);
+
+    it('keeps a credential for cacheMs, then asks the catalog again', async () => {
+      vi.useFakeTimers({ toFake: ['Date'] });
+      const other = node(2000);
+      const token = await session('owner@acme.test');
+      expect(await resolves(other, token)).toBe('owner@acme.test');
+      await dropSession(token);
+      vi.setSystemTime(Date.now() + 1500);
+      expect(await resolves(other, token)).toBe('owner@acme.test');
+      vi.setSystemTime(Date.now() + 1000);
+      expect(await resolves(other, token)).toBe('Session is invalid or expired');
+    });
+
+    it('with cacheMs 0 a sign-out elsewhere takes effect at once', async () => {
+      const other = node(0);
+      const token = await session('owner@acme.test');
+      expect(await resolves(other, token)).toBe('owner@acme.test');
+      await dropSession(token);
+      expect(await resolves(other, token)).toBe('Session is invalid or expired');
+    });
+
+    it("forgets one user's credentials without forgetting everyone's", async () => {
+      const other = node(60_000);
+      const [mine, theirs] = [await session('owner@acme.test'), await session('editor@globex.test')];
+      expect([await resolves(other, mine), await resolves(other, theirs)]).toEqual(['owner@acme.test', 'editor@globex.test']);
+      await Promise.all([dropSession(mine), dropSession(theirs)]);
+      other.forget(ctx.cast.users.owner.id);
+      expect([await resolves(other, mine), await resolves(other, theirs)]).toEqual(['Session is invalid or expired', 'editor@globex.test']);
+      other.forget();
+      expect(await resolves(other, theirs)).toBe('Session is invalid or expired');
+    });
+
+    it('signing out on a node forgets the credential there at once', async () => {
+      const other = node(60_000);
+      const token = await session('owner@acme.test');
+      const caller = (await other.authenticate(`Bearer ${token}`))!;
+      await other.signOut(caller);
+      expect(await resolves(other, token)).toBe('Session is invalid or expired');
+    });
+
+    it('records the use of an API key at most once a minute', async () => {
+      vi.useFakeTimers({ toFake: ['Date'] });
+      const made = await ctx.s.app.inject({ method: 'POST', url: '/v1/api-key', payload: { name: 'Minutely' }, headers: { authorization: ctx.cast.tokens.owner } });
+      const { id, key } = made.json().item as { id: string; key: string };
+      const lastUsed = async () => (await ctx.s.services.db.selectFrom('api_keys').select('last_used_at').where('id', '=', id).executeTakeFirstOrThrow()).last_used_at?.getTime();
+      const other = node(0);
+      await resolves(other, key);
+      const first = await lastUsed();
+      vi.setSystemTime(Date.now() + 30_000);
+      await resolves(other, key);
+      expect(await lastUsed()).toBe(first);
+      vi.setSystemTime(Date.now() + 31_000);
+      await resolves(other, key);
+      expect(await lastUsed()).toBeGreaterThan(first! + 60_000);
+    });
+
+    it('refuses a user who no longer exists', async () => {
+      await expect(ctx.s.services.auth.callerOf('00000000-0000-4000-8000-000000000000', 'session', '')).rejects.toThrow('User no longer exists');
+    });
   });
 });
 
