@@ -10,7 +10,7 @@ export const MODULES = {
   },
   'permissions-body-ids': {
     mutate: [`${S}/services/access.ts`],
-    tests: [`${T}/permission-matrix.test.ts`, `${T}/security-body-ids.test.ts`, `${T}/records.test.ts`, `${T}/admin-account.test.ts`],
+    tests: [`${T}/access-rules.test.ts`, `${T}/permission-matrix.test.ts`, `${T}/security-body-ids.test.ts`, `${T}/records.test.ts`, `${T}/admin-account.test.ts`],
   },
   quotas: {
     mutate: [`${S}/services/quota.ts`],
