@@ -40,6 +40,26 @@ function newAttrs(type: DatasetAttrs['datasetType'], extra: Partial<DatasetAttrs
 
 const contentTypeOf = (ctx: RouteContext<unknown, unknown, unknown>) => String(ctx.req.headers['content-type'] ?? '').trim();
 
+/**
+ * The stored data of a dataset, for readers. Data under replacement (pending) or whose replacement failed
+ * (error) keeps its previous data until a new upload switches to its own: readers get that, whole. Only a
+ * dataset that never had data is not ready (409).
+ */
+function readableData(row: ResourceRow): DatasetAttrs & { storageKey: string } {
+  const a = datasetAttrs(row);
+  if (!a.storageKey) throw new StudioError(409, `Dataset is not ready (status: ${a.status})`, a.metadata.errorMessage ?? undefined);
+  return a as DatasetAttrs & { storageKey: string };
+}
+
+/** A new managed dataset and its audit record, in one unit of work (for routes that ingest outside one). */
+function createManaged(services: Services, caller: Caller, fields: { name: string; description: string }, details: Record<string, unknown> = {}) {
+  return services.units.run(async () => {
+    const created = await services.records.create(caller, 'dataset', { ...fields, attrs: newAttrs('managed') as unknown as Record<string, unknown> });
+    await services.audit.record(caller, 'dataset.create', 'dataset', created.id, { name: created.name, ...details });
+    return created;
+  });
+}
+
 /** Upload the request body as the dataset's data; answers the dataset, or the ingestion error. */
 async function uploadInto(ctx: RouteContext<unknown, unknown, unknown>, row: ResourceRow, opts: { skipArrow?: boolean }) {
   const contentType = contentTypeOf(ctx);
@@ -90,10 +110,7 @@ export const datasetRoutes: RouteDef[] = [
     query: AdminQuery,
     resource: { type: 'dataset', param: 'id', action: 'read' },
     handler: async (ctx) => {
-      const a = datasetAttrs(ctx.resource!);
-      // Data under replacement (pending) or whose replacement failed (error) keeps its previous data until a
-      // new upload switches to its own: readers get that, whole. Only a dataset that never had data is not ready.
-      if (!a.storageKey) throw new StudioError(409, `Dataset is not ready (status: ${a.status})`, a.metadata.errorMessage ?? undefined);
+      const a = readableData(ctx.resource!);
       const signal = clientGone(ctx.reply);
       const arrow = String(ctx.req.headers.accept ?? '').includes(ARROW_STREAM);
       const safeName = ctx.resource!.name.replace(/[^\w.-]+/g, '_').slice(0, 100) || 'dataset';
@@ -117,10 +134,7 @@ export const datasetRoutes: RouteDef[] = [
     query: z.object({ offset: z.coerce.number().int().min(0).default(0), limit: z.coerce.number().int().min(1).max(10_000).default(100), isAdmin: QueryBool.optional() }),
     resource: { type: 'dataset', param: 'id', action: 'read' },
     handler: async (ctx) => {
-      const a = datasetAttrs(ctx.resource!);
-      // Data under replacement (pending) or whose replacement failed (error) keeps its previous data until a
-      // new upload switches to its own: readers get that, whole. Only a dataset that never had data is not ready.
-      if (!a.storageKey) throw new StudioError(409, `Dataset is not ready (status: ${a.status})`, a.metadata.errorMessage ?? undefined);
+      const a = readableData(ctx.resource!);
       const rows = await ctx.services.engine.preview(a.storageKey, { offset: ctx.query.offset, limit: ctx.query.limit });
       return { items: rows, total: a.metadata.rowCount ?? rows.length, offset: ctx.query.offset };
     },
@@ -210,11 +224,7 @@ export const datasetRoutes: RouteDef[] = [
       const caller = requireCaller(ctx);
       await assertCanCreate(ctx.services.db, caller, 'dataset');
       if (!contentTypeOf(ctx)) throw badInput('Unsupported content type');
-      const row = await ctx.services.units.run(async () => {
-        const created = await ctx.services.records.create(caller, 'dataset', { name: ctx.query.name, description: ctx.query.description, attrs: newAttrs('managed') as unknown as Record<string, unknown> });
-        await ctx.services.audit.record(caller, 'dataset.create', 'dataset', created.id, { name: created.name });
-        return created;
-      });
+      const row = await createManaged(ctx.services, caller, { name: ctx.query.name, description: ctx.query.description });
       return uploadInto(ctx as RouteContext<unknown, unknown, unknown>, row, { skipArrow: ctx.query.skipArrow });
     },
   }),
@@ -251,11 +261,7 @@ export const datasetRoutes: RouteDef[] = [
       await assertCanCreate(ctx.services.db, caller, 'dataset');
       if (ctx.body.connectionId) await connectionForQuery(ctx.services, caller, ctx.body.connectionId);
       const safe = await sandboxForCaller(ctx.services, caller, ctx.body.query);
-      const row = await ctx.services.units.run(async () => {
-        const created = await ctx.services.records.create(caller, 'dataset', { name: ctx.body.name, description: ctx.body.description, attrs: newAttrs('managed') as unknown as Record<string, unknown> });
-        await ctx.services.audit.record(caller, 'dataset.create', 'dataset', created.id, { name: created.name, query: ctx.body.query });
-        return created;
-      });
+      const row = await createManaged(ctx.services, caller, { name: ctx.body.name, description: ctx.body.description }, { query: ctx.body.query });
       const ready = await ctx.services.datasets.ingestQuery(row, (file) => ctx.services.sandbox.copyToParquet(safe, {}, file), ctx.body.query);
       return datasetItem(ctx.services, ready, ctx);
     },
