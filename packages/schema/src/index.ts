@@ -12,3 +12,4 @@ export * from './states';
 export * from './publishing';
 export * from './vector-tiles';
 export * from './tilesets';
+export * from './dashboards';

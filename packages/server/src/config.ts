@@ -45,6 +45,10 @@ export interface StudioConfig {
   rateLimits: RateLimitSettings;
   /** STUDIO_TRUST_PROXY: whose X-Forwarded-For names the client (true: anyone's; false: nobody's; else these addresses). */
   trustProxy: boolean | string;
+  /** STUDIO_WIDGET_TIMEOUT_MS: a dashboard widget's query is cancelled after this long (ms). */
+  widgetTimeoutMs: number;
+  /** SMTP_URL: where report invitations are sent (smtp://user:pass@host:port); null: the inviter is shown the links. */
+  smtpUrl: string | null;
 }
 
 function trustProxy(raw: string | undefined): boolean | string {
@@ -86,5 +90,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): StudioConfi
     redisPrefix: env.STUDIO_REDIS_PREFIX || 'studio:',
     rateLimits: DEFAULT_RATE_LIMITS,
     trustProxy: trustProxy(env.STUDIO_TRUST_PROXY),
+    widgetTimeoutMs: positiveInt(env, 'STUDIO_WIDGET_TIMEOUT_MS', 30_000),
+    smtpUrl: env.SMTP_URL || null,
   };
 }

@@ -31,6 +31,8 @@ const SELF_GUARDED: Record<string, string> = {
   'GET /v1/bi/shared-parameters/{id}': 'owner, its organization, invited e-mails, administrators',
   'POST /v1/bi/shared-parameters/{id}/invite': 'owner or administrators',
   'GET /v1/data-queries/{id}': "query executions are not resources: the caller's own, or any for administrators in admin mode",
+  'POST /v1/reports/published/{id}': "a report is not a resource: share access to the dashboard it snapshots",
+  'POST /v1/reports/published/{id}/invite': "a report is not a resource: share access to the dashboard it snapshots",
   'GET /v1/data-queries/{id}/result': "query executions are not resources: the caller's own, or any for administrators in admin mode",
 };
 

@@ -85,6 +85,15 @@ export class ResultCache {
     return this.through(await this.keyOf('l', ['labels'], datasets), compute, opts);
   }
 
+  /**
+   * A dashboard widget's result, keyed by the versions of the datasets it read (their storage keys, which
+   * change whenever the data does, so nothing needs invalidating), the widget's pipeline and the parameter
+   * values. Shared by every API node through the same backing as the analytic sets.
+   */
+  async widget<T>(key: { datasets: string[]; query: unknown }, compute: () => Promise<T>, opts: CacheOptions = {}): Promise<T> {
+    return this.through(await this.keyOf('w', [], key), compute, opts);
+  }
+
   /** After an organization's analytic-set config for the group changes. */
   async invalidateGroupOrg(groupId: string, orgId: string): Promise<void> {
     await this.backing.bump(`org:${groupId}:${orgId}`);

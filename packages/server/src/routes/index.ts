@@ -19,6 +19,8 @@ import { queryRoutes } from './query';
 import { tilesetRoutes } from './tilesets';
 import { analyticsRoutes } from './analytics';
 import { publishingRoutes } from './publishing';
+import { dashboardRoutes } from './dashboards';
+import { insightPublishingRoutes } from './insight-publishing';
 import { executionRoutes } from './executions';
 import { basemapRoutes } from './basemaps';
 import { vectorTileRoutes } from './vector-tiles';
@@ -30,6 +32,8 @@ export const allRoutes: RouteDef[] = [
   ...userRoutes,
   ...apiKeyRoutes,
   ...publishingRoutes,
+  ...insightPublishingRoutes,
+  ...dashboardRoutes,
   ...recordRoutes,
   ...datasetRoutes,
   ...queryRoutes,

@@ -1,65 +1,14 @@
 import { z } from 'zod';
 import { cellToBoundary, cellToLatLng, isValidCell } from 'h3-js';
 import { RecordBatchReader } from 'apache-arrow';
-import { QueryBool, StudioError, badInput } from '@studio/schema';
-import { compilePipeline, duckdbQueryError, validatePipeline } from '@studio/pipeline';
+import { QueryBool, badInput } from '@studio/schema';
+import { duckdbQueryError } from '@studio/pipeline';
 import { defineRoute, requireCaller } from '../http/route';
-import { datasetAttrs } from '../services/datasets';
-import type { Services } from '../services';
-import type { Caller } from '../http/caller';
 import { ARROW_STREAM } from './datasets';
-import { TEMP_VIEW_NAME } from '../services/temp-views';
 import { clientGone, primed, streamBody } from '../http/streams';
-import { tileResolverFor } from '../services/hextiles/service';
+import { compileForCaller } from '../services/pipelines';
 
-/** Every dataset a pipeline reads, by uuid, wherever in the tree it is named. */
-export function datasetsOf(node: unknown, out = new Set<string>()): Set<string> {
-  if (!node || typeof node !== 'object') return out;
-  const n = node as Record<string, unknown>;
-  if (n.type === 'dataset' && typeof n.uuid === 'string') out.add(n.uuid);
-  if (n.type === 'enrich') {
-    const source = n.sourceId ?? n.source;
-    if (typeof source === 'string') out.add(source);
-  }
-  if (Array.isArray(n.input)) for (const child of n.input) datasetsOf(child, out);
-  return out;
-}
-
-/** DuckDB string literal of a path the store produced (store keys are [A-Za-z0-9_.=-/] only). */
-const sqlPath = (p: string) => `'${p.replaceAll("'", "''")}'`;
-
-/**
- * Checks the caller may read every dataset before anything runs, then compiles the pipeline with
- * each dataset resolved to its Parquet file.
- */
-export async function compileForCaller(services: Services, caller: Caller, body: unknown) {
-  const node = validatePipeline(body);
-  const paths = new Map<string, string>();
-  const temps = new Map<string, string>();
-  for (const uuid of datasetsOf(node)) {
-    if (TEMP_VIEW_NAME.test(uuid)) {
-      temps.set(uuid, services.tempViews.relationOf(caller.user.id, uuid));
-      continue;
-    }
-    const { resource } = await services.access.guard(caller, 'dataset', uuid, 'read', false);
-    const a = datasetAttrs(resource);
-    if (a.status !== 'ready' || !a.storageKey) throw new StudioError(409, `Dataset ${uuid} is not ready (status: ${a.status})`);
-    paths.set(uuid, await services.engine.store.localPath(a.storageKey));
-  }
-  // Hex-tile datasets (hexTile, tileExtract, tileQuantiles nodes): guarded the same way, read from their archives.
-  const tiles = await tileResolverFor(services, caller, node);
-  return compilePipeline(node, {
-    dialect: 'duckdb',
-    ...(tiles && { resolveTiles: tiles.resolve }),
-    resolveDataset: (uuid) => {
-      const temp = temps.get(uuid);
-      if (temp) return { relationSql: temp };
-      const p = paths.get(uuid);
-      if (!p) throw badInput(`Unknown dataset ${uuid}`);
-      return { relationSql: `read_parquet(${sqlPath(p)})` };
-    },
-  });
-}
+export { compileForCaller };
 
 /** JSON `{items: [...]}` streamed from Arrow batches: rows are decoded one batch at a time. */
 async function* jsonFromArrow(arrow: AsyncGenerator<Uint8Array>): AsyncGenerator<string> {

@@ -14,6 +14,7 @@ import {
   notFound,
   type RecordCollection,
   type ResourceType,
+  parseDashboardState,
 } from '@studio/schema';
 import { defineRoute, readJsonBody, requireCaller, type RouteDef, type RouteContext } from '../http/route';
 import type { Services } from '../services';
@@ -153,6 +154,15 @@ export interface CollectionSpecIds {
   dsAdd: string; dsDel: string; assetAdd: string; assetDel: string;
 }
 
+/**
+ * A dashboard's saved state is parsed before it is stored: an older version is upgraded, a newer or
+ * malformed one answers 422 and nothing is written (the other kinds keep their states opaque here).
+ */
+function checkedState<B extends { latestState?: unknown }>(type: ResourceType, body: B): B {
+  if (type !== 'insight' || body.latestState === undefined || body.latestState === null) return body;
+  return { ...body, latestState: parseDashboardState(body.latestState) };
+}
+
 /** The whole record machinery of one collection (maps, insights, dashboards, workbooks). */
 export function recordCollectionRoutes(collection: RecordCollection, type: ResourceType, ids: CollectionSpecIds): RouteDef[] {
   const base = `/v1/${collection}`;
@@ -228,7 +238,7 @@ export function recordCollectionRoutes(collection: RecordCollection, type: Resou
         await assertCanCreate(ctx.services.db, caller, type);
         // Datasets named in the body are attached: the caller must be able to read each (404 otherwise).
         await ctx.services.access.guardAll(caller, 'dataset', ctx.body.datasets ?? [], 'read', ctx.adminMode);
-        const row = await ctx.services.records.create(caller, type, ctx.body, { acquireLock: ctx.query.acquireLock });
+        const row = await ctx.services.records.create(caller, type, checkedState(type, ctx.body), { acquireLock: ctx.query.acquireLock });
         await ctx.services.audit.record(caller, `${type}.create`, type, row.id, { name: row.name });
         return recordItem(ctx.services, row, ctx);
       },
@@ -247,7 +257,7 @@ export function recordCollectionRoutes(collection: RecordCollection, type: Resou
       handler: async (ctx) => {
         const caller = requireCaller(ctx);
         await ctx.services.access.guardAll(caller, 'dataset', ctx.body.datasets ?? [], 'read', ctx.adminMode);
-        const row = await ctx.services.records.update(caller, ctx.resource!, ctx.body, { adminMode: ctx.adminMode, acquireLock: ctx.query.acquireLock });
+        const row = await ctx.services.records.update(caller, ctx.resource!, checkedState(type, ctx.body), { adminMode: ctx.adminMode, acquireLock: ctx.query.acquireLock });
         await ctx.services.audit.record(caller, ctx.body.ownerId ? `${type}.transfer` : `${type}.update`, type, row.id, { ownerId: ctx.body.ownerId, name: ctx.body.name });
         return recordItem(ctx.services, row, ctx);
       },

@@ -21,6 +21,8 @@ import { SqlSandbox } from './sql-sandbox';
 import { NetworkReach } from './network-reach';
 import { RateLimits } from './rate-limits';
 import { unitOfWork, type UnitOfWork } from '../store/unit-of-work';
+import { DashboardWidgets } from './dashboards/widgets';
+import { PublicationService } from './dashboards/publications';
 
 /** Everything a route handler may use; built once per server from the catalog and config. */
 export interface Services {
@@ -48,6 +50,10 @@ export interface Services {
   reach: NetworkReach;
   /** Sign-in and map-password back-off, map grants, and the store of per-route limits (Redis when REDIS_URL is set). */
   limits: RateLimits;
+  /** Dashboard widget queries (cached with the analytic sets' results) and parameter choices. */
+  widgets: DashboardWidgets;
+  /** Published insights (dashboards) and reports. */
+  publications: PublicationService;
 }
 
 /** STUDIO_NODE_ID, or an id made once and kept in the data directory (so a restart knows its own work). */
@@ -63,6 +69,9 @@ function nodeIdOf(config: StudioConfig): string {
     return fs.readFileSync(file, 'utf8').trim();
   }
 }
+
+/** The services the dashboard widgets are built from (every service but the widgets themselves). */
+export type CoreServices = Omit<Services, 'widgets'>;
 
 export async function buildServices(config: StudioConfig, catalog: Db): Promise<Services> {
   const units = unitOfWork(catalog);
@@ -82,7 +91,7 @@ export async function buildServices(config: StudioConfig, catalog: Db): Promise<
     maxInstances: config.sandboxInstances,
     functions: registerH3Functions,
   });
-  return {
+  const base: CoreServices = {
     config,
     db,
     units,
@@ -102,5 +111,9 @@ export async function buildServices(config: StudioConfig, catalog: Db): Promise<
     limits,
     listCache: new ListCache(db, { maxEntries: config.listCacheEntries, maxAgeMs: 60_000 }),
     analytics: new AnalyticsService(db, engine, access, { sampleDir: path.join(config.dataDir, 'analytics', 'sample'), cache: AnalyticsService.cacheFromEnv() }),
+    publications: new PublicationService(db, limits),
   };
+  // Widgets read through the other services (records, access, temp views) and share the analytic sets' cache.
+  const widgets = new DashboardWidgets(base, () => base.analytics.cache, { timeoutMs: config.widgetTimeoutMs });
+  return { ...base, widgets };
 }

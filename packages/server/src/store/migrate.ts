@@ -6,6 +6,7 @@ import * as m003 from './migrations/003-published-maps';
 import * as m004 from './migrations/004-bi';
 import * as m005 from './migrations/005-executions';
 import * as m006 from './migrations/006-catalog-version';
+import * as m007 from './migrations/007-publications';
 
 /** Versioned migrations, in order; a new one is a new file and a new line here, never an edit. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -15,6 +16,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '004-bi': m004,
   '005-executions': m005,
   '006-catalog-version': m006,
+  '007-publications': m007,
 };
 
 class InCodeProvider implements MigrationProvider {

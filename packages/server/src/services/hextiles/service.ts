@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { StudioError, badInput, isStudioError, type HexTileCreate } from '@studio/schema';
 import { checkKey } from '@studio/engine';
 import { compilePipeline, type TileResolver } from '@studio/pipeline';
-import type { Services } from '..';
+import type { CoreServices, Services } from '..';
 import type { Caller } from '../../http/caller';
 import type { ResourceRow } from '../records';
 import { datasetAttrs, EMPTY_METADATA, type DatasetAttrs } from '../datasets';
@@ -32,13 +32,13 @@ export const zipUrlOf = (key: string) => `store://${key}`;
 export const metadataOf = (archive: TileArchive, datasetId: string) => ({ ...archive.meta, dataset: datasetId, zipUrl: zipUrlOf(archive.key) });
 
 /** The archive entry cache: under the engine's temp folder, refilled on demand after a restart. */
-const cacheRoot = (s: Services) => path.join(s.engine.tmpDir, 'hextiles');
+const cacheRoot = (s: CoreServices) => path.join(s.engine.tmpDir, 'hextiles');
 
 /**
  * The archive of a hex-tile dataset the caller was already allowed to read, or the one `zipUrl` names:
  * that must be another archive of the same dataset in the store (no outside fetches).
  */
-export async function archiveOf(s: Services, row: ResourceRow, zipUrl?: string): Promise<TileArchive> {
+export async function archiveOf(s: CoreServices, row: ResourceRow, zipUrl?: string): Promise<TileArchive> {
   const a = datasetAttrs(row);
   if (a.datasetType !== 'hex-tile') throw badInput(`Dataset ${row.id} is not a hex-tile dataset (type ${a.datasetType})`);
   let key = a.storageKey ? archiveKeyOf(a.storageKey) : null;
@@ -80,7 +80,7 @@ export function tileDatasetsOf(node: unknown, out = new Set<string>()): Set<stri
  * it names. A first compile records which entries the tile nodes touch, they are copied out of the
  * archives, and the resolver then answers with local files (see PreparedSource).
  */
-export async function tileResolverFor(s: Services, caller: Caller, node: unknown): Promise<{ resolve: TileResolver; archives: Map<string, TileArchive> } | undefined> {
+export async function tileResolverFor(s: CoreServices, caller: Caller, node: unknown): Promise<{ resolve: TileResolver; archives: Map<string, TileArchive> } | undefined> {
   const ids = tileDatasetsOf(node);
   if (!ids.size) return undefined;
   const sources = new Map<string, PreparedSource>();

@@ -1,0 +1,107 @@
+import { z } from 'zod';
+import { DraftWidgetRunBody, Id, Parameter, WidgetRunBody, parseDashboardState, emptyDashboardState, type DashboardState, type Widget } from '@studio/schema';
+import { defineRoute, requireCaller, type RouteContext, type RouteDef } from '../http/route';
+import { clientGone, primed, streamBody } from '../http/streams';
+import type { Caller } from '../http/caller';
+import type { ResourceRow } from '../services/records';
+import { widgetOf, parameterOf } from '../services/dashboards/widgets';
+
+/**
+ * Dashboard widgets (catalog §1, §5 insights). A saved dashboard's widgets run under its owner's
+ * access: whoever may read the dashboard sees what its owner chose to show, through these queries
+ * only, never an arbitrary pipeline on its datasets. A draft widget (the builder, before saving) runs
+ * under the editor's own access, like POST /v1/query.
+ */
+const tag = 'dashboards';
+const Format = z.object({ format: z.enum(['json', 'csv']).default('json') });
+const WidgetParams = z.object({ id: Id, widgetId: z.string().max(64) });
+const ParameterParams = z.object({ id: Id, parameterId: z.string().max(64) });
+const Search = z.object({ search: z.string().max(200).optional() });
+
+/** The saved state of a dashboard record; a dashboard never saved has no widgets. */
+export function dashboardState(row: ResourceRow): DashboardState {
+  return row.latest_state === null || row.latest_state === undefined ? emptyDashboardState() : parseDashboardState(row.latest_state);
+}
+
+/** Whose access a saved dashboard's queries run under: its owner's. */
+export const ownerOf = (ctx: RouteContext<unknown, unknown, unknown>, ownerId: string): Promise<Caller> => ctx.services.auth.callerOf(ownerId, 'session', '');
+
+/** Answers a widget's rows as JSON, or as a CSV download (up to 1M rows). */
+export async function answerWidget(
+  ctx: RouteContext<unknown, unknown, unknown>,
+  grantee: Caller,
+  state: Pick<DashboardState, 'parameters'>,
+  widget: Widget,
+  body: z.infer<typeof WidgetRunBody>,
+  format: 'json' | 'csv',
+) {
+  const signal = clientGone(ctx.reply);
+  if (format === 'csv') {
+    const csv = await primed(await ctx.services.widgets.csv(grantee, state, widget, body, signal));
+    const name = (widget.title || widget.id).replace(/[^A-Za-z0-9_-]+/g, '_').slice(0, 80) || 'widget';
+    return ctx.reply.header('content-type', 'text/csv; charset=utf-8').header('content-disposition', `attachment; filename="${name}.csv"`).send(streamBody(csv));
+  }
+  const item = await ctx.services.widgets.run(grantee, state, widget, body, { signal, cacheControl: ctx.req.headers['cache-control'] as string | undefined });
+  return { item };
+}
+
+export const dashboardRoutes: RouteDef[] = [
+  defineRoute({
+    method: 'POST',
+    url: '/v1/dashboards/{id}/widgets/{widgetId}/query',
+    summary: "Rows of one widget of a saved dashboard, under its owner's access: body {parameters (link form, checked against their types), crossFilters, page, sort}; format=csv downloads up to 1M rows",
+    tag,
+    auth: 'user',
+    transaction: false,
+    params: WidgetParams,
+    query: Format,
+    body: WidgetRunBody,
+    resource: { type: 'insight', param: 'id', action: 'read' },
+    handler: async (ctx) => {
+      const row = ctx.resource!;
+      const state = dashboardState(row);
+      const generic = ctx as RouteContext<unknown, unknown, unknown>;
+      return answerWidget(generic, await ownerOf(generic, row.owner_id), state, widgetOf(state, ctx.params.widgetId), ctx.body, ctx.query.format);
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    url: '/v1/dashboards/widget-query',
+    summary: "Rows of a draft widget (the builder, before saving), under the caller's own access to its dataset: body {widget, parameterDefs, parameters, crossFilters, page, sort}",
+    tag,
+    auth: 'user',
+    transaction: false,
+    query: Format,
+    body: DraftWidgetRunBody,
+    handler: async (ctx) => {
+      const { widget, parameterDefs, ...run } = ctx.body;
+      return answerWidget(ctx as RouteContext<unknown, unknown, unknown>, requireCaller(ctx), { parameters: parameterDefs }, widget, run, ctx.query.format);
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    url: '/v1/dashboards/{id}/parameters/{parameterId}/values',
+    summary: "The choices of one parameter of a saved dashboard (its static values, or a column's distinct values under the owner's access; 1,000 at most)",
+    tag,
+    auth: 'user',
+    params: ParameterParams,
+    query: Search,
+    resource: { type: 'insight', param: 'id', action: 'read' },
+    handler: async (ctx) => {
+      const row = ctx.resource!;
+      const p = parameterOf(dashboardState(row), ctx.params.parameterId);
+      const items = await ctx.services.widgets.parameterValues(await ownerOf(ctx as RouteContext<unknown, unknown, unknown>, row.owner_id), p, ctx.query.search);
+      return { items };
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    url: '/v1/dashboards/parameter-values',
+    summary: "The choices of a draft parameter, under the caller's own access: body {parameter, search}",
+    tag,
+    auth: 'user',
+    transaction: false,
+    body: z.object({ parameter: Parameter, search: z.string().max(200).optional() }).strict(),
+    handler: async (ctx) => ({ items: await ctx.services.widgets.parameterValues(requireCaller(ctx), ctx.body.parameter, ctx.body.search) }),
+  }),
+];

@@ -1,0 +1,232 @@
+import { randomUUID } from 'node:crypto';
+import type { ColumnType, Kysely } from 'kysely';
+import { StudioError, notFound, parseDashboardState, type DashboardState } from '@studio/schema';
+import type { Db } from '../../store/db';
+import type { ResourceRow } from '../records';
+import { hashPassword, verifyPassword } from '../../auth/passwords';
+import type { FailureThrottle, MapGrants } from '../rate-limits';
+import { PASSWORD_REQUIRED } from '../publishing';
+import { datasetsOfState } from './widget-pipeline';
+
+type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+
+/** Table of migration 007: snapshots of dashboards published as insights or sent as reports. */
+interface PublicationsTable {
+  id: string;
+  kind: 'insight' | 'report';
+  resource_id: string;
+  name: string;
+  description: string;
+  latest_state: ColumnType<unknown, string, string>;
+  dataset_ids: ColumnType<unknown, string, string>;
+  password_hash: string | null;
+  published_by: string | null;
+  published_at: Timestamp;
+  updated_at: Timestamp;
+  views: ColumnType<number, number | undefined, number>;
+}
+interface InvitationsTable {
+  report_id: string;
+  email: string;
+  description: string;
+  invited_by: string | null;
+  invited_at: Timestamp;
+}
+type Tables = { publications: PublicationsTable; report_invitations: InvitationsTable };
+type Row = { id: string; kind: 'insight' | 'report'; resource_id: string; name: string; description: string; latest_state: unknown; dataset_ids: unknown; password_hash: string | null; published_at: Date; updated_at: Date; views: number };
+
+export type PublicationKind = Row['kind'];
+
+/** A publication as the API answers it: the info, and with `state` the snapshot itself. */
+export interface PublicationInfo {
+  id: string;
+  kind: PublicationKind;
+  insightId: string;
+  name: string;
+  description: string;
+  publishedAt: string;
+  updatedAt: string;
+  passwordProtected: boolean;
+  datasetIds: string[];
+  views: number;
+}
+export type Publication = PublicationInfo & { latestState: DashboardState };
+
+const iso = (d: Date | string) => new Date(d).toISOString();
+const idList = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : typeof v === 'string' ? (JSON.parse(v) as string[]) : []);
+const parsed = (v: unknown) => (typeof v === 'string' ? JSON.parse(v) : v);
+
+function infoOf(r: Row): PublicationInfo {
+  return {
+    id: r.id,
+    kind: r.kind,
+    insightId: r.resource_id,
+    name: r.name,
+    description: r.description,
+    publishedAt: iso(r.published_at),
+    updatedAt: iso(r.updated_at),
+    passwordProtected: r.password_hash !== null,
+    datasetIds: idList(r.dataset_ids),
+    views: Number(r.views),
+  };
+}
+
+/** How a reader of a protected publication gets in (as for maps: access, a grant, or the password). */
+export interface ReaderKey {
+  canBypass: boolean;
+  password?: string;
+  grant?: string;
+  address: string;
+}
+
+/**
+ * Insight publications and reports. A publication snapshots the dashboard's saved state and the
+ * datasets it names; readers run only the snapshot's widget queries, under the dashboard owner's grant.
+ */
+export class PublicationService {
+  private readonly db: Kysely<Tables>;
+  constructor(
+    catalog: Db,
+    private readonly unlocking: { mapPassword: FailureThrottle; grants: MapGrants },
+  ) {
+    this.db = catalog.withTables<Tables>() as unknown as Kysely<Tables>;
+  }
+
+  /**
+   * Snapshots `insight`. kind 'insight': the one publication of the insight (publishing again replaces
+   * it; an absent password keeps the previous one). kind 'report': a new snapshot with its own id.
+   * `datasets`, when given, must all be datasets the dashboard names (a report may leave some out).
+   */
+  async publish(insight: ResourceRow, kind: PublicationKind, by: string, opts: { password?: string | null; title?: string; description?: string; datasets?: string[] }): Promise<PublicationInfo> {
+    if (insight.latest_state === null || insight.latest_state === undefined) throw new StudioError(422, 'Save the dashboard before publishing it');
+    const state = parseDashboardState(insight.latest_state);
+    const named = datasetsOfState(state);
+    const datasets = opts.datasets ?? [...named];
+    const foreign = datasets.find((d) => !named.has(d));
+    if (foreign) throw new StudioError(422, `Dataset ${foreign} is not used by this dashboard`);
+    const id = kind === 'insight' ? insight.id : randomUUID();
+    const previous = kind === 'insight' ? await this.row(id, 'insight') : undefined;
+    const passwordHash = opts.password === undefined ? (previous?.password_hash ?? null) : opts.password ? await hashPassword(opts.password) : null;
+    const values = {
+      name: opts.title ?? insight.name,
+      description: opts.description ?? insight.description,
+      latest_state: JSON.stringify(state),
+      dataset_ids: JSON.stringify(datasets),
+      password_hash: passwordHash,
+      published_by: by,
+      published_at: new Date(),
+      updated_at: new Date(),
+    };
+    await this.db
+      .insertInto('publications')
+      .values({ id, kind, resource_id: insight.id, ...values })
+      .onConflict((oc) => oc.column('id').doUpdateSet(values))
+      .execute();
+    return infoOf((await this.row(id, kind))!);
+  }
+
+  /** A report re-snapshotted from its dashboard's current state, with new options. */
+  async update(report: PublicationInfo, insight: ResourceRow, by: string, opts: { password?: string | null; title?: string; description?: string; datasets?: string[] }): Promise<PublicationInfo> {
+    const state = parseDashboardState(insight.latest_state);
+    const named = datasetsOfState(state);
+    const datasets = opts.datasets ?? report.datasetIds.filter((d) => named.has(d));
+    const foreign = datasets.find((d) => !named.has(d));
+    if (foreign) throw new StudioError(422, `Dataset ${foreign} is not used by this dashboard`);
+    const set: Partial<Record<keyof PublicationsTable, unknown>> = {
+      latest_state: JSON.stringify(state),
+      dataset_ids: JSON.stringify(datasets),
+      published_by: by,
+      updated_at: new Date(),
+      ...(opts.title !== undefined && { name: opts.title }),
+      ...(opts.description !== undefined && { description: opts.description }),
+    };
+    if (opts.password !== undefined) set.password_hash = opts.password ? await hashPassword(opts.password) : null;
+    await this.db.updateTable('publications').set(set as never).where('id', '=', report.id).execute();
+    return infoOf((await this.row(report.id, 'report'))!);
+  }
+
+  async unpublish(insightId: string): Promise<boolean> {
+    const r = await this.db.deleteFrom('publications').where('id', '=', insightId).where('kind', '=', 'insight').executeTakeFirst();
+    return Number(r.numDeletedRows) > 0;
+  }
+
+  private async row(id: string, kind: PublicationKind): Promise<Row | undefined> {
+    return (await this.db.selectFrom('publications').selectAll().where('id', '=', id).where('kind', '=', kind).executeTakeFirst()) as Row | undefined;
+  }
+
+  async info(id: string, kind: PublicationKind): Promise<PublicationInfo | undefined> {
+    const r = await this.row(id, kind);
+    return r && infoOf(r);
+  }
+
+  /** Insight publications of the given insights (unknown or unpublished ones are left out). */
+  async infos(insightIds: string[]): Promise<PublicationInfo[]> {
+    if (insightIds.length === 0) return [];
+    const rows = await this.db.selectFrom('publications').selectAll().where('kind', '=', 'insight').where('id', 'in', insightIds).orderBy('published_at', 'desc').execute();
+    return (rows as Row[]).map(infoOf);
+  }
+
+  /** Publications of insights owned by `ownerId`, newest first. */
+  async ofOwner(ownerId: string, kind: PublicationKind): Promise<PublicationInfo[]> {
+    const rows = await this.db
+      .withTables<{ resources: { id: string; owner_id: string } }>()
+      .selectFrom('publications as p')
+      .innerJoin('resources as r', 'r.id', 'p.resource_id')
+      .selectAll('p')
+      .where('r.owner_id', '=', ownerId)
+      .where('p.kind', '=', kind)
+      .orderBy('p.published_at', 'desc')
+      .execute();
+    return (rows as unknown as Row[]).map(infoOf);
+  }
+
+  /**
+   * The snapshot for a reader. A protected one needs the password (401 with details passwordRequired
+   * when missing, 403 when wrong, 429 while wrong attempts back off) unless `canBypass` or a grant.
+   */
+  async open(id: string, kind: PublicationKind, key: ReaderKey, countView: boolean): Promise<Publication> {
+    const r = await this.row(id, kind);
+    if (!r) throw notFound(kind === 'insight' ? 'Published insight not found' : 'Report not found');
+    await this.assertPassword(r, key);
+    if (countView) await this.db.updateTable('publications').set((eb) => ({ views: eb('views', '+', 1) })).where('id', '=', id).execute();
+    return { ...infoOf(r), latestState: parseDashboardState(parsed(r.latest_state)) };
+  }
+
+  /** open() for the password, with a grant later calls send instead of it (one scrypt per reader). */
+  async unlock(id: string, kind: PublicationKind, password: string, address: string) {
+    const publication = await this.open(id, kind, { canBypass: false, password, address }, true);
+    const r = (await this.row(id, kind))!;
+    return { publication, grant: r.password_hash === null ? null : this.unlocking.grants.issue(id, r.password_hash) };
+  }
+
+  private async assertPassword(r: Row, key: ReaderKey): Promise<void> {
+    const hash = r.password_hash;
+    if (hash === null || key.canBypass) return;
+    if (key.grant && this.unlocking.grants.verify(r.id, hash, key.grant)) return;
+    const what = r.kind === 'insight' ? 'dashboard' : 'report';
+    if (!key.password) throw new StudioError(401, `This ${what} is protected by a password`, PASSWORD_REQUIRED);
+    const password = key.password;
+    const ok = await this.unlocking.mapPassword.attempt(r.id, key.address, () => verifyPassword(password, hash));
+    if (!ok) throw new StudioError(403, `Wrong password for this ${what}`, PASSWORD_REQUIRED);
+  }
+
+  /** Records who a report was sent to; answers the addresses that were new. */
+  async invite(reportId: string, emails: string[], description: string, by: string): Promise<string[]> {
+    const fresh: string[] = [];
+    for (const email of emails) {
+      const r = await this.db
+        .insertInto('report_invitations')
+        .values({ report_id: reportId, email, description, invited_by: by })
+        .onConflict((oc) => oc.columns(['report_id', 'email']).doUpdateSet({ description, invited_at: new Date() }))
+        .returning('email')
+        .executeTakeFirst();
+      if (r) fresh.push(email);
+    }
+    return fresh;
+  }
+
+  async invitations(reportId: string): Promise<{ email: string; invitedAt: string }[]> {
+    const rows = await this.db.selectFrom('report_invitations').select(['email', 'invited_at']).where('report_id', '=', reportId).orderBy('email').execute();
+    return rows.map((r) => ({ email: r.email, invitedAt: iso(r.invited_at) }));
+  }
+}
