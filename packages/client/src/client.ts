@@ -18,7 +18,7 @@ import type {
   FeaturedMap,
   RefusedConnection,
 } from '@studio/schema';
-import type { Dataset } from '@studio/schema';
+import type { Dataset, Parameter, Widget, WidgetResult, WidgetRunBody, UploadOptions, DashboardState } from '@studio/schema';
 import { checkStatus, type AppErrorHandler } from './errors';
 
 export const NOT_SIGNED_IN = 'not-signed-in';
@@ -72,6 +72,21 @@ export interface ListParams {
 }
 
 /** The typed client of the studio API, shared by the web app, scripts and tests. */
+/** A dashboard publication (insight or report) as the server answers it. */
+export interface PublicationInfoWire {
+  id: string;
+  kind: 'insight' | 'report';
+  insightId: string;
+  name: string;
+  description: string;
+  publishedAt: string;
+  updatedAt: string;
+  passwordProtected: boolean;
+  datasetIds: string[];
+  views: number;
+}
+export type PublicationWire = PublicationInfoWire & { latestState: DashboardState };
+
 export class StudioClient {
   token: string;
   private readonly baseUrl: string;
@@ -304,6 +319,46 @@ export class StudioClient {
       this.request<{ item: FeaturedMap }>('PUT', `/v1/maps/published/featured/${id}`, { body }).then((r) => r.item),
     unfeature: (id: string) => this.request<void>('DELETE', `/v1/maps/published/featured/${id}`),
     highlight: (id: string) => this.request<{ item: FeaturedMap }>('PUT', `/v1/maps/published/featured/${id}/highlight`).then((r) => r.item),
+  };
+
+  // --- dashboards (insights): widget rows, parameter choices, publications and reports -------------------
+  dashboards = {
+    /** Rows of a saved dashboard's widget, under the dashboard owner's access. */
+    runWidget: (id: string, widgetId: string, body: Partial<WidgetRunBody>, signal?: AbortSignal) =>
+      this.request<{ item: WidgetResult }>('POST', `/v1/dashboards/${id}/widgets/${widgetId}/query`, { body, signal }).then((r) => r.item),
+    /** Rows of a draft widget (not saved yet), under the caller's own access. */
+    runDraft: (widget: Widget, parameterDefs: Parameter[], body: Partial<WidgetRunBody>, signal?: AbortSignal) =>
+      this.request<{ item: WidgetResult }>('POST', '/v1/dashboards/widget-query', { body: { ...body, widget, parameterDefs }, signal }).then((r) => r.item),
+    /** CSV of a widget (up to 1M rows): a saved one when `id` is given, else the draft. */
+    widgetCsv: (id: string | null, widget: Widget, parameterDefs: Parameter[], body: Partial<WidgetRunBody>) =>
+      id
+        ? this.raw('POST', `/v1/dashboards/${id}/widgets/${widget.id}/query`, { body, query: { format: 'csv' } })
+        : this.raw('POST', '/v1/dashboards/widget-query', { body: { ...body, widget, parameterDefs }, query: { format: 'csv' } }),
+    parameterValues: (id: string, parameterId: string, search?: string) =>
+      this.request<{ items: string[] }>('GET', `/v1/dashboards/${id}/parameters/${parameterId}/values`, { query: { search } }).then((r) => r.items),
+    draftParameterValues: (parameter: Parameter, search?: string) =>
+      this.request<{ items: string[] }>('POST', '/v1/dashboards/parameter-values', { body: { parameter, search } }).then((r) => r.items),
+    publish: (id: string, uploadOptions: UploadOptions) =>
+      this.request<{ item: PublicationInfoWire }>('POST', `/v1/insights/${id}/publish/resources`, { body: { uploadOptions } }).then((r) => r.item),
+    unpublish: (id: string) => this.request<void>('DELETE', `/v1/insights/${id}/unpublish`),
+    publication: (id: string) =>
+      this.request<{ item: PublicationInfoWire }>('GET', `/v1/insights/${id}/published-insight`, { query: { infoOnly: true } }).then((r) => r.item),
+  };
+
+  /** Published dashboards and reports, for readers (no sign-in needed; a grant after the password). */
+  publications = {
+    open: (kind: 'insight' | 'report', id: string, grant?: string) =>
+      this.request<{ item: PublicationWire }>('GET', kind === 'insight' ? `/v1/insights/${id}/published-insight` : `/v1/reports/published/${id}`, { headers: grant ? { 'x-publication-grant': grant } : {} }).then((r) => r.item),
+    unlock: (kind: 'insight' | 'report', id: string, password: string) =>
+      this.request<{ item: PublicationWire; grant: { token: string; expiresAt: string } | null }>('POST', kind === 'insight' ? `/v1/insights/${id}/published-insight/password` : `/v1/reports/published/${id}/password`, { body: { password } }),
+    runWidget: (kind: 'insight' | 'report', id: string, widgetId: string, body: Partial<WidgetRunBody>, grant?: string, signal?: AbortSignal) =>
+      this.request<{ item: WidgetResult }>('POST', `${kind === 'insight' ? `/v1/insights/${id}/published-insight` : `/v1/reports/published/${id}`}/widgets/${widgetId}/query`, { body, signal, headers: grant ? { 'x-publication-grant': grant } : {} }).then((r) => r.item),
+    parameterValues: (kind: 'insight' | 'report', id: string, parameterId: string, grant?: string) =>
+      this.request<{ items: string[] }>('GET', `${kind === 'insight' ? `/v1/insights/${id}/published-insight` : `/v1/reports/published/${id}`}/parameters/${parameterId}/values`, { headers: grant ? { 'x-publication-grant': grant } : {} }).then((r) => r.items),
+    sendReport: (insightId: string, opts: Omit<UploadOptions, 'insightId'> = {}, datasets?: string[]) =>
+      this.request<{ item: PublicationInfoWire }>('POST', '/v1/reports/published/resources', { body: { datasets, uploadOptions: { ...opts, insightId } } }).then((r) => r.item),
+    invite: (reportId: string, emails: string[], description = '') =>
+      this.request<{ items: { email: string; url: string; sent: boolean }[] }>('POST', `/v1/reports/published/${reportId}/invite`, { body: { emails, description } }).then((r) => r.items),
   };
 
   // --- analytic sets (analytics-and-admin §7 Analytics service, Business-intelligence configs) ---------

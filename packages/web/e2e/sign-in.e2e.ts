@@ -58,13 +58,14 @@ describe('sign-in', () => {
     await context.close();
   });
 
-  it('shows a coming-soon page for screens built elsewhere, with the link parameters', async () => {
+  it('opens a new dashboard on the report template, refuses an unknown template, and shows coming-soon pages for screens built elsewhere', async () => {
     const { page, context } = await openStudio(browser(), baseUrl);
     await signInThroughUi(page, baseUrl, email, password);
-    await page.goto(`${baseUrl}/dashboard/new?templateId=a1&templateId=b2`);
-    await page.getByRole('heading', { name: 'New dashboard' }).waitFor();
-    const params = page.getByRole('definition');
-    expect(await params.allTextContents()).toEqual(['a1', 'b2']);
+    await page.goto(`${baseUrl}/dashboard/new`);
+    await page.getByRole('heading', { name: 'Report' }).waitFor();
+    await page.getByRole('button', { name: 'Add widget' }).waitFor();
+    await page.goto(`${baseUrl}/dashboard/new?templateId=nope`);
+    await page.getByRole('alert').filter({ hasText: 'Unknown template nope' }).waitFor();
     await page.goto(`${baseUrl}/workbook/new?datasetId=d1`);
     await page.getByRole('heading', { name: 'New workbook' }).waitFor();
     expect(await page.getByRole('definition').allTextContents()).toEqual(['d1']);

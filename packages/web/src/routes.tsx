@@ -6,9 +6,12 @@ import { ComingSoon, NotFoundPage } from './pages/ComingSoon';
 import { RecordList } from './list/RecordList';
 import { COLLECTIONS } from './list/collections';
 import { AuditLogPage, InvitePage, OrganizationsPage, RefusedConnectionsPage } from './admin/AdminPages';
-import { BaselineCsvRoute, MapRoute, PublicMapRoute } from './map/routes';
+import { BaselineCsvRoute, MapPreviewRoute, MapRoute, PublicMapRoute } from './map/routes';
+import { PreviewRoute } from './dashboard/PreviewRoute';
 import { DatasetDetailsRedirect, DatasetPage } from './datasets/DatasetPage';
 import { AnalyticsView } from './analytics/AnalyticsView';
+import { DashboardPage } from './dashboard/DashboardPage';
+import { PublicDashboardPage } from './dashboard/PublicDashboardPage';
 
 function RequireAdmin({ children }: { children: JSX.Element }) {
   const user = useUser();
@@ -44,6 +47,8 @@ export const routes: RouteObject[] = [
     path: '/public/:id',
     element: <PublicMapRoute />,
   },
+  { path: '/public/dashboard/:id', element: <PublicDashboardPage kind="insight" /> },
+  { path: '/public/report/:id', element: <PublicDashboardPage kind="report" /> },
   {
     path: '/',
     element: (
@@ -69,11 +74,11 @@ export const routes: RouteObject[] = [
       },
       { path: 'new', element: <MapRoute /> },
       { path: 'bench/kepler-csv/:mapId', element: <BaselineCsvRoute /> },
-      { path: 'dashboard/new', element: <ComingSoon title="New dashboard" description="A new dashboard from a template (templateId; the report template by default), optionally with parameters." features={['Charts, maps and text blocks', 'Parameters: dropdowns, periods, stickers', 'Publishing']} /> },
-      { path: 'dashboard/:id', element: <ComingSoon title="Dashboard" description="A dashboard with its charts and maps; link parameters preset its filters." features={['Charts and maps in a grid', 'Parameters from the link', 'Publish and share']} /> },
+      { path: 'dashboard/new', element: <DashboardPage key="new" /> },
+      { path: 'dashboard/:id', element: <DashboardPage key="saved" /> },
       { path: 'workbook/new', element: <ComingSoon title="New workbook" description="A new workbook, optionally starting from a dataset (datasetId)." features={['Query pipeline steps: select, filter, group, join', 'Tables and charts of each step']} /> },
       { path: 'workbook/:id', element: <ComingSoon title="Workbook" description="A workbook: step-by-step analysis of datasets with tables and charts." features={['Query pipeline steps', 'Tables and charts of each step']} /> },
-      { path: 'preview/:id', element: <ComingSoon title="Preview" description="A read-only preview of a map or dashboard before it is published." /> },
+      { path: 'preview/:id', element: <PreviewRoute /> },
       { path: 'analytics/foot-traffic', element: <Navigate to={`/analytics/foot-traffic/${ANALYTIC_VIEWS[0]!.slug}`} replace /> },
       ...ANALYTIC_VIEWS.map((v) => ({ path: `analytics/foot-traffic/${v.slug}`, element: <AnalyticsView key={v.slug} viewId={v.slug} /> })),
       { path: ':mapId', element: <MapRoute /> },

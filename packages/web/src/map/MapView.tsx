@@ -27,8 +27,10 @@ interface Loaded {
  * The map view: /{mapId} opens a saved map (taking the edit lock), /new starts one, with
  * ?datasetUuid=… datasets. Viewers and people who find the lock taken get a read-only map.
  */
-export default function MapView() {
-  const { mapId } = useParams();
+export default function MapView({ preview = false }: { preview?: boolean }) {
+  // /{mapId} opens the map; /preview/{id} shows it read-only, without taking the edit lock.
+  const params = useParams();
+  const mapId = params.mapId ?? params.id;
   const [search] = useSearchParams();
   const user = useUser();
   const navigate = useNavigate();
@@ -55,11 +57,11 @@ export default function MapView() {
       let record: StudioRecord | null = null;
       let datasetIds = search.getAll('datasetUuid');
       if (mapId) {
-        record = await maps().get(mapId, { acquireLock: true });
+        record = await maps().get(mapId, { acquireLock: !preview });
         datasetIds = record.datasets.map((d) => d.id);
       }
       const lockedBy = record?.lock && record.lock.ownerId !== user.id && new Date(record.lock.expiresAt) > new Date() ? record.lock.ownerName : null;
-      const readOnly = Boolean(record && (['viewer', 'limited-viewer'].includes(record.access) || lockedBy));
+      const readOnly = preview || Boolean(record && (['viewer', 'limited-viewer'].includes(record.access) || lockedBy));
       const saved = upgradeMapState(record?.latestState ?? null);
       // The data downloads and decodes while kepler and the basemap start; it is added once both are there.
       const datasets = Promise.all(datasetIds.map(loadCatalogDataset));

@@ -13,6 +13,13 @@ export const MapRoute = () => (
   </Suspense>
 );
 
+/** /preview/{id} of a map: read-only, no edit lock taken. */
+export const MapPreviewRoute = () => (
+  <Suspense fallback={loading}>
+    <MapView preview />
+  </Suspense>
+);
+
 export const PublicMapRoute = () => (
   <Suspense fallback={loading}>
     <PublicMapView />

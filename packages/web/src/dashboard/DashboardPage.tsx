@@ -1,0 +1,132 @@
+import { useEffect, useMemo, useState } from 'react';
+import { useNavigate, useParams, useSearchParams } from 'react-router-dom';
+import { parseDashboardState, type DashboardState, type StudioRecord, type Widget } from '@studio/schema';
+import { client } from '../app/api';
+import { ErrorMessage, useAction } from '../app/ui';
+import { errorMessage } from '../app/useLoad';
+import { DashboardCanvas, studioSource } from './DashboardCanvas';
+import { WidgetEditor } from './WidgetEditor';
+import { ParameterEditor } from './ParameterEditor';
+import { PublishDashboardDialog } from './PublishDashboardDialog';
+import { DEFAULT_TEMPLATE, TEMPLATES, newWidgetId, reduce, valuesFromSearch, type Action } from './state';
+import './dashboard.css';
+
+type Loaded = { record: StudioRecord | null; saved: DashboardState | null; state: DashboardState };
+
+/**
+ * /dashboard/new?templateId=… and /dashboard/{id}?param=value: the builder for editors (the edit lock
+ * is taken on open, as for maps), the same page read-only for viewers and in /preview/{id}.
+ */
+export function DashboardPage({ preview = false }: { preview?: boolean }) {
+  const { id } = useParams();
+  const [search, setSearch] = useSearchParams();
+  const navigate = useNavigate();
+  const [loaded, setLoaded] = useState<Loaded | null>(null);
+  const [loadError, setLoadError] = useState<string | null>(null);
+  const [state, setState] = useState<DashboardState | null>(null);
+  const [name, setName] = useState('Untitled dashboard');
+  const [editing, setEditing] = useState<Widget | 'new' | null>(null);
+  const [addingParameter, setAddingParameter] = useState(false);
+  const [publishing, setPublishing] = useState(false);
+  const save = useAction();
+
+  useEffect(() => {
+    let cancelled = false;
+    setLoaded(null);
+    const load = async (): Promise<Loaded> => {
+      if (!id) {
+        const template = TEMPLATES[search.get('templateId') ?? DEFAULT_TEMPLATE];
+        if (!template) throw new Error(`Unknown template ${search.get('templateId')}: ${Object.keys(TEMPLATES).join(', ')}`);
+        return { record: null, saved: null, state: template.state() };
+      }
+      const record = await client.records('dashboards').get(id, { acquireLock: !preview });
+      const saved = record.latestState ? parseDashboardState(record.latestState) : TEMPLATES.blank!.state();
+      return { record, saved, state: saved };
+    };
+    load().then(
+      (l) => {
+        if (cancelled) return;
+        setLoaded(l);
+        setState(l.state);
+        setName(l.record?.name ?? 'Untitled dashboard');
+      },
+      (e: unknown) => !cancelled && setLoadError(errorMessage(e)),
+    );
+    return () => {
+      cancelled = true;
+    };
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- the template is read once per dashboard
+  }, [id, preview]);
+
+  const record = loaded?.record ?? null;
+  const lockedBy = record?.lock && record.lock.ownerId !== undefined && record.access !== 'owner' && record.lock.expiresAt > new Date().toISOString() ? record.lock : null;
+  const canEdit = !preview && (!record || ['editor', 'owner', 'admin'].includes(record.access)) && !lockedBy;
+  const values = useMemo(() => (state ? valuesFromSearch(search, state.parameters) : {}), [search, state]);
+  const source = useMemo(() => (state ? studioSource(record?.id ?? null, loaded?.saved ?? null, state) : null), [record?.id, loaded?.saved, state]);
+
+  if (loadError) return <section className="page"><ErrorMessage message={loadError} /></section>;
+  if (!state || !source || !loaded) return <section className="page"><p role="status">Loading the dashboard…</p></section>;
+  const dispatch = (a: Action) => setState((s) => (s ? reduce(s, a) : s));
+
+  const onSave = () =>
+    save.run(async () => {
+      const saved = await client.records('dashboards').save({ id: record?.id, name, latestState: state });
+      const next = parseDashboardState(saved.latestState);
+      setLoaded({ record: saved, saved: next, state: next });
+      setState(next);
+      if (!record) navigate(`/dashboard/${saved.id}${window.location.search.replace(/([?&])templateId=[^&]*&?/, '$1').replace(/[?&]$/, '')}`, { replace: true });
+    });
+
+  return (
+    <section className={`page dashboard-page${canEdit ? ' is-editing' : ''}`} aria-label="Dashboard">
+      <header className="dashboard-toolbar">
+        {canEdit ? <input className="dashboard-name" aria-label="Dashboard name" value={name} onChange={(e) => setName(e.target.value)} maxLength={500} /> : <h1>{name}</h1>}
+        {!canEdit && <span className="badge">{preview ? 'Preview' : lockedBy ? 'Being edited by someone else: read only' : 'Read only'}</span>}
+        {canEdit && (
+          <>
+            <button type="button" className="button" onClick={() => setEditing('new')}>Add widget</button>
+            <button type="button" className="button" onClick={() => setAddingParameter(true)}>Add parameter</button>
+            <button type="button" className="button button-primary" disabled={save.pending} onClick={() => void onSave()}>{save.pending ? 'Saving…' : 'Save'}</button>
+          </>
+        )}
+        {record && ['owner', 'editor', 'admin'].includes(record.access) && !preview && <button type="button" className="button" onClick={() => setPublishing(true)}>Publish</button>}
+        {record && !preview && <a className="button" href={`/preview/${record.id}${window.location.search}`}>Preview</a>}
+        <button type="button" className="button" onClick={() => window.print()}>Print / PDF</button>
+      </header>
+      <ErrorMessage message={save.error} />
+      <DashboardCanvas
+        state={state}
+        values={values}
+        onValues={(v) => setSearch(Object.fromEntries(Object.entries({ ...Object.fromEntries(search), ...v }).filter(([, x]) => x !== '')), { replace: true })}
+        source={source}
+        editing={canEdit}
+        onLayout={(l) => dispatch({ type: 'setLayout', payload: l })}
+        onEdit={(w) => setEditing(w)}
+        onRemove={(w) => dispatch({ type: 'removeWidget', payload: w.id })}
+      />
+      {editing && (
+        <WidgetEditor
+          state={state}
+          initial={editing === 'new' ? undefined : editing}
+          newId={(kind) => newWidgetId(state, kind)}
+          onClose={() => setEditing(null)}
+          onSave={(w) => {
+            dispatch(editing === 'new' ? { type: 'addWidget', payload: w } : { type: 'updateWidget', payload: w });
+            setEditing(null);
+          }}
+        />
+      )}
+      {addingParameter && (
+        <ParameterEditor
+          state={state}
+          onClose={() => setAddingParameter(false)}
+          onSave={(parameter, bindTo) => {
+            dispatch({ type: 'addParameter', payload: { parameter, bindTo } });
+            setAddingParameter(false);
+          }}
+        />
+      )}
+      {publishing && record && <PublishDashboardDialog record={record} onClose={() => setPublishing(false)} />}
+    </section>
+  );
+}

@@ -1,0 +1,99 @@
+import { useEffect, useState } from 'react';
+import Markdown from 'markdown-to-jsx';
+import type { Widget, WidgetResult } from '@studio/schema';
+import { EChart, type ChartClick } from '../../analytics/Chart';
+import { ErrorMessage } from '../../app/ui';
+import { errorMessage } from '../../app/useLoad';
+import { chartOption, change, formatNumber } from '../options';
+
+/** What a widget shows its rows with, and how a click on it cross-filters the others. */
+export interface WidgetRunner {
+  run: (w: Widget, page: number, sort: { by: string; desc: boolean } | undefined, signal: AbortSignal) => Promise<WidgetResult>;
+  /** Runs again when this changes (parameter values, cross-filters, the widget itself). */
+  key: string;
+}
+
+function useResult(w: Widget, runner: WidgetRunner, page: number, sort?: { by: string; desc: boolean }) {
+  const [state, setState] = useState<{ result: WidgetResult | null; error: string | null; loading: boolean }>({ result: null, error: null, loading: true });
+  const sortKey = sort ? `${sort.by}:${sort.desc}` : '';
+  useEffect(() => {
+    if (!w.query) return undefined;
+    const abort = new AbortController();
+    setState((s) => ({ ...s, loading: true, error: null }));
+    runner.run(w, page, sort, abort.signal).then(
+      (result) => !abort.signal.aborted && setState({ result, error: null, loading: false }),
+      (e: unknown) => !abort.signal.aborted && setState({ result: null, error: errorMessage(e), loading: false }),
+    );
+    return () => abort.abort();
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- the runner's key stands for its inputs
+  }, [runner.key, page, sortKey]);
+  return state;
+}
+
+/** One widget's body by kind; its errors stay inside it. */
+export function WidgetView({ widget, runner, onCrossFilter }: { widget: Widget; runner: WidgetRunner; onCrossFilter: (column: string, value: string | number | boolean | null) => void }) {
+  if (widget.kind === 'text') return <div className="widget-text"><Markdown options={{ disableParsingRawHTML: true }}>{widget.text ?? ''}</Markdown></div>;
+  if (widget.kind === 'image') return <img className="widget-image" src={widget.imageUrl} alt={widget.title || 'Image'} />;
+  if (widget.kind === 'map') return <iframe className="widget-map" title={widget.title || 'Map'} src={`/preview/${widget.mapId}?embed=1`} />;
+  return <DataWidget widget={widget} runner={runner} onCrossFilter={onCrossFilter} />;
+}
+
+function DataWidget({ widget, runner, onCrossFilter }: { widget: Widget; runner: WidgetRunner; onCrossFilter: (column: string, value: string | number | boolean | null) => void }) {
+  const [page, setPage] = useState(0);
+  const [sort, setSort] = useState<{ by: string; desc: boolean } | undefined>(undefined);
+  const { result, error, loading } = useResult(widget, runner, page, sort);
+  const q = widget.query!;
+  if (error) return <ErrorMessage message={error} />;
+  if (!result) return <div className="chart-placeholder" role="status">Loading…</div>;
+  const busy = loading ? ' is-refreshing' : '';
+  if (widget.kind === 'kpi') {
+    const value = result.rows[0]?.[q.dimensions.length];
+    const delta = change(value, result.previous?.[q.dimensions.length]);
+    return (
+      <div className={`widget-kpi${busy}`} data-state="ready">
+        <output className="kpi-value">{formatNumber(value, widget.options)}</output>
+        {delta !== null && <span className={`kpi-change ${delta >= 0 ? 'up' : 'down'}`}>{`${delta >= 0 ? '▲' : '▼'} ${Math.abs(delta * 100).toFixed(1)}% vs previous period`}</span>}
+      </div>
+    );
+  }
+  if (widget.kind === 'table') {
+    const pages = Math.max(1, Math.ceil((result.total ?? result.rows.length) / 100));
+    return (
+      <div className={`widget-table${busy}`} data-state="ready">
+        <table>
+          <thead>
+            <tr>
+              {result.columns.map((c) => (
+                <th key={c.name} aria-sort={sort?.by === c.name ? (sort.desc ? 'descending' : 'ascending') : 'none'}>
+                  <button type="button" onClick={() => setSort({ by: c.name, desc: sort?.by === c.name ? !sort.desc : false })}>{c.name}</button>
+                </th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>
+            {result.rows.map((row, n) => (
+              <tr key={n} onClick={() => q.columns[0] && onCrossFilter(q.columns[0], row[0] as string)}>
+                {row.map((v, i) => <td key={i}>{typeof v === 'number' ? formatNumber(v, widget.options) : String(v ?? '')}</td>)}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        <footer className="table-pager">
+          <span>{`${result.total ?? result.rows.length} rows · page ${page + 1} of ${pages}`}</span>
+          <button type="button" className="button button-small" disabled={page === 0} onClick={() => setPage(page - 1)}>Previous</button>
+          <button type="button" className="button button-small" disabled={page + 1 >= pages} onClick={() => setPage(page + 1)}>Next</button>
+        </footer>
+      </div>
+    );
+  }
+  if (result.rows.length === 0) return <div className="chart-placeholder">No rows for these filters.</div>;
+  const click = (e: ChartClick) => {
+    const column = q.dimensions[0] ?? q.columns[0];
+    if (column && e.name !== undefined && widget.kind !== 'scatter' && widget.kind !== 'histogram') onCrossFilter(column, e.name === '(empty)' ? null : e.name);
+  };
+  return (
+    <div className={`widget-chart${busy}`} data-state="ready">
+      <EChart option={chartOption(widget, result)} label={widget.title || widget.kind} height={240} onClick={click} />
+    </div>
+  );
+}
