@@ -100,6 +100,18 @@ const EXEMPT: Record<string, string> = {
   'PUT /v1/bi/analytic-set-configs/{id} datasets.visits': 'the same checkConfig as POST',
   'POST /v1/bi/analytic-set-configs datasets.devices': 'the same guard as datasets.places, one loop over the three roles',
   'POST /v1/bi/analytic-set-configs datasets.visits': 'the same guard as datasets.places, one loop over the three roles',
+  'POST /v1/insights/{id}/publish/resources uploadOptions.insightId': 'must equal the guarded insight of the path (422 otherwise; dashboards.test.ts)',
+  'POST /v1/insights/{id}/publish/resources uploadOptions.mapId': 'not read when publishing an insight',
+  'POST /v1/reports/published/resources datasets[]': 'must be datasets the guarded dashboard reads (422 otherwise; dashboards.test.ts): never read under the caller',
+  'POST /v1/reports/published/resources uploadOptions.insightId': 'guarded for share before anything (dashboards.test.ts: a viewer gets 403)',
+  'POST /v1/reports/published/resources uploadOptions.mapId': 'not read when sending a report',
+  'POST /v1/reports/published/{id} datasets[]': "must be datasets of the report's guarded dashboard (422 otherwise)",
+  'POST /v1/reports/published/{id} uploadOptions.insightId': "must equal the report's own dashboard (422 otherwise)",
+  'POST /v1/reports/published/{id} uploadOptions.mapId': 'not read when updating a report',
+  'POST /v1/dashboards/widget-query widget.query.datasetId': "guarded for read under the caller by the pipeline compiler (dashboards.test.ts: 404 for a reader of the dashboard only)",
+  'POST /v1/dashboards/widget-query widget.mapId': 'never read by the server: the browser opens /preview/{mapId}, guarded there',
+  'POST /v1/dashboards/widget-query parameterDefs[].source.datasetId': 'parameter definitions only filter the widget; their datasets are not read here',
+  'POST /v1/dashboards/parameter-values parameter.source.datasetId': 'guarded for read under the caller by the pipeline compiler (dashboards.test.ts: 404)',
   'POST /v1/test-connection parentId': 'an unsaved connection is tested alone: its parent is never read',
 };
 
