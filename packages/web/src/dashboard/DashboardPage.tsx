@@ -2,6 +2,7 @@ import { useEffect, useMemo, useState } from 'react';
 import { useNavigate, useParams, useSearchParams } from 'react-router-dom';
 import { parseDashboardState, type DashboardState, type StudioRecord, type Widget } from '@studio/schema';
 import { client } from '../app/api';
+import { useUser } from '../app/session';
 import { ErrorMessage, useAction } from '../app/ui';
 import { errorMessage } from '../app/useLoad';
 import { DashboardCanvas, studioSource } from './DashboardCanvas';
@@ -21,6 +22,7 @@ export function DashboardPage({ preview = false }: { preview?: boolean }) {
   const { id } = useParams();
   const [search, setSearch] = useSearchParams();
   const navigate = useNavigate();
+  const user = useUser();
   const [loaded, setLoaded] = useState<Loaded | null>(null);
   const [loadError, setLoadError] = useState<string | null>(null);
   const [state, setState] = useState<DashboardState | null>(null);
@@ -59,7 +61,8 @@ export function DashboardPage({ preview = false }: { preview?: boolean }) {
   }, [id, preview]);
 
   const record = loaded?.record ?? null;
-  const lockedBy = record?.lock && record.lock.ownerId !== undefined && record.access !== 'owner' && record.lock.expiresAt > new Date().toISOString() ? record.lock : null;
+  // Someone else's lock that still holds makes the page read-only (as for maps).
+  const lockedBy = record?.lock && record.lock.ownerId !== user.id && new Date(record.lock.expiresAt) > new Date() ? record.lock : null;
   const canEdit = !preview && (!record || ['editor', 'owner', 'admin'].includes(record.access)) && !lockedBy;
   const values = useMemo(() => (state ? valuesFromSearch(search, state.parameters) : {}), [search, state]);
   const source = useMemo(() => (state ? studioSource(record?.id ?? null, loaded?.saved ?? null, state) : null), [record?.id, loaded?.saved, state]);

@@ -32,7 +32,7 @@ export function WidgetEditor({ state, initial, newId, onSave, onClose }: { state
   const [parameterIds, setParameterIds] = useState<string[]>(initial?.parameterIds ?? state.parameters.map((p) => p.id));
   const [error, setError] = useState<string | null>(null);
 
-  const datasets = useLoad(() => client.records('datasets').list({ pageSize: 200 } as never).then((p) => p.items), []);
+  const datasets = useLoad(() => client.records('datasets').list({ limit: 200 }).then((p) => p.items), []);
   const maps = useLoad(() => (kind === 'map' ? client.records('maps').list().then((p) => p.items) : Promise.resolve([])), [kind]);
   const dataset = useLoad(() => (datasetId ? client.datasets.get(datasetId) : Promise.resolve(null)), [datasetId]);
   const cols = dataset.data?.metadata.columns.map((c) => c.name) ?? [];
