@@ -18,7 +18,8 @@ import type {
   FeaturedMap,
   RefusedConnection,
 } from '@studio/schema';
-import type { Dataset, Parameter, Widget, WidgetResult, WidgetRunBody, UploadOptions, DashboardState } from '@studio/schema';
+import { PUBLICATION_GRANT_HEADER } from '@studio/schema';
+import type { Dataset, Parameter, Publication, PublicationInfo, PublicationKind, Widget, WidgetResult, WidgetRunBody, UploadOptions } from '@studio/schema';
 import { checkStatus, type AppErrorHandler } from './errors';
 
 export const NOT_SIGNED_IN = 'not-signed-in';
@@ -72,20 +73,9 @@ export interface ListParams {
 }
 
 /** The typed client of the studio API, shared by the web app, scripts and tests. */
-/** A dashboard publication (insight or report) as the server answers it. */
-export interface PublicationInfoWire {
-  id: string;
-  kind: 'insight' | 'report';
-  insightId: string;
-  name: string;
-  description: string;
-  publishedAt: string;
-  updatedAt: string;
-  passwordProtected: boolean;
-  datasetIds: string[];
-  views: number;
-}
-export type PublicationWire = PublicationInfoWire & { latestState: DashboardState };
+/** Where a publication is read: an insight's own publication, or a report. */
+const publicationPath = (kind: PublicationKind, id: string) => (kind === 'insight' ? `/v1/insights/${id}/published-insight` : `/v1/reports/published/${id}`);
+const grantHeader = (grant: string | undefined): Record<string, string> => (grant ? { [PUBLICATION_GRANT_HEADER]: grant } : {});
 
 export class StudioClient {
   token: string;
@@ -339,24 +329,27 @@ export class StudioClient {
     draftParameterValues: (parameter: Parameter, search?: string) =>
       this.request<{ items: string[] }>('POST', '/v1/dashboards/parameter-values', { body: { parameter, search } }).then((r) => r.items),
     publish: (id: string, uploadOptions: UploadOptions) =>
-      this.request<{ item: PublicationInfoWire }>('POST', `/v1/insights/${id}/publish/resources`, { body: { uploadOptions } }).then((r) => r.item),
+      this.request<{ item: PublicationInfo }>('POST', `/v1/insights/${id}/publish/resources`, { body: { uploadOptions } }).then((r) => r.item),
     unpublish: (id: string) => this.request<void>('DELETE', `/v1/insights/${id}/unpublish`),
     publication: (id: string) =>
-      this.request<{ item: PublicationInfoWire }>('GET', `/v1/insights/${id}/published-insight`, { query: { infoOnly: true } }).then((r) => r.item),
+      this.request<{ item: PublicationInfo }>('GET', `/v1/insights/${id}/published-insight`, { query: { infoOnly: true } }).then((r) => r.item),
   };
 
   /** Published dashboards and reports, for readers (no sign-in needed; a grant after the password). */
   publications = {
-    open: (kind: 'insight' | 'report', id: string, grant?: string) =>
-      this.request<{ item: PublicationWire }>('GET', kind === 'insight' ? `/v1/insights/${id}/published-insight` : `/v1/reports/published/${id}`, { headers: grant ? { 'x-publication-grant': grant } : {} }).then((r) => r.item),
-    unlock: (kind: 'insight' | 'report', id: string, password: string) =>
-      this.request<{ item: PublicationWire; grant: { token: string; expiresAt: string } | null }>('POST', kind === 'insight' ? `/v1/insights/${id}/published-insight/password` : `/v1/reports/published/${id}/password`, { body: { password } }),
-    runWidget: (kind: 'insight' | 'report', id: string, widgetId: string, body: Partial<WidgetRunBody>, grant?: string, signal?: AbortSignal) =>
-      this.request<{ item: WidgetResult }>('POST', `${kind === 'insight' ? `/v1/insights/${id}/published-insight` : `/v1/reports/published/${id}`}/widgets/${widgetId}/query`, { body, signal, headers: grant ? { 'x-publication-grant': grant } : {} }).then((r) => r.item),
-    parameterValues: (kind: 'insight' | 'report', id: string, parameterId: string, grant?: string) =>
-      this.request<{ items: string[] }>('GET', `${kind === 'insight' ? `/v1/insights/${id}/published-insight` : `/v1/reports/published/${id}`}/parameters/${parameterId}/values`, { headers: grant ? { 'x-publication-grant': grant } : {} }).then((r) => r.items),
+    open: (kind: PublicationKind, id: string, grant?: string) =>
+      this.request<{ item: Publication }>('GET', publicationPath(kind, id), { headers: grantHeader(grant) }).then((r) => r.item),
+    unlock: (kind: PublicationKind, id: string, password: string) =>
+      this.request<{ item: Publication; grant: { token: string; expiresAt: string } | null }>('POST', `${publicationPath(kind, id)}/password`, { body: { password } }),
+    runWidget: (kind: PublicationKind, id: string, widgetId: string, body: Partial<WidgetRunBody>, grant?: string, signal?: AbortSignal) =>
+      this.request<{ item: WidgetResult }>('POST', `${publicationPath(kind, id)}/widgets/${widgetId}/query`, { body, signal, headers: grantHeader(grant) }).then((r) => r.item),
+    /** CSV of a published widget (up to 1M rows). */
+    widgetCsv: (kind: PublicationKind, id: string, widgetId: string, body: Partial<WidgetRunBody>, grant?: string) =>
+      this.raw('POST', `${publicationPath(kind, id)}/widgets/${widgetId}/query`, { body, query: { format: 'csv' }, headers: grantHeader(grant) }),
+    parameterValues: (kind: PublicationKind, id: string, parameterId: string, grant?: string) =>
+      this.request<{ items: string[] }>('GET', `${publicationPath(kind, id)}/parameters/${parameterId}/values`, { headers: grantHeader(grant) }).then((r) => r.items),
     sendReport: (insightId: string, opts: Omit<UploadOptions, 'insightId'> = {}, datasets?: string[]) =>
-      this.request<{ item: PublicationInfoWire }>('POST', '/v1/reports/published/resources', { body: { datasets, uploadOptions: { ...opts, insightId } } }).then((r) => r.item),
+      this.request<{ item: PublicationInfo }>('POST', '/v1/reports/published/resources', { body: { datasets, uploadOptions: { ...opts, insightId } } }).then((r) => r.item),
     invite: (reportId: string, emails: string[], description = '') =>
       this.request<{ items: { email: string; url: string; sent: boolean }[] }>('POST', `/v1/reports/published/${reportId}/invite`, { body: { emails, description } }).then((r) => r.items),
   };

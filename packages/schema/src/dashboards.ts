@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Id } from './common';
+import { Id, IsoDate } from './common';
 import { StudioError } from './errors';
 
 /**
@@ -296,3 +296,28 @@ export const UploadOptions = z
   })
   .strict();
 export type UploadOptions = z.infer<typeof UploadOptions>;
+
+/** The header that carries a publication's password (never the query string: it would reach logs). */
+export const PUBLICATION_PASSWORD_HEADER = 'x-publication-password';
+/** The header that carries the grant the password call answers, sent instead of the password. */
+export const PUBLICATION_GRANT_HEADER = 'x-publication-grant';
+
+/** A dashboard publication, an insight's own or a report, as the API answers it (no state: lists, infoOnly). */
+export const PublicationInfo = z.object({
+  id: Id,
+  kind: z.enum(['insight', 'report']),
+  insightId: Id,
+  name: z.string(),
+  description: z.string(),
+  publishedAt: IsoDate,
+  updatedAt: IsoDate,
+  passwordProtected: z.boolean(),
+  datasetIds: z.array(Id),
+  views: z.number(),
+});
+export type PublicationInfo = z.infer<typeof PublicationInfo>;
+export type PublicationKind = PublicationInfo['kind'];
+
+/** The publication with its snapshot, for its readers. */
+export const Publication = PublicationInfo.extend({ latestState: DashboardState });
+export type Publication = z.infer<typeof Publication>;

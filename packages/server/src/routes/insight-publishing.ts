@@ -1,7 +1,8 @@
 import { z } from 'zod';
-import { Id, QueryBool, StudioError, UploadOptions, WidgetRunBody, can, notFound } from '@studio/schema';
+import { Id, PUBLICATION_GRANT_HEADER, PUBLICATION_PASSWORD_HEADER, QueryBool, StudioError, UploadOptions, WidgetRunBody, notFound, type Publication, type PublicationKind } from '@studio/schema';
 import { defineRoute, requireCaller, type RouteContext, type RouteDef } from '../http/route';
-import type { ReaderKey, Publication, PublicationKind } from '../services/dashboards/publications';
+import type { ReaderKey } from '../services/dashboards/publications';
+import { canReadRecord, header } from './publishing';
 import { parameterOf, widgetOf } from '../services/dashboards/widgets';
 import { answerWidget, ownerOf } from './dashboards';
 import { sendInvitations } from '../services/dashboards/invitations';
@@ -14,35 +15,31 @@ import { sendInvitations } from '../services/dashboards/invitations';
  */
 const IdParam = z.object({ id: Id });
 const PasswordBody = z.object({ password: z.string().min(1).max(200) });
-/** The header that carries a publication's password (never the query string: it would reach logs). */
-export const PUBLICATION_PASSWORD_HEADER = 'x-publication-password';
-/** The header that carries the grant the password call answers, instead of the password. */
-export const PUBLICATION_GRANT_HEADER = 'x-publication-grant';
 /** What {x} of POST /v1/insights/{id}/publish/{x} may be: `insight` snapshots the dashboard's saved state. */
 export const INSIGHT_PUBLISH_KINDS = ['insight'] as const;
 
 type Ctx = RouteContext<unknown, unknown, unknown>;
-const header = (ctx: Ctx, name: string) => {
-  const v = ctx.req.headers[name];
-  return typeof v === 'string' && v.length > 0 ? v : undefined;
-};
 
 /** The reader's way in: read access to the dashboard itself, a grant, or the password (throttled per address). */
-async function readerKey(ctx: Ctx, insightId: string | null): Promise<ReaderKey> {
-  let canBypass = false;
-  if (ctx.caller && insightId) {
-    const row = await ctx.services.records.get(insightId);
-    canBypass = !!row && row.type === 'insight' && can(await ctx.services.access.accessOf(ctx.caller, row, false), 'read');
-  }
-  return { canBypass, password: header(ctx, PUBLICATION_PASSWORD_HEADER), grant: header(ctx, PUBLICATION_GRANT_HEADER), address: ctx.req.ip };
-}
+const readerKey = (ctx: Ctx) => async (insightId: string): Promise<ReaderKey> => ({
+  canBypass: await canReadRecord(ctx, insightId, 'insight'),
+  password: header(ctx, PUBLICATION_PASSWORD_HEADER),
+  grant: header(ctx, PUBLICATION_GRANT_HEADER),
+  address: ctx.req.ip,
+});
 
-/** A report's dashboard id, known only once the report is found (a report id is not the insight's). */
-async function opened(ctx: Ctx, id: string, kind: PublicationKind, countView: boolean): Promise<Publication> {
-  const svc = ctx.services.publications;
-  const info = await svc.info(id, kind);
-  if (!info) throw notFound(kind === 'insight' ? 'Published insight not found' : 'Report not found');
-  return svc.open(id, kind, await readerKey(ctx, info.insightId), countView);
+const opened = (ctx: Ctx, id: string, kind: PublicationKind, countView: boolean): Promise<Publication> =>
+  ctx.services.publications.open(id, kind, readerKey(ctx), countView);
+
+/**
+ * Whose access a publication's queries run under (the dashboard owner's), after checking that the
+ * snapshot lets its readers reach `datasetId` (a report may leave some of the dashboard's datasets out).
+ */
+async function publishedGrantee(ctx: Ctx, pub: Publication, datasetId: string | null) {
+  if (datasetId && !pub.datasetIds.includes(datasetId)) throw notFound('Dataset not found');
+  const insight = await ctx.services.records.get(pub.insightId);
+  if (!insight) throw notFound('Published insight not found');
+  return ownerOf(ctx, insight.owner_id);
 }
 
 /** The insight behind a report, for calls that change the report: the caller must be able to share it. */
@@ -70,11 +67,8 @@ function readerRoutes(kind: PublicationKind, base: string, tag: string): RouteDe
         const generic = ctx as Ctx;
         const pub = await opened(generic, ctx.params.id, kind, false);
         const widget = widgetOf(pub.latestState, ctx.params.widgetId);
-        // A report may leave some of the dashboard's datasets out: their widgets stay empty for its readers.
-        if (widget.query && !pub.datasetIds.includes(widget.query.datasetId)) throw notFound('Dataset not found');
-        const insight = await ctx.services.records.get(pub.insightId);
-        if (!insight) throw notFound('Published insight not found');
-        return answerWidget(generic, await ownerOf(generic, insight.owner_id), pub.latestState, widget, ctx.body, ctx.query.format);
+        const grantee = await publishedGrantee(generic, pub, widget.query?.datasetId ?? null);
+        return answerWidget(generic, grantee, pub.latestState, widget, ctx.body, ctx.query.format);
       },
     }),
     defineRoute({
@@ -89,10 +83,8 @@ function readerRoutes(kind: PublicationKind, base: string, tag: string): RouteDe
         const generic = ctx as Ctx;
         const pub = await opened(generic, ctx.params.id, kind, false);
         const p = parameterOf(pub.latestState, ctx.params.parameterId);
-        if (p.source.kind !== 'STATIC' && !pub.datasetIds.includes(p.source.datasetId)) throw notFound('Dataset not found');
-        const insight = await ctx.services.records.get(pub.insightId);
-        if (!insight) throw notFound('Published insight not found');
-        return { items: await ctx.services.widgets.parameterValues(await ownerOf(generic, insight.owner_id), p, ctx.query.search) };
+        const grantee = await publishedGrantee(generic, pub, p.source.kind === 'STATIC' ? null : p.source.datasetId);
+        return { items: await ctx.services.widgets.parameterValues(grantee, p, ctx.query.search) };
       },
     }),
   ];

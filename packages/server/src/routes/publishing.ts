@@ -29,13 +29,14 @@ export const MAP_GRANT_HEADER = 'x-map-grant';
 
 export const publishing = (ctx: { services: Pick<Services, 'db' | 'limits'> }) => new PublishingService(ctx.services.db, ctx.services.limits);
 
-/** Whether the caller may read the map itself (then no password is asked). */
-export async function canReadMap(ctx: RouteContext<unknown, unknown, unknown>, mapId: string): Promise<boolean> {
+/** Whether the caller may read the published record itself (then no password is asked). */
+export async function canReadRecord(ctx: RouteContext<unknown, unknown, unknown>, id: string, type: 'map' | 'insight'): Promise<boolean> {
   if (!ctx.caller) return false;
-  const row = await ctx.services.records.get(mapId);
-  if (!row || row.type !== 'map') return false;
+  const row = await ctx.services.records.get(id);
+  if (!row || row.type !== type) return false;
   return can(await ctx.services.access.accessOf(ctx.caller, row, ctx.adminMode), 'read');
 }
+export const canReadMap = (ctx: RouteContext<unknown, unknown, unknown>, mapId: string) => canReadRecord(ctx, mapId, 'map');
 
 /**
  * One dataset of a publication, for a reader who may open it (password or access to the map): only a
@@ -52,7 +53,8 @@ export async function publishedDataset(ctx: RouteContext<unknown, unknown, unkno
   return row;
 }
 
-const header = (ctx: RouteContext<unknown, unknown, unknown>, name: string) => {
+/** A request header's value, when present and not empty. */
+export const header = (ctx: RouteContext<unknown, unknown, unknown>, name: string) => {
   const v = ctx.req.headers[name];
   return typeof v === 'string' && v.length > 0 ? v : undefined;
 };

@@ -8,8 +8,6 @@ import { ARROW_STREAM } from './datasets';
 import { clientGone, primed, streamBody } from '../http/streams';
 import { compileForCaller } from '../services/pipelines';
 
-export { compileForCaller };
-
 /** JSON `{items: [...]}` streamed from Arrow batches: rows are decoded one batch at a time. */
 async function* jsonFromArrow(arrow: AsyncGenerator<Uint8Array>): AsyncGenerator<string> {
   const reader = await RecordBatchReader.from(arrow);

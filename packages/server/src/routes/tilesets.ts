@@ -5,7 +5,7 @@ import { quoteIdent } from '@studio/engine';
 import { defineRoute, requireCaller, type RouteContext, type RouteDef } from '../http/route';
 import { clientGone, engineError, primed, streamBody } from '../http/streams';
 import { ARROW_STREAM } from './datasets';
-import { compileForCaller } from './query';
+import { compileForCaller } from '../services/pipelines';
 import { archiveOf, createHexTiles, metadataOf, tileDatasetsOf } from '../services/hextiles/service';
 import { checkTile, entryName, parseViewport, tilesInViewport, type TileCounts } from '../services/hextiles/layout';
 import { TIME_PATH, pathLiteral, quantileList, quantileValues } from '../services/hextiles/sql';

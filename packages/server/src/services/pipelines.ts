@@ -23,12 +23,14 @@ export function datasetsOf(node: unknown, out = new Set<string>()): Set<string> 
 
 /**
  * Checks the caller may read every dataset before anything runs, then compiles the pipeline with
- * each dataset resolved to its Parquet file.
+ * each dataset resolved to its Parquet file. `datasetVersions` names each dataset read with its storage
+ * key, which changes whenever its data does (a cache key that needs no invalidation).
  */
 export async function compileForCaller(services: CoreServices, caller: Caller, body: unknown) {
   const node = validatePipeline(body);
   const paths = new Map<string, string>();
   const temps = new Map<string, string>();
+  const datasetVersions: string[] = [];
   for (const uuid of datasetsOf(node)) {
     if (TEMP_VIEW_NAME.test(uuid)) {
       temps.set(uuid, services.tempViews.relationOf(caller.user.id, uuid));
@@ -38,10 +40,11 @@ export async function compileForCaller(services: CoreServices, caller: Caller, b
     const a = datasetAttrs(resource);
     if (a.status !== 'ready' || !a.storageKey) throw new StudioError(409, `Dataset ${uuid} is not ready (status: ${a.status})`);
     paths.set(uuid, await services.engine.store.localPath(a.storageKey));
+    datasetVersions.push(`${uuid}@${a.storageKey}`);
   }
   // Hex-tile datasets (hexTile, tileExtract, tileQuantiles nodes): guarded the same way, read from their archives.
   const tiles = await tileResolverFor(services, caller, node);
-  return compilePipeline(node, {
+  const compiled = compilePipeline(node, {
     dialect: 'duckdb',
     ...(tiles && { resolveTiles: tiles.resolve }),
     resolveDataset: (uuid) => {
@@ -52,5 +55,6 @@ export async function compileForCaller(services: CoreServices, caller: Caller, b
       return { relationSql: `read_parquet(${quoteLiteral(p)})` };
     },
   });
+  return { ...compiled, datasetVersions };
 }
 

@@ -1,6 +1,6 @@
 import { useEffect, useMemo, useState, type FormEvent } from 'react';
 import { useParams, useSearchParams } from 'react-router-dom';
-import type { PublicationWire } from '@studio/client';
+import type { Publication } from '@studio/schema';
 import { client } from '../app/api';
 import { Brand, ErrorMessage, TextField, useAction } from '../app/ui';
 import { errorMessage } from '../app/useLoad';
@@ -12,7 +12,7 @@ import './dashboard.css';
 export function PublicDashboardPage({ kind }: { kind: 'insight' | 'report' }) {
   const { id = '' } = useParams();
   const [search, setSearch] = useSearchParams();
-  const [pub, setPub] = useState<PublicationWire | null>(null);
+  const [pub, setPub] = useState<Publication | null>(null);
   const [grant, setGrant] = useState<string | undefined>(undefined);
   const [needsPassword, setNeedsPassword] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -29,7 +29,7 @@ export function PublicDashboardPage({ kind }: { kind: 'insight' | 'report' }) {
   const source = useMemo<CanvasSource>(() => ({
     run: (w, body, signal) => client.publications.runWidget(kind, id, w.id, body, grant, signal),
     choices: (p) => client.publications.parameterValues(kind, id, p.id, grant),
-    csv: (w, body) => client.raw('POST', `${kind === 'insight' ? `/v1/insights/${id}/published-insight` : `/v1/reports/published/${id}`}/widgets/${w.id}/query`, { body, query: { format: 'csv' }, headers: grant ? { 'x-publication-grant': grant } : {} }),
+    csv: (w, body) => client.publications.widgetCsv(kind, id, w.id, body, grant),
   }), [kind, id, grant]);
 
   const submit = (e: FormEvent) => {

@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import type { StudioRecord } from '@studio/schema';
-import type { PublicationInfoWire } from '@studio/client';
+import type { PublicationInfo } from '@studio/schema';
 import { client } from '../app/api';
 import { Dialog, ErrorMessage, TextField, useAction } from '../app/ui';
 import { useLoad } from '../app/useLoad';
@@ -9,7 +9,7 @@ import { useLoad } from '../app/useLoad';
 export function PublishDashboardDialog({ record, onClose }: { record: StudioRecord; onClose: () => void }) {
   const current = useLoad(() => client.dashboards.publication(record.id).catch(() => null), [record.id]);
   const [password, setPassword] = useState('');
-  const [published, setPublished] = useState<PublicationInfoWire | null>(null);
+  const [published, setPublished] = useState<PublicationInfo | null>(null);
   const [emails, setEmails] = useState('');
   const [links, setLinks] = useState<{ email: string; url: string; sent: boolean }[]>([]);
   const action = useAction();

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ColumnType, Kysely } from 'kysely';
-import { StudioError, notFound, parseDashboardState, type DashboardState } from '@studio/schema';
+import { StudioError, notFound, parseDashboardState, type Publication, type PublicationInfo, type PublicationKind } from '@studio/schema';
 import type { Db } from '../../store/db';
 import type { ResourceRow } from '../records';
 import { hashPassword, verifyPassword } from '../../auth/passwords';
@@ -35,22 +35,7 @@ interface InvitationsTable {
 type Tables = { publications: PublicationsTable; report_invitations: InvitationsTable };
 type Row = { id: string; kind: 'insight' | 'report'; resource_id: string; name: string; description: string; latest_state: unknown; dataset_ids: unknown; password_hash: string | null; published_at: Date; updated_at: Date; views: number };
 
-export type PublicationKind = Row['kind'];
-
-/** A publication as the API answers it: the info, and with `state` the snapshot itself. */
-export interface PublicationInfo {
-  id: string;
-  kind: PublicationKind;
-  insightId: string;
-  name: string;
-  description: string;
-  publishedAt: string;
-  updatedAt: string;
-  passwordProtected: boolean;
-  datasetIds: string[];
-  views: number;
-}
-export type Publication = PublicationInfo & { latestState: DashboardState };
+export type { Publication, PublicationInfo, PublicationKind };
 
 const iso = (d: Date | string) => new Date(d).toISOString();
 const idList = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : typeof v === 'string' ? (JSON.parse(v) as string[]) : []);
@@ -79,6 +64,31 @@ export interface ReaderKey {
   address: string;
 }
 
+export interface PublishOptions {
+  /** A string sets the password, null or '' removes it, absent keeps it. */
+  password?: string | null;
+  title?: string;
+  description?: string;
+  /** Datasets the readers may reach: all must be datasets the dashboard reads. */
+  datasets?: string[];
+}
+
+const hashOf = async (password: string | null) => (password ? hashPassword(password) : null);
+
+/**
+ * The dashboard's saved state and the datasets a snapshot of it lets readers reach: `wanted` when given
+ * (422 for one the dashboard does not read), else `fallback` of the datasets it reads.
+ */
+function snapshotOf(insight: ResourceRow, wanted: string[] | undefined, fallback: (named: Set<string>) => string[]) {
+  if (insight.latest_state === null || insight.latest_state === undefined) throw new StudioError(422, 'Save the dashboard before publishing it');
+  const state = parseDashboardState(insight.latest_state);
+  const named = datasetsOfState(state);
+  const datasets = wanted ?? fallback(named);
+  const foreign = datasets.find((d) => !named.has(d));
+  if (foreign) throw new StudioError(422, `Dataset ${foreign} is not used by this dashboard`);
+  return { state, datasets };
+}
+
 /**
  * Insight publications and reports. A publication snapshots the dashboard's saved state and the
  * datasets it names; readers run only the snapshot's widget queries, under the dashboard owner's grant.
@@ -97,16 +107,11 @@ export class PublicationService {
    * it; an absent password keeps the previous one). kind 'report': a new snapshot with its own id.
    * `datasets`, when given, must all be datasets the dashboard names (a report may leave some out).
    */
-  async publish(insight: ResourceRow, kind: PublicationKind, by: string, opts: { password?: string | null; title?: string; description?: string; datasets?: string[] }): Promise<PublicationInfo> {
-    if (insight.latest_state === null || insight.latest_state === undefined) throw new StudioError(422, 'Save the dashboard before publishing it');
-    const state = parseDashboardState(insight.latest_state);
-    const named = datasetsOfState(state);
-    const datasets = opts.datasets ?? [...named];
-    const foreign = datasets.find((d) => !named.has(d));
-    if (foreign) throw new StudioError(422, `Dataset ${foreign} is not used by this dashboard`);
+  async publish(insight: ResourceRow, kind: PublicationKind, by: string, opts: PublishOptions): Promise<PublicationInfo> {
+    const { state, datasets } = snapshotOf(insight, opts.datasets, (named) => [...named]);
     const id = kind === 'insight' ? insight.id : randomUUID();
     const previous = kind === 'insight' ? await this.row(id, 'insight') : undefined;
-    const passwordHash = opts.password === undefined ? (previous?.password_hash ?? null) : opts.password ? await hashPassword(opts.password) : null;
+    const passwordHash = opts.password === undefined ? (previous?.password_hash ?? null) : await hashOf(opts.password);
     const values = {
       name: opts.title ?? insight.name,
       description: opts.description ?? insight.description,
@@ -125,13 +130,9 @@ export class PublicationService {
     return infoOf((await this.row(id, kind))!);
   }
 
-  /** A report re-snapshotted from its dashboard's current state, with new options. */
-  async update(report: PublicationInfo, insight: ResourceRow, by: string, opts: { password?: string | null; title?: string; description?: string; datasets?: string[] }): Promise<PublicationInfo> {
-    const state = parseDashboardState(insight.latest_state);
-    const named = datasetsOfState(state);
-    const datasets = opts.datasets ?? report.datasetIds.filter((d) => named.has(d));
-    const foreign = datasets.find((d) => !named.has(d));
-    if (foreign) throw new StudioError(422, `Dataset ${foreign} is not used by this dashboard`);
+  /** A report re-snapshotted from its dashboard's current state, with new options (absent ones kept). */
+  async update(report: PublicationInfo, insight: ResourceRow, by: string, opts: PublishOptions): Promise<PublicationInfo> {
+    const { state, datasets } = snapshotOf(insight, opts.datasets, (named) => report.datasetIds.filter((d) => named.has(d)));
     const set: Partial<Record<keyof PublicationsTable, unknown>> = {
       latest_state: JSON.stringify(state),
       dataset_ids: JSON.stringify(datasets),
@@ -140,7 +141,7 @@ export class PublicationService {
       ...(opts.title !== undefined && { name: opts.title }),
       ...(opts.description !== undefined && { description: opts.description }),
     };
-    if (opts.password !== undefined) set.password_hash = opts.password ? await hashPassword(opts.password) : null;
+    if (opts.password !== undefined) set.password_hash = await hashOf(opts.password);
     await this.db.updateTable('publications').set(set as never).where('id', '=', report.id).execute();
     return infoOf((await this.row(report.id, 'report'))!);
   }
@@ -183,20 +184,26 @@ export class PublicationService {
   /**
    * The snapshot for a reader. A protected one needs the password (401 with details passwordRequired
    * when missing, 403 when wrong, 429 while wrong attempts back off) unless `canBypass` or a grant.
+   * `keyOf` gets the dashboard's id, since a report's reader may be able to read the dashboard itself.
    */
-  async open(id: string, kind: PublicationKind, key: ReaderKey, countView: boolean): Promise<Publication> {
-    const r = await this.row(id, kind);
-    if (!r) throw notFound(kind === 'insight' ? 'Published insight not found' : 'Report not found');
-    await this.assertPassword(r, key);
-    if (countView) await this.db.updateTable('publications').set((eb) => ({ views: eb('views', '+', 1) })).where('id', '=', id).execute();
-    return { ...infoOf(r), latestState: parseDashboardState(parsed(r.latest_state)) };
+  async open(id: string, kind: PublicationKind, keyOf: (insightId: string) => Promise<ReaderKey>, countView: boolean): Promise<Publication> {
+    return (await this.opened(id, kind, keyOf, countView)).publication;
   }
 
   /** open() for the password, with a grant later calls send instead of it (one scrypt per reader). */
   async unlock(id: string, kind: PublicationKind, password: string, address: string) {
-    const publication = await this.open(id, kind, { canBypass: false, password, address }, true);
-    const r = (await this.row(id, kind))!;
-    return { publication, grant: r.password_hash === null ? null : this.unlocking.grants.issue(id, r.password_hash) };
+    const { row, publication } = await this.opened(id, kind, async () => ({ canBypass: false, password, address }), true);
+    return { publication, grant: row.password_hash === null ? null : this.unlocking.grants.issue(id, row.password_hash) };
+  }
+
+  private async opened(id: string, kind: PublicationKind, keyOf: (insightId: string) => Promise<ReaderKey>, countView: boolean) {
+    const row = await this.row(id, kind);
+    if (!row) throw notFound(kind === 'insight' ? 'Published insight not found' : 'Report not found');
+    // The key (which may look up the caller's access) is built only for a protected publication.
+    if (row.password_hash !== null) await this.assertPassword(row, await keyOf(row.resource_id));
+    if (countView) await this.db.updateTable('publications').set((eb) => ({ views: eb('views', '+', 1) })).where('id', '=', id).execute();
+    const publication: Publication = { ...infoOf(row), latestState: parseDashboardState(parsed(row.latest_state)) };
+    return { row, publication };
   }
 
   private async assertPassword(r: Row, key: ReaderKey): Promise<void> {
@@ -210,23 +217,12 @@ export class PublicationService {
     if (!ok) throw new StudioError(403, `Wrong password for this ${what}`, PASSWORD_REQUIRED);
   }
 
-  /** Records who a report was sent to; answers the addresses that were new. */
-  async invite(reportId: string, emails: string[], description: string, by: string): Promise<string[]> {
-    const fresh: string[] = [];
-    for (const email of emails) {
-      const r = await this.db
-        .insertInto('report_invitations')
-        .values({ report_id: reportId, email, description, invited_by: by })
-        .onConflict((oc) => oc.columns(['report_id', 'email']).doUpdateSet({ description, invited_at: new Date() }))
-        .returning('email')
-        .executeTakeFirst();
-      if (r) fresh.push(email);
-    }
-    return fresh;
-  }
-
-  async invitations(reportId: string): Promise<{ email: string; invitedAt: string }[]> {
-    const rows = await this.db.selectFrom('report_invitations').select(['email', 'invited_at']).where('report_id', '=', reportId).orderBy('email').execute();
-    return rows.map((r) => ({ email: r.email, invitedAt: iso(r.invited_at) }));
+  /** Records who a report was sent to (sending again to an address renews its invitation). */
+  async invite(reportId: string, emails: string[], description: string, by: string): Promise<void> {
+    await this.db
+      .insertInto('report_invitations')
+      .values(emails.map((email) => ({ report_id: reportId, email, description, invited_by: by })))
+      .onConflict((oc) => oc.columns(['report_id', 'email']).doUpdateSet((eb) => ({ description: eb.ref('excluded.description'), invited_at: new Date() })))
+      .execute();
   }
 }

@@ -1,12 +1,11 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { executeDuckDB, duckdbQueryError } from '@studio/pipeline';
+import { executeDuckDB } from '@studio/pipeline';
 import type { ResultCache } from '@studio/analytics';
 import { CSV_EXPORT_MAX_ROWS, StudioError, notFound, type DashboardState, type Parameter, type Widget, type WidgetResult } from '@studio/schema';
 import type { Caller } from '../../http/caller';
 import type { CoreServices } from '../index';
 import { compileForCaller } from '../pipelines';
 import { measureName, parameterValuesPlan, planWidget, type WidgetRun } from './widget-pipeline';
-import { datasetAttrs } from '../datasets';
 
 type Compiled = Awaited<ReturnType<typeof compileForCaller>>;
 
@@ -30,16 +29,6 @@ export class DashboardWidgets {
     return this.opts.now?.() ?? new Date();
   }
 
-  /** The dataset versions (storage keys) a run reads: part of the cache key, so new data is never answered from old. */
-  private async versions(datasetIds: string[]): Promise<string[]> {
-    const out: string[] = [];
-    for (const id of datasetIds) {
-      const row = await this.services.records.get(id);
-      out.push(`${id}@${row ? (datasetAttrs(row).storageKey ?? 'none') : 'gone'}`);
-    }
-    return out;
-  }
-
   private compile(grantee: Caller, node: unknown): Promise<Compiled> {
     return compileForCaller(this.services, grantee, node);
   }
@@ -55,10 +44,10 @@ export class DashboardWidgets {
       }, this.opts.timeoutMs);
       signal?.addEventListener('abort', stop);
       try {
-        return await executeDuckDB(c, { sql: compiled.sql, params: compiled.params } as never);
+        return await executeDuckDB(c, compiled);
       } catch (e) {
         if (timedOut) throw new StudioError(504, `The widget query took longer than ${Math.round(this.opts.timeoutMs / 1000)} s and was cancelled`);
-        throw duckdbQueryError(e);
+        throw e;
       } finally {
         clearTimeout(timer);
         signal?.removeEventListener('abort', stop);
@@ -72,7 +61,7 @@ export class DashboardWidgets {
     const main = await this.compile(grantee, plan.main);
     const count = plan.count && (await this.compile(grantee, plan.count));
     const previous = plan.previous && (await this.compile(grantee, plan.previous));
-    const key = { datasets: await this.versions([plan.datasetId]), query: [main.sql, main.params, count?.sql, count?.params, previous?.sql, previous?.params] };
+    const key = { datasets: main.datasetVersions, query: [main.sql, main.params, count?.sql, count?.params, previous?.sql, previous?.params] };
     return this.cache().widget(
       key,
       async () => {
@@ -105,7 +94,7 @@ export class DashboardWidgets {
     if (p.source.kind === 'STATIC') return p.source.values.filter((v) => !search || v.toLowerCase().includes(search.toLowerCase()));
     const plan = parameterValuesPlan(p, search)!;
     const compiled = await this.compile(grantee, plan.main);
-    const key = { datasets: await this.versions([plan.datasetId]), query: [compiled.sql, compiled.params] };
+    const key = { datasets: compiled.datasetVersions, query: [compiled.sql, compiled.params] };
     return this.cache().widget(key, async () => (await this.execute(compiled)).map((r) => String(r.value)));
   }
 }
