@@ -7,7 +7,11 @@ import path from 'node:path';
 import { run, ROOT } from './lib.mjs';
 import { MODULES } from '../stryker/modules.mjs';
 
-const names = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(MODULES);
+// Options (`--concurrency 1`, …) go to Stryker as they are; the other arguments name modules.
+const args = process.argv.slice(2);
+const strykerOptions = args.flatMap((a, i) => (a.startsWith('--') ? [a, ...(args[i + 1] && !args[i + 1].startsWith('--') ? [args[i + 1]] : [])] : []));
+const named = args.filter((a) => !strykerOptions.includes(a));
+const names = named.length ? named : Object.keys(MODULES);
 const unknown = names.filter((n) => !MODULES[n]);
 if (unknown.length) {
   console.error(`Unknown module ${unknown.join(', ')}; modules: ${Object.keys(MODULES).join(', ')}`);
@@ -42,7 +46,7 @@ for (const name of names) {
   const { mutate, tests } = MODULES[name];
   const report = path.join(ROOT, 'reports', 'mutation', `${name}.json`);
   console.log(`\n=== mutation: ${name} (${mutate.join(', ')}) ===`);
-  const { code } = await run('stryker', ['run', 'stryker/stryker.config.mjs', '--mutate', mutate.join(',')], {
+  const { code } = await run('stryker', ['run', 'stryker/stryker.config.mjs', '--mutate', mutate.join(','), ...strykerOptions], {
     env: { STRYKER_TESTS: tests.join(','), STRYKER_REPORT: report },
   });
   if (code !== 0 || !fs.existsSync(report)) {

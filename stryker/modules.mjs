@@ -34,7 +34,7 @@ export const MODULES = {
   },
   'publishing-passwords': {
     mutate: [`${S}/services/publishing.ts`],
-    tests: [`${T}/publishing.test.ts`, `${T}/security-ratelimit.test.ts`],
+    tests: [`${T}/publishing.test.ts`, `${T}/publishing-rules.test.ts`, `${T}/security-ratelimit.test.ts`],
   },
   'pipeline-compiler': {
     mutate: ['packages/pipeline/src/compile/**/*.ts', 'packages/pipeline/src/validate.ts'],

@@ -12,9 +12,9 @@ import { StudioError } from './errors';
 export const DASHBOARD_STATE_VERSION = 1;
 
 export const CHART_KINDS = ['bar', 'stackedBar', 'line', 'area', 'scatter', 'pie', 'histogram', 'heatmap'] as const;
-export const WIDGET_KINDS = [...CHART_KINDS, 'kpi', 'table', 'text', 'image', 'map'] as const;
+export const WIDGET_KINDS = [...CHART_KINDS, 'kpi', 'table', 'pivot', 'text', 'image', 'map'] as const;
 export type WidgetKind = (typeof WIDGET_KINDS)[number];
-export const DATA_WIDGET_KINDS: readonly WidgetKind[] = [...CHART_KINDS, 'kpi', 'table'];
+export const DATA_WIDGET_KINDS: readonly WidgetKind[] = [...CHART_KINDS, 'kpi', 'table', 'pivot'];
 
 /** Aggregates a widget measure may use; `count` needs no column. */
 export const AGGREGATES = ['count', 'sum', 'avg', 'min', 'max', 'median'] as const;
@@ -71,6 +71,37 @@ export const WidgetQuery = z
   .strict();
 export type WidgetQuery = z.infer<typeof WidgetQuery>;
 
+/** The result column of a measure: its label, else `count` or `<fn>_<column>`. */
+export const measureName = (m: Measure) => m.label || (m.fn === 'count' ? 'count' : `${m.fn}_${m.column}`);
+
+/**
+ * A widget answered by an analytic set's own template (its metric SQL over the bound visit panel), so a
+ * dashboard made from an analytic-set view reproduces that view's numbers exactly. `parameters` are the
+ * template's query parameters as the view's query bar sends them; dashboard parameters bound to the
+ * widget replace the one their `column` names (`places`, `geographies`, `period`, cohorts).
+ * `x`, `series` and `y` pick the result columns a chart draws; a table or pivot without them shows all.
+ */
+export const AnalyticSource = z
+  .object({
+    groupId: z.string().min(1).max(100),
+    templateId: z.string().min(1).max(100),
+    parameters: z
+      .record(z.string().max(64), z.unknown())
+      .default({})
+      .refine((p) => JSON.stringify(p).length <= 20_000, { message: 'Template parameters must be under 20,000 characters' }),
+    x: ColumnName.optional(),
+    series: ColumnName.optional(),
+    y: ColumnName.optional(),
+  })
+  .strict();
+export type AnalyticSource = z.infer<typeof AnalyticSource>;
+
+/** Pivot widgets: the result columns on the rows and across, and the measure summed in the cells. */
+export const PivotLayout = z
+  .object({ rows: z.array(ColumnName).max(6).default([]), columns: z.array(ColumnName).max(4).default([]), measure: ColumnName.optional() })
+  .strict();
+export type PivotLayout = z.infer<typeof PivotLayout>;
+
 export const NUMBER_FORMATS = ['number', 'compact', 'percent', 'currency'] as const;
 
 export const Widget = z
@@ -79,6 +110,9 @@ export const Widget = z
     kind: z.enum(WIDGET_KINDS),
     title: z.string().max(200).default(''),
     query: WidgetQuery.optional(),
+    /** Instead of `query`: an analytic set's template answers the widget. */
+    analytic: AnalyticSource.optional(),
+    pivot: PivotLayout.optional(),
     /** Ids of the parameters that filter this widget. */
     parameterIds: z.array(z.string().max(64)).max(20).default([]),
     /** Text widgets: markdown (raw HTML is not rendered). */
@@ -99,7 +133,8 @@ export const Widget = z
   })
   .strict()
   .superRefine((w, ctx) => {
-    if (DATA_WIDGET_KINDS.includes(w.kind) && !w.query) ctx.addIssue({ code: 'custom', message: `A ${w.kind} widget needs a query`, path: ['query'] });
+    if (DATA_WIDGET_KINDS.includes(w.kind) && !w.query && !w.analytic) ctx.addIssue({ code: 'custom', message: `A ${w.kind} widget needs a query`, path: ['query'] });
+    if (w.query && w.analytic) ctx.addIssue({ code: 'custom', message: 'A widget has a query or an analytic-set template, not both', path: ['analytic'] });
     if (w.kind === 'map' && !w.mapId) ctx.addIssue({ code: 'custom', message: 'A map widget needs a mapId', path: ['mapId'] });
     if (w.kind === 'image' && !w.imageUrl) ctx.addIssue({ code: 'custom', message: 'An image widget needs an imageUrl', path: ['imageUrl'] });
   });
@@ -195,6 +230,20 @@ export function parseDashboardState(stored: unknown): DashboardState {
 
 /** The empty dashboard a "Blank" template opens. */
 export const emptyDashboardState = (): DashboardState => ({ version: DASHBOARD_STATE_VERSION, widgets: [], parameters: [], layout: [] });
+
+/**
+ * How a data widget's result columns read, whatever answers it: `dimensions` first (a chart's x axis,
+ * then its series), then `measures`; `columns` is a table's list when it has no measures.
+ */
+export function widgetShape(w: Widget): { dimensions: string[]; measures: string[]; columns: string[] } {
+  if (w.analytic) {
+    const { x, series, y } = w.analytic;
+    return y ? { dimensions: [x, series].filter((c): c is string => c !== undefined), measures: [y], columns: [] } : { dimensions: [], measures: [], columns: [] };
+  }
+  const q = w.query;
+  if (!q) return { dimensions: [], measures: [], columns: [] };
+  return q.measures.length ? { dimensions: q.dimensions, measures: q.measures.map(measureName), columns: [] } : { dimensions: [], measures: [], columns: q.columns };
+}
 
 // --- parameter values ------------------------------------------------------------------------------
 

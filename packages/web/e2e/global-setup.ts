@@ -127,6 +127,8 @@ export default async function setup(project: TestProject) {
   const baseUrl = `http://127.0.0.1:${port}`;
 
   const stop = async () => {
+    // STUDIO_E2E_LOG=<file>: the server's own log (warnings and errors) kept for a failing run's reader.
+    if (process.env.STUDIO_E2E_LOG) fs.writeFileSync(process.env.STUDIO_E2E_LOG, log);
     if (server.exitCode === null && server.pid) {
       const exited = new Promise((r) => server.once('exit', r));
       try {

@@ -7,42 +7,10 @@ import { assertGroup } from '../services/analytics';
 import type { Caller } from '../http/caller';
 import { ARROW_STREAM } from './datasets';
 import { biRoutes } from './bi';
+import { joinRun } from '../services/shared-runs';
 
 const GroupParams = z.object({ groupId: z.string().max(100) });
 const Impersonate = z.object({ impersonateOrganizationId: Id.optional() });
-
-/**
- * Waiters of one shared computation; its signal aborts when the last waiting client has gone and no
- * identical request came back within a short grace (a React remount aborts and re-sends at once).
- */
-const ABORT_GRACE_MS = 500;
-const runs = new Map<string, { waiters: number; controller: AbortController; timer?: NodeJS.Timeout }>();
-function joinRun(key: string) {
-  let entry = runs.get(key);
-  if (!entry) {
-    entry = { waiters: 0, controller: new AbortController() };
-    runs.set(key, entry);
-  }
-  clearTimeout(entry.timer);
-  entry.waiters++;
-  const e = entry;
-  let left = false;
-  const release = (abort: boolean) => {
-    if (left) return;
-    left = true;
-    if (--e.waiters > 0) return;
-    if (!abort) {
-      if (runs.get(key) === e) runs.delete(key);
-      return;
-    }
-    e.timer = setTimeout(() => {
-      if (e.waiters > 0) return;
-      if (runs.get(key) === e) runs.delete(key);
-      e.controller.abort();
-    }, ABORT_GRACE_MS);
-  };
-  return { signal: e.controller.signal, leave: () => release(true), done: () => release(false) };
-}
 
 /** Administrators, or (for their own organization's cache) its makers. */
 function assertCanInvalidate(caller: Caller, orgId?: string) {

@@ -1,17 +1,18 @@
 import { useMemo, useState } from 'react';
-import { NavLink } from 'react-router-dom';
+import { NavLink, useNavigate } from 'react-router-dom';
 import type { AnalyticSetGroupWire } from '@studio/client';
 import { ErrorMessage } from '../app/ui';
 import { useLoad } from '../app/useLoad';
 import { QueryBar, type Params } from './QueryBar';
 import { loadGroup } from './useRows';
 import { ViewBody } from './Views';
+import { analyticTemplateId } from '../dashboard/analytic-templates';
 import './analytics.css';
 
 export const VIEW_BASE = '/analytics/foot-traffic';
 
 /** Opening values: the server's defaults (from the bound data and saved configs), adjusted per view. */
-function initialParams(group: AnalyticSetGroupWire, viewId: string): Params {
+export function initialParams(group: AnalyticSetGroupWire, viewId: string): Params {
   const view = group.views.find((v) => v.id === viewId)!;
   const set = group.sets.find((s) => s.id === view.templateIds[0])!;
   const params: Params = Object.fromEntries(set.queryParameters.map((q) => [q.id, q.defaultValue]));
@@ -36,11 +37,16 @@ function ViewPage({ group, viewId }: { group: AnalyticSetGroupWire; viewId: stri
   const set = view && group.sets.find((s) => s.id === view.templateIds[0]);
   // The route remounts this page per view (keyed by slug), so the opening values are computed once.
   const [params, setParams] = useState<Params>(() => (view ? initialParams(group, viewId) : {}));
+  const navigate = useNavigate();
   if (!view || !set) return <ErrorMessage message={`Unknown analytic set view ${viewId}`} />;
   return (
     <>
       <header className="page-header page-header-stacked">
-        <h1>{view.title}</h1>
+        <div className="page-header-row">
+          <h1>{view.title}</h1>
+          {/* The view's charts as a dashboard, with the values chosen here. */}
+          <button type="button" className="button" onClick={() => navigate(`/dashboard/new?templateId=${analyticTemplateId(viewId)}`, { state: { analyticParameters: params } })}>Save as dashboard</button>
+        </div>
         <p className="muted">{view.description}</p>
       </header>
       <QueryBar parameters={set.queryParameters} value={params} onChange={setParams} />

@@ -35,6 +35,8 @@ export function EChart({ option, label, height = 320, onClick }: { option: EChar
   }, []);
 
   useEffect(() => {
+    // Drawn again (with its animation): not "rendered" until ECharts says it has finished.
+    ref.current?.removeAttribute('data-rendered');
     chart.current?.setOption(option, { notMerge: true });
   }, [option]);
 

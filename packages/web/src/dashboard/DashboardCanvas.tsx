@@ -75,8 +75,8 @@ export function DashboardCanvas({ state, values, onValues, source, editing, onLa
             <header className="widget-header">
               <h2>{w.title}</h2>
               <div className="widget-actions">
-                {w.query && <button type="button" className="icon-button" title="Export CSV" aria-label={`Export ${w.title || w.id} as CSV`} onClick={() => void exportCsv(w)}>⤓</button>}
-                {w.query && !['kpi', 'table'].includes(w.kind) && <button type="button" className="icon-button" title="Export PNG" aria-label={`Export ${w.title || w.id} as PNG`} onClick={() => exportPng(w)}>▣</button>}
+                {(w.query || w.analytic) && <button type="button" className="icon-button" title="Export CSV" aria-label={`Export ${w.title || w.id} as CSV`} onClick={() => void exportCsv(w)}>⤓</button>}
+                {(w.query || w.analytic) && !['kpi', 'table', 'pivot'].includes(w.kind) && <button type="button" className="icon-button" title="Export PNG" aria-label={`Export ${w.title || w.id} as PNG`} onClick={() => exportPng(w)}>▣</button>}
                 {editing && <button type="button" className="icon-button" aria-label={`Edit ${w.title || w.id}`} onClick={() => onEdit?.(w)}>✎</button>}
                 {editing && <button type="button" className="icon-button" aria-label={`Remove ${w.title || w.id}`} onClick={() => onRemove?.(w)}>×</button>}
               </div>

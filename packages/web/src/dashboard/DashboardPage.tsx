@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useState } from 'react';
-import { useNavigate, useParams, useSearchParams } from 'react-router-dom';
+import { useLocation, useNavigate, useParams, useSearchParams } from 'react-router-dom';
 import { parseDashboardState, type DashboardState, type StudioRecord, type Widget } from '@studio/schema';
 import { client } from '../app/api';
 import { useUser } from '../app/session';
@@ -10,9 +10,38 @@ import { WidgetEditor } from './WidgetEditor';
 import { ParameterEditor } from './ParameterEditor';
 import { PublishDashboardDialog } from './PublishDashboardDialog';
 import { DEFAULT_TEMPLATE, TEMPLATES, newWidgetId, reduce, valuesFromSearch, type Action } from './state';
+import { ANALYTIC_TEMPLATE_PREFIX, analyticDashboard, analyticTemplateId } from './analytic-templates';
+import { loadGroup } from '../analytics/useRows';
+import { initialParams } from '../analytics/AnalyticsView';
 import './dashboard.css';
 
-type Loaded = { record: StudioRecord | null; saved: DashboardState | null; state: DashboardState };
+type Loaded = { record: StudioRecord | null; saved: DashboardState | null; state: DashboardState; name?: string };
+
+/**
+ * A new dashboard from its template: report (the default), blank, or `analytic:<viewId>` (that view's
+ * charts, with the values the view had when "Save as dashboard" was clicked, else the view's defaults).
+ */
+async function fromTemplate(templateId: string, analyticParameters: unknown, mapId: string | null): Promise<Loaded> {
+  if (templateId.startsWith(ANALYTIC_TEMPLATE_PREFIX)) {
+    const group = await loadGroup();
+    const viewId = templateId.slice(ANALYTIC_TEMPLATE_PREFIX.length);
+    const known = group.views.some((v) => v.id === viewId);
+    if (!known) throw new Error(`Unknown template ${templateId}: ${[...Object.keys(TEMPLATES), ...group.views.map((v) => analyticTemplateId(v.id))].join(', ')}`);
+    const params = analyticParameters && typeof analyticParameters === 'object' ? (analyticParameters as Record<string, unknown>) : initialParams(group, viewId);
+    const { name, state } = analyticDashboard(group, viewId, params);
+    return { record: null, saved: null, state, name };
+  }
+  const template = TEMPLATES[templateId];
+  if (!template) throw new Error(`Unknown template ${templateId}: ${Object.keys(TEMPLATES).join(', ')}, or analytic:<view> of an analytic set`);
+  const state = template.state();
+  // "New dashboard" on a map: the map is the first widget under the template's own.
+  return { record: null, saved: null, state: mapId ? withMap(state, mapId) : state };
+}
+
+function withMap(state: DashboardState, mapId: string): DashboardState {
+  const widget: Widget = { id: newWidgetId(state, 'map'), kind: 'map', title: 'Map', mapId, parameterIds: [], options: { numberFormat: 'number', decimals: 0 } };
+  return reduce(state, { type: 'addWidget', payload: widget });
+}
 
 /**
  * /dashboard/new?templateId=… and /dashboard/{id}?param=value: the builder for editors (the edit lock
@@ -22,6 +51,7 @@ export function DashboardPage({ preview = false }: { preview?: boolean }) {
   const { id } = useParams();
   const [search, setSearch] = useSearchParams();
   const navigate = useNavigate();
+  const location = useLocation();
   const user = useUser();
   const [loaded, setLoaded] = useState<Loaded | null>(null);
   const [loadError, setLoadError] = useState<string | null>(null);
@@ -36,11 +66,7 @@ export function DashboardPage({ preview = false }: { preview?: boolean }) {
     let cancelled = false;
     setLoaded(null);
     const load = async (): Promise<Loaded> => {
-      if (!id) {
-        const template = TEMPLATES[search.get('templateId') ?? DEFAULT_TEMPLATE];
-        if (!template) throw new Error(`Unknown template ${search.get('templateId')}: ${Object.keys(TEMPLATES).join(', ')}`);
-        return { record: null, saved: null, state: template.state() };
-      }
+      if (!id) return fromTemplate(search.get('templateId') ?? DEFAULT_TEMPLATE, (location.state as { analyticParameters?: unknown } | null)?.analyticParameters, search.get('mapId'));
       const record = await client.records('dashboards').get(id, { acquireLock: !preview });
       const saved = record.latestState ? parseDashboardState(record.latestState) : TEMPLATES.blank!.state();
       return { record, saved, state: saved };
@@ -50,7 +76,7 @@ export function DashboardPage({ preview = false }: { preview?: boolean }) {
         if (cancelled) return;
         setLoaded(l);
         setState(l.state);
-        setName(l.record?.name ?? 'Untitled dashboard');
+        setName(l.record?.name ?? l.name ?? 'Untitled dashboard');
       },
       (e: unknown) => !cancelled && setLoadError(errorMessage(e)),
     );
@@ -63,7 +89,8 @@ export function DashboardPage({ preview = false }: { preview?: boolean }) {
   const record = loaded?.record ?? null;
   // Someone else's lock that still holds makes the page read-only (as for maps).
   const lockedBy = record?.lock && record.lock.ownerId !== user.id && new Date(record.lock.expiresAt) > new Date() ? record.lock : null;
-  const canEdit = !preview && (!record || ['editor', 'owner', 'admin'].includes(record.access)) && !lockedBy;
+  const mayEdit = !record || ['editor', 'owner', 'admin'].includes(record.access);
+  const canEdit = !preview && mayEdit && !lockedBy;
   const values = useMemo(() => (state ? valuesFromSearch(search, state.parameters) : {}), [search, state]);
   const source = useMemo(() => (state ? studioSource(record?.id ?? null, loaded?.saved ?? null, state) : null), [record?.id, loaded?.saved, state]);
 
@@ -77,14 +104,16 @@ export function DashboardPage({ preview = false }: { preview?: boolean }) {
       const next = parseDashboardState(saved.latestState);
       setLoaded({ record: saved, saved: next, state: next });
       setState(next);
-      if (!record) navigate(`/dashboard/${saved.id}${window.location.search.replace(/([?&])templateId=[^&]*&?/, '$1').replace(/[?&]$/, '')}`, { replace: true });
+      // The saved dashboard's link keeps the parameter values, not how it was made (template, dataset, map).
+      const query = new URLSearchParams(valuesFromSearch(search, next.parameters)).toString();
+      if (!record) navigate(`/dashboard/${saved.id}${query ? `?${query}` : ''}`, { replace: true });
     });
 
   return (
     <section className={`page dashboard-page${canEdit ? ' is-editing' : ''}`} aria-label="Dashboard">
       <header className="dashboard-toolbar">
         {canEdit ? <input className="dashboard-name" aria-label="Dashboard name" value={name} onChange={(e) => setName(e.target.value)} maxLength={500} /> : <h1>{name}</h1>}
-        {!canEdit && <span className="badge">{preview ? 'Preview' : lockedBy ? 'Being edited by someone else: read only' : 'Read only'}</span>}
+        {!canEdit && <span className="badge">{preview ? 'Preview' : !mayEdit ? 'Read only' : 'Being edited by someone else: read only'}</span>}
         {canEdit && (
           <>
             <button type="button" className="button" onClick={() => setEditing('new')}>Add widget</button>
@@ -111,6 +140,7 @@ export function DashboardPage({ preview = false }: { preview?: boolean }) {
         <WidgetEditor
           state={state}
           initial={editing === 'new' ? undefined : editing}
+          defaultDatasetId={search.get('datasetId') ?? undefined}
           newId={(kind) => newWidgetId(state, kind)}
           onClose={() => setEditing(null)}
           onSave={(w) => {

@@ -12,7 +12,8 @@ export function ParameterBar({ parameters, values, choices, onChange }: {
   if (parameters.length === 0) return null;
   return (
     <div className="parameter-bar" role="group" aria-label="Parameters">
-      {parameters.map((p) => <ParameterControl key={p.id} p={p} value={values[p.id] ?? ''} choices={choices} onChange={(v) => onChange(p.id, v)} />)}
+      {/* A value not in the link is the parameter's default, which the widgets use too. */}
+      {parameters.map((p) => <ParameterControl key={p.id} p={p} value={values[p.id] ?? p.defaultValue ?? ''} choices={choices} onChange={(v) => onChange(p.id, v)} />)}
     </div>
   );
 }

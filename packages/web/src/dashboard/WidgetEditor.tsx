@@ -3,18 +3,30 @@ import { AGGREGATES, CHART_KINDS, DATA_WIDGET_KINDS, Widget, type Aggregate, typ
 import { client } from '../app/api';
 import { Dialog, ErrorMessage, Field, TextField } from '../app/ui';
 import { useLoad } from '../app/useLoad';
+import { QueryBar, type Params } from '../analytics/QueryBar';
+import { loadGroup } from '../analytics/useRows';
 
 const KIND_LABELS: Record<WidgetKind, string> = {
   bar: 'Bar chart', stackedBar: 'Stacked bar chart', line: 'Line chart', area: 'Area chart', scatter: 'Scatter plot', pie: 'Pie chart',
-  histogram: 'Histogram', heatmap: 'Heatmap', kpi: 'KPI number', table: 'Table', text: 'Text (markdown)', image: 'Image', map: 'Map',
+  histogram: 'Histogram', heatmap: 'Heatmap', kpi: 'KPI number', table: 'Table', pivot: 'Pivot table', text: 'Text (markdown)', image: 'Image', map: 'Map',
 };
-const TWO_DIMENSIONS: WidgetKind[] = ['stackedBar', 'heatmap', 'line', 'area'];
+const TWO_DIMENSIONS: WidgetKind[] = ['stackedBar', 'heatmap', 'line', 'area', 'pivot'];
+/** What an analytic-set widget can be drawn as: its template answers rows of (x, series, y). */
+const ANALYTIC_KINDS: WidgetKind[] = ['bar', 'stackedBar', 'line', 'area', 'heatmap', 'table', 'pivot'];
 
 /** Add or edit one widget: its kind, its source and query, its texts and the parameters that filter it. */
-export function WidgetEditor({ state, initial, newId, onSave, onClose }: { state: DashboardState; initial?: Widget; newId: (kind: string) => string; onSave: (w: Widget) => void; onClose: () => void }) {
+export function WidgetEditor({ state, initial, defaultDatasetId, newId, onSave, onClose }: {
+  state: DashboardState;
+  initial?: Widget;
+  /** "New dashboard" on a dataset: new widgets start on it. */
+  defaultDatasetId?: string;
+  newId: (kind: string) => string;
+  onSave: (w: Widget) => void;
+  onClose: () => void;
+}) {
   const [kind, setKind] = useState<WidgetKind>(initial?.kind ?? 'bar');
   const [title, setTitle] = useState(initial?.title ?? '');
-  const [datasetId, setDatasetId] = useState(initial?.query?.datasetId ?? '');
+  const [datasetId, setDatasetId] = useState(initial?.query?.datasetId ?? (initial ? '' : defaultDatasetId ?? ''));
   const [x, setX] = useState(initial?.query?.dimensions[0] ?? initial?.query?.columns[0] ?? '');
   const [series, setSeries] = useState(initial?.query?.dimensions[1] ?? initial?.query?.columns[1] ?? '');
   const [fn, setFn] = useState<Aggregate>(initial?.query?.measures[0]?.fn ?? 'count');
@@ -31,12 +43,16 @@ export function WidgetEditor({ state, initial, newId, onSave, onClose }: { state
   const [numberFormat, setNumberFormat] = useState(initial?.options.numberFormat ?? 'number');
   const [parameterIds, setParameterIds] = useState<string[]>(initial?.parameterIds ?? state.parameters.map((p) => p.id));
   const [error, setError] = useState<string | null>(null);
+  const analytic = initial?.analytic;
+  const [analyticParams, setAnalyticParams] = useState<Params>(analytic?.parameters ?? {});
+  const group = useLoad(() => (analytic ? loadGroup() : Promise.resolve(null)), []);
+  const templateSet = group.data?.sets.find((t) => t.id === analytic?.templateId);
 
   const datasets = useLoad(() => client.records('datasets').list({ limit: 200 }).then((p) => p.items), []);
   const maps = useLoad(() => (kind === 'map' ? client.records('maps').list().then((p) => p.items) : Promise.resolve([])), [kind]);
   const dataset = useLoad(() => (datasetId ? client.datasets.get(datasetId) : Promise.resolve(null)), [datasetId]);
   const cols = dataset.data?.metadata.columns.map((c) => c.name) ?? [];
-  const isData = DATA_WIDGET_KINDS.includes(kind);
+  const isData = DATA_WIDGET_KINDS.includes(kind) && !analytic;
 
   const submit = (e: FormEvent) => {
     e.preventDefault();
@@ -60,6 +76,7 @@ export function WidgetEditor({ state, initial, newId, onSave, onClose }: { state
           limit: kind === 'kpi' ? 1 : 1000,
         },
       }),
+      ...(analytic && { analytic: { ...analytic, parameters: analyticParams }, ...(initial?.pivot && { pivot: initial.pivot }) }),
       ...(kind === 'text' && { text }),
       ...(kind === 'image' && { imageUrl }),
       ...(kind === 'map' && { mapId }),
@@ -83,9 +100,16 @@ export function WidgetEditor({ state, initial, newId, onSave, onClose }: { state
       <form className="form widget-editor" onSubmit={submit}>
         <Field label="Kind">
           <select value={kind} onChange={(e) => setKind(e.target.value as WidgetKind)}>
-            {(Object.keys(KIND_LABELS) as WidgetKind[]).map((k) => <option key={k} value={k}>{KIND_LABELS[k]}</option>)}
+            {(analytic ? ANALYTIC_KINDS : (Object.keys(KIND_LABELS) as WidgetKind[])).map((k) => <option key={k} value={k}>{KIND_LABELS[k]}</option>)}
           </select>
         </Field>
+        {analytic && (
+          <fieldset className="analytic-source">
+            <legend>{`Analytic set: ${templateSet?.title ?? analytic.templateId}`}</legend>
+            {templateSet && <QueryBar parameters={templateSet.queryParameters} value={analyticParams} onChange={setAnalyticParams} />}
+            <ErrorMessage message={group.error} />
+          </fieldset>
+        )}
         <TextField label="Title" value={title} onChange={(e) => setTitle(e.target.value)} maxLength={200} />
         {isData && (
           <Field label="Dataset">
@@ -95,8 +119,8 @@ export function WidgetEditor({ state, initial, newId, onSave, onClose }: { state
             </select>
           </Field>
         )}
-        {isData && datasetId && kind !== 'kpi' && kind !== 'table' && columnSelect(kind === 'scatter' ? 'X column' : kind === 'histogram' ? 'Numeric column' : 'Group by', x, setX)}
-        {isData && datasetId && (TWO_DIMENSIONS.includes(kind) || kind === 'scatter') && columnSelect(kind === 'scatter' ? 'Y column' : kind === 'heatmap' ? 'Rows' : 'Series', series, setSeries, kind !== 'scatter' && kind !== 'heatmap')}
+        {isData && datasetId && kind !== 'kpi' && kind !== 'table' && columnSelect(kind === 'scatter' ? 'X column' : kind === 'histogram' ? 'Numeric column' : kind === 'pivot' ? 'Rows' : 'Group by', x, setX)}
+        {isData && datasetId && (TWO_DIMENSIONS.includes(kind) || kind === 'scatter') && columnSelect(kind === 'scatter' ? 'Y column' : kind === 'heatmap' ? 'Rows' : kind === 'pivot' ? 'Across (columns)' : 'Series', series, setSeries, kind !== 'scatter' && kind !== 'heatmap')}
         {isData && datasetId && kind !== 'scatter' && kind !== 'table' && (
           <div className="form-row">
             <Field label="Measure">
@@ -141,14 +165,14 @@ export function WidgetEditor({ state, initial, newId, onSave, onClose }: { state
             <TextField label="Y axis title" value={yTitle} onChange={(e) => setYTitle(e.target.value)} />
           </div>
         )}
-        {isData && (
+        {(isData || analytic) && (
           <Field label="Number format">
             <select value={numberFormat} onChange={(e) => setNumberFormat(e.target.value as typeof numberFormat)}>
               {['number', 'compact', 'percent', 'currency'].map((f) => <option key={f} value={f}>{f}</option>)}
             </select>
           </Field>
         )}
-        {isData && state.parameters.length > 0 && (
+        {(isData || analytic) && state.parameters.length > 0 && (
           <fieldset className="checks">
             <legend>Filtered by</legend>
             {state.parameters.map((p) => (

@@ -123,6 +123,9 @@ export function DatasetPage() {
           <Link className="button" to={`/new?datasetUuid=${d.id}`}>
             Create map
           </Link>
+          <Link className="button" to={`/dashboard/new?datasetId=${d.id}`}>
+            New dashboard
+          </Link>
           {can(d.access, 'write') && d.type === 'managed' && (
             <button type="button" className="button" disabled={d.status === 'pending'} onClick={() => setDialog('replace')}>
               Replace data

@@ -133,6 +133,11 @@ export default function MapView({ preview = false }: { preview?: boolean }) {
             Publish
           </button>
         )}
+        {loaded?.record && (
+          <a className="button" href={`/dashboard/new?mapId=${loaded.record.id}`}>
+            New dashboard
+          </a>
+        )}
         {notice && <span className="map-notice" role="status">{notice}</span>}
         {banner && <span className="map-banner" role="note">{banner}</span>}
       </header>

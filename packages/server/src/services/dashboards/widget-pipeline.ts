@@ -2,6 +2,7 @@ import {
   StudioError,
   TABLE_PAGE_SIZE,
   parseParameterValue,
+  measureName,
   previousRange,
   type CrossFilter,
   type Measure,
@@ -58,7 +59,6 @@ function parameterText(p: Parameter, v: ParameterValue): string {
 
 const crossText = (f: CrossFilter) => (f.value === null ? `${ident(f.column)} IS NULL` : `to_string(${ident(f.column)}) = ${lit(String(f.value))}`);
 
-export const measureName = (m: Measure) => m.label || (m.fn === 'count' ? 'count' : `${m.fn}_${m.column}`);
 const measureText = (m: Measure) => `${m.fn}(${m.fn === 'count' ? '*' : ident(m.column!)}) AS ${ident(measureName(m))}`;
 
 function dimensionText(q: WidgetQuery, d: string, first: boolean): string {

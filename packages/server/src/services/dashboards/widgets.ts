@@ -1,13 +1,19 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { executeDuckDB } from '@studio/pipeline';
-import type { ResultCache } from '@studio/analytics';
-import { CSV_EXPORT_MAX_ROWS, StudioError, notFound, type DashboardState, type Parameter, type Widget, type WidgetResult } from '@studio/schema';
+import { buildTemplateQuery, canonicalJson, parseParameters, runQuery, templateOf, type ResultCache } from '@studio/analytics';
+import { CSV_EXPORT_MAX_ROWS, StudioError, measureName, notFound, type DashboardState, type Parameter, type Widget, type WidgetResult } from '@studio/schema';
 import type { Caller } from '../../http/caller';
 import type { CoreServices } from '../index';
 import { compileForCaller } from '../pipelines';
-import { measureName, parameterValuesPlan, planWidget, type WidgetRun } from './widget-pipeline';
+import { checkedValues, parameterValuesPlan, planWidget, type WidgetRun } from './widget-pipeline';
+import { analyticParameters, analyticResult } from './analytic-widgets';
+import { assertGroup } from '../analytics';
+import { sharedRun } from '../shared-runs';
 
 type Compiled = Awaited<ReturnType<typeof compileForCaller>>;
+
+/** Status of a computation cancelled because every request waiting for it went away (nginx's "client closed"). */
+const READERS_LEFT = 499;
 
 /** A JSON-friendly type name of a value, for columns of a widget result. */
 const typeOf = (v: unknown) => (v === null || v === undefined ? 'null' : typeof v === 'number' ? 'number' : typeof v === 'boolean' ? 'boolean' : 'string');
@@ -33,8 +39,12 @@ export class DashboardWidgets {
     return compileForCaller(this.services, grantee, node);
   }
 
-  /** One compiled query on DuckDB, cancelled after the widget time limit (and when `signal` aborts). */
-  private async execute(compiled: Compiled, signal?: AbortSignal): Promise<Record<string, unknown>[]> {
+  /** One query on DuckDB, cancelled after the widget time limit (and when `signal` aborts). */
+  private async execute(compiled: { sql: string; params: unknown[] }, signal?: AbortSignal): Promise<Record<string, unknown>[]> {
+    return this.withTimeout(signal, (c) => executeDuckDB(c, compiled as Compiled));
+  }
+
+  private async withTimeout<T>(signal: AbortSignal | undefined, work: (c: DuckDBConnection) => Promise<T>): Promise<T> {
     return this.services.engine.withConnection(async (c: DuckDBConnection) => {
       let timedOut = false;
       const stop = () => c.interrupt();
@@ -44,9 +54,11 @@ export class DashboardWidgets {
       }, this.opts.timeoutMs);
       signal?.addEventListener('abort', stop);
       try {
-        return await executeDuckDB(c, compiled);
+        return await work(c);
       } catch (e) {
         if (timedOut) throw new StudioError(504, `The widget query took longer than ${Math.round(this.opts.timeoutMs / 1000)} s and was cancelled`);
+        // Every reader waiting for it left: nobody reads this answer, but it is not a server fault.
+        if (signal?.aborted) throw new StudioError(READERS_LEFT, 'The widget query was cancelled: its readers left');
         throw e;
       } finally {
         clearTimeout(timer);
@@ -57,33 +69,67 @@ export class DashboardWidgets {
 
   /** A widget's rows for one set of parameter values and cross-filters, cached per dataset version. */
   async run(grantee: Caller, state: Pick<DashboardState, 'parameters'>, widget: Widget, run: WidgetRun, opts: { signal?: AbortSignal; cacheControl?: string } = {}): Promise<WidgetResult> {
+    if (widget.analytic) return analyticResult(widget, await this.templateRows(grantee, state, widget, run, opts), run);
     const plan = planWidget(widget, state.parameters, run, this.today());
     const main = await this.compile(grantee, plan.main);
     const count = plan.count && (await this.compile(grantee, plan.count));
     const previous = plan.previous && (await this.compile(grantee, plan.previous));
     const key = { datasets: main.datasetVersions, query: [main.sql, main.params, count?.sql, count?.params, previous?.sql, previous?.params] };
-    return this.cache().widget(
+    return this.shared(key, opts, (signal) => this.cache().widget(
       key,
       async () => {
-        const rows = await this.execute(main, opts.signal);
+        const rows = await this.execute(main, signal);
         const names = columnNames(widget, rows);
         const result: WidgetResult = {
           columns: names.map((name) => ({ name, type: typeOf(rows.find((r) => r[name] !== null)?.[name]) })),
           rows: rows.map((r) => names.map((n) => r[n] ?? null)),
         };
-        if (count) result.total = Number((await this.execute(count, opts.signal))[0]?.total ?? 0);
+        if (count) result.total = Number((await this.execute(count, signal))[0]?.total ?? 0);
         if (previous) {
-          const prev = (await this.execute(previous, opts.signal))[0];
+          const prev = (await this.execute(previous, signal))[0];
           result.previous = prev ? names.map((n) => prev[n] ?? null) : null;
         }
         return result;
       },
       { cacheControl: opts.cacheControl },
-    );
+    ));
+  }
+
+  /**
+   * One computation for identical concurrent requests (the cache joins them), cancelled only when all of
+   * them have gone; a request that asks for no cache gets a run of its own.
+   */
+  private shared<T>(key: unknown, opts: { signal?: AbortSignal; cacheControl?: string }, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    const own = /no-(cache|store)/i.test(opts.cacheControl ?? '');
+    const shareKey = own ? `own:${Math.random()}` : `widget:${canonicalJson(key)}`;
+    return sharedRun(shareKey, opts.signal, work).catch((e: unknown) => {
+      // Joined a computation its last readers had just cancelled (a reload lands in that instant): run again.
+      if (e instanceof StudioError && e.status === READERS_LEFT && !opts.signal?.aborted) return sharedRun(shareKey, opts.signal, work);
+      throw e;
+    });
+  }
+
+  /**
+   * The rows of an analytic-set widget's template, over the grantee's bound data (their organization's
+   * analytic-set config, else the built-in sample), cached with the analytic sets' own results.
+   */
+  private async templateRows(grantee: Caller, state: Pick<DashboardState, 'parameters'>, widget: Widget, run: WidgetRun, opts: { signal?: AbortSignal; cacheControl?: string }) {
+    const source = widget.analytic!;
+    assertGroup(source.groupId);
+    templateOf(source.templateId);
+    const values = checkedValues(widget, state.parameters, run.parameters, this.today());
+    const bound = widget.parameterIds.map((id) => state.parameters.find((p) => p.id === id)).filter((p): p is Parameter => p !== undefined);
+    const parameters = parseParameters(analyticParameters(source, bound, values));
+    const analytics = this.services.analytics;
+    const b = await analytics.binding(grantee, source.groupId);
+    const built = buildTemplateQuery(source.templateId, parameters, b.tables);
+    const key = { organization: b.orgId, groupId: source.groupId, datasets: b.datasets, templateId: source.templateId, parameters };
+    return this.shared(key, opts, (signal) => analytics.cache.run(key, () => this.withTimeout(signal, (c) => runQuery(c, built)), { cacheControl: opts.cacheControl }));
   }
 
   /** A widget's rows as CSV (up to CSV_EXPORT_MAX_ROWS), streamed from the engine. */
   async csv(grantee: Caller, state: Pick<DashboardState, 'parameters'>, widget: Widget, run: WidgetRun, signal: AbortSignal): Promise<AsyncGenerator<Uint8Array>> {
+    if (widget.analytic) return csvOf(analyticResult(widget, await this.templateRows(grantee, state, widget, run, { signal }), run, { csv: true }));
     const plan = planWidget(widget, state.parameters, run, this.today(), { csvLimit: CSV_EXPORT_MAX_ROWS });
     const compiled = await this.compile(grantee, plan.main);
     return this.services.engine.csvStream({ sql: compiled.sql, params: compiled.params }, { signal });
@@ -97,6 +143,16 @@ export class DashboardWidgets {
     const key = { datasets: compiled.datasetVersions, query: [compiled.sql, compiled.params] };
     return this.cache().widget(key, async () => (await this.execute(compiled)).map((r) => String(r.value)));
   }
+}
+
+/** A widget result as CSV text (RFC 4180 quoting), one chunk: template results are aggregates, small. */
+async function* csvOf(result: WidgetResult): AsyncGenerator<Uint8Array> {
+  const cell = (v: unknown) => {
+    const text = v === null || v === undefined ? '' : String(v);
+    return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+  };
+  const lines = [result.columns.map((c) => cell(c.name)).join(','), ...result.rows.map((r) => r.map(cell).join(','))];
+  yield new TextEncoder().encode(`${lines.join('\n')}\n`);
 }
 
 /** Column order of a result: dimensions then measures, or the listed columns (also when no row came back). */

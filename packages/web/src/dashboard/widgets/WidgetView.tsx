@@ -1,10 +1,14 @@
-import { useEffect, useState } from 'react';
+import { Suspense, lazy, useEffect, useState } from 'react';
 import Markdown from 'markdown-to-jsx';
-import type { Widget, WidgetResult } from '@studio/schema';
+import { widgetShape, type Widget, type WidgetResult } from '@studio/schema';
 import { EChart, type ChartClick } from '../../analytics/Chart';
 import { ErrorMessage } from '../../app/ui';
 import { errorMessage } from '../../app/useLoad';
 import { chartOption, change, formatNumber } from '../options';
+
+const PivotWidget = lazy(() => import('./PivotWidget'));
+/** Period starts in epoch milliseconds: drawn as days, so a click names no value to filter by. */
+const EPOCH_COLUMN = /epoch_?ms$/i;
 
 /** What a widget shows its rows with, and how a click on it cross-filters the others. */
 export interface WidgetRunner {
@@ -17,7 +21,7 @@ function useResult(w: Widget, runner: WidgetRunner, page: number, sort?: { by: s
   const [state, setState] = useState<{ result: WidgetResult | null; error: string | null; loading: boolean }>({ result: null, error: null, loading: true });
   const sortKey = sort ? `${sort.by}:${sort.desc}` : '';
   useEffect(() => {
-    if (!w.query) return undefined;
+    if (!w.query && !w.analytic) return undefined;
     const abort = new AbortController();
     setState((s) => ({ ...s, loading: true, error: null }));
     runner.run(w, page, sort, abort.signal).then(
@@ -42,13 +46,13 @@ function DataWidget({ widget, runner, onCrossFilter }: { widget: Widget; runner:
   const [page, setPage] = useState(0);
   const [sort, setSort] = useState<{ by: string; desc: boolean } | undefined>(undefined);
   const { result, error, loading } = useResult(widget, runner, page, sort);
-  const q = widget.query!;
+  const shape = widgetShape(widget);
   if (error) return <ErrorMessage message={error} />;
   if (!result) return <div className="chart-placeholder" role="status">Loading…</div>;
   const busy = loading ? ' is-refreshing' : '';
   if (widget.kind === 'kpi') {
-    const value = result.rows[0]?.[q.dimensions.length];
-    const delta = change(value, result.previous?.[q.dimensions.length]);
+    const value = result.rows[0]?.[shape.dimensions.length];
+    const delta = change(value, result.previous?.[shape.dimensions.length]);
     return (
       <div className={`widget-kpi${busy}`} data-state="ready">
         <output className="kpi-value">{formatNumber(value, widget.options)}</output>
@@ -72,7 +76,7 @@ function DataWidget({ widget, runner, onCrossFilter }: { widget: Widget; runner:
           </thead>
           <tbody>
             {result.rows.map((row, n) => (
-              <tr key={n} onClick={() => q.columns[0] && onCrossFilter(q.columns[0], row[0] as string)}>
+              <tr key={n} onClick={() => result.columns[0] && onCrossFilter(result.columns[0].name, row[0] as string)}>
                 {row.map((v, i) => <td key={i}>{typeof v === 'number' ? formatNumber(v, widget.options) : String(v ?? '')}</td>)}
               </tr>
             ))}
@@ -87,9 +91,17 @@ function DataWidget({ widget, runner, onCrossFilter }: { widget: Widget; runner:
     );
   }
   if (result.rows.length === 0) return <div className="chart-placeholder">No rows for these filters.</div>;
+  if (widget.kind === 'pivot') {
+    const layout = widget.pivot ?? { rows: shape.dimensions.slice(0, 1), columns: shape.dimensions.slice(1), measure: shape.measures[0] };
+    return (
+      <Suspense fallback={<div className="chart-placeholder" role="status">Loading the pivot table…</div>}>
+        <PivotWidget result={result} layout={layout} label={widget.title || 'Pivot table'} />
+      </Suspense>
+    );
+  }
   const click = (e: ChartClick) => {
-    const column = q.dimensions[0] ?? q.columns[0];
-    if (column && e.name !== undefined && widget.kind !== 'scatter' && widget.kind !== 'histogram') onCrossFilter(column, e.name === '(empty)' ? null : e.name);
+    const column = shape.dimensions[0] ?? shape.columns[0];
+    if (column && !EPOCH_COLUMN.test(column) && e.name !== undefined && widget.kind !== 'scatter' && widget.kind !== 'histogram') onCrossFilter(column, e.name === '(empty)' ? null : e.name);
   };
   return (
     <div className={`widget-chart${busy}`} data-state="ready">
