@@ -186,6 +186,18 @@ describe('dashboards', () => {
     await expect.poll(() => kpi(anon.page).textContent()).toBe('80');
     expect(s.foreign.concat(anon.foreign)).toEqual([]);
     await anon.context.close();
+
+    // The dashboards list shows the saved dashboard's thumbnail, drawn from its grid on save.
+    await page.goto(`${baseUrl()}/workspace/dashboards`);
+    const thumb = page.locator('.thumb[data-thumbnail="loaded"]').first();
+    await thumb.waitFor();
+    const size = await thumb.evaluate((el) => new Promise<number[]>((resolve, reject) => {
+      const img = new Image();
+      img.onload = () => resolve([img.naturalWidth, img.naturalHeight]);
+      img.onerror = () => reject(new Error('the thumbnail did not load'));
+      img.src = /url\("?([^")]+)"?\)/.exec(getComputedStyle(el).backgroundImage)?.[1] ?? '';
+    }));
+    expect(size).toEqual([480, 300]);
     await s.context.close();
   });
 

@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { useLocation, useNavigate, useParams, useSearchParams } from 'react-router-dom';
 import { parseDashboardState, type DashboardState, type StudioRecord, type Widget } from '@studio/schema';
 import { client } from '../app/api';
@@ -12,6 +12,7 @@ import { PublishDashboardDialog } from './PublishDashboardDialog';
 import { DEFAULT_TEMPLATE, TEMPLATES, newWidgetId, reduce, valuesFromSearch, type Action } from './state';
 import { ANALYTIC_TEMPLATE_PREFIX, analyticDashboard, analyticTemplateId } from './analytic-templates';
 import { loadGroup } from '../analytics/useRows';
+import { dashboardThumbnail } from './thumbnail';
 import { initialParams } from '../analytics/AnalyticsView';
 import './dashboard.css';
 
@@ -61,6 +62,7 @@ export function DashboardPage({ preview = false }: { preview?: boolean }) {
   const [addingParameter, setAddingParameter] = useState(false);
   const [publishing, setPublishing] = useState(false);
   const save = useAction();
+  const page = useRef<HTMLElement>(null);
 
   useEffect(() => {
     let cancelled = false;
@@ -101,6 +103,10 @@ export function DashboardPage({ preview = false }: { preview?: boolean }) {
   const onSave = () =>
     save.run(async () => {
       const saved = await client.records('dashboards').save({ id: record?.id, name, latestState: state });
+      // The list's thumbnail: the grid as drawn now (a failed thumbnail never fails the save).
+      const grid = page.current?.querySelector<HTMLElement>('.dashboard-grid');
+      const png = grid ? await dashboardThumbnail(grid).catch(() => null) : null;
+      if (png) await client.raw('PUT', `/v1/dashboards/${saved.id}/thumbnail`, { rawBody: png, contentType: 'image/png' }).catch(() => undefined);
       const next = parseDashboardState(saved.latestState);
       setLoaded({ record: saved, saved: next, state: next });
       setState(next);
@@ -110,7 +116,7 @@ export function DashboardPage({ preview = false }: { preview?: boolean }) {
     });
 
   return (
-    <section className={`page dashboard-page${canEdit ? ' is-editing' : ''}`} aria-label="Dashboard">
+    <section ref={page} className={`page dashboard-page${canEdit ? ' is-editing' : ''}`} aria-label="Dashboard">
       <header className="dashboard-toolbar">
         {canEdit ? <input className="dashboard-name" aria-label="Dashboard name" value={name} onChange={(e) => setName(e.target.value)} maxLength={500} /> : <h1>{name}</h1>}
         {!canEdit && <span className="badge">{preview ? 'Preview' : !mayEdit ? 'Read only' : 'Being edited by someone else: read only'}</span>}

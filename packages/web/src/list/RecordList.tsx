@@ -42,11 +42,36 @@ export function emptyText(c: CollectionConfig, tab: TabId, search: string, tagge
   }
 }
 
+/**
+ * A record's thumbnail as an object URL: the image call needs the bearer token, which a CSS
+ * background request would not send. Null while loading, and when there is none (the initial shows).
+ */
+function useThumbnail(url: string | null): string | null {
+  const [src, setSrc] = useState<string | null>(null);
+  useEffect(() => {
+    if (!url) return undefined;
+    let objectUrl: string | null = null;
+    let stale = false;
+    client.raw('GET', url).then(async (res) => {
+      if (!res.ok || stale) return;
+      objectUrl = URL.createObjectURL(await res.blob());
+      if (stale) URL.revokeObjectURL(objectUrl);
+      else setSrc(objectUrl);
+    }, () => undefined);
+    return () => {
+      stale = true;
+      if (objectUrl) URL.revokeObjectURL(objectUrl);
+    };
+  }, [url]);
+  return src;
+}
+
 function RecordName({ record: r, href }: { record: StudioRecord; href?: (id: string) => string }) {
+  const thumbnail = useThumbnail(r.thumbnailUrl ?? null);
   return (
     <div className="record-name">
-      <span className="thumb" aria-hidden="true" style={{ backgroundImage: r.thumbnailUrl ? `url(${r.thumbnailUrl})` : undefined }}>
-        {r.thumbnailUrl ? '' : r.name.charAt(0).toUpperCase()}
+      <span className="thumb" aria-hidden="true" data-thumbnail={thumbnail ? 'loaded' : undefined} style={{ backgroundImage: thumbnail ? `url(${thumbnail})` : undefined }}>
+        {thumbnail ? '' : r.name.charAt(0).toUpperCase()}
       </span>
       <span>
         {href ? <Link to={href(r.id)}>{r.name}</Link> : <strong>{r.name}</strong>}
