@@ -49,6 +49,8 @@ export interface StudioConfig {
   widgetTimeoutMs: number;
   /** SMTP_URL: where report invitations are sent (smtp://user:pass@host:port); null: the inviter is shown the links. */
   smtpUrl: string | null;
+  /** The sender of report invitations (SMTP_FROM); the inviter is the Reply-To. Unset: the inviter's own address. */
+  smtpFrom: string | null;
 }
 
 function trustProxy(raw: string | undefined): boolean | string {
@@ -92,5 +94,6 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): StudioConfi
     trustProxy: trustProxy(env.STUDIO_TRUST_PROXY),
     widgetTimeoutMs: positiveInt(env, 'STUDIO_WIDGET_TIMEOUT_MS', 30_000),
     smtpUrl: env.SMTP_URL || null,
+    smtpFrom: env.SMTP_FROM || null,
   };
 }

@@ -225,27 +225,31 @@ describe.each(STORES)('dashboards on %s', (kind) => {
         let text = '';
         stream.on('data', (c: Buffer) => (text += c.toString()));
         stream.on('end', () => {
-          received.push(`${session.envelope.rcptTo.map((r) => r.address).join(',')}|${text}`);
+          received.push(`${session.envelope.rcptTo.map((r) => r.address).join(',')}|${session.envelope.mailFrom ? session.envelope.mailFrom.address : ''}|${text}`);
           done();
         });
       },
     });
     await new Promise<void>((r) => smtp.listen(0, '127.0.0.1', () => r()));
     const port = (smtp.server.address() as { port: number }).port;
-    const config = ctx.s.services.config as { smtpUrl: string | null };
+    const config = ctx.s.services.config as { smtpUrl: string | null; smtpFrom: string | null };
     config.smtpUrl = `smtp://127.0.0.1:${port}`;
+    config.smtpFrom = 'reports@studio.example';
     try {
       const report = (await as('owner', 'POST', '/v1/reports/published/resources', { uploadOptions: { insightId: dashId, title: 'Mailed' } })).json().item;
       const inv = await as('owner', 'POST', `/v1/reports/published/${report.id}/invite`, { emails: ['a@example.com', 'b@example.com'], description: 'Weekly numbers' });
       expect(inv.statusCode, inv.body).toBe(200);
       expect(inv.json().items.map((i: { sent: boolean }) => i.sent)).toEqual([true, true]);
       expect(received).toHaveLength(2);
-      expect(received[0]).toMatch(/^a@example\.com\|/);
+      // Sent by the studio's address, answered to the inviter.
+      expect(received[0]).toMatch(/^a@example\.com\|reports@studio\.example\|/);
+      expect(received[0]).toMatch(/^Reply-To: owner@acme\.test\r?$/m);
       expect(received[0]).toContain('Weekly numbers');
       // Quoted-printable wraps long lines with a soft break ("=" at the end of a line).
       expect(received[0]!.replaceAll('=\r\n', '')).toContain(`/public/report/${report.id}`);
     } finally {
       config.smtpUrl = null;
+      config.smtpFrom = null;
       await new Promise<void>((r) => smtp.close(() => r()));
     }
   });

@@ -110,7 +110,11 @@ describe('dashboards', () => {
     await expect.poll(() => kpi(page).textContent()).toBe('80');
     await expect.poll(() => tableRows(page).count()).toBe(6);
     await widget(page, 'Notes').getByRole('heading', { name: 'Weekly sales' }).waitFor();
-    await widget(page, 'Store map').locator('iframe').waitFor();
+    // The map widget shows the saved map alone: no workspace menu, no map toolbar inside its frame.
+    const frame = widget(page, 'Store map').frameLocator('iframe');
+    await frame.locator('.map-view-embedded').waitFor();
+    expect(await frame.locator('.sidebar').count()).toBe(0);
+    expect(await frame.locator('.map-toolbar').isVisible()).toBe(false);
     await barCanvas(page).waitFor();
     const before = { bar: await shot(widget(page, 'Sales by category')), kpi: await shot(widget(page, 'Total amount')) };
 

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
-import { Navigate, NavLink, Outlet, useLocation, useNavigate } from 'react-router-dom';
+import { Navigate, NavLink, Outlet, useLocation, useNavigate, useSearchParams } from 'react-router-dom';
 import { useSession, useUser } from './session';
 import { Brand } from './ui';
 
@@ -110,6 +110,15 @@ function UserMenu() {
 /** The workspace frame: left navigation, top bar with the user menu, the page. */
 export function WorkspaceLayout() {
   const user = useUser();
+  const [search] = useSearchParams();
+  // ?embed=1: the page alone, without the workspace's menu and top bar (a map inside a dashboard widget).
+  if (search.get('embed') === '1') {
+    return (
+      <main className="content content-embedded">
+        <Outlet />
+      </main>
+    );
+  }
   return (
     <div className="shell">
       <aside className="sidebar">

@@ -27,7 +27,7 @@ interface Loaded {
  * The map view: /{mapId} opens a saved map (taking the edit lock), /new starts one, with
  * ?datasetUuid=… datasets. Viewers and people who find the lock taken get a read-only map.
  */
-export default function MapView({ preview = false }: { preview?: boolean }) {
+export default function MapView({ preview = false, embed = false }: { preview?: boolean; embed?: boolean }) {
   // /{mapId} opens the map; /preview/{id} shows it read-only, without taking the edit lock.
   const params = useParams();
   const mapId = params.mapId ?? params.id;
@@ -120,7 +120,7 @@ export default function MapView({ preview = false }: { preview?: boolean }) {
   }, [loaded]);
 
   return (
-    <section className="map-view">
+    <section className={`map-view${embed ? ' map-view-embedded' : ''}`}>
       <header className="map-toolbar">
         <input className="map-name" aria-label="Map name" value={name} onChange={(e) => setName(e.target.value)} disabled={!canSave} />
         {canSave && (

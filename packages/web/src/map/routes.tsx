@@ -13,10 +13,10 @@ export const MapRoute = () => (
   </Suspense>
 );
 
-/** /preview/{id} of a map: read-only, no edit lock taken. */
+/** /preview/{id} of a map: read-only, no edit lock taken; `?embed=1` (a dashboard's map widget): the map alone. */
 export const MapPreviewRoute = () => (
   <Suspense fallback={loading}>
-    <MapView preview />
+    <MapView preview embed={new URLSearchParams(window.location.search).get('embed') === '1'} />
   </Suspense>
 );
 

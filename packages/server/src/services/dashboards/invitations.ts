@@ -19,7 +19,7 @@ export const reportUrl = (config: Pick<StudioConfig, 'publicUrl'>, reportId: str
  * pretended to have been sent.
  */
 export async function sendInvitations(
-  config: Pick<StudioConfig, 'publicUrl' | 'smtpUrl'>,
+  config: Pick<StudioConfig, 'publicUrl' | 'smtpUrl' | 'smtpFrom'>,
   opts: { report: PublicationInfo; emails: string[]; description: string; from: { name: string; email: string } },
 ): Promise<Invitation[]> {
   const url = reportUrl(config, opts.report.id);
@@ -34,7 +34,9 @@ export async function sendInvitations(
     ].filter(Boolean).join('\n\n');
     const out: Invitation[] = [];
     for (const email of opts.emails) {
-      await transport.sendMail({ from: opts.from.email, replyTo: opts.from.email, to: email, subject: `Report: ${opts.report.name}`, text });
+      // The studio's own address sends (mail servers refuse a sender domain they do not serve); answers go to the inviter.
+      const from = config.smtpFrom ? { name: `${opts.from.name || opts.from.email} via Studio`, address: config.smtpFrom } : opts.from.email;
+      await transport.sendMail({ from, replyTo: opts.from.email, to: email, subject: `Report: ${opts.report.name}`, text });
       out.push({ email, url, sent: true });
     }
     return out;
