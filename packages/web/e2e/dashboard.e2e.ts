@@ -66,7 +66,8 @@ describe('dashboards', () => {
     const dana = await createUser(admin, team.id, 'Dana Board', `dana.${unique()}@e2e.studio.test`);
     const vic = await createUser(admin, team.id, 'Vic Viewer', `vic.${unique()}@e2e.studio.test`);
     const dataset = await dana.client.datasets.upload(CSV, { contentType: 'text/csv', name: `Store sales ${unique()}` });
-    const map = await dana.client.records('maps').save({ name: `Stores ${unique()}`, datasets: [dataset.id] });
+    const kepler = { version: 'v1', config: { visState: { layers: [] }, mapState: { latitude: 37.79, longitude: -122.43, zoom: 11 }, mapStyle: { styleType: 'blank' } } };
+    const map = await dana.client.records('maps').save({ name: `Stores ${unique()}`, datasets: [dataset.id], latestState: { studioVersion: 1, kepler } });
 
     const s = await openStudio(browser(), baseUrl());
     const { page } = s;
@@ -188,6 +189,16 @@ describe('dashboards', () => {
     await form.getByLabel('Password').fill('open sesame 42');
     await form.getByRole('button', { name: 'Open' }).click();
     await expect.poll(() => kpi(anon.page).textContent()).toBe('80');
+    // The map is not published: its widget says so instead of asking the reader to sign in.
+    await widget(anon.page, 'Store map').getByText('This map is not published').waitFor();
+    expect(await widget(anon.page, 'Store map').locator('iframe').count()).toBe(0);
+    // Once the map is published, the same reader sees it through its publication.
+    await dana.client.maps.publish(map.id);
+    await anon.page.reload();
+    await form.getByLabel('Password').fill('open sesame 42');
+    await form.getByRole('button', { name: 'Open' }).click();
+    await expect.poll(() => widget(anon.page, 'Store map').locator('iframe').getAttribute('src')).toBe(`/public/${map.id}?embed=1`);
+    await widget(anon.page, 'Store map').frameLocator('iframe').locator('.map-view-embedded').waitFor();
     expect(s.foreign.concat(anon.foreign)).toEqual([]);
     await anon.context.close();
 

@@ -4,7 +4,7 @@ import 'react-grid-layout/css/styles.css';
 import 'react-resizable/css/styles.css';
 import type { CrossFilter, DashboardState, LayoutItem, Parameter, Widget, WidgetResult } from '@studio/schema';
 import { ParameterBar } from './ParameterBar';
-import { WidgetView } from './widgets/WidgetView';
+import { WidgetView, type MapFrame } from './widgets/WidgetView';
 import { client } from '../app/api';
 
 const Grid = WidthProvider(GridLayout);
@@ -15,6 +15,8 @@ export interface CanvasSource {
   choices: (p: Parameter) => Promise<string[]>;
   /** CSV of one widget (up to 1M rows). */
   csv: (w: Widget, body: { parameters: Record<string, string>; crossFilters: CrossFilter[] }) => Promise<Response>;
+  /** Where map widgets point (default: the signed-in preview of the map). */
+  mapFrame?: MapFrame;
 }
 
 /** Saves a blob under a file name (the browser's download). */
@@ -82,7 +84,7 @@ export function DashboardCanvas({ state, values, onValues, source, editing, onLa
               </div>
             </header>
             <div className="widget-body">
-              <WidgetView widget={w} onCrossFilter={crossFilter(w.id)} runner={{ key: JSON.stringify([w, body]), run: (widget, page, sort, signal) => source.run(widget, { ...body, page, sort }, signal) }} />
+              <WidgetView widget={w} mapFrame={source.mapFrame} onCrossFilter={crossFilter(w.id)} runner={{ key: JSON.stringify([w, body]), run: (widget, page, sort, signal) => source.run(widget, { ...body, page, sort }, signal) }} />
             </div>
           </section>
         ))}

@@ -30,6 +30,8 @@ export function PublicDashboardPage({ kind }: { kind: 'insight' | 'report' }) {
     run: (w, body, signal) => client.publications.runWidget(kind, id, w.id, body, grant, signal),
     choices: (p) => client.publications.parameterValues(kind, id, p.id, grant),
     csv: (w, body) => client.publications.widgetCsv(kind, id, w.id, body, grant),
+    // Readers without an account see a map only through its own publication (with its own password, if any).
+    mapFrame: (mapId) => client.maps.publishedMap(mapId, true).then(() => `/public/${mapId}?embed=1`, () => null),
   }), [kind, id, grant]);
 
   const submit = (e: FormEvent) => {

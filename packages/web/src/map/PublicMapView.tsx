@@ -77,7 +77,8 @@ export default function PublicMapView() {
       </section>
     );
   return (
-    <section className="map-view public-map">
+    // ?embed=1 (a published dashboard's map widget): the map fills its frame, without the title bar.
+    <section className={`map-view public-map${new URLSearchParams(window.location.search).get('embed') === '1' ? ' map-view-embedded' : ''}`}>
       <header className="map-toolbar">
         <h1 className="map-title">{view.map.name}</h1>
       </header>

@@ -34,11 +34,30 @@ function useResult(w: Widget, runner: WidgetRunner, page: number, sort?: { by: s
   return state;
 }
 
+/** Where a map widget's frame points: a signed-in reader's preview of the map, unless the page says otherwise. */
+export type MapFrame = (mapId: string) => Promise<string | null>;
+const previewFrame: MapFrame = async (mapId) => `/preview/${mapId}?embed=1`;
+
+/** A map widget: the frame `mapFrame` answers, or why there is none (a published page, the map not published). */
+function MapWidget({ widget, mapFrame }: { widget: Widget; mapFrame: MapFrame }) {
+  const [src, setSrc] = useState<string | null | undefined>(undefined);
+  useEffect(() => {
+    let stale = false;
+    mapFrame(widget.mapId!).then((s) => !stale && setSrc(s), () => !stale && setSrc(null));
+    return () => {
+      stale = true;
+    };
+  }, [widget.mapId, mapFrame]);
+  if (src === undefined) return <div className="chart-placeholder" role="status">Loading the map…</div>;
+  if (src === null) return <p className="muted widget-note">This map is not published, so readers of this page cannot see it. Its owner can publish it to show it here.</p>;
+  return <iframe className="widget-map" title={widget.title || 'Map'} src={src} />;
+}
+
 /** One widget's body by kind; its errors stay inside it. */
-export function WidgetView({ widget, runner, onCrossFilter }: { widget: Widget; runner: WidgetRunner; onCrossFilter: (column: string, value: string | number | boolean | null) => void }) {
+export function WidgetView({ widget, runner, onCrossFilter, mapFrame = previewFrame }: { widget: Widget; runner: WidgetRunner; onCrossFilter: (column: string, value: string | number | boolean | null) => void; mapFrame?: MapFrame }) {
   if (widget.kind === 'text') return <div className="widget-text"><Markdown options={{ disableParsingRawHTML: true }}>{widget.text ?? ''}</Markdown></div>;
   if (widget.kind === 'image') return <img className="widget-image" src={widget.imageUrl} alt={widget.title || 'Image'} />;
-  if (widget.kind === 'map') return <iframe className="widget-map" title={widget.title || 'Map'} src={`/preview/${widget.mapId}?embed=1`} />;
+  if (widget.kind === 'map') return <MapWidget widget={widget} mapFrame={mapFrame} />;
   return <DataWidget widget={widget} runner={runner} onCrossFilter={onCrossFilter} />;
 }
 
