@@ -119,3 +119,48 @@ describe.each(STORES)('postgres connections on %s', (kind) => {
     expect(await executions()).toBe(before);
   });
 });
+
+/**
+ * Redshift speaks PostgreSQL's wire protocol and is driven by the same client (`pg`): run live here against
+ * the test warehouse server, as the issue has it. What differs is Redshift's own: the version it reports and
+ * the role check (pg_user.usesuper; it has no server-file roles).
+ */
+describe.each(STORES)('redshift connections on %s', (kind) => {
+  let s: TestStudio;
+  let cast: Awaited<ReturnType<typeof seedCast>>;
+  let connId: string;
+  const call = (method: string, url: string, payload?: unknown) => s.app.inject({ method: method as 'GET', url, payload: payload as object, headers: { authorization: cast.tokens.owner } });
+  const config = { ...warehouseConnection(WAREHOUSE), type: 'redshift' as const };
+
+  beforeAll(async () => {
+    s = await startStudio(kind);
+    cast = await seedCast(s);
+    const created = await call('POST', '/v1/data-connections', { ...config, name: 'Redshift', credentials: { password: 'unused-with-trust' } });
+    expect(created.statusCode, created.body).toBe(201);
+    connId = created.json().item.id;
+  });
+  afterAll(async () => s?.dispose());
+
+  it('tests a saved and an unsaved connection: the version the warehouse reports', async () => {
+    for (const body of [{ connectionId: connId }, config]) {
+      const res = await call('POST', '/v1/test-connection', body);
+      expect([res.statusCode, res.json().item?.ok], res.body).toEqual([200, true]);
+      expect(res.json().item.serverVersion).toMatch(/^PostgreSQL \d+/);
+    }
+  });
+
+  it('answers the warehouse\'s own message for a wrong database, and a port default of 5439', async () => {
+    const res = await call('POST', '/v1/test-connection', { ...config, database: 'no_such_db_here' });
+    expect([res.statusCode, res.json().message]).toEqual([422, expect.stringContaining('no_such_db_here')]);
+    const { port: _p, ...withoutPort } = config;
+    const saved = (await call('POST', '/v1/data-connections', { ...withoutPort, name: 'Default port' })).json().item;
+    expect(saved.config.port).toBe(5439);
+  });
+
+  it('browses schemas, tables and columns, and runs a query with bound parameters', async () => {
+    expect((await call('GET', `/v1/data-queries/schema/${connId}`)).json().items).toContainEqual({ name: 'geo', type: 'schema' });
+    expect((await call('GET', `/v1/data-queries/schema/${connId}/geo/places`)).json().items).toContainEqual({ name: 'name', type: 'column', dataType: 'text', nullable: true });
+    const rows = await call('POST', '/v1/data-queries/json', { connectionId: connId, query: 'select id, name from geo.places where score >= $min order by id', parameters: { min: 3 } });
+    expect(rows.json().items).toEqual([{ id: 1, name: 'Ferry Building' }, { id: 2, name: 'Coit Tower' }]);
+  });
+});

@@ -3,19 +3,19 @@ import { DataConnectionBody, Id, badInput, isDatabaseConnectionType } from '@stu
 import { defineRoute, requireCaller, type RouteContext, type RouteDef } from '../http/route';
 import type { ResourceRow } from '../services/records';
 import { assertDatabaseConnection, storedConnection } from '../services/connections';
-import { browsePostgres, postgresTarget, testPostgres } from '../services/warehouse-postgres';
+import { PG_WIRE_TYPES, browsePostgres, isPgWireType, postgresTarget, testPostgres, type PgWireType } from '../services/warehouse-postgres';
 
 /**
  * Data gateway (catalog §7) for warehouse connections: test a connection, browse its schemas. PostgreSQL
- * has a driver here; other warehouse kinds answer a 422 naming the kind, storage kinds 'Not a database
- * connection'.
+ * and Redshift (its wire protocol, through `pg`) have a driver here; other warehouse kinds answer a 422
+ * naming the kind, storage kinds 'Not a database connection'.
  */
 
 const TAG = 'data-queries';
 
-function assertPostgres(type: string): void {
+function assertPostgres(type: string): asserts type is PgWireType {
   if (!isDatabaseConnectionType(type)) throw badInput('Not a database connection');
-  if (type !== 'postgres') throw badInput(`Connections of type ${type} are not supported by this server`, 'Only postgres connections can be tested, browsed and queried here');
+  if (!isPgWireType(type)) throw badInput(`Connections of type ${type} are not supported by this server`, `Connections of types ${PG_WIRE_TYPES.join(', ')} can be tested, browsed and queried here`);
 }
 
 /** An unsaved connection body needs no name to be tested. */
@@ -69,9 +69,10 @@ export const gatewayRoutes: RouteDef[] = [
         assertPostgres(storedConnection(resource)!.type);
         return { item: await testPostgres(ctx.services.executions.postgresTargetOf(resource)) };
       }
-      assertPostgres(body.type);
+      const type = body.type;
+      assertPostgres(type);
       const { type: _t, name: _n, description: _d, parentId: _p, credentials, ...config } = body;
-      return { item: await testPostgres(postgresTarget(config, credentials?.password, ctx.services.reach)) };
+      return { item: await testPostgres(postgresTarget(config, credentials?.password, ctx.services.reach, type)) };
     },
   }),
   schemaRoute('/v1/data-queries/schema/{connection}', 'DQ-016', 'Schemas of a PostgreSQL connection (information_schema)'),

@@ -16,7 +16,7 @@ import { datasetAttrs } from './datasets';
 import type { SqlSandbox } from './sql-sandbox';
 import type { NetworkReach } from './network-reach';
 import { storedConnection } from './connections';
-import { fetchPostgres, positionalParameters, postgresTarget, type PostgresTarget } from './warehouse-postgres';
+import { fetchPostgres, isPgWireType, positionalParameters, postgresTarget, type PostgresTarget } from './warehouse-postgres';
 
 /** catalog §9: default cache max age, 31 days. */
 export const DEFAULT_CACHE_MAX_AGE_SECONDS = 2_678_400;
@@ -131,14 +131,14 @@ export class ExecutionService {
   async connectionPlan(connection: ResourceRow, query: string, values: ParamValues): Promise<Omit<Plan, 'query'>> {
     const stored = storedConnection(connection);
     if (!stored || !isDatabaseConnectionType(stored.type)) throw badInput('Not a database connection');
-    if (stored.type !== 'postgres') throw badInput(`Queries on ${stored.type} connections are not supported here`, 'Only postgres connections run queries on this server');
+    if (!isPgWireType(stored.type)) throw badInput(`Queries on ${stored.type} connections are not supported here`, 'Only postgres and redshift connections run queries on this server');
     const target = this.postgresTargetOf(connection);
     const bound = bindValues(positionalParameters(query).names, values);
     return {
       parameters: bound,
       connectionId: connection.id,
       // The connection's settings are part of the key: a re-pointed connection is another warehouse.
-      cacheBasis: { engine: 'postgres', connection: connection.id, updatedAt: iso(connection.updated_at as Date), query, bound },
+      cacheBasis: { engine: stored.type, connection: connection.id, updatedAt: iso(connection.updated_at as Date), query, bound },
       produce: (file, signal) => this.warehouseToParquet(target, query, bound, file, signal),
     };
   }
@@ -146,7 +146,7 @@ export class ExecutionService {
   postgresTargetOf(connection: ResourceRow): PostgresTarget {
     const stored = storedConnection(connection);
     if (!stored) throw badInput('Could not parse data connection');
-    return postgresTarget(stored.config, this.passwordOf(stored.credentials ?? null), this.reach);
+    return postgresTarget(stored.config, this.passwordOf(stored.credentials ?? null), this.reach, isPgWireType(stored.type) ? stored.type : 'postgres');
   }
 
   /** Credentials are opened here only, for the driver; they never leave the service. */

@@ -12,7 +12,17 @@ import { StudioError, badInput } from '@studio/schema';
  * (extended protocol), and their `$name` parameters are bound by value, never pasted.
  */
 
+/**
+ * Warehouses that speak PostgreSQL's wire protocol, driven by `pg`: PostgreSQL itself and Amazon Redshift
+ * (a PostgreSQL 8.0 dialect: no pg_read_server_files roles, its own version string).
+ */
+export const PG_WIRE_TYPES = ['postgres', 'redshift'] as const;
+export type PgWireType = (typeof PG_WIRE_TYPES)[number];
+export const isPgWireType = (t: string): t is PgWireType => (PG_WIRE_TYPES as readonly string[]).includes(t);
+
 export interface PostgresTarget {
+  /** Which of the wire-compatible warehouses this is (default postgres). */
+  flavor?: PgWireType;
   host: string;
   port: number;
   database: string;
@@ -30,12 +40,13 @@ export const MAX_WAREHOUSE_ROWS = Number(process.env.STUDIO_WAREHOUSE_MAX_ROWS ?
 const FETCH_ROWS = 2000;
 
 /** The target of a stored connection's config (validated by CONNECTION_CONFIGS.postgres on save). */
-export function postgresTarget(config: Record<string, unknown>, password: string | undefined, reach: NetworkReach): PostgresTarget {
+export function postgresTarget(config: Record<string, unknown>, password: string | undefined, reach: NetworkReach, flavor: PgWireType = 'postgres'): PostgresTarget {
   const host = config.host;
   const database = config.database;
   const user = config.user;
   if (typeof host !== 'string' || typeof database !== 'string' || typeof user !== 'string') throw badInput('Could not parse data connection');
-  return { host, port: Number(config.port ?? 5432) || 5432, database, user, ssl: config.ssl !== false, password, reach };
+  const defaultPort = flavor === 'redshift' ? 5439 : 5432;
+  return { flavor, host, port: Number(config.port ?? defaultPort) || defaultPort, database, user, ssl: config.ssl !== false, password, reach };
 }
 
 /** Every value as PostgreSQL's own text: typing happens once, in DuckDB (see columnsOf). */
@@ -75,6 +86,9 @@ const PRIVILEGED_ROLE = `select r.rolsuper
     or pg_has_role(current_user, 'pg_execute_server_program', 'member') as privileged
   from pg_roles r where r.rolname = current_user`;
 
+/** Redshift has no server-file roles; a superuser is what it refuses (pg_user exists in both). */
+const REDSHIFT_SUPERUSER = `select usesuper as privileged from pg_user where usename = current_user`;
+
 async function connected<T>(t: PostgresTarget, fn: (c: pg.Client) => Promise<T>): Promise<T> {
   const address = await t.reach.check(t.host, t.port);
   const client = clientFor(t, address);
@@ -87,7 +101,7 @@ async function connected<T>(t: PostgresTarget, fn: (c: pg.Client) => Promise<T>)
     throw driverError(e, 'Could not connect: ');
   }
   try {
-    const role = await client.query<{ privileged: string }>(PRIVILEGED_ROLE).catch((e: unknown) => {
+    const role = await client.query<{ privileged: string }>(t.flavor === 'redshift' ? REDSHIFT_SUPERUSER : PRIVILEGED_ROLE).catch((e: unknown) => {
       throw driverError(e, 'Could not check the role of this connection: ');
     });
     // Values arrive as PostgreSQL's text (asText): 'f' is the one answer that lets the session through.
@@ -102,7 +116,8 @@ async function connected<T>(t: PostgresTarget, fn: (c: pg.Client) => Promise<T>)
 
 export async function testPostgres(t: PostgresTarget): Promise<{ ok: true; serverVersion: string }> {
   return connected(t, async (c) => {
-    const r = await c.query<{ server_version: string }>('show server_version');
+    // Redshift answers `show server_version` with the PostgreSQL 8.0 it descends from; version() names Redshift's own.
+    const r = await c.query<{ server_version: string }>(t.flavor === 'redshift' ? 'select version() as server_version' : 'show server_version');
     return { ok: true, serverVersion: String(r.rows[0]?.server_version ?? '') };
   });
 }
