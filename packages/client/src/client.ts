@@ -19,7 +19,7 @@ import type {
   RefusedConnection,
 } from '@studio/schema';
 import { PUBLICATION_GRANT_HEADER } from '@studio/schema';
-import type { Dataset, Parameter, Publication, PublicationInfo, PublicationKind, Widget, WidgetResult, WidgetRunBody, UploadOptions } from '@studio/schema';
+import type { ConnectionFields, DataConnectionBody, Dataset, Parameter, Publication, PublicationInfo, PublicationKind, Widget, WidgetResult, WidgetRunBody, UploadOptions } from '@studio/schema';
 import { checkStatus, type AppErrorHandler } from './errors';
 
 export const NOT_SIGNED_IN = 'not-signed-in';
@@ -76,6 +76,16 @@ export interface ListParams {
 /** Where a publication is read: an insight's own publication, or a report. */
 const publicationPath = (kind: PublicationKind, id: string) => (kind === 'insight' ? `/v1/insights/${id}/published-insight` : `/v1/reports/published/${id}`);
 const grantHeader = (grant: string | undefined): Record<string, string> => (grant ? { [PUBLICATION_GRANT_HEADER]: grant } : {});
+
+/** A data connection as the API answers it: the record and its connection fields (secrets never). */
+export type DataConnection = StudioRecord & z.infer<typeof ConnectionFields>;
+/** One entry of a connection's schema tree. */
+export interface SchemaEntry {
+  name: string;
+  type: 'schema' | 'table' | 'view' | 'column';
+  dataType?: string;
+  nullable?: boolean;
+}
 
 export class StudioClient {
   token: string;
@@ -309,6 +319,22 @@ export class StudioClient {
       this.request<{ item: FeaturedMap }>('PUT', `/v1/maps/published/featured/${id}`, { body }).then((r) => r.item),
     unfeature: (id: string) => this.request<void>('DELETE', `/v1/maps/published/featured/${id}`),
     highlight: (id: string) => this.request<{ item: FeaturedMap }>('PUT', `/v1/maps/published/featured/${id}/highlight`).then((r) => r.item),
+  };
+
+  // --- data connections: create, edit, test, browse -----------------------------------------------------
+  connections = {
+    get: (id: string) => this.request<{ item: DataConnection }>('GET', `/v1/data-connections/${id}`).then((r) => r.item),
+    create: (body: DataConnectionBody) => this.request<{ item: DataConnection }>('POST', '/v1/data-connections', { body }).then((r) => r.item),
+    /** Credentials left out are kept; null removes them. */
+    update: (id: string, body: DataConnectionBody) => this.request<{ item: DataConnection }>('PUT', `/v1/data-connections/${id}`, { body }).then((r) => r.item),
+    /** A saved connection by id, or an unsaved body (5 s connect timeout): the server version, or the warehouse's message (422). */
+    test: (target: { connectionId: string } | Omit<DataConnectionBody, 'name'>) =>
+      this.request<{ item: { ok: true; serverVersion: string } }>('POST', '/v1/test-connection', { body: target }).then((r) => r.item),
+    /** Schemas; the tables of a schema; the columns of schema/table. */
+    browse: (id: string, schema?: string, table?: string) => {
+      const path = [id, schema, table].filter((p): p is string => p !== undefined).map(encodeURIComponent).join('/');
+      return this.request<{ items: SchemaEntry[] }>('GET', `/v1/data-queries/schema/${path}`).then((r) => r.items);
+    },
   };
 
   // --- dashboards (insights): widget rows, parameter choices, publications and reports -------------------

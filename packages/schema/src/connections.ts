@@ -32,6 +32,45 @@ export const CONNECTION_CONFIGS = {
   planet: z.object({ apiUrl: HttpUrl.optional(), orderId: Text.optional() }),
 } as const satisfies Record<ConnectionType, z.ZodObject>;
 
+/** The kinds this studio has a driver for: tested, browsed and queried (the others are stored only). */
+export const DRIVER_CONNECTION_TYPES = ['postgres', 'redshift'] as const satisfies readonly ConnectionType[];
+export const hasDriver = (t: string): boolean => (DRIVER_CONNECTION_TYPES as readonly string[]).includes(t);
+
+export const CONNECTION_LABELS: Record<ConnectionType, string> = {
+  snowflake: 'Snowflake', bigquery: 'BigQuery', athena: 'Amazon Athena', postgres: 'PostgreSQL', presto: 'Presto / Trino',
+  redshift: 'Amazon Redshift', databricks: 'Databricks', motherduck: 'MotherDuck', kinetica: 'Kinetica', s3: 'Amazon S3',
+  gcs: 'Google Cloud Storage', planet: 'Planet',
+};
+
+const FIELD_LABELS: Record<string, string> = { ssl: 'Use TLS (SSL)', httpPath: 'HTTP path', projectId: 'Project id', apiUrl: 'API URL', url: 'URL', orderId: 'Order id', outputLocation: 'Output location (s3://…)' };
+
+/** One field of a connection form, read from the kind's schema: the form and the server check the same thing. */
+export interface ConnectionFormField {
+  name: string;
+  label: string;
+  input: 'text' | 'number' | 'checkbox';
+  required: boolean;
+  defaultValue?: string | number | boolean;
+}
+
+export function connectionFormFields(type: ConnectionType): ConnectionFormField[] {
+  return Object.entries(CONNECTION_CONFIGS[type].shape).map(([name, schema]) => {
+    let t = schema as z.ZodType;
+    let required = true;
+    let defaultValue: ConnectionFormField['defaultValue'];
+    for (;;) {
+      const def = t.def as { type: string; innerType?: z.ZodType; defaultValue?: unknown };
+      if (def.type === 'optional') required = false;
+      else if (def.type === 'default') defaultValue = (typeof def.defaultValue === 'function' ? def.defaultValue() : def.defaultValue) as ConnectionFormField['defaultValue'];
+      else break;
+      t = def.innerType!;
+    }
+    const kind = (t.def as { type: string }).type;
+    const label = FIELD_LABELS[name] ?? name.replace(/([A-Z])/g, ' $1').replace(/^./, (c) => c.toUpperCase());
+    return { name, label, input: kind === 'boolean' ? 'checkbox' : kind === 'number' ? 'number' : 'text', required: required && defaultValue === undefined, ...(defaultValue !== undefined && { defaultValue }) };
+  });
+}
+
 /** Secrets of a connection: stored encrypted, never answered (the wire says hasCredentials). */
 export const ConnectionCredentials = z
   .object({

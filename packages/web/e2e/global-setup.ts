@@ -6,6 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TestProject } from 'vitest/node';
 import { CHROMIUM } from './browser';
+import startWarehouse, { type WarehouseServer } from '../../server/test/warehouse-server';
 
 const webDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const repoRoot = path.resolve(webDir, '../..');
@@ -99,6 +100,15 @@ export default async function setup(project: TestProject) {
     execFileSync(process.execPath, [path.join(repoRoot, 'node_modules/vite/bin/vite.js'), 'build'], { cwd: webDir, stdio: 'inherit' });
   }
 
+  // A PostgreSQL server of its own for the connector tests (the catalog's server is never reachable through a
+  // connection), and the studio told it may reach it, as an administrator would (STUDIO_CONNECTION_HOSTS).
+  let warehouse: WarehouseServer | undefined;
+  const stopWarehouse = await startWarehouse({
+    provide: (key: string, value: WarehouseServer) => {
+      warehouse = value;
+      project.provide(key as 'warehouseServer', value);
+    },
+  } as unknown as TestProject);
   const port = await freePort();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'studio-e2e-'));
   const stores = await productionStores();
@@ -119,6 +129,7 @@ export default async function setup(project: TestProject) {
       STUDIO_ADMIN_PASSWORD: ADMIN.password,
       STUDIO_WEB_DIR: dist,
       LOG_LEVEL: 'warn',
+      STUDIO_CONNECTION_HOSTS: `${warehouse!.host}:${warehouse!.port}`,
       ...stores?.env,
     },
   });
@@ -148,6 +159,7 @@ export default async function setup(project: TestProject) {
     }
     fs.rmSync(dataDir, { recursive: true, force: true });
     await stores?.drop();
+    stopWarehouse();
   };
 
   try {

@@ -9,6 +9,7 @@ import { AuditLogPage, InvitePage, OrganizationsPage, RefusedConnectionsPage } f
 import { BaselineCsvRoute, MapPreviewRoute, MapRoute, PublicMapRoute } from './map/routes';
 import { PreviewRoute } from './dashboard/PreviewRoute';
 import { DatasetDetailsRedirect, DatasetPage } from './datasets/DatasetPage';
+import { ConnectorPage, NewConnectorPage } from './connectors/ConnectorPage';
 import { AnalyticsView } from './analytics/AnalyticsView';
 import { DashboardPage } from './dashboard/DashboardPage';
 import { PublicDashboardPage } from './dashboard/PublicDashboardPage';
@@ -64,6 +65,8 @@ export const routes: RouteObject[] = [
           { index: true, element: <Navigate to="/workspace/maps" replace /> },
           ...COLLECTIONS.map((c) => ({ path: c.slug, element: <RecordList key={c.slug} config={c} /> })),
           { path: 'datasets/:id', element: <DatasetPage /> },
+          { path: 'connectors/new', element: <NewConnectorPage /> },
+          { path: 'connectors/:id', element: <ConnectorPage /> },
           // analytics-and-admin §2 links datasets as {datasets base}/details/{id}: the same page.
           { path: 'datasets/details/:id', element: <DatasetDetailsRedirect /> },
           { path: 'admin/organizations', element: <RequireAdmin><OrganizationsPage /></RequireAdmin> },

@@ -2,7 +2,7 @@ import { open } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import pg from 'pg';
 import type { NetworkReach } from './network-reach';
-import { StudioError, badInput } from '@studio/schema';
+import { DRIVER_CONNECTION_TYPES, StudioError, badInput } from '@studio/schema';
 
 /**
  * Push-down to a PostgreSQL warehouse the user already runs: connection tests, information_schema
@@ -16,7 +16,7 @@ import { StudioError, badInput } from '@studio/schema';
  * Warehouses that speak PostgreSQL's wire protocol, driven by `pg`: PostgreSQL itself and Amazon Redshift
  * (a PostgreSQL 8.0 dialect: no pg_read_server_files roles, its own version string).
  */
-export const PG_WIRE_TYPES = ['postgres', 'redshift'] as const;
+export const PG_WIRE_TYPES = DRIVER_CONNECTION_TYPES;
 export type PgWireType = (typeof PG_WIRE_TYPES)[number];
 export const isPgWireType = (t: string): t is PgWireType => (PG_WIRE_TYPES as readonly string[]).includes(t);
 

@@ -86,7 +86,8 @@ export const COLLECTIONS: CollectionConfig[] = [
   {
     slug: 'connectors', title: 'Connectors', noun: 'connector', plural: 'connectors', resourceType: 'data-connection',
     api: () => client.collection('/v1/data-connections'),
-    emptyHint: 'connect a warehouse (Postgres, Snowflake, BigQuery…) or a storage bucket.',
+    emptyHint: 'connect a warehouse (PostgreSQL or Amazon Redshift) with “New connector”.',
+    href: (id) => `/workspace/connectors/${id}`, newHref: '/workspace/connectors/new',
     share: 'permissions', samples: false,
   },
   {

@@ -1,0 +1,81 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import pg from 'pg';
+import { useBrowser, openStudio, signInThroughUi } from './browser';
+import { asAdmin, baseUrl, createUser, unique } from './api';
+
+const browser = useBrowser();
+
+/** A demo database on the test warehouse server, owned by the role connections use. */
+const database = `studio_demo_${randomBytes(4).toString('hex')}`;
+async function onWarehouse(db: string, sql: string) {
+  const url = inject('warehouseServer').adminUrl.replace(/\/[^/]*$/, `/${db}`);
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    await c.query(sql);
+  } finally {
+    await c.end();
+  }
+}
+beforeAll(async () => {
+  const { user } = inject('warehouseServer');
+  await onWarehouse('postgres', `create database ${database} owner ${user}`);
+  await onWarehouse(database, `set role ${user};
+    create schema geo;
+    create table geo.places (id bigint primary key, name text not null, category text, lat double precision, lng double precision);
+    insert into geo.places values (1, 'Ferry Building', 'Market', 37.7955, -122.3937), (2, 'Coit Tower', 'Landmark', 37.8024, -122.4058)`);
+});
+afterAll(async () => {
+  await onWarehouse('postgres', `drop database if exists ${database} with (force)`);
+});
+
+describe('connectors', () => {
+  it('a maker creates a PostgreSQL connection: tests it (the warehouse says what is wrong), saves it and browses to a table\'s columns', async () => {
+    const admin = await asAdmin();
+    const team = await admin.admin.createOrganization(`Connectors ${unique()}`);
+    const cleo = await createUser(admin, team.id, 'Cleo Connect', `cleo.${unique()}@e2e.studio.test`);
+    const { host, port, user } = inject('warehouseServer');
+    const s = await openStudio(browser(), baseUrl());
+    const { page } = s;
+    await signInThroughUi(page, baseUrl(), cleo.email, cleo.password);
+
+    await page.goto(`${baseUrl()}/workspace/connectors`);
+    await page.getByRole('link', { name: 'New connector' }).click();
+    await page.waitForURL(/\/workspace\/connectors\/new$/);
+    const form = page.getByRole('form', { name: 'Connection' });
+    expect(await form.getByLabel('Warehouse').locator('option').allTextContents()).toEqual(['PostgreSQL', 'Amazon Redshift']);
+    await form.getByLabel('Name').fill('Demo warehouse');
+    await form.getByLabel('Host').fill(host);
+    await form.getByLabel('Port').fill(String(port));
+    await form.getByLabel('Database').fill('no_such_database');
+    await form.getByLabel('User').fill(user);
+    await form.getByLabel('Use TLS (SSL)').uncheck();
+    await form.getByLabel('Password', { exact: true }).fill('unused-with-trust');
+
+    await form.getByRole('button', { name: 'Test' }).click();
+    await form.getByRole('alert').filter({ hasText: 'no_such_database' }).waitFor();
+    await form.getByLabel('Database').fill(database);
+    await form.getByRole('button', { name: 'Test' }).click();
+    await form.getByRole('status').filter({ hasText: /^Connected: \d+/ }).waitFor();
+
+    await form.getByRole('button', { name: 'Save' }).click();
+    await page.waitForURL(/\/workspace\/connectors\/[0-9a-f-]{36}$/);
+    await page.getByRole('heading', { name: 'Demo warehouse', level: 1 }).waitFor();
+    const tree = page.getByRole('tree', { name: 'Schemas' });
+    await tree.getByRole('button', { name: '▸ geo' }).click();
+    await tree.getByRole('button', { name: '▸ places' }).click();
+    await tree.getByText('category').waitFor();
+    expect(await tree.locator('.schema-column').allTextContents()).toEqual(['id bigint not null', 'name text not null', 'category text', 'lat double precision', 'lng double precision']);
+
+    // The list shows it and opens it; the password is never shown back.
+    await page.goto(`${baseUrl()}/workspace/connectors`);
+    await page.getByRole('link', { name: 'Demo warehouse' }).click();
+    await page.getByLabel('Password (leave empty to keep the saved one)').waitFor();
+    expect(await page.getByLabel('Password (leave empty to keep the saved one)').inputValue()).toBe('');
+    await page.getByRole('form', { name: 'Connection' }).getByRole('button', { name: 'Test' }).click();
+    await page.getByRole('status').filter({ hasText: /^Connected: / }).waitFor();
+    expect(s.foreign).toEqual([]);
+    await s.context.close();
+  });
+});

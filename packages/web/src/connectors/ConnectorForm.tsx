@@ -1,0 +1,94 @@
+import { useState, type FormEvent } from 'react';
+import { CONNECTION_LABELS, DRIVER_CONNECTION_TYPES, DataConnectionBody, connectionFormFields, type ConnectionType } from '@studio/schema';
+import type { DataConnection } from '@studio/client';
+import { client } from '../app/api';
+import { ErrorMessage, Field, TextField, useAction } from '../app/ui';
+
+type Values = Record<string, string | boolean>;
+
+/** The form's values of a kind: a saved connection's config, else each field's default. */
+function valuesOf(type: ConnectionType, saved?: DataConnection): Values {
+  return Object.fromEntries(connectionFormFields(type).map((f) => {
+    const v = saved?.connectionType === type ? saved.config[f.name] : undefined;
+    const value = v ?? f.defaultValue ?? (f.input === 'checkbox' ? false : '');
+    return [f.name, typeof value === 'boolean' ? value : String(value)];
+  }));
+}
+
+/**
+ * A connection of a kind this studio has a driver for: the kind's fields (from its schema, the one the
+ * server checks), the password (write-only: left empty on an edit, the saved one is kept), Test (the
+ * warehouse's version, or its own message) and Save.
+ */
+export function ConnectorForm({ saved, onSaved }: { saved?: DataConnection; onSaved: (c: DataConnection) => void }) {
+  const [type, setType] = useState<ConnectionType>(saved?.connectionType ?? 'postgres');
+  const [name, setName] = useState(saved?.name ?? '');
+  const [description, setDescription] = useState(saved?.description ?? '');
+  const [values, setValues] = useState<Values>(() => valuesOf(type, saved));
+  const [password, setPassword] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [tested, setTested] = useState<string | null>(null);
+  const test = useAction();
+  const save = useAction();
+  const fields = connectionFormFields(type);
+
+  /** The body the API takes, checked with its own schema first (the same messages as a 422). */
+  const body = (): DataConnectionBody | null => {
+    const config = Object.fromEntries(fields.filter((f) => values[f.name] !== '').map((f) => [f.name, f.input === 'number' ? Number(values[f.name]) : values[f.name]]));
+    const parsed = DataConnectionBody.safeParse({ type, name: name || 'unsaved', description, ...config, ...(password && { credentials: { password } }) });
+    if (!parsed.success) {
+      setError(parsed.error.issues.map((i) => `${fields.find((f) => f.name === i.path[0])?.label ?? i.path.join('.')}: ${i.message}`).join('; '));
+      return null;
+    }
+    setError(null);
+    return parsed.data;
+  };
+
+  const runTest = () => {
+    const b = body();
+    if (!b) return;
+    setTested(null);
+    // An unchanged saved connection is tested with its stored secret; changed settings are tested as typed.
+    void test.run(async () => {
+      const r = saved && !password && JSON.stringify(valuesOf(type, saved)) === JSON.stringify(values) ? await client.connections.test({ connectionId: saved.id }) : await client.connections.test(b);
+      setTested(r.serverVersion);
+    });
+  };
+
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    const b = body();
+    if (!b) return;
+    if (!name.trim()) return setError('Name must not be empty');
+    void save.run(async () => onSaved(saved ? await client.connections.update(saved.id, b) : await client.connections.create(b)));
+  };
+
+  return (
+    <form className="form connector-form" onSubmit={submit} aria-label="Connection">
+      <Field label="Warehouse">
+        <select value={type} disabled={Boolean(saved)} onChange={(e) => {
+          const t = e.target.value as ConnectionType;
+          setType(t);
+          setValues(valuesOf(t));
+          setTested(null);
+        }}>
+          {DRIVER_CONNECTION_TYPES.map((t) => <option key={t} value={t}>{CONNECTION_LABELS[t]}</option>)}
+        </select>
+      </Field>
+      <TextField label="Name" value={name} onChange={(e) => setName(e.target.value)} maxLength={500} required />
+      <TextField label="Description" value={description} onChange={(e) => setDescription(e.target.value)} />
+      {fields.map((f) => f.input === 'checkbox' ? (
+        <label key={f.name} className="check"><input type="checkbox" checked={values[f.name] === true} onChange={(e) => setValues({ ...values, [f.name]: e.target.checked })} /> {f.label}</label>
+      ) : (
+        <TextField key={f.name} label={f.label} type={f.input} value={String(values[f.name] ?? '')} required={f.required} onChange={(e) => setValues({ ...values, [f.name]: e.target.value })} />
+      ))}
+      <TextField label={saved?.hasCredentials ? 'Password (leave empty to keep the saved one)' : 'Password'} type="password" autoComplete="new-password" value={password} onChange={(e) => setPassword(e.target.value)} />
+      {tested && <p className="notice" role="status">{`Connected: ${tested}`}</p>}
+      <ErrorMessage message={error ?? test.error ?? save.error} />
+      <footer className="dialog-actions">
+        <button type="button" className="button" disabled={test.pending} onClick={runTest}>{test.pending ? 'Testing…' : 'Test'}</button>
+        <button type="submit" className="button button-primary" disabled={save.pending}>{save.pending ? 'Saving…' : 'Save'}</button>
+      </footer>
+    </form>
+  );
+}
