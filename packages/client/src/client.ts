@@ -330,6 +330,16 @@ export class StudioClient {
     /** A saved connection by id, or an unsaved body (5 s connect timeout): the server version, or the warehouse's message (422). */
     test: (target: { connectionId: string } | Omit<DataConnectionBody, 'name'>) =>
       this.request<{ item: { ok: true; serverVersion: string } }>('POST', '/v1/test-connection', { body: target }).then((r) => r.item),
+    /** The first `limit` rows of SQL run on the connection's warehouse (its own text; `$name` parameters bound). */
+    query: (connectionId: string, query: string, opts: { limit?: number; parameters?: Record<string, unknown>; signal?: AbortSignal } = {}) =>
+      this.request<{ items: Record<string, unknown>[]; queryExecutionId: string }>('POST', '/v1/data-queries/json', {
+        body: { connectionId, query, limit: opts.limit ?? 1000, ...(opts.parameters && { parameters: opts.parameters }) },
+        headers: { 'cache-control': 'no-cache' },
+        signal: opts.signal,
+      }),
+    /** A dataset from the warehouse query's result (a Parquet snapshot). */
+    saveAsDataset: (connectionId: string, query: string, name: string) =>
+      this.request<{ item: Dataset }>('POST', '/v1/datasets/query', { body: { connectionId, query, name } }).then((r) => r.item),
     /** Schemas; the tables of a schema; the columns of schema/table. */
     browse: (id: string, schema?: string, table?: string) => {
       const path = [id, schema, table].filter((p): p is string => p !== undefined).map(encodeURIComponent).join('/');

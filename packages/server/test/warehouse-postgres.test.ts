@@ -107,6 +107,26 @@ describe.each(STORES)('postgres connections on %s', (kind) => {
     expect(await executions()).toBe(before);
   });
 
+  it('saves a query result on the warehouse as a dataset (a Parquet snapshot), and replaces a dataset with a table of it', async () => {
+    const created = await call('owner', 'POST', '/v1/datasets/query', { name: 'High scores', query: 'select id, name, score from geo.places where score > 3 order by id', connectionId: connId });
+    expect(created.statusCode, created.body).toBe(201);
+    const dataset = created.json().item;
+    expect(dataset).toMatchObject({ status: 'ready', name: 'High scores' });
+    const csv = await call('owner', 'GET', `/v1/datasets/${dataset.id}/data`);
+    expect(csv.body.trim().split('\n')).toEqual(['id,name,score', '1,Ferry Building,4.5', '2,Coit Tower,3.25']);
+    const replaced = await call('owner', 'POST', `/v1/datasets/${dataset.id}/workbench`, { connectionId: connId, schemaName: 'geo', tableName: 'places' });
+    expect(replaced.statusCode, replaced.body).toBe(200);
+    const all = await call('owner', 'GET', `/v1/datasets/${dataset.id}/data`);
+    expect(all.body.trim().split('\n')).toHaveLength(4);
+    // Another organization's member cannot use the connection, by body id as by path (404, nothing created).
+    expect((await call('outsider', 'POST', '/v1/datasets/query', { name: 'x', query: 'select 1', connectionId: connId })).statusCode).toBe(404);
+    // The warehouse's own message for a bad query; the dataset is not left half-made.
+    const bad = await call('owner', 'POST', '/v1/datasets/query', { name: 'Broken', query: 'select nothing from geo.nowhere', connectionId: connId });
+    expect(bad.statusCode).toBeGreaterThanOrEqual(400);
+    expect(bad.statusCode).toBeLessThan(500);
+    expect(bad.body).toMatch(/does not exist/);
+  });
+
   it('refuses storage connections and warehouses without a driver', async () => {
     const s3 = (await call('owner', 'POST', '/v1/data-connections', { type: 's3', name: 'Lake', bucket: 'acme-lake', region: 'us-east-1' })).json().item.id;
     const bq = (await call('owner', 'POST', '/v1/data-connections', { type: 'bigquery', name: 'BQ', projectId: 'p' })).json().item.id;

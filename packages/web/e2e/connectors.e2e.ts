@@ -68,6 +68,25 @@ describe('connectors', () => {
     await tree.getByText('category').waitFor();
     expect(await tree.locator('.schema-column').allTextContents()).toEqual(['id bigint not null', 'name text not null', 'category text', 'lat double precision', 'lng double precision']);
 
+    // SQL with completion of the connection's own tables and columns, run on the warehouse, saved as a dataset.
+    const editor = page.getByRole('region', { name: 'SQL workspace' }).locator('.cm-content');
+    await editor.click();
+    await page.keyboard.press('Control+A');
+    await page.keyboard.type('select name, category from geo.pla');
+    const completion = page.locator('.cm-tooltip-autocomplete');
+    await completion.getByText('places').waitFor();
+    await page.keyboard.press('Enter');
+    await page.keyboard.type(' order by id');
+    expect(await editor.textContent()).toBe('select name, category from geo.places order by id');
+    await page.keyboard.press('Control+Enter');
+    const grid = page.getByRole('table', { name: 'Result' });
+    await expect.poll(() => grid.locator('tbody tr').allInnerTexts()).toEqual(['Ferry Building\tMarket', 'Coit Tower\tLandmark']);
+    await page.getByLabel('Dataset name').fill('Landmarks from the warehouse');
+    await page.getByRole('button', { name: 'Save as dataset' }).click();
+    await page.getByRole('link', { name: 'Landmarks from the warehouse' }).click();
+    await page.waitForURL(/\/workspace\/datasets\/[0-9a-f-]{36}$/);
+    await page.getByRole('link', { name: 'Create map' }).waitFor();
+
     // The list shows it and opens it; the password is never shown back.
     await page.goto(`${baseUrl()}/workspace/connectors`);
     await page.getByRole('link', { name: 'Demo warehouse' }).click();

@@ -250,7 +250,7 @@ export const datasetRoutes: RouteDef[] = [
     spec: ['CAT-115'],
     method: 'POST',
     url: '/v1/datasets/query',
-    summary: 'Create a dataset from a SQL SELECT over datasets the caller can read (tables: dataset ids or names), run on the embedded DuckDB',
+    summary: 'Create a dataset from a SQL SELECT: over datasets the caller can read (tables: dataset ids or names) on the embedded DuckDB, or with connectionId on that warehouse (a Parquet snapshot of the result)',
     tag: 'datasets',
     auth: 'user',
     transaction: false,
@@ -259,7 +259,14 @@ export const datasetRoutes: RouteDef[] = [
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
       await assertCanCreate(ctx.services.db, caller, 'dataset');
-      if (ctx.body.connectionId) await connectionForQuery(ctx.services, caller, ctx.body.connectionId);
+      if (ctx.body.connectionId) {
+        // Pushed down: the warehouse runs the text as written (read-only session), the result lands as Parquet.
+        const { resource } = await ctx.services.access.guard(caller, 'data-connection', ctx.body.connectionId, 'read', false);
+        const plan = await ctx.services.executions.connectionPlan(resource, ctx.body.query, {});
+        const row = await createManaged(ctx.services, caller, { name: ctx.body.name, description: ctx.body.description }, { query: ctx.body.query, connectionId: resource.id });
+        const ready = await ctx.services.datasets.ingestQuery(row, (file) => plan.produce(file, new AbortController().signal), ctx.body.query);
+        return datasetItem(ctx.services, ready, ctx);
+      }
       const safe = await sandboxForCaller(ctx.services, caller, ctx.body.query);
       const row = await createManaged(ctx.services, caller, { name: ctx.body.name, description: ctx.body.description }, { query: ctx.body.query });
       const ready = await ctx.services.datasets.ingestQuery(row, (file) => ctx.services.sandbox.copyToParquet(safe, {}, file), ctx.body.query);
@@ -280,14 +287,23 @@ export const datasetRoutes: RouteDef[] = [
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
       const b = ctx.body;
-      if (b.connectionId) await connectionForQuery(ctx.services, caller, b.connectionId);
-      const tableRef = b.tableName ? quoteIdent(b.tableName) : null;
+      // The connection the body names is checked first, as an id in the path would be.
+      const connection = b.connectionId ? (await ctx.services.access.guard(caller, 'data-connection', b.connectionId, 'read', false)).resource : null;
+      // A warehouse table may be schema-qualified; over datasets, tableName names a dataset.
+      const tableRef = b.tableName ? [...(b.connectionId && b.schemaName ? [b.schemaName] : []), b.tableName].map(quoteIdent).join('.') : null;
       const query = b.workbenchDataSource ?? (tableRef ? `SELECT * FROM ${tableRef}` : null);
       if (!query) throw badInput('Either workbenchDataSource or tableName is required');
-      const safe = await sandboxForCaller(ctx.services, caller, query);
-      const ready = await ctx.services.datasets.ingestQuery(ctx.resource!, (file) => ctx.services.sandbox.copyToParquet(safe, {}, file), query, {
-        onClaim: () => ctx.services.audit.record(caller, 'dataset.workbench', 'dataset', ctx.resource!.id, { query }),
-      });
+      const onClaim = () => ctx.services.audit.record(caller, 'dataset.workbench', 'dataset', ctx.resource!.id, { query, ...(b.connectionId && { connectionId: b.connectionId }) });
+      let produce: (file: string) => Promise<unknown>;
+      if (connection) {
+        // On the connection's warehouse (its dialect quotes identifiers with " too), the result as Parquet.
+        const plan = await ctx.services.executions.connectionPlan(connection, query, {});
+        produce = (file) => plan.produce(file, new AbortController().signal);
+      } else {
+        const safe = await sandboxForCaller(ctx.services, caller, query);
+        produce = (file) => ctx.services.sandbox.copyToParquet(safe, {}, file);
+      }
+      const ready = await ctx.services.datasets.ingestQuery(ctx.resource!, produce, query, { onClaim });
       return datasetItem(ctx.services, ready, ctx);
     },
   }),
@@ -359,15 +375,6 @@ export const datasetRoutes: RouteDef[] = [
     },
   }),
 ];
-
-/**
- * Data connections reach warehouses through drivers this studio does not ship yet: a query naming one
- * is refused with the reason, after the caller's access to it is checked.
- */
-async function connectionForQuery(services: Services, caller: Caller, connectionId: string): Promise<never> {
-  await services.access.guard(caller, 'data-connection', connectionId, 'read', false);
-  throw new StudioError(409, 'Queries run on the embedded engine over datasets; this studio has no driver for the warehouse of this connection', 'Leave connectionId out to query datasets');
-}
 
 const sandboxForCaller = (services: Services, caller: Caller, query: string) => services.sandbox.compile(query, (name) => datasetFileFor(services, caller, name));
 

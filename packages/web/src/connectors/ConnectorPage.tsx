@@ -1,3 +1,4 @@
+import { Suspense, lazy } from 'react';
 import { useNavigate, useParams } from 'react-router-dom';
 import { CONNECTION_LABELS, can, hasDriver } from '@studio/schema';
 import { client } from '../app/api';
@@ -6,6 +7,9 @@ import { useLoad } from '../app/useLoad';
 import { ConnectorForm } from './ConnectorForm';
 import { SchemaTree } from './SchemaTree';
 import './connectors.css';
+
+// The SQL editor (CodeMirror) loads with the first connector page that shows it.
+const SqlWorkspace = lazy(() => import('./SqlWorkspace').then((m) => ({ default: m.SqlWorkspace })));
 
 /** /workspace/connectors/new: a new connection of a kind this studio has a driver for. */
 export function NewConnectorPage() {
@@ -48,6 +52,14 @@ export function ConnectorPage() {
           {hasDriver(c.connectionType) ? <SchemaTree connectionId={c.id} /> : <p className="muted">{`This studio stores ${CONNECTION_LABELS[c.connectionType]} connections but has no driver to browse them yet.`}</p>}
         </div>
       </div>
+      {hasDriver(c.connectionType) && (
+        <>
+          <h2>SQL</h2>
+          <Suspense fallback={<p className="muted" role="status">Loading the SQL editor…</p>}>
+            <SqlWorkspace connectionId={c.id} />
+          </Suspense>
+        </>
+      )}
     </section>
   );
 }

@@ -1,0 +1,123 @@
+import { useEffect, useRef, useState } from 'react';
+import { Link } from 'react-router-dom';
+import { EditorView, basicSetup } from 'codemirror';
+import { keymap } from '@codemirror/view';
+import { Compartment, Prec } from '@codemirror/state';
+import { PostgreSQL, sql, type SQLNamespace } from '@codemirror/lang-sql';
+import type { Dataset } from '@studio/schema';
+import { client } from '../app/api';
+import { ErrorMessage, useAction } from '../app/ui';
+import { errorMessage } from '../app/useLoad';
+
+/** How many tables' columns the editor loads for completion (one call each); past it, table names only. */
+const COMPLETION_TABLES = 40;
+const ROWS_SHOWN = 1000;
+
+/** schema.table → columns of the connection, for the editor's completion (information_schema, read lazily once). */
+async function completionSchema(connectionId: string): Promise<SQLNamespace> {
+  const out: Record<string, string[]> = {};
+  const schemas = await client.connections.browse(connectionId);
+  let budget = COMPLETION_TABLES;
+  for (const s of schemas) {
+    const tables = await client.connections.browse(connectionId, s.name);
+    for (const t of tables) {
+      out[`${s.name}.${t.name}`] = budget-- > 0 ? (await client.connections.browse(connectionId, s.name, t.name)).map((c) => c.name) : [];
+    }
+  }
+  return out;
+}
+
+type Result = { rows: Record<string, unknown>[]; ms: number } | null;
+
+/**
+ * SQL on the connection's warehouse: a CodeMirror editor (PostgreSQL dialect, completion of the connection's
+ * schemas, tables and columns), Run (Ctrl/Cmd-Enter) and Cancel, the first rows as a grid, and "Save as
+ * dataset" (the whole result as a Parquet snapshot in the catalog, which a map then opens).
+ */
+export function SqlWorkspace({ connectionId }: { connectionId: string }) {
+  const host = useRef<HTMLDivElement>(null);
+  const view = useRef<EditorView | null>(null);
+  const [result, setResult] = useState<Result>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [running, setRunning] = useState<AbortController | null>(null);
+  const [saved, setSaved] = useState<Dataset | null>(null);
+  const [name, setName] = useState('Query result');
+  const save = useAction();
+  const run = useRef<() => void>(() => undefined);
+
+  run.current = () => {
+    const text = view.current?.state.doc.toString().trim() ?? '';
+    if (!text) return;
+    running?.abort();
+    const abort = new AbortController();
+    setRunning(abort);
+    setError(null);
+    setSaved(null);
+    const t0 = performance.now();
+    client.connections.query(connectionId, text, { limit: ROWS_SHOWN, signal: abort.signal }).then(
+      (r) => !abort.signal.aborted && setResult({ rows: r.items, ms: performance.now() - t0 }),
+      (e: unknown) => !abort.signal.aborted && (setResult(null), setError(errorMessage(e))),
+    ).finally(() => setRunning((current) => (current === abort ? null : current)));
+  };
+
+  useEffect(() => {
+    if (!host.current) return undefined;
+    const language = new Compartment();
+    const editor = new EditorView({
+      doc: 'select 1',
+      parent: host.current,
+      extensions: [
+        basicSetup,
+        language.of(sql({ dialect: PostgreSQL })),
+        Prec.highest(keymap.of([{ key: 'Mod-Enter', run: () => (run.current(), true) }])),
+        EditorView.contentAttributes.of({ 'aria-label': 'SQL' }),
+      ],
+    });
+    view.current = editor;
+    let stale = false;
+    completionSchema(connectionId).then(
+      (schema) => !stale && editor.dispatch({ effects: language.reconfigure(sql({ dialect: PostgreSQL, schema })) }),
+      () => undefined, // completion is a help: without it the editor still runs queries
+    );
+    return () => {
+      stale = true;
+      editor.destroy();
+    };
+  }, [connectionId]);
+
+  const columns = result?.rows[0] ? Object.keys(result.rows[0]) : [];
+  return (
+    <section className="sql-workspace" aria-label="SQL workspace">
+      <div ref={host} className="sql-editor" />
+      <div className="toolbar">
+        <button type="button" className="button button-primary" disabled={running !== null} onClick={() => run.current()}>Run</button>
+        {running && <button type="button" className="button" onClick={() => { running.abort(); setRunning(null); }}>Cancel</button>}
+        {running && <span className="muted" role="status">Running…</span>}
+        {result && !running && <span className="muted" role="status">{`${result.rows.length}${result.rows.length === ROWS_SHOWN ? '+' : ''} rows in ${Math.round(result.ms)} ms`}</span>}
+      </div>
+      <ErrorMessage message={error} />
+      {result && (
+        <>
+          <div className="sql-result">
+            <table className="table" aria-label="Result">
+              <thead><tr>{columns.map((c) => <th key={c}>{c}</th>)}</tr></thead>
+              <tbody>
+                {result.rows.map((r, n) => <tr key={n}>{columns.map((c) => <td key={c}>{r[c] === null ? '' : String(r[c])}</td>)}</tr>)}
+              </tbody>
+            </table>
+          </div>
+          <form className="toolbar" onSubmit={(e) => {
+            e.preventDefault();
+            const text = view.current?.state.doc.toString().trim() ?? '';
+            void save.run(async () => setSaved(await client.connections.saveAsDataset(connectionId, text, name)));
+          }}>
+            <label className="qb-inline">Dataset name <input value={name} onChange={(e) => setName(e.target.value)} maxLength={500} required /></label>
+            <button type="submit" className="button" disabled={save.pending}>{save.pending ? 'Saving…' : 'Save as dataset'}</button>
+            {saved && <span role="status">Saved: <Link to={`/workspace/datasets/${saved.id}`}>{saved.name}</Link></span>}
+          </form>
+          <ErrorMessage message={save.error} />
+        </>
+      )}
+    </section>
+  );
+}
