@@ -79,6 +79,9 @@ const grantHeader = (grant: string | undefined): Record<string, string> => (gran
 
 /** A data connection as the API answers it: the record and its connection fields (secrets never). */
 export type DataConnection = StudioRecord & z.infer<typeof ConnectionFields>;
+/** A saved query: its text and the connection it runs on (none: over the studio's datasets). */
+export type Bookmark = StudioRecord & { query: string; connectionId: string | null };
+
 /** One entry of a connection's schema tree. */
 export interface SchemaEntry {
   name: string;
@@ -345,6 +348,13 @@ export class StudioClient {
       const path = [id, schema, table].filter((p): p is string => p !== undefined).map(encodeURIComponent).join('/');
       return this.request<{ items: SchemaEntry[] }>('GET', `/v1/data-queries/schema/${path}`).then((r) => r.items);
     },
+  };
+
+  // --- saved queries (bookmarks) ------------------------------------------------------------------------
+  bookmarks = {
+    get: (id: string) => this.request<{ item: Bookmark }>('GET', `/v1/data-queries/bookmarks/${id}`).then((r) => r.item),
+    create: (body: { name: string; query: string; connectionId?: string | null; description?: string }) =>
+      this.request<{ item: Bookmark }>('POST', '/v1/data-queries/bookmarks', { body }).then((r) => r.item),
   };
 
   // --- dashboards (insights): widget rows, parameter choices, publications and reports -------------------

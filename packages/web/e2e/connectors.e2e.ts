@@ -81,11 +81,20 @@ describe('connectors', () => {
     await page.keyboard.press('Control+Enter');
     const grid = page.getByRole('table', { name: 'Result' });
     await expect.poll(() => grid.locator('tbody tr').allInnerTexts()).toEqual(['Ferry Building\tMarket', 'Coit Tower\tLandmark']);
+    page.once('dialog', (d) => void d.accept('Landmarks by id'));
+    await page.getByRole('button', { name: 'Save query' }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved query “Landmarks by id”' }).waitFor();
     await page.getByLabel('Dataset name').fill('Landmarks from the warehouse');
     await page.getByRole('button', { name: 'Save as dataset' }).click();
     await page.getByRole('link', { name: 'Landmarks from the warehouse' }).click();
     await page.waitForURL(/\/workspace\/datasets\/[0-9a-f-]{36}$/);
     await page.getByRole('link', { name: 'Create map' }).waitFor();
+
+    // The saved query opens in its connection's workspace, with its text.
+    await page.goto(`${baseUrl()}/workspace/queries`);
+    await page.getByRole('link', { name: 'Landmarks by id' }).click();
+    await page.waitForURL(/\/workspace\/connectors\/[0-9a-f-]{36}\?bookmark=/);
+    await expect.poll(() => page.getByRole('region', { name: 'SQL workspace' }).locator('.cm-content').textContent()).toBe('select name, category from geo.places order by id');
 
     // The list shows it and opens it; the password is never shown back.
     await page.goto(`${baseUrl()}/workspace/connectors`);

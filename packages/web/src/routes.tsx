@@ -9,7 +9,7 @@ import { AuditLogPage, InvitePage, OrganizationsPage, RefusedConnectionsPage } f
 import { BaselineCsvRoute, MapPreviewRoute, MapRoute, PublicMapRoute } from './map/routes';
 import { PreviewRoute } from './dashboard/PreviewRoute';
 import { DatasetDetailsRedirect, DatasetPage } from './datasets/DatasetPage';
-import { ConnectorPage, NewConnectorPage } from './connectors/ConnectorPage';
+import { ConnectorPage, NewConnectorPage, SavedQueryPage } from './connectors/ConnectorPage';
 import { AnalyticsView } from './analytics/AnalyticsView';
 import { DashboardPage } from './dashboard/DashboardPage';
 import { PublicDashboardPage } from './dashboard/PublicDashboardPage';
@@ -67,6 +67,7 @@ export const routes: RouteObject[] = [
           { path: 'datasets/:id', element: <DatasetPage /> },
           { path: 'connectors/new', element: <NewConnectorPage /> },
           { path: 'connectors/:id', element: <ConnectorPage /> },
+          { path: 'queries/:id', element: <SavedQueryPage /> },
           // analytics-and-admin §2 links datasets as {datasets base}/details/{id}: the same page.
           { path: 'datasets/details/:id', element: <DatasetDetailsRedirect /> },
           { path: 'admin/organizations', element: <RequireAdmin><OrganizationsPage /></RequireAdmin> },

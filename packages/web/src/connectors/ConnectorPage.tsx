@@ -1,5 +1,5 @@
 import { Suspense, lazy } from 'react';
-import { useNavigate, useParams } from 'react-router-dom';
+import { Navigate, useNavigate, useParams, useSearchParams } from 'react-router-dom';
 import { CONNECTION_LABELS, can, hasDriver } from '@studio/schema';
 import { client } from '../app/api';
 import { ErrorMessage } from '../app/ui';
@@ -26,6 +26,7 @@ export function NewConnectorPage() {
 /** /workspace/connectors/{id}: the connection's settings (editable by its editors) and its schema tree. */
 export function ConnectorPage() {
   const { id = '' } = useParams();
+  const [search] = useSearchParams();
   const connection = useLoad(() => client.connections.get(id), [id]);
   const c = connection.data;
   if (connection.error) return <section className="page"><ErrorMessage message={connection.error} onRetry={connection.reload} /></section>;
@@ -56,10 +57,26 @@ export function ConnectorPage() {
         <>
           <h2>SQL</h2>
           <Suspense fallback={<p className="muted" role="status">Loading the SQL editor…</p>}>
-            <SqlWorkspace connectionId={c.id} />
+            <SqlWorkspace connectionId={c.id} bookmarkId={search.get('bookmark') ?? undefined} />
           </Suspense>
         </>
       )}
+    </section>
+  );
+}
+
+/** /workspace/queries/{id}: a saved query opens in its connection's SQL workspace. */
+export function SavedQueryPage() {
+  const { id = '' } = useParams();
+  const bookmark = useLoad(() => client.bookmarks.get(id), [id]);
+  if (bookmark.error) return <section className="page"><ErrorMessage message={bookmark.error} onRetry={bookmark.reload} /></section>;
+  if (!bookmark.data) return <section className="page"><p role="status">Loading the saved query…</p></section>;
+  if (bookmark.data.connectionId) return <Navigate to={`/workspace/connectors/${bookmark.data.connectionId}?bookmark=${id}`} replace />;
+  return (
+    <section className="page">
+      <header className="page-header"><h1>{bookmark.data.name}</h1></header>
+      <p className="muted">This query runs over the studio&apos;s datasets (POST /v1/data-queries).</p>
+      <pre className="sql-text">{bookmark.data.query}</pre>
     </section>
   );
 }

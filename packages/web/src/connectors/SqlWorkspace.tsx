@@ -34,7 +34,7 @@ type Result = { rows: Record<string, unknown>[]; ms: number } | null;
  * schemas, tables and columns), Run (Ctrl/Cmd-Enter) and Cancel, the first rows as a grid, and "Save as
  * dataset" (the whole result as a Parquet snapshot in the catalog, which a map then opens).
  */
-export function SqlWorkspace({ connectionId }: { connectionId: string }) {
+export function SqlWorkspace({ connectionId, bookmarkId }: { connectionId: string; bookmarkId?: string }) {
   const host = useRef<HTMLDivElement>(null);
   const view = useRef<EditorView | null>(null);
   const [result, setResult] = useState<Result>(null);
@@ -43,6 +43,8 @@ export function SqlWorkspace({ connectionId }: { connectionId: string }) {
   const [saved, setSaved] = useState<Dataset | null>(null);
   const [name, setName] = useState('Query result');
   const save = useAction();
+  const bookmark = useAction();
+  const [bookmarked, setBookmarked] = useState<string | null>(null);
   const run = useRef<() => void>(() => undefined);
 
   run.current = () => {
@@ -75,6 +77,13 @@ export function SqlWorkspace({ connectionId }: { connectionId: string }) {
     });
     view.current = editor;
     let stale = false;
+    // A saved query opened from the list: its text in the editor.
+    if (bookmarkId) {
+      client.bookmarks.get(bookmarkId).then(
+        (b) => !stale && editor.dispatch({ changes: { from: 0, to: editor.state.doc.length, insert: b.query } }),
+        (e: unknown) => !stale && setError(errorMessage(e)),
+      );
+    }
     completionSchema(connectionId).then(
       (schema) => !stale && editor.dispatch({ effects: language.reconfigure(sql({ dialect: PostgreSQL, schema })) }),
       () => undefined, // completion is a help: without it the editor still runs queries
@@ -83,7 +92,7 @@ export function SqlWorkspace({ connectionId }: { connectionId: string }) {
       stale = true;
       editor.destroy();
     };
-  }, [connectionId]);
+  }, [connectionId, bookmarkId]);
 
   const columns = result?.rows[0] ? Object.keys(result.rows[0]) : [];
   return (
@@ -93,9 +102,15 @@ export function SqlWorkspace({ connectionId }: { connectionId: string }) {
         <button type="button" className="button button-primary" disabled={running !== null} onClick={() => run.current()}>Run</button>
         {running && <button type="button" className="button" onClick={() => { running.abort(); setRunning(null); }}>Cancel</button>}
         {running && <span className="muted" role="status">Running…</span>}
+        <button type="button" className="button" disabled={bookmark.pending} onClick={() => {
+          const text = view.current?.state.doc.toString().trim() ?? '';
+          const title = window.prompt('Name of the saved query', text.slice(0, 60));
+          if (text && title) void bookmark.run(async () => setBookmarked((await client.bookmarks.create({ name: title, query: text, connectionId })).name));
+        }}>Save query</button>
+        {bookmarked && <span role="status">{`Saved query “${bookmarked}”`}</span>}
         {result && !running && <span className="muted" role="status">{`${result.rows.length}${result.rows.length === ROWS_SHOWN ? '+' : ''} rows in ${Math.round(result.ms)} ms`}</span>}
       </div>
-      <ErrorMessage message={error} />
+      <ErrorMessage message={error ?? bookmark.error} />
       {result && (
         <>
           <div className="sql-result">

@@ -93,7 +93,8 @@ export const COLLECTIONS: CollectionConfig[] = [
   {
     slug: 'queries', title: 'Saved queries', noun: 'saved query', plural: 'saved queries', resourceType: 'query-bookmark',
     api: () => client.collection('/v1/data-queries/bookmarks'),
-    emptyHint: 'bookmark a query from a connector to run it again later.',
+    emptyHint: 'save a query from a connector’s SQL workspace (“Save query”) to run it again later.',
+    href: (id) => `/workspace/queries/${id}`,
     share: 'permissions', samples: false,
   },
   {
