@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import pg from 'pg';
 import { useBrowser, openStudio, signInThroughUi } from './browser';
 import { asAdmin, baseUrl, createUser, unique } from './api';
+import { waitMapReady } from './pixels';
 
 const browser = useBrowser();
 
@@ -95,6 +96,21 @@ describe('connectors', () => {
     await page.getByRole('link', { name: 'Landmarks by id' }).click();
     await page.waitForURL(/\/workspace\/connectors\/[0-9a-f-]{36}\?bookmark=/);
     await expect.poll(() => page.getByRole('region', { name: 'SQL workspace' }).locator('.cm-content').textContent()).toBe('select name, category from geo.places order by id');
+
+    // /new?connectorUuid= opens the map builder on a query of the connection; its rows open on the map.
+    const connectionId = /\/workspace\/connectors\/([0-9a-f-]{36})/.exec(page.url())![1]!;
+    await page.goto(`${baseUrl()}/new?connectorUuid=${connectionId}`);
+    await page.getByRole('heading', { name: 'New map from Demo warehouse' }).waitFor();
+    const sqlEditor = page.getByRole('region', { name: 'SQL workspace' }).locator('.cm-content');
+    await sqlEditor.click();
+    await page.keyboard.press('Control+A');
+    await page.keyboard.type('select name, lat, lng from geo.places');
+    await page.keyboard.press('Control+Enter');
+    await expect.poll(() => page.getByRole('table', { name: 'Result' }).locator('tbody tr').count()).toBe(2);
+    await page.getByRole('button', { name: 'Open on a new map' }).click();
+    await page.waitForURL(/\/new\?datasetUuid=[0-9a-f-]{36}$/);
+    await waitMapReady(page);
+    expect(await page.evaluate(() => window.__studioMap!.layers())).toMatchObject([{ type: 'point' }]);
 
     // The list shows it and opens it; the password is never shown back.
     await page.goto(`${baseUrl()}/workspace/connectors`);

@@ -34,7 +34,13 @@ type Result = { rows: Record<string, unknown>[]; ms: number } | null;
  * schemas, tables and columns), Run (Ctrl/Cmd-Enter) and Cancel, the first rows as a grid, and "Save as
  * dataset" (the whole result as a Parquet snapshot in the catalog, which a map then opens).
  */
-export function SqlWorkspace({ connectionId, bookmarkId }: { connectionId: string; bookmarkId?: string }) {
+export function SqlWorkspace({ connectionId, bookmarkId, onDataset, saveLabel = 'Save as dataset' }: {
+  connectionId: string;
+  bookmarkId?: string;
+  /** Called with the dataset "Save as dataset" made (the map builder opens it); default: a link to it. */
+  onDataset?: (d: Dataset) => void;
+  saveLabel?: string;
+}) {
   const host = useRef<HTMLDivElement>(null);
   const view = useRef<EditorView | null>(null);
   const [result, setResult] = useState<Result>(null);
@@ -124,10 +130,14 @@ export function SqlWorkspace({ connectionId, bookmarkId }: { connectionId: strin
           <form className="toolbar" onSubmit={(e) => {
             e.preventDefault();
             const text = view.current?.state.doc.toString().trim() ?? '';
-            void save.run(async () => setSaved(await client.connections.saveAsDataset(connectionId, text, name)));
+            void save.run(async () => {
+              const d = await client.connections.saveAsDataset(connectionId, text, name);
+              if (onDataset) onDataset(d);
+              else setSaved(d);
+            });
           }}>
             <label className="qb-inline">Dataset name <input value={name} onChange={(e) => setName(e.target.value)} maxLength={500} required /></label>
-            <button type="submit" className="button" disabled={save.pending}>{save.pending ? 'Saving…' : 'Save as dataset'}</button>
+            <button type="submit" className="button" disabled={save.pending}>{save.pending ? 'Saving…' : saveLabel}</button>
             {saved && <span role="status">Saved: <Link to={`/workspace/datasets/${saved.id}`}>{saved.name}</Link></span>}
           </form>
           <ErrorMessage message={save.error} />

@@ -1,17 +1,25 @@
 import { lazy, Suspense } from 'react';
+import { useParams, useSearchParams } from 'react-router-dom';
 
 // kepler.gl is several megabytes: the map screens load it on demand so workspace pages stay light.
 const MapView = lazy(() => import('./MapView'));
 const PublicMapView = lazy(() => import('./PublicMapView'));
 const BaselineCsvView = lazy(() => import('./BaselineCsvView'));
+const QueryToMapPage = lazy(() => import('../connectors/QueryToMapPage'));
 
 const loading = <p className="map-loading">Loading the map…</p>;
 
-export const MapRoute = () => (
-  <Suspense fallback={loading}>
-    <MapView />
-  </Suspense>
-);
+/** /{mapId} and /new (?datasetUuid=… datasets; ?connectorUuid=… a query on that connection first). */
+export function MapRoute() {
+  const [search] = useSearchParams();
+  const { mapId } = useParams();
+  const connectorUuid = mapId ? null : search.get('connectorUuid');
+  return (
+    <Suspense fallback={loading}>
+      {connectorUuid && search.getAll('datasetUuid').length === 0 ? <QueryToMapPage connectionId={connectorUuid} /> : <MapView />}
+    </Suspense>
+  );
+}
 
 /** /preview/{id} of a map: read-only, no edit lock taken; `?embed=1` (a dashboard's map widget): the map alone. */
 export const MapPreviewRoute = () => (
