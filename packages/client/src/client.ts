@@ -334,9 +334,10 @@ export class StudioClient {
     test: (target: { connectionId: string } | Omit<DataConnectionBody, 'name'>) =>
       this.request<{ item: { ok: true; serverVersion: string } }>('POST', '/v1/test-connection', { body: target }).then((r) => r.item),
     /** The first `limit` rows of SQL run on the connection's warehouse (its own text; `$name` parameters bound). */
-    query: (connectionId: string, query: string, opts: { limit?: number; parameters?: Record<string, unknown>; signal?: AbortSignal } = {}) =>
+    query: (connectionId: string, query: string, opts: { limit?: number; parameters?: Record<string, unknown>; templateId?: string; signal?: AbortSignal } = {}) =>
       this.request<{ items: Record<string, unknown>[]; queryExecutionId: string }>('POST', '/v1/data-queries/json', {
-        body: { connectionId, query, limit: opts.limit ?? 1000, ...(opts.parameters && { parameters: opts.parameters }) },
+        // A saved template runs by its id (its own text and connection); otherwise the text on the connection.
+        body: { ...(opts.templateId ? { queryTemplateId: opts.templateId } : { connectionId, query }), limit: opts.limit ?? 1000, ...(opts.parameters && { parameters: opts.parameters }) },
         headers: { 'cache-control': 'no-cache' },
         signal: opts.signal,
       }),
@@ -351,6 +352,12 @@ export class StudioClient {
   };
 
   // --- saved queries (bookmarks) ------------------------------------------------------------------------
+  templates = {
+    /** A query template: the text with {{name}} (or $name) parameters, each declared. */
+    create: (body: { name: string; query: string; connectionId?: string | null; parameters: { name: string; type?: 'TEXT' | 'NUMBER' | 'BOOLEAN' | 'DATE' | 'TIMESTAMP' | 'LIST' }[] }) =>
+      this.request<{ item: StudioRecord & { query: string; version: number } }>('POST', '/v1/data-queries/templates', { body }).then((r) => r.item),
+  };
+
   bookmarks = {
     get: (id: string) => this.request<{ item: Bookmark }>('GET', `/v1/data-queries/bookmarks/${id}`).then((r) => r.item),
     create: (body: { name: string; query: string; connectionId?: string | null; description?: string }) =>

@@ -15,6 +15,9 @@ describe('positionalParameters', () => {
     ["select '$a', \"$b\", $c -- $d\n /* $e */", "select '$a', \"$b\", $1 -- $d\n /* $e */", ['c']],
     ['select $$ $x $$, $tag$ $y $tag$, $z', 'select $$ $x $$, $tag$ $y $tag$, $1', ['z']],
     ["select 'it''s $a', $b", "select 'it''s $a', $1", ['b']],
+    ['select {{category}}, $a, {{ category }}', 'select $1, $2, $1', ['category', 'a']],
+    ["select '{{x}}', \"{{y}}\" -- {{z}}", "select '{{x}}', \"{{y}}\" -- {{z}}", []],
+    ['select {{ not a name }}', 'select {{ not a name }}', []],
   ])('%s', (text, sql, names) => expect(positionalParameters(text)).toEqual({ sql, names }));
 });
 
@@ -77,6 +80,14 @@ describe.each(STORES)('postgres connections on %s', (kind) => {
     const csv = await call('owner', 'GET', `/v1/data-queries/${item.id}/result`);
     expect(csv.body.trim().split('\n')).toEqual(['id,name,score,visited,open', '1,Ferry Building,4.5,2024-03-01,true', '2,Coit Tower,3.25,2024-03-02,false']);
     expect((await call('owner', 'POST', '/v1/data-queries', body)).json().item).toMatchObject({ id: item.id, fromCache: true });
+  });
+
+  it('runs a query template with a {{parameter}} on the warehouse, one value then another', async () => {
+    const t = await call('owner', 'POST', '/v1/data-queries/templates', { name: 'By name', query: 'select id from geo.places where name = {{place}}', connectionId: connId, parameters: [{ name: 'place', type: 'TEXT' }] });
+    expect(t.statusCode, t.body).toBe(201);
+    const run = (place: string) => call('owner', 'POST', '/v1/data-queries/json', { queryTemplateId: t.json().item.id, parameters: { place } }, { 'cache-control': 'no-cache' });
+    expect((await run('Coit Tower')).json().items).toEqual([{ id: 2 }]);
+    expect((await run("O'Brien's; drop table x")).json().items).toEqual([{ id: 3 }]);
   });
 
   it('binds an injection string as a value', async () => {

@@ -32,7 +32,7 @@ afterAll(async () => {
 });
 
 describe('connectors', () => {
-  it('a maker creates a PostgreSQL connection: tests it (the warehouse says what is wrong), saves it and browses to a table\'s columns', async () => {
+  it('a maker creates a PostgreSQL connection, tests, browses, runs and saves SQL, and opens a query on a new map', async () => {
     const admin = await asAdmin();
     const team = await admin.admin.createOrganization(`Connectors ${unique()}`);
     const cleo = await createUser(admin, team.id, 'Cleo Connect', `cleo.${unique()}@e2e.studio.test`);
@@ -96,6 +96,22 @@ describe('connectors', () => {
     await page.getByRole('link', { name: 'Landmarks by id' }).click();
     await page.waitForURL(/\/workspace\/connectors\/[0-9a-f-]{36}\?bookmark=/);
     await expect.poll(() => page.getByRole('region', { name: 'SQL workspace' }).locator('.cm-content').textContent()).toBe('select name, category from geo.places order by id');
+
+    // A template with a {{category}} parameter, saved and run with two values.
+    const editor2 = page.getByRole('region', { name: 'SQL workspace' }).locator('.cm-content');
+    await editor2.click();
+    await page.keyboard.press('Control+A');
+    await page.keyboard.type('select name from geo.places where category = {{category}} order by id');
+    await page.getByLabel('Value of category').fill('Market');
+    page.once('dialog', (d) => void d.accept('Places of a category'));
+    await page.getByRole('button', { name: 'Save as template' }).click();
+    await page.getByRole('status').filter({ hasText: 'Template “Places of a category”' }).waitFor();
+    await page.getByRole('button', { name: 'Run' }).click();
+    await expect.poll(() => page.getByRole('table', { name: 'Result' }).locator('tbody tr').allInnerTexts()).toEqual(['Ferry Building']);
+    await page.getByLabel('Value of category').fill('Landmark');
+    await page.getByRole('button', { name: 'Run' }).click();
+    await expect.poll(() => page.getByRole('table', { name: 'Result' }).locator('tbody tr').allInnerTexts()).toEqual(['Coit Tower']);
+
 
     // /new?connectorUuid= opens the map builder on a query of the connection; its rows open on the map.
     const connectionId = /\/workspace\/connectors\/([0-9a-f-]{36})/.exec(page.url())![1]!;

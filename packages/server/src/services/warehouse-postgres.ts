@@ -190,7 +190,8 @@ export function positionalParameters(text: string): { sql: string; names: string
       const end = j < 0 ? text.length : j + tag.length;
       out += text.slice(i, end);
       i = end;
-    } else if ((m = rest.match(/^\$([A-Za-z_]\w*)/)) && !/\w/.test(text[i - 1] ?? '')) {
+    } else if ((m = rest.match(/^\{\{\s*([A-Za-z_]\w*)\s*\}\}/)) || ((m = rest.match(/^\$([A-Za-z_]\w*)/)) && !/\w/.test(text[i - 1] ?? ''))) {
+      // $name, or {{name}} as query templates write it: the same parameter, bound once.
       let k = names.indexOf(m[1]!);
       if (k < 0) k = names.push(m[1]!) - 1;
       out += `$${k + 1}`;

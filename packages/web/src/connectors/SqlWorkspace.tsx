@@ -29,6 +29,11 @@ async function completionSchema(connectionId: string): Promise<SQLNamespace> {
 
 type Result = { rows: Record<string, unknown>[]; ms: number } | null;
 
+/** The {{name}} parameters of a query text, in order of first use (what the server binds as values). */
+export function templateParameters(text: string): string[] {
+  return [...new Set([...text.matchAll(/\{\{\s*([A-Za-z_]\w*)\s*\}\}/g)].map((m) => m[1]!))];
+}
+
 /**
  * SQL on the connection's warehouse: a CodeMirror editor (PostgreSQL dialect, completion of the connection's
  * schemas, tables and columns), Run (Ctrl/Cmd-Enter) and Cancel, the first rows as a grid, and "Save as
@@ -51,18 +56,27 @@ export function SqlWorkspace({ connectionId, bookmarkId, onDataset, saveLabel = 
   const save = useAction();
   const bookmark = useAction();
   const [bookmarked, setBookmarked] = useState<string | null>(null);
+  const [text, setText] = useState('select 1');
+  const [values, setValues] = useState<Record<string, string>>({});
+  const [template, setTemplate] = useState<{ id: string; name: string; query: string } | null>(null);
+  const templateAction = useAction();
+  const names = templateParameters(text);
   const run = useRef<() => void>(() => undefined);
 
   run.current = () => {
-    const text = view.current?.state.doc.toString().trim() ?? '';
-    if (!text) return;
+    // The editor's text itself: a key press can come before React has seen the last change.
+    const current = view.current?.state.doc.toString().trim() ?? '';
+    if (!current) return;
     running?.abort();
     const abort = new AbortController();
     setRunning(abort);
     setError(null);
     setSaved(null);
     const t0 = performance.now();
-    client.connections.query(connectionId, text, { limit: ROWS_SHOWN, signal: abort.signal }).then(
+    const parameters = Object.fromEntries(templateParameters(current).map((n) => [n, values[n] ?? '']));
+    // The saved template runs by its id while the text is still its text.
+    const templateId = template && template.query === current ? template.id : undefined;
+    client.connections.query(connectionId, current, { limit: ROWS_SHOWN, signal: abort.signal, parameters, templateId }).then(
       (r) => !abort.signal.aborted && setResult({ rows: r.items, ms: performance.now() - t0 }),
       (e: unknown) => !abort.signal.aborted && (setResult(null), setError(errorMessage(e))),
     ).finally(() => setRunning((current) => (current === abort ? null : current)));
@@ -79,6 +93,7 @@ export function SqlWorkspace({ connectionId, bookmarkId, onDataset, saveLabel = 
         language.of(sql({ dialect: PostgreSQL })),
         Prec.highest(keymap.of([{ key: 'Mod-Enter', run: () => (run.current(), true) }])),
         EditorView.contentAttributes.of({ 'aria-label': 'SQL' }),
+        EditorView.updateListener.of((u) => u.docChanged && setText(u.state.doc.toString().trim())),
       ],
     });
     view.current = editor;
@@ -114,9 +129,29 @@ export function SqlWorkspace({ connectionId, bookmarkId, onDataset, saveLabel = 
           if (text && title) void bookmark.run(async () => setBookmarked((await client.bookmarks.create({ name: title, query: text, connectionId })).name));
         }}>Save query</button>
         {bookmarked && <span role="status">{`Saved query “${bookmarked}”`}</span>}
+        {names.length > 0 && (
+          <button type="button" className="button" disabled={templateAction.pending} onClick={() => {
+            const title = window.prompt('Name of the query template', text.slice(0, 60));
+            if (title) {
+              void templateAction.run(async () => {
+                const t = await client.templates.create({ name: title, query: text, connectionId, parameters: names.map((name) => ({ name, type: 'TEXT' })) });
+                setTemplate({ id: t.id, name: t.name, query: text });
+              });
+            }
+          }}>Save as template</button>
+        )}
+        {template && template.query === text && <span role="status">{`Template “${template.name}”`}</span>}
         {result && !running && <span className="muted" role="status">{`${result.rows.length}${result.rows.length === ROWS_SHOWN ? '+' : ''} rows in ${Math.round(result.ms)} ms`}</span>}
       </div>
-      <ErrorMessage message={error ?? bookmark.error} />
+      {names.length > 0 && (
+        <fieldset className="template-values">
+          <legend>Parameters</legend>
+          {names.map((n) => (
+            <label key={n} className="qb-inline">{n} <input aria-label={`Value of ${n}`} value={values[n] ?? ''} onChange={(e) => setValues({ ...values, [n]: e.target.value })} /></label>
+          ))}
+        </fieldset>
+      )}
+      <ErrorMessage message={error ?? bookmark.error ?? templateAction.error} />
       {result && (
         <>
           <div className="sql-result">
