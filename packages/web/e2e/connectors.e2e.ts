@@ -82,6 +82,7 @@ describe('connectors', () => {
     await page.keyboard.press('Control+Enter');
     const grid = page.getByRole('table', { name: 'Result' });
     await expect.poll(() => grid.locator('tbody tr').allInnerTexts()).toEqual(['Ferry Building\tMarket', 'Coit Tower\tLandmark']);
+    expect(await page.getByRole('button', { name: 'Map', exact: true }).isDisabled()).toBe(true);
     page.once('dialog', (d) => void d.accept('Landmarks by id'));
     await page.getByRole('button', { name: 'Save query' }).click();
     await page.getByRole('status').filter({ hasText: 'Saved query “Landmarks by id”' }).waitFor();
@@ -123,6 +124,9 @@ describe('connectors', () => {
     await page.keyboard.type('select name, lat, lng from geo.places');
     await page.keyboard.press('Control+Enter');
     await expect.poll(() => page.getByRole('table', { name: 'Result' }).locator('tbody tr').count()).toBe(2);
+    // The map tab finds the lat/lng columns by itself and draws the two points on the studio's basemap.
+    await page.getByRole('button', { name: 'Map', exact: true }).click();
+    await page.locator('.result-map[data-state="ready"][data-points="2"]').waitFor({ timeout: 30_000 });
     await page.getByRole('button', { name: 'Open on a new map' }).click();
     await page.waitForURL(/\/new\?datasetUuid=[0-9a-f-]{36}$/);
     await waitMapReady(page);

@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'react';
+import { Suspense, lazy, useEffect, useMemo, useRef, useState } from 'react';
 import { Link } from 'react-router-dom';
 import { EditorView, basicSetup } from 'codemirror';
 import { keymap } from '@codemirror/view';
@@ -8,6 +8,9 @@ import type { Dataset } from '@studio/schema';
 import { client } from '../app/api';
 import { ErrorMessage, useAction } from '../app/ui';
 import { errorMessage } from '../app/useLoad';
+import { findPoints } from './points';
+
+const ResultMap = lazy(() => import('./ResultMap'));
 
 /** How many tables' columns the editor loads for completion (one call each); past it, table names only. */
 const COMPLETION_TABLES = 40;
@@ -61,6 +64,8 @@ export function SqlWorkspace({ connectionId, bookmarkId, onDataset, saveLabel = 
   const [template, setTemplate] = useState<{ id: string; name: string; query: string } | null>(null);
   const templateAction = useAction();
   const names = templateParameters(text);
+  const [tab, setTab] = useState<'table' | 'map'>('table');
+  const located = useMemo(() => (result ? findPoints(result.rows) : null), [result]);
   const run = useRef<() => void>(() => undefined);
 
   run.current = () => {
@@ -72,6 +77,7 @@ export function SqlWorkspace({ connectionId, bookmarkId, onDataset, saveLabel = 
     setRunning(abort);
     setError(null);
     setSaved(null);
+    setTab('table');
     const t0 = performance.now();
     const parameters = Object.fromEntries(templateParameters(current).map((n) => [n, values[n] ?? '']));
     // The saved template runs by its id while the text is still its text.
@@ -154,6 +160,16 @@ export function SqlWorkspace({ connectionId, bookmarkId, onDataset, saveLabel = 
       <ErrorMessage message={error ?? bookmark.error ?? templateAction.error} />
       {result && (
         <>
+          <div className="segmented" role="group" aria-label="Show the result as">
+            <button type="button" className={`button button-small${tab === 'table' ? ' button-primary' : ''}`} aria-pressed={tab === 'table'} onClick={() => setTab('table')}>Table</button>
+            <button type="button" className={`button button-small${tab === 'map' ? ' button-primary' : ''}`} aria-pressed={tab === 'map'} disabled={!located}
+              title={located ? `Points from ${located.from}` : 'No latitude/longitude, WKT or GeoJSON point column in the result'} onClick={() => setTab('map')}>Map</button>
+          </div>
+          {tab === 'map' && located ? (
+            <Suspense fallback={<p className="muted" role="status">Loading the map…</p>}>
+              <ResultMap points={located.points} label={`${located.points.length} points from ${located.from}`} />
+            </Suspense>
+          ) : (
           <div className="sql-result">
             <table className="table" aria-label="Result">
               <thead><tr>{columns.map((c) => <th key={c}>{c}</th>)}</tr></thead>
@@ -162,6 +178,7 @@ export function SqlWorkspace({ connectionId, bookmarkId, onDataset, saveLabel = 
               </tbody>
             </table>
           </div>
+          )}
           <form className="toolbar" onSubmit={(e) => {
             e.preventDefault();
             const text = view.current?.state.doc.toString().trim() ?? '';
