@@ -82,6 +82,17 @@ export type DataConnection = StudioRecord & z.infer<typeof ConnectionFields>;
 /** A saved query: its text and the connection it runs on (none: over the studio's datasets). */
 export type Bookmark = StudioRecord & { query: string; connectionId: string | null };
 
+/** One run of a query (catalog §3 query result). */
+export interface Execution {
+  id: string;
+  status: string;
+  query: string;
+  connectionId: string | null;
+  rowCount: number | null;
+  errorMessage: string | null;
+  createdAt: string;
+}
+
 /** One entry of a connection's schema tree. */
 export interface SchemaEntry {
   name: string;
@@ -341,6 +352,8 @@ export class StudioClient {
         headers: { 'cache-control': 'no-cache' },
         signal: opts.signal,
       }),
+    /** The caller's query executions, newest first (all engines; filter by connectionId on the caller's side). */
+    history: (limit = 50) => this.request<Page<Execution>>('GET', '/v1/data-queries', { query: { limit } }).then((r) => r.items),
     /** A dataset from the warehouse query's result (a Parquet snapshot). */
     saveAsDataset: (connectionId: string, query: string, name: string) =>
       this.request<{ item: Dataset }>('POST', '/v1/datasets/query', { body: { connectionId, query, name } }).then((r) => r.item),

@@ -75,8 +75,8 @@ describe('connectors', () => {
     await page.keyboard.press('Control+A');
     await page.keyboard.type('select name, category from geo.pla');
     const completion = page.locator('.cm-tooltip-autocomplete');
-    await completion.getByText('places').waitFor();
-    await page.keyboard.press('Enter');
+    // A click picks the option (Enter is ignored for CodeMirror's first 75 ms after the list shows).
+    await completion.getByRole('option', { name: /places/ }).click();
     await page.keyboard.type(' order by id');
     expect(await editor.textContent()).toBe('select name, category from geo.places order by id');
     await page.keyboard.press('Control+Enter');
@@ -112,6 +112,9 @@ describe('connectors', () => {
     await page.getByLabel('Value of category').fill('Landmark');
     await page.getByRole('button', { name: 'Run' }).click();
     await expect.poll(() => page.getByRole('table', { name: 'Result' }).locator('tbody tr').allInnerTexts()).toEqual(['Coit Tower']);
+    // Recent runs of this connection, newest first; one click puts a run's text back in the editor.
+    await page.getByText(/^Recent runs/).click();
+    await expect.poll(() => page.locator('.sql-history li button').first().textContent()).toBe('select name from geo.places where category = {{category}} order by id');
 
 
     // /new?connectorUuid= opens the map builder on a query of the connection; its rows open on the map.

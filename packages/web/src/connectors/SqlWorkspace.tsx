@@ -5,6 +5,7 @@ import { keymap } from '@codemirror/view';
 import { Compartment, Prec } from '@codemirror/state';
 import { PostgreSQL, sql, type SQLNamespace } from '@codemirror/lang-sql';
 import type { Dataset } from '@studio/schema';
+import type { Execution } from '@studio/client';
 import { client } from '../app/api';
 import { ErrorMessage, useAction } from '../app/ui';
 import { errorMessage } from '../app/useLoad';
@@ -68,9 +69,21 @@ export function SqlWorkspace({ connectionId, bookmarkId, onDataset, saveLabel = 
   const located = useMemo(() => (result ? findPoints(result.rows) : null), [result]);
   const run = useRef<() => void>(() => undefined);
 
+  const [history, setHistory] = useState<Execution[]>([]);
+  const [historyTick, setHistoryTick] = useState(0);
+  useEffect(() => {
+    let stale = false;
+    client.connections.history().then((items) => !stale && setHistory(items.filter((e) => e.connectionId === connectionId).slice(0, 10)), () => undefined);
+    return () => {
+      stale = true;
+    };
+  }, [connectionId, historyTick]);
+
   run.current = () => {
-    // The editor's text itself: a key press can come before React has seen the last change.
-    const current = view.current?.state.doc.toString().trim() ?? '';
+    // The editor's text itself (a key press can come before React has seen the last change); a selection runs alone.
+    const state = view.current?.state;
+    const selection = state?.selection.main;
+    const current = (selection && !selection.empty ? state!.sliceDoc(selection.from, selection.to) : state?.doc.toString() ?? '').trim();
     if (!current) return;
     running?.abort();
     const abort = new AbortController();
@@ -85,7 +98,10 @@ export function SqlWorkspace({ connectionId, bookmarkId, onDataset, saveLabel = 
     client.connections.query(connectionId, current, { limit: ROWS_SHOWN, signal: abort.signal, parameters, templateId }).then(
       (r) => !abort.signal.aborted && setResult({ rows: r.items, ms: performance.now() - t0 }),
       (e: unknown) => !abort.signal.aborted && (setResult(null), setError(errorMessage(e))),
-    ).finally(() => setRunning((current) => (current === abort ? null : current)));
+    ).finally(() => {
+      setRunning((now) => (now === abort ? null : now));
+      setHistoryTick((t) => t + 1);
+    });
   };
 
   useEffect(() => {
@@ -158,6 +174,21 @@ export function SqlWorkspace({ connectionId, bookmarkId, onDataset, saveLabel = 
         </fieldset>
       )}
       <ErrorMessage message={error ?? bookmark.error ?? templateAction.error} />
+      {history.length > 0 && (
+        <details className="sql-history">
+          <summary>{`Recent runs (${history.length})`}</summary>
+          <ul>
+            {history.map((e) => (
+              <li key={e.id}>
+                <button type="button" className="link-button" title="Put this query in the editor" onClick={() => view.current?.dispatch({ changes: { from: 0, to: view.current.state.doc.length, insert: e.query } })}>
+                  {e.query.length > 120 ? `${e.query.slice(0, 120)}…` : e.query}
+                </button>
+                <span className="muted small">{` ${e.status}${e.rowCount !== null ? `, ${e.rowCount} rows` : ''} · ${new Date(e.createdAt).toLocaleString()}`}</span>
+              </li>
+            ))}
+          </ul>
+        </details>
+      )}
       {result && (
         <>
           <div className="segmented" role="group" aria-label="Show the result as">
