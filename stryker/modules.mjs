@@ -18,7 +18,8 @@ export const MODULES = {
   },
   'locks-and-lists': {
     mutate: [`${S}/services/records.ts`],
-    tests: [`${T}/records.test.ts`, `${T}/critical-mutations.test.ts`, `${T}/list-cache.test.ts`],
+    // The first run (2026-11-25) had only the first three: 75 mutants of links, tags, samples and clones ran no test.
+    tests: [`${T}/records.test.ts`, `${T}/records-lists.test.ts`, `${T}/critical-mutations.test.ts`, `${T}/list-cache.test.ts`, `${T}/samples.test.ts`, `${T}/map-assets.test.ts`, `${T}/projects.test.ts`, `${T}/states.test.ts`],
   },
   'dataset-status': {
     mutate: [`${S}/services/datasets.ts`],

@@ -1,0 +1,83 @@
+import { describe, expect, it } from 'vitest';
+import { STORES, useStudio } from './harness';
+
+/**
+ * What each list shows and what an edit keeps (services/records.ts), as the people of the cast see it.
+ * Written from the mutants the locks-and-lists module's Stryker run left alive (docs/mutation-testing.md).
+ */
+describe.each(STORES)('record lists and edits on %s', (kind) => {
+  const { ctx, as, create } = useStudio(kind);
+  const ids = (res: { json: () => { items: { id: string }[] } }) => res.json().items.map((m) => m.id);
+
+  it('search matches % and _ as themselves, not as wildcards', async () => {
+    const percent = await create('/v1/maps', { name: 'Growth 50% stores' });
+    const underscore = await create('/v1/maps', { name: 'north_east' });
+    const decoy = await create('/v1/maps', { name: 'Growth 500 stores northXeast' });
+    const found = ids(await as('owner', 'GET', `/v1/maps?search=${encodeURIComponent('50%')}`));
+    expect(found).toContain(percent.id);
+    expect(found).not.toContain(decoy.id);
+    const under = ids(await as('owner', 'GET', `/v1/maps?search=${encodeURIComponent('h_e')}`));
+    expect(under).toEqual([underscore.id]);
+  });
+
+  it('a page past the last still tells the total; pages do not overlap', async () => {
+    for (const n of [1, 2, 3]) await create('/v1/maps', { name: `Paged ${n}` });
+    const all = (await as('owner', 'GET', '/v1/maps?search=Paged&sortBy=name&sortOrder=asc')).json();
+    expect(all.total).toBe(3);
+    const first = (await as('owner', 'GET', '/v1/maps?search=Paged&sortBy=name&sortOrder=asc&limit=2')).json();
+    const second = (await as('owner', 'GET', '/v1/maps?search=Paged&sortBy=name&sortOrder=asc&limit=2&offset=2')).json();
+    expect([...first.items, ...second.items].map((m: { name: string }) => m.name)).toEqual(['Paged 1', 'Paged 2', 'Paged 3']);
+    const past = (await as('owner', 'GET', '/v1/maps?search=Paged&limit=2&offset=10')).json();
+    expect(past).toEqual({ items: [], total: 3 });
+  });
+
+  it('the organization list leaves samples out; the samples list has only samples, read-only for others', async () => {
+    const mine = await create('/v1/maps', { name: 'Org map' });
+    const sample = await create('/v1/maps', { name: 'Sample harbor' });
+    await ctx.s.services.db.updateTable('resources').set({ is_sample: true, visibility: 'public_read' }).where('id', '=', sample.id).execute();
+    const org = ids(await as('colleague', 'GET', '/v1/maps/for-organization'));
+    expect(org).toContain(mine.id);
+    expect(org).not.toContain(sample.id);
+    const samples = (await as('viewer', 'GET', '/v1/maps/samples')).json().items;
+    expect(samples.map((m: { id: string }) => m.id)).toEqual([sample.id]);
+    expect(samples[0].access).toBe('limited-viewer');
+    expect((await as('owner', 'GET', '/v1/maps/samples')).json().items[0].access).toBe('owner');
+  });
+
+  it('a shared list answers each record with the role it was shared with', async () => {
+    const asEditor = await create('/v1/maps', { name: 'Edit me' });
+    const asViewer = await create('/v1/maps', { name: 'Look at me' });
+    await as('owner', 'POST', `/v1/maps/${asEditor.id}/share`, { emails: [{ email: 'editor@globex.test', role: 'editor' }] });
+    await as('owner', 'POST', `/v1/maps/${asViewer.id}/share`, { emails: [{ email: 'editor@globex.test', role: 'viewer' }] });
+    const shared = (await as('editor', 'GET', '/v1/maps/shared-with-user')).json().items;
+    const access = Object.fromEntries(shared.map((m: { id: string; access: string }) => [m.id, m.access]));
+    expect(access[asEditor.id]).toBe('editor');
+    expect(access[asViewer.id]).toBe('viewer');
+    // The owner's own records are not "shared with" them.
+    expect(ids(await as('owner', 'GET', '/v1/maps/shared-with-user'))).not.toContain(asEditor.id);
+  });
+
+  it('an edit changes what it names and keeps the rest; a new record is private, not a sample, unlocked', async () => {
+    const created = await create('/v1/maps', { name: 'Kept', description: 'as written', latestState: { a: 1 } });
+    expect(created).toMatchObject({ visibility: 'private', isSample: false, lock: null });
+    const renamed = (await as('owner', 'PUT', `/v1/maps/${created.id}`, { name: 'Renamed' })).json().item;
+    expect(renamed).toMatchObject({ name: 'Renamed', description: 'as written', latestState: { a: 1 } });
+    const described = (await as('owner', 'PUT', `/v1/maps/${created.id}`, { description: 'new words' })).json().item;
+    expect(described).toMatchObject({ name: 'Renamed', description: 'new words', latestState: { a: 1 } });
+    const restated = (await as('owner', 'PUT', `/v1/maps/${created.id}`, { latestState: { b: 2 } })).json().item;
+    expect(restated).toMatchObject({ name: 'Renamed', description: 'new words', latestState: { b: 2 } });
+  });
+
+  it('a clone of a sample (by whoever may copy it) is not a sample, private, with the same state; readers of samples may not copy them', async () => {
+    const sample = await create('/v1/maps', { name: 'Sample clone source', latestState: { s: 1 } });
+    await ctx.s.services.db.updateTable('resources').set({ is_sample: true, visibility: 'public_read' }).where('id', '=', sample.id).execute();
+    const refused = await as('viewer', 'POST', `/v1/maps/${sample.id}/clone`);
+    expect([refused.statusCode, refused.json().message]).toEqual([403, 'You do not have permission to copy this map']);
+    const res = await as('owner', 'POST', `/v1/maps/${sample.id}/clone`);
+    expect(res.statusCode, res.body).toBe(201);
+    const copy = res.json().item;
+    expect(copy).toMatchObject({ name: 'Copy of Sample clone source', isSample: false, latestState: { s: 1 }, access: 'owner', visibility: 'private' });
+    expect(ids(await as('owner', 'GET', '/v1/maps'))).toContain(copy.id);
+    expect(ids(await as('viewer', 'GET', '/v1/maps/samples'))).not.toContain(copy.id);
+  });
+});
