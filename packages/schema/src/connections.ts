@@ -33,7 +33,7 @@ export const CONNECTION_CONFIGS = {
 } as const satisfies Record<ConnectionType, z.ZodObject>;
 
 /** The kinds this studio has a driver for: tested, browsed and queried (the others are stored only). */
-export const DRIVER_CONNECTION_TYPES = ['postgres', 'redshift'] as const satisfies readonly ConnectionType[];
+export const DRIVER_CONNECTION_TYPES = ['postgres', 'redshift', 'presto', 'motherduck'] as const satisfies readonly ConnectionType[];
 export const hasDriver = (t: string): boolean => (DRIVER_CONNECTION_TYPES as readonly string[]).includes(t);
 
 export const CONNECTION_LABELS: Record<ConnectionType, string> = {
@@ -70,6 +70,24 @@ export function connectionFormFields(type: ConnectionType): ConnectionFormField[
     return { name, label, input: kind === 'boolean' ? 'checkbox' : kind === 'number' ? 'number' : 'text', required: required && defaultValue === undefined, ...(defaultValue !== undefined && { defaultValue }) };
   });
 }
+
+/** The secrets a kind's form asks for (write-only), as keys of ConnectionCredentials. */
+export interface ConnectionSecretField {
+  name: 'password' | 'token' | 'accessKeyId' | 'secretAccessKey' | 'privateKey';
+  label: string;
+}
+
+const PASSWORD: ConnectionSecretField[] = [{ name: 'password', label: 'Password' }];
+const AWS_KEYS: ConnectionSecretField[] = [{ name: 'accessKeyId', label: 'Access key id' }, { name: 'secretAccessKey', label: 'Secret access key' }];
+
+export const CONNECTION_SECRET_FIELDS: Record<ConnectionType, ConnectionSecretField[]> = {
+  snowflake: PASSWORD, postgres: PASSWORD, presto: PASSWORD, redshift: PASSWORD, kinetica: PASSWORD,
+  bigquery: [{ name: 'privateKey', label: 'Service account key (JSON)' }], gcs: [{ name: 'privateKey', label: 'Service account key (JSON)' }],
+  athena: AWS_KEYS, s3: AWS_KEYS,
+  databricks: [{ name: 'token', label: 'Personal access token' }],
+  motherduck: [{ name: 'token', label: 'MotherDuck token (md: databases)' }],
+  planet: [{ name: 'token', label: 'API key' }],
+};
 
 /** Secrets of a connection: stored encrypted, never answered (the wire says hasCredentials). */
 export const ConnectionCredentials = z

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { DEFAULT_DRIVER_SETTINGS, type DriverSettings } from '@studio/warehouses';
 import { fileURLToPath } from 'node:url';
 import { parseHostPatterns, type HostPattern } from './services/network-reach';
 import { DEFAULT_RATE_LIMITS, type RateLimitSettings } from './services/rate-limits';
@@ -37,6 +38,8 @@ export interface StudioConfig {
   sandboxInstances: number;
   /** STUDIO_CONNECTION_HOSTS: private, loopback and link-local hosts data connections may reach. */
   connectionHosts: HostPattern[];
+  /** Limits of every warehouse driver (STUDIO_WAREHOUSE_STATEMENT_TIMEOUT_MS, STUDIO_WAREHOUSE_MAX_ROWS, STUDIO_DUCKDB_FOLDERS). */
+  warehouse: DriverSettings;
   /** REDIS_URL: rate-limit counters shared by every API node; null keeps them in this process. */
   redisUrl: string | null;
   /** STUDIO_REDIS_PREFIX: prefix of this installation's keys in Redis. */
@@ -88,6 +91,12 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): StudioConfi
     listCacheEntries: Number(env.STUDIO_LIST_CACHE_ENTRIES ?? 10_000),
     sandboxInstances: positiveInt(env, 'STUDIO_SANDBOX_INSTANCES', 4),
     connectionHosts: parseHostPatterns(env.STUDIO_CONNECTION_HOSTS),
+    warehouse: {
+      connectTimeoutMs: DEFAULT_DRIVER_SETTINGS.connectTimeoutMs,
+      statementTimeoutMs: positiveInt(env, 'STUDIO_WAREHOUSE_STATEMENT_TIMEOUT_MS', DEFAULT_DRIVER_SETTINGS.statementTimeoutMs),
+      maxRows: positiveInt(env, 'STUDIO_WAREHOUSE_MAX_ROWS', DEFAULT_DRIVER_SETTINGS.maxRows),
+      duckdbFolders: (env.STUDIO_DUCKDB_FOLDERS ?? '').split(path.delimiter).filter(Boolean).map((f) => path.resolve(f)),
+    },
     redisUrl: env.REDIS_URL || null,
     redisPrefix: env.STUDIO_REDIS_PREFIX || 'studio:',
     rateLimits: DEFAULT_RATE_LIMITS,

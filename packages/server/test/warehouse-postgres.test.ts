@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { positionalParameters } from '../src/services/warehouse-postgres';
+import { positionalParameters } from '@studio/warehouses';
 import { STORES, seedCast, startStudio, useWarehouse, warehouseConnection, type TestStudio } from './harness';
 
 /** A scratch warehouse on the test warehouse server: the user's own database the queries are pushed down to. */

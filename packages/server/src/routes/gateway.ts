@@ -1,22 +1,16 @@
 import { z } from 'zod';
-import { DataConnectionBody, Id, badInput, isDatabaseConnectionType } from '@studio/schema';
+import { DataConnectionBody, Id, badInput } from '@studio/schema';
+import { driverFor } from '@studio/warehouses';
 import { defineRoute, requireCaller, type RouteContext, type RouteDef } from '../http/route';
 import type { ResourceRow } from '../services/records';
-import { assertDatabaseConnection, storedConnection } from '../services/connections';
-import { PG_WIRE_TYPES, browsePostgres, isPgWireType, postgresTarget, testPostgres, type PgWireType } from '../services/warehouse-postgres';
+import { assertDatabaseConnection } from '../services/connections';
 
 /**
- * Data gateway (catalog §7) for warehouse connections: test a connection, browse its schemas. PostgreSQL
- * and Redshift (its wire protocol, through `pg`) have a driver here; other warehouse kinds answer a 422
- * naming the kind, storage kinds 'Not a database connection'.
+ * Data gateway (catalog §7) for warehouse connections: test a connection, browse its schemas, through the
+ * driver of its kind (@studio/warehouses); storage kinds answer 'Not a database connection'.
  */
 
 const TAG = 'data-queries';
-
-function assertPostgres(type: string): asserts type is PgWireType {
-  if (!isDatabaseConnectionType(type)) throw badInput('Not a database connection');
-  if (!isPgWireType(type)) throw badInput(`Connections of type ${type} are not supported by this server`, `Connections of types ${PG_WIRE_TYPES.join(', ')} can be tested, browsed and queried here`);
-}
 
 /** An unsaved connection body needs no name to be tested. */
 const TestBody = z.preprocess(
@@ -29,10 +23,10 @@ const SchemaParams = z.object({ connection: Id, path: z.string().min(1).max(2000
 async function browse(ctx: RouteContext<z.infer<typeof SchemaParams>, unknown, unknown>) {
   const row = ctx.resource! as ResourceRow;
   assertDatabaseConnection(row);
-  assertPostgres(storedConnection(row)!.type);
   const parts = [...(ctx.params.path?.split('/') ?? []), ...(ctx.params.table ? [ctx.params.table] : [])].filter(Boolean);
   if (parts.length > 2) throw badInput('A schema path is schema or schema/table');
-  return { items: await browsePostgres(ctx.services.executions.postgresTargetOf(row), parts[0], parts[1]) };
+  const { driver, target } = ctx.services.executions.driverOf(row);
+  return { items: await driver.browse(target, parts) };
 }
 
 const schemaRoute = (url: string, spec: string | null, summary: string) =>
@@ -66,16 +60,15 @@ export const gatewayRoutes: RouteDef[] = [
       if ('connectionId' in body) {
         const { resource } = await ctx.services.access.guard(caller, 'data-connection', body.connectionId, 'read', ctx.adminMode);
         assertDatabaseConnection(resource);
-        assertPostgres(storedConnection(resource)!.type);
-        return { item: await testPostgres(ctx.services.executions.postgresTargetOf(resource)) };
+        const { driver, target } = ctx.services.executions.driverOf(resource);
+        return { item: await driver.test(target) };
       }
-      const type = body.type;
-      assertPostgres(type);
-      const { type: _t, name: _n, description: _d, parentId: _p, credentials, ...config } = body;
-      return { item: await testPostgres(postgresTarget(config, credentials?.password, ctx.services.reach, type)) };
+      const { type, name: _n, description: _d, parentId: _p, credentials, ...config } = body;
+      const driver = driverFor(type);
+      return { item: await driver.test(ctx.services.executions.targetOf(type, config, credentials ?? null)) };
     },
   }),
-  schemaRoute('/v1/data-queries/schema/{connection}', 'DQ-016', 'Schemas of a PostgreSQL connection (information_schema)'),
+  schemaRoute('/v1/data-queries/schema/{connection}', 'DQ-016', 'Schemas of a database connection (its information_schema)'),
   schemaRoute('/v1/data-queries/schema/{connection}/{path}', 'DQ-017', 'Tables of a schema (path = schema) or columns of a table (path = schema/table, slash encoded)'),
   schemaRoute('/v1/data-queries/schema/{connection}/{path}/{table}', null, 'Columns of a table: schema/table written as two path segments'),
 ];

@@ -16,7 +16,7 @@ import { datasetAttrs } from './datasets';
 import type { SqlSandbox } from './sql-sandbox';
 import type { NetworkReach } from './network-reach';
 import { storedConnection } from './connections';
-import { fetchPostgres, isPgWireType, positionalParameters, postgresTarget, type PostgresTarget } from './warehouse-postgres';
+import { DEFAULT_DRIVER_SETTINGS, driverFor, type DriverSettings, type DriverTarget, type WarehouseDriver } from '@studio/warehouses';
 
 /** catalog §9: default cache max age, 31 days. */
 export const DEFAULT_CACHE_MAX_AGE_SECONDS = 2_678_400;
@@ -105,6 +105,7 @@ export class ExecutionService {
     private readonly secrets: Secrets,
     private readonly sandbox: SqlSandbox,
     private readonly reach: NetworkReach,
+    private readonly driverSettings: DriverSettings = DEFAULT_DRIVER_SETTINGS,
     readonly cacheMaxAgeSeconds = DEFAULT_CACHE_MAX_AGE_SECONDS,
   ) {}
 
@@ -129,31 +130,33 @@ export class ExecutionService {
 
   /** A push-down plan on a warehouse connection the caller reads. */
   async connectionPlan(connection: ResourceRow, query: string, values: ParamValues): Promise<Omit<Plan, 'query'>> {
-    const stored = storedConnection(connection);
-    if (!stored || !isDatabaseConnectionType(stored.type)) throw badInput('Not a database connection');
-    if (!isPgWireType(stored.type)) throw badInput(`Queries on ${stored.type} connections are not supported here`, 'Only postgres and redshift connections run queries on this server');
-    const target = this.postgresTargetOf(connection);
-    const bound = bindValues(positionalParameters(query).names, values);
+    const { driver, target } = this.driverOf(connection);
+    const bound = bindValues(driver.parameterNames(query), values);
     return {
       parameters: bound,
       connectionId: connection.id,
       // The connection's settings are part of the key: a re-pointed connection is another warehouse.
-      cacheBasis: { engine: stored.type, connection: connection.id, updatedAt: iso(connection.updated_at as Date), query, bound },
-      produce: (file, signal) => this.warehouseToParquet(target, query, bound, file, signal),
+      cacheBasis: { engine: target.type, connection: connection.id, updatedAt: iso(connection.updated_at as Date), query, bound },
+      produce: (file, signal) => this.warehouseToParquet(driver, target, query, bound, file, signal),
     };
   }
 
-  postgresTargetOf(connection: ResourceRow): PostgresTarget {
+  /** The driver of a saved database connection, and what it needs to reach it (its secrets opened here only). */
+  driverOf(connection: ResourceRow): { driver: WarehouseDriver; target: DriverTarget } {
     const stored = storedConnection(connection);
-    if (!stored) throw badInput('Could not parse data connection');
-    return postgresTarget(stored.config, this.passwordOf(stored.credentials ?? null), this.reach, isPgWireType(stored.type) ? stored.type : 'postgres');
+    if (!stored || !isDatabaseConnectionType(stored.type)) throw badInput('Not a database connection');
+    return { driver: driverFor(stored.type), target: this.targetOf(stored.type, stored.config, this.credentialsOf(stored.credentials ?? null)) };
+  }
+
+  /** What a driver needs for settings given as they are (an unsaved connection being tested). */
+  targetOf(type: DriverTarget['type'], config: Record<string, unknown>, credentials: DriverTarget['credentials']): DriverTarget {
+    return { type, config, credentials, reach: this.reach, settings: this.driverSettings };
   }
 
   /** Credentials are opened here only, for the driver; they never leave the service. */
-  private passwordOf(sealed: string | null): string | undefined {
-    if (!sealed) return undefined;
-    const creds = JSON.parse(this.secrets.decrypt(sealed)) as { password?: string };
-    return creds.password;
+  private credentialsOf(sealed: string | null): DriverTarget['credentials'] {
+    if (!sealed) return null;
+    return JSON.parse(this.secrets.decrypt(sealed)) as DriverTarget['credentials'];
   }
 
   /**
@@ -312,12 +315,12 @@ export class ExecutionService {
     }
   }
 
-  /** Warehouse rows (PostgreSQL text) to typed Parquet: NDJSON keyed c0..cN, cast and renamed in DuckDB. */
-  private async warehouseToParquet(target: PostgresTarget, query: string, values: ParamValues, file: string, signal: AbortSignal): Promise<number> {
+  /** Warehouse rows (the warehouse's text) to typed Parquet: NDJSON keyed c0..cN, cast and renamed in DuckDB. */
+  private async warehouseToParquet(driver: WarehouseDriver, target: DriverTarget, query: string, values: ParamValues, file: string, signal: AbortSignal): Promise<number> {
     const ndjson = `${file}.ndjson`;
     try {
-      const { columns } = await fetchPostgres(target, query, values, ndjson, signal);
-      const select = columns.map((c, k) => `TRY_CAST(c${k} AS ${c.duckType}) AS ${quoteIdent(uniqueName(columns, k))}`).join(', ');
+      const { columns } = await driver.fetch(target, query, values, ndjson, signal);
+      const select = columns.map((c, k) => `TRY_CAST(c${k} AS ${SAFE_TYPE.test(c.duckType) ? c.duckType : 'VARCHAR'}) AS ${quoteIdent(uniqueName(columns, k))}`).join(', ');
       const struct = columns.map((_c, k) => `c${k}: 'VARCHAR'`).join(', ');
       return await this.copyToParquet(`SELECT ${select} FROM read_json(${sqlString(ndjson)}, format = 'newline_delimited', columns = {${struct}})`, {}, file, signal);
     } finally {
@@ -326,7 +329,10 @@ export class ExecutionService {
   }
 }
 
-/** Column names as PostgreSQL answers them may repeat (select 1 as a, 2 as a); Parquet's may not. */
+/** A DuckDB type name as drivers give it (BIGINT, DECIMAL(18,3), TIMESTAMP WITH TIME ZONE): nothing else reaches the SQL. */
+const SAFE_TYPE = /^[A-Z][A-Z_ ]*(\(\d+(, ?\d+)?\))?$/;
+
+/** Column names as a warehouse answers them may repeat (select 1 as a, 2 as a); Parquet's may not. */
 function uniqueName(columns: { name: string }[], k: number): string {
   const name = columns[k]!.name || `column${k}`;
   const before = columns.slice(0, k).filter((c) => c.name === name).length;

@@ -105,7 +105,7 @@ export async function buildServices(config: StudioConfig, catalog: Db): Promise<
     engine,
     datasets: new DatasetService(db, engine, records, undefined, nodeIdOf(config)),
     tempViews: new TempViews(engine),
-    executions: new ExecutionService(db, engine, access, secrets, sandbox, reach),
+    executions: new ExecutionService(db, engine, access, secrets, sandbox, reach, config.warehouse),
     sandbox,
     reach,
     limits,

@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from 'react';
-import { CONNECTION_LABELS, DRIVER_CONNECTION_TYPES, DataConnectionBody, connectionFormFields, type ConnectionType } from '@studio/schema';
+import { CONNECTION_LABELS, CONNECTION_SECRET_FIELDS, DRIVER_CONNECTION_TYPES, DataConnectionBody, connectionFormFields, type ConnectionType } from '@studio/schema';
 import type { DataConnection } from '@studio/client';
 import { client } from '../app/api';
 import { ErrorMessage, Field, TextField, useAction } from '../app/ui';
@@ -17,7 +17,7 @@ function valuesOf(type: ConnectionType, saved?: DataConnection): Values {
 
 /**
  * A connection of a kind this studio has a driver for: the kind's fields (from its schema, the one the
- * server checks), the password (write-only: left empty on an edit, the saved one is kept), Test (the
+ * server checks), its secrets (write-only: left empty on an edit, the saved one is kept), Test (the
  * warehouse's version, or its own message) and Save.
  */
 export function ConnectorForm({ saved, onSaved }: { saved?: DataConnection; onSaved: (c: DataConnection) => void }) {
@@ -25,17 +25,20 @@ export function ConnectorForm({ saved, onSaved }: { saved?: DataConnection; onSa
   const [name, setName] = useState(saved?.name ?? '');
   const [description, setDescription] = useState(saved?.description ?? '');
   const [values, setValues] = useState<Values>(() => valuesOf(type, saved));
-  const [password, setPassword] = useState('');
+  const [secrets, setSecrets] = useState<Record<string, string>>({});
   const [error, setError] = useState<string | null>(null);
   const [tested, setTested] = useState<string | null>(null);
   const test = useAction();
   const save = useAction();
   const fields = connectionFormFields(type);
+  const secretFields = CONNECTION_SECRET_FIELDS[type];
+  const typedSecrets = Object.fromEntries(secretFields.filter((f) => secrets[f.name]).map((f) => [f.name, secrets[f.name]!]));
+  const hasTypedSecrets = Object.keys(typedSecrets).length > 0;
 
   /** The body the API takes, checked with its own schema first (the same messages as a 422). */
   const body = (): DataConnectionBody | null => {
     const config = Object.fromEntries(fields.filter((f) => values[f.name] !== '').map((f) => [f.name, f.input === 'number' ? Number(values[f.name]) : values[f.name]]));
-    const parsed = DataConnectionBody.safeParse({ type, name: name || 'unsaved', description, ...config, ...(password && { credentials: { password } }) });
+    const parsed = DataConnectionBody.safeParse({ type, name: name || 'unsaved', description, ...config, ...(hasTypedSecrets && { credentials: typedSecrets }) });
     if (!parsed.success) {
       setError(parsed.error.issues.map((i) => `${fields.find((f) => f.name === i.path[0])?.label ?? i.path.join('.')}: ${i.message}`).join('; '));
       return null;
@@ -50,7 +53,7 @@ export function ConnectorForm({ saved, onSaved }: { saved?: DataConnection; onSa
     setTested(null);
     // An unchanged saved connection is tested with its stored secret; changed settings are tested as typed.
     void test.run(async () => {
-      const r = saved && !password && JSON.stringify(valuesOf(type, saved)) === JSON.stringify(values) ? await client.connections.test({ connectionId: saved.id }) : await client.connections.test(b);
+      const r = saved && !hasTypedSecrets && JSON.stringify(valuesOf(type, saved)) === JSON.stringify(values) ? await client.connections.test({ connectionId: saved.id }) : await client.connections.test(b);
       setTested(r.serverVersion);
     });
   };
@@ -70,6 +73,7 @@ export function ConnectorForm({ saved, onSaved }: { saved?: DataConnection; onSa
           const t = e.target.value as ConnectionType;
           setType(t);
           setValues(valuesOf(t));
+          setSecrets({});
           setTested(null);
         }}>
           {DRIVER_CONNECTION_TYPES.map((t) => <option key={t} value={t}>{CONNECTION_LABELS[t]}</option>)}
@@ -82,7 +86,9 @@ export function ConnectorForm({ saved, onSaved }: { saved?: DataConnection; onSa
       ) : (
         <TextField key={f.name} label={f.label} type={f.input} value={String(values[f.name] ?? '')} required={f.required} onChange={(e) => setValues({ ...values, [f.name]: e.target.value })} />
       ))}
-      <TextField label={saved?.hasCredentials ? 'Password (leave empty to keep the saved one)' : 'Password'} type="password" autoComplete="new-password" value={password} onChange={(e) => setPassword(e.target.value)} />
+      {secretFields.map((f) => (
+        <TextField key={f.name} label={saved?.hasCredentials ? `${f.label} (leave empty to keep the saved one)` : f.label} type="password" autoComplete="new-password" value={secrets[f.name] ?? ''} onChange={(e) => setSecrets({ ...secrets, [f.name]: e.target.value })} />
+      ))}
       {tested && <p className="notice" role="status">{`Connected: ${tested}`}</p>}
       <ErrorMessage message={error ?? test.error ?? save.error} />
       <footer className="dialog-actions">

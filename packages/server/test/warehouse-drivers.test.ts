@@ -1,0 +1,129 @@
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { DEFAULT_DRIVER_SETTINGS } from '@studio/warehouses';
+import { parseHostPatterns } from '../src/services/network-reach';
+import { STORES, seedCast, startStudio, type TestStudio } from './harness';
+import { startTrinoServer, type TrinoServer } from '../../warehouses/test/servers/trino';
+
+/**
+ * The warehouse kinds beyond PostgreSQL, through the API as a user meets them: create, test (good and bad),
+ * browse, run a query, read its result. Presto/Trino against a coordinator speaking its REST protocol on a
+ * loopback port the studio is allowed to reach; MotherDuck's local path against a DuckDB file in a folder
+ * the administrator listed.
+ */
+
+const SETUP = `CREATE SCHEMA geo;
+  CREATE TABLE geo.places AS SELECT * FROM (VALUES (1, 'Ferry Building', 37.7955, -122.3937, 'landmark'), (2, 'Coit Tower', 37.8024, -122.4058, 'landmark'),
+    (3, 'Tartine', 37.7614, -122.4241, 'cafe')) t(id, name, lat, lng, category);`;
+
+interface Case {
+  type: 'presto' | 'motherduck';
+  body: () => Record<string, unknown>;
+  bad: () => Record<string, unknown>;
+  badMessage: RegExp;
+  version: RegExp;
+  query: string;
+}
+
+let trino: TrinoServer;
+let folder: string;
+
+const CASES: Case[] = [
+  {
+    type: 'presto',
+    body: () => ({ type: 'presto', host: '127.0.0.1', port: trino.port, catalog: 'lake', schema: 'geo', user: 'analyst', ssl: false, credentials: { password: 'pw' } }),
+    bad: () => ({ type: 'presto', host: '127.0.0.1', port: trino.port, catalog: 'lake', user: 'analyst', ssl: false, credentials: { password: 'wrong' } }),
+    badMessage: /password was refused/,
+    version: /\S/,
+    query: 'SELECT id, name, lat, lng FROM places WHERE category = {{category}} ORDER BY id',
+  },
+  {
+    type: 'motherduck',
+    body: () => ({ type: 'motherduck', database: 'city.duckdb' }),
+    bad: () => ({ type: 'motherduck', database: '/etc/passwd' }),
+    badMessage: /outside the folders this server opens/,
+    version: /^DuckDB v/,
+    query: 'SELECT id, name, lat, lng FROM geo.places WHERE category = {{category}} ORDER BY id',
+  },
+];
+
+beforeAll(async () => {
+  trino = await startTrinoServer({ catalog: 'lake', setup: SETUP, password: 'pw' });
+  folder = await fs.mkdtemp(path.join(os.tmpdir(), 'studio-duckdb-'));
+  const db = await DuckDBInstance.create(path.join(folder, 'city.duckdb'));
+  const c = await db.connect();
+  await c.run(SETUP);
+  c.closeSync();
+  db.closeSync();
+});
+afterAll(async () => {
+  await trino?.close();
+  await fs.rm(folder, { recursive: true, force: true });
+});
+
+describe.each(STORES)('warehouse drivers on %s', (kind) => {
+  let s: TestStudio;
+  let cast: Awaited<ReturnType<typeof seedCast>>;
+  const call = (who: 'owner' | 'outsider', method: string, url: string, payload?: unknown) =>
+    s.app.inject({ method: method as 'GET', url, payload: payload as object, headers: { authorization: cast.tokens[who], 'cache-control': 'no-cache' } });
+
+  beforeAll(async () => {
+    const { host, port } = inject('warehouseServer');
+    s = await startStudio(kind, {
+      connectionHosts: parseHostPatterns(`${host}:${port},127.0.0.1:${trino.port}`),
+      warehouse: { ...DEFAULT_DRIVER_SETTINGS, duckdbFolders: [folder] },
+    });
+    cast = await seedCast(s);
+  });
+  afterAll(async () => s?.dispose());
+
+  describe.each(CASES)('$type', (c) => {
+    let id: string;
+    beforeAll(async () => {
+      const res = await call('owner', 'POST', '/v1/data-connections', { ...c.body(), name: `${c.type} warehouse` });
+      expect(res.statusCode).toBe(201);
+      id = res.json().item.id;
+    });
+
+    it('tests a saved and an unsaved connection', async () => {
+      for (const body of [{ connectionId: id }, c.body()]) {
+        const res = await call('owner', 'POST', '/v1/test-connection', body);
+        expect([res.statusCode, res.json().item?.ok]).toEqual([200, true]);
+        expect(res.json().item.serverVersion).toMatch(c.version);
+      }
+    });
+
+    it("answers a bad connection with the driver's message, and saves nothing", async () => {
+      const before = (await call('owner', 'GET', '/v1/data-connections')).json().items.length;
+      const res = await call('owner', 'POST', '/v1/test-connection', c.bad());
+      expect(res.statusCode).toBe(422);
+      expect(res.json().message).toMatch(c.badMessage);
+      expect((await call('owner', 'GET', '/v1/data-connections')).json().items.length).toBe(before);
+    });
+
+    it('browses schemas, tables and columns; others cannot', async () => {
+      expect((await call('owner', 'GET', `/v1/data-queries/schema/${id}`)).json().items).toContainEqual({ name: 'geo', type: 'schema' });
+      expect((await call('owner', 'GET', `/v1/data-queries/schema/${id}/geo`)).json().items).toEqual([{ name: 'places', type: 'table' }]);
+      const columns = (await call('owner', 'GET', `/v1/data-queries/schema/${id}/geo/places`)).json().items;
+      expect(columns.map((x: { name: string }) => x.name)).toEqual(['id', 'name', 'lat', 'lng', 'category']);
+      expect((await call('outsider', 'GET', `/v1/data-queries/schema/${id}`)).statusCode).toBe(404);
+    });
+
+    it('runs a query with a {{parameter}} into a typed result', async () => {
+      const res = await call('owner', 'POST', '/v1/data-queries', { connectionId: id, query: c.query, parameters: { category: 'landmark' } });
+      const item = res.json().item;
+      expect(item).toMatchObject({ status: 'success', rowCount: 2, connectionId: id });
+      expect(item.columns).toEqual([{ name: 'id', type: 'INTEGER' }, { name: 'name', type: 'VARCHAR' }, { name: 'lat', type: expect.stringMatching(/DOUBLE|DECIMAL/) }, { name: 'lng', type: expect.stringMatching(/DOUBLE|DECIMAL/) }]);
+      const csv = await call('owner', 'GET', `/v1/data-queries/${item.id}/result`);
+      expect(csv.body.trim().split('\n')).toEqual(['id,name,lat,lng', '1,Ferry Building,37.7955,-122.3937', '2,Coit Tower,37.8024,-122.4058']);
+    });
+
+    it("records a warehouse's SQL error as the failed execution's message", async () => {
+      const res = await call('owner', 'POST', '/v1/data-queries', { connectionId: id, query: 'SELEC oops' });
+      expect(res.json().item).toMatchObject({ status: 'failure', errorMessage: expect.stringMatching(/syntax error/i) });
+    });
+  });
+});

@@ -1,0 +1,26 @@
+import { badInput, isDatabaseConnectionType, type ConnectionType } from '@studio/schema';
+import type { WarehouseDriver } from './driver';
+import { motherduckDriver } from './motherduck';
+import { postgresDriver } from './postgres';
+import { trinoDriver } from './trino';
+
+export * from './driver';
+export { namedParameters, positionalParameters } from './parameters';
+export { trinoLiteral } from './trino/literals';
+export { duckTypeOf as trinoDuckType } from './trino';
+
+/** One driver per warehouse kind; storage kinds (s3, gcs, planet) are browsed by the storage drivers. */
+const DRIVERS: Partial<Record<ConnectionType, WarehouseDriver>> = {
+  postgres: postgresDriver,
+  redshift: postgresDriver,
+  presto: trinoDriver,
+  motherduck: motherduckDriver,
+};
+
+/** The driver of a database connection's kind, or a 422 naming what the kind is. */
+export function driverFor(type: string): WarehouseDriver {
+  if (!isDatabaseConnectionType(type)) throw badInput('Not a database connection');
+  const driver = DRIVERS[type as ConnectionType];
+  if (!driver) throw badInput(`Connections of type ${type} have no driver on this server`);
+  return driver;
+}

@@ -1,0 +1,191 @@
+import { open } from 'node:fs/promises';
+import { isIP } from 'node:net';
+import pg from 'pg';
+import { CONNECTION_CONFIGS, StudioError, badInput } from '@studio/schema';
+import { cancelled, driverError, ndjsonRow, tooManyRows, type BrowseItem, type DriverTarget, type FetchedColumn, type WarehouseDriver } from '../driver';
+import { positionalParameters } from '../parameters';
+
+/**
+ * Push-down to a PostgreSQL warehouse the user already runs, and to Amazon Redshift through the same wire
+ * protocol: connection tests, information_schema browsing, and running the user's own SQL on their own
+ * database with their own credentials. The SQL text of a query is theirs for their database (that is what
+ * push-down means), so it is sent as they wrote it, but only inside a READ ONLY transaction, with a
+ * statement timeout, as one statement (extended protocol), and their `$name` parameters are bound by value,
+ * never pasted.
+ */
+
+type Flavor = 'postgres' | 'redshift';
+
+interface PgTarget {
+  flavor: Flavor;
+  host: string;
+  port: number;
+  database: string;
+  user: string;
+  ssl: boolean;
+  password?: string;
+  target: DriverTarget;
+}
+
+const FETCH_ROWS = 2000;
+
+function pgTarget(t: DriverTarget): PgTarget {
+  const flavor: Flavor = t.type === 'redshift' ? 'redshift' : 'postgres';
+  const parsed = CONNECTION_CONFIGS[flavor].safeParse(t.config);
+  if (!parsed.success) throw badInput('Could not parse data connection', parsed.error.issues[0]?.message);
+  const c = parsed.data;
+  return { flavor, host: c.host, port: c.port, database: c.database, user: c.user, ssl: c.ssl, password: t.credentials?.password, target: t };
+}
+
+/** Every value as PostgreSQL's own text: typing happens once, in DuckDB. */
+const asText = { getTypeParser: () => (v: string) => v } as unknown as pg.CustomTypesConfig;
+
+function clientFor(t: PgTarget, address: string): pg.Client {
+  return new pg.Client({
+    // The checked address, not the name: a second DNS answer must not lead somewhere else.
+    host: address,
+    port: t.port,
+    database: t.database,
+    user: t.user,
+    password: t.password,
+    ssl: t.ssl ? { rejectUnauthorized: true, ...(isIP(t.host) ? {} : { servername: t.host }) } : false,
+    connectionTimeoutMillis: t.target.settings.connectTimeoutMs,
+    application_name: 'studio',
+    types: asText,
+  });
+}
+
+/**
+ * A role that can read or write the server's files or run programs on it (superusers, members of
+ * pg_read_server_files, pg_write_server_files or pg_execute_server_program) would turn a data connection
+ * into a way onto the database's machine: such sessions are refused before any user query.
+ */
+const PRIVILEGED_ROLE = `select r.rolsuper
+    or pg_has_role(current_user, 'pg_read_server_files', 'member')
+    or pg_has_role(current_user, 'pg_write_server_files', 'member')
+    or pg_has_role(current_user, 'pg_execute_server_program', 'member') as privileged
+  from pg_roles r where r.rolname = current_user`;
+
+/** Redshift has no server-file roles; a superuser is what it refuses (pg_user exists in both). */
+const REDSHIFT_SUPERUSER = `select usesuper as privileged from pg_user where usename = current_user`;
+
+async function connected<T>(t: PgTarget, fn: (c: pg.Client) => Promise<T>): Promise<T> {
+  const address = await t.target.reach.check(t.host, t.port);
+  const client = clientFor(t, address);
+  // A broken socket after connect surfaces as an 'error' event; without a listener it would crash the process.
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+  } catch (e) {
+    await client.end().catch(() => undefined);
+    throw driverError(e, 'Could not connect: ');
+  }
+  try {
+    const role = await client.query<{ privileged: string }>(t.flavor === 'redshift' ? REDSHIFT_SUPERUSER : PRIVILEGED_ROLE).catch((e: unknown) => {
+      throw driverError(e, 'Could not check the role of this connection: ');
+    });
+    // Values arrive as PostgreSQL's text (asText): 'f' is the one answer that lets the session through.
+    if (role.rows[0]?.privileged !== 'f') {
+      throw new StudioError(422, `The role ${t.user} may read the server's files or run programs on it (a superuser, or a member of pg_read_server_files, pg_write_server_files or pg_execute_server_program): connect with a role without those rights`);
+    }
+    return await fn(client);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/** DuckDB type of a PostgreSQL type oid; anything else stays text. */
+const DUCK_TYPE: Record<number, string> = {
+  16: 'BOOLEAN', 20: 'BIGINT', 21: 'SMALLINT', 23: 'INTEGER', 26: 'BIGINT', 700: 'FLOAT', 701: 'DOUBLE', 1700: 'DOUBLE',
+  1082: 'DATE', 1083: 'TIME', 1114: 'TIMESTAMP', 1184: 'TIMESTAMPTZ', 114: 'JSON', 3802: 'JSON', 2950: 'UUID',
+};
+
+export const postgresDriver: WarehouseDriver = {
+  async test(target) {
+    const t = pgTarget(target);
+    return connected(t, async (c) => {
+      // Redshift answers `show server_version` with the PostgreSQL 8.0 it descends from; version() names Redshift's own.
+      const r = await c.query<{ server_version: string }>(t.flavor === 'redshift' ? 'select version() as server_version' : 'show server_version');
+      return { ok: true as const, serverVersion: String(r.rows[0]?.server_version ?? '') };
+    });
+  },
+
+  async browse(target, [schema, table]) {
+    return connected(pgTarget(target), async (c): Promise<BrowseItem[]> => {
+      try {
+        if (schema === undefined) {
+          const r = await c.query(
+            `select schema_name as name from information_schema.schemata
+             where schema_name not in ('pg_catalog', 'information_schema') and schema_name not like 'pg\\_toast%' and schema_name not like 'pg\\_temp%'
+             order by 1`,
+          );
+          return r.rows.map((row) => ({ name: row.name, type: 'schema' }));
+        }
+        if (table === undefined) {
+          const r = await c.query('select table_name as name, table_type from information_schema.tables where table_schema = $1 order by 1', [schema]);
+          return r.rows.map((row) => ({ name: row.name, type: row.table_type === 'VIEW' ? 'view' : 'table' }));
+        }
+        const r = await c.query(
+          `select column_name as name, data_type, is_nullable from information_schema.columns
+           where table_schema = $1 and table_name = $2 order by ordinal_position`,
+          [schema, table],
+        );
+        return r.rows.map((row) => ({ name: row.name, type: 'column', dataType: row.data_type, nullable: row.is_nullable === 'YES' }));
+      } catch (e) {
+        throw driverError(e);
+      }
+    });
+  },
+
+  parameterNames: (sql) => positionalParameters(sql).names,
+
+  async fetch(target, userSql, values, file, signal) {
+    const t = pgTarget(target);
+    const { maxRows, statementTimeoutMs } = target.settings;
+    const { sql: positional, names } = positionalParameters(userSql.replace(/[\s;]+$/, ''));
+    const missing = names.filter((n) => !(n in values));
+    if (missing.length) throw badInput(`Missing value for parameter $${missing[0]}`);
+    const bound = names.map((n) => values[n]);
+    return connected(t, async (client) => {
+      // Cancel on the server (a closed socket alone is only noticed when PostgreSQL next writes).
+      const cancel = () => {
+        const pid = (client as unknown as { processID?: number }).processID;
+        if (pid) void connected(t, (c) => c.query('select pg_cancel_backend($1)', [pid])).catch(() => undefined);
+      };
+      signal?.addEventListener('abort', cancel, { once: true });
+      const out = await open(file, 'w');
+      try {
+        await client.query('begin read only');
+        await client.query("select set_config('statement_timeout', $1, true)", [String(statementTimeoutMs)]);
+        try {
+          // Push-down: the user's own query, on their own database, with their own credentials.
+          await client.query({ text: `declare studio_result no scroll cursor for ${positional}`, values: bound, queryMode: 'extended' } as pg.QueryConfig);
+        } catch (e) {
+          throw driverError(e);
+        }
+        let columns: FetchedColumn[] | null = null;
+        let rowCount = 0;
+        for (;;) {
+          if (signal?.aborted) throw cancelled();
+          let r: pg.QueryArrayResult;
+          try {
+            r = await client.query({ text: `fetch ${FETCH_ROWS} from studio_result`, rowMode: 'array' });
+          } catch (e) {
+            throw driverError(e);
+          }
+          columns ??= r.fields.map((f) => ({ name: f.name, duckType: DUCK_TYPE[f.dataTypeID] ?? 'VARCHAR' }));
+          if (!r.rows.length) break;
+          rowCount += r.rows.length;
+          if (rowCount > maxRows) throw tooManyRows(maxRows);
+          await out.write(`${r.rows.map(ndjsonRow).join('\n')}\n`);
+        }
+        await client.query('rollback').catch(() => undefined);
+        if (!columns?.length) throw badInput('The query answers no columns');
+        return { columns, rowCount };
+      } finally {
+        signal?.removeEventListener('abort', cancel);
+        await out.close();
+      }
+    });
+  },
+};
