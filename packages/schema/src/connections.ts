@@ -155,3 +155,27 @@ export const RefusedConnection = z.object({
   reason: z.string(),
 });
 export type RefusedConnection = z.infer<typeof RefusedConnection>;
+
+/** One entry of a storage connection's listing: a folder (key ends with '/') or an object. */
+export const StorageItem = z.object({
+  name: z.string(),
+  key: z.string(),
+  type: z.enum(['folder', 'object']),
+  size: z.number().optional(),
+  lastModified: z.string().optional(),
+});
+export type StorageItem = z.infer<typeof StorageItem>;
+
+export const StorageListing = z.object({ items: z.array(StorageItem), truncated: z.boolean() });
+export type StorageListing = z.infer<typeof StorageListing>;
+
+/** An object of a storage connection (CSV, TSV, Parquet, GeoJSON, NDJSON) imported as a new dataset. */
+export const StorageImportBody = z
+  .object({
+    key: z.string().min(1).max(1024),
+    /** Default: the object's file name. */
+    name: z.string().trim().min(1).max(500).optional(),
+    description: z.string().max(10_000).default(''),
+  })
+  .strict();
+export type StorageImportBody = z.infer<typeof StorageImportBody>;

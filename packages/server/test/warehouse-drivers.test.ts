@@ -7,6 +7,7 @@ import { DEFAULT_DRIVER_SETTINGS } from '@studio/warehouses';
 import { parseHostPatterns } from '../src/services/network-reach';
 import { STORES, seedCast, startStudio, type TestStudio } from './harness';
 import { startTrinoServer, type TrinoServer } from '../../warehouses/test/servers/trino';
+import { S3_KEYS, startS3Server, type S3Server } from '../../warehouses/test/servers/s3';
 
 /**
  * The warehouse kinds beyond PostgreSQL, through the API as a user meets them: create, test (good and bad),
@@ -29,6 +30,8 @@ interface Case {
 }
 
 let trino: TrinoServer;
+let s3: S3Server;
+const PLACES_CSV = 'name,lat,lng,category\nFerry Building,37.7955,-122.3937,landmark\nCoit Tower,37.8024,-122.4058,landmark\nTartine,37.7614,-122.4241,cafe\n';
 let folder: string;
 
 const CASES: Case[] = [
@@ -52,6 +55,7 @@ const CASES: Case[] = [
 
 beforeAll(async () => {
   trino = await startTrinoServer({ catalog: 'lake', setup: SETUP, password: 'pw' });
+  s3 = await startS3Server('city-lake', { 'exports/places.csv': PLACES_CSV, 'exports/broken.parquet': 'PAR1 but not Parquet', 'notes/readme.txt': 'hello' });
   folder = await fs.mkdtemp(path.join(os.tmpdir(), 'studio-duckdb-'));
   const db = await DuckDBInstance.create(path.join(folder, 'city.duckdb'));
   const c = await db.connect();
@@ -61,19 +65,20 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await trino?.close();
+  await s3?.close();
   await fs.rm(folder, { recursive: true, force: true });
 });
 
 describe.each(STORES)('warehouse drivers on %s', (kind) => {
   let s: TestStudio;
   let cast: Awaited<ReturnType<typeof seedCast>>;
-  const call = (who: 'owner' | 'outsider', method: string, url: string, payload?: unknown) =>
+  const call = (who: 'owner' | 'outsider' | 'colleague', method: string, url: string, payload?: unknown) =>
     s.app.inject({ method: method as 'GET', url, payload: payload as object, headers: { authorization: cast.tokens[who], 'cache-control': 'no-cache' } });
 
   beforeAll(async () => {
     const { host, port } = inject('warehouseServer');
     s = await startStudio(kind, {
-      connectionHosts: parseHostPatterns(`${host}:${port},127.0.0.1:${trino.port}`),
+      connectionHosts: parseHostPatterns(`${host}:${port},127.0.0.1:${trino.port},127.0.0.1:${s3.port}`),
       warehouse: { ...DEFAULT_DRIVER_SETTINGS, duckdbFolders: [folder] },
     });
     cast = await seedCast(s);
@@ -124,6 +129,63 @@ describe.each(STORES)('warehouse drivers on %s', (kind) => {
     it("records a warehouse's SQL error as the failed execution's message", async () => {
       const res = await call('owner', 'POST', '/v1/data-queries', { connectionId: id, query: 'SELEC oops' });
       expect(res.json().item).toMatchObject({ status: 'failure', errorMessage: expect.stringMatching(/syntax error/i) });
+    });
+  });
+
+  describe('s3 (a local S3-compatible server)', () => {
+    let id: string;
+    const body = () => ({ type: 's3', bucket: 'city-lake', region: 'us-east-1', endpoint: s3.endpoint, credentials: S3_KEYS });
+    beforeAll(async () => {
+      const res = await call('owner', 'POST', '/v1/data-connections', { ...body(), name: 'City lake' });
+      expect(res.statusCode).toBe(201);
+      id = res.json().item.id;
+    });
+
+    it('tests a saved and an unsaved connection, and answers a missing bucket with a 422', async () => {
+      for (const b of [{ connectionId: id }, body()]) {
+        const res = await call('owner', 'POST', '/v1/test-connection', b);
+        expect([res.statusCode, res.json().item?.serverVersion]).toEqual([200, 'S3 bucket city-lake']);
+      }
+      const bad = await call('owner', 'POST', '/v1/test-connection', { ...body(), bucket: 'no-such-bucket' });
+      expect([bad.statusCode, bad.json().message]).toEqual([422, expect.stringMatching(/NoSuchBucket/)]);
+    });
+
+    it('lists folders and objects; others cannot; schemas are for databases', async () => {
+      expect((await call('owner', 'GET', `/v1/data-connections/${id}/objects`)).json()).toEqual({
+        items: [{ name: 'exports/', key: 'exports/', type: 'folder' }, { name: 'notes/', key: 'notes/', type: 'folder' }],
+        truncated: false,
+      });
+      const inside = (await call('owner', 'GET', `/v1/data-connections/${id}/objects?prefix=exports/`)).json().items;
+      expect(inside.map((i: { key: string }) => i.key)).toEqual(['exports/broken.parquet', 'exports/places.csv']);
+      expect((await call('outsider', 'GET', `/v1/data-connections/${id}/objects`)).statusCode).toBe(404);
+      expect((await call('owner', 'GET', `/v1/data-queries/schema/${id}`)).json().message).toBe('Not a database connection');
+    });
+
+    it('imports a CSV object as a dataset, ready with its rows', async () => {
+      const res = await call('owner', 'POST', `/v1/data-connections/${id}/import`, { key: 'exports/places.csv' });
+      expect(res.statusCode).toBe(201);
+      const dataset = res.json().item;
+      expect(dataset).toMatchObject({ name: 'places.csv', status: 'ready' });
+      const csv = await call('owner', 'GET', `/v1/datasets/${dataset.id}/data?format=csv`);
+      expect(csv.body.trim().split('\n')).toEqual(PLACES_CSV.trim().split('\n'));
+    });
+
+    it('answers a broken object with the ingestion error, a missing one with the store\'s, a folder and an outsider with no dataset', async () => {
+      const broken = await call('owner', 'POST', `/v1/data-connections/${id}/import`, { key: 'exports/broken.parquet', name: 'Broken' });
+      expect(broken.statusCode).toBe(422);
+      // As with an upload, data that cannot be read leaves the dataset in error, saying why.
+      const errored = (await call('owner', 'GET', '/v1/datasets')).json().items.find((d: { name: string }) => d.name === 'Broken');
+      expect(errored).toMatchObject({ status: 'error' });
+      const missing = await call('owner', 'POST', `/v1/data-connections/${id}/import`, { key: 'exports/none.csv', name: 'Missing' });
+      expect([missing.statusCode, missing.json().message]).toEqual([422, expect.stringMatching(/NoSuchKey/)]);
+      const folder = await call('owner', 'POST', `/v1/data-connections/${id}/import`, { key: 'exports/', name: 'Folder' });
+      expect([folder.statusCode, folder.json().message]).toEqual([422, 'exports/ is a folder; pick an object in it']);
+      const outsider = await call('outsider', 'POST', `/v1/data-connections/${id}/import`, { key: 'exports/places.csv', name: 'Stolen' });
+      expect(outsider.statusCode).toBe(404);
+      const names = (await call('owner', 'GET', '/v1/datasets')).json().items.map((d: { name: string }) => d.name);
+      expect(names).not.toContain('Folder');
+      expect(names).not.toContain('Missing');
+      expect(names).not.toContain('Stolen');
     });
   });
 });

@@ -3,8 +3,11 @@ import type { WarehouseDriver } from './driver';
 import { motherduckDriver } from './motherduck';
 import { postgresDriver } from './postgres';
 import { trinoDriver } from './trino';
+import { s3Driver } from './s3';
+import type { StorageDriver } from './storage';
 
 export * from './driver';
+export * from './storage';
 export { namedParameters, positionalParameters } from './parameters';
 export { trinoLiteral } from './trino/literals';
 export { duckTypeOf as trinoDuckType } from './trino';
@@ -21,6 +24,18 @@ const DRIVERS: Partial<Record<ConnectionType, WarehouseDriver>> = {
 export function driverFor(type: string): WarehouseDriver {
   if (!isDatabaseConnectionType(type)) throw badInput('Not a database connection');
   const driver = DRIVERS[type as ConnectionType];
+  if (!driver) throw badInput(`Connections of type ${type} have no driver on this server`);
+  return driver;
+}
+
+const STORAGE: Partial<Record<ConnectionType, StorageDriver>> = {
+  s3: s3Driver,
+};
+
+/** The driver of a storage connection's kind, or a 422 naming what the kind is. */
+export function storageDriverFor(type: string): StorageDriver {
+  if (isDatabaseConnectionType(type)) throw badInput('Not a storage connection');
+  const driver = STORAGE[type as ConnectionType];
   if (!driver) throw badInput(`Connections of type ${type} have no driver on this server`);
   return driver;
 }

@@ -28,7 +28,7 @@ export const ARROW_STREAM = 'application/vnd.apache.arrow.stream';
 /** Dataset uploads: large files are the point, so the cap is far above the JSON body limit. */
 export const UPLOAD_MAX_BYTES = 20 * 1024 ** 3;
 
-async function datasetItem(services: Services, row: ResourceRow, ctx: Pick<RouteContext<unknown, unknown, unknown>, 'caller' | 'adminMode'>) {
+export async function datasetItem(services: Services, row: ResourceRow, ctx: Pick<RouteContext<unknown, unknown, unknown>, 'caller' | 'adminMode'>) {
   const access = await services.access.accessOf(ctx.caller, row, ctx.adminMode);
   const [item] = await services.datasets.toWire([row], () => access);
   return { item: item! };
@@ -52,7 +52,7 @@ function readableData(row: ResourceRow): DatasetAttrs & { storageKey: string } {
 }
 
 /** A new managed dataset and its audit record, in one unit of work (for routes that ingest outside one). */
-function createManaged(services: Services, caller: Caller, fields: { name: string; description: string }, details: Record<string, unknown> = {}) {
+export function createManaged(services: Services, caller: Caller, fields: { name: string; description: string }, details: Record<string, unknown> = {}) {
   return services.units.run(async () => {
     const created = await services.records.create(caller, 'dataset', { ...fields, attrs: newAttrs('managed') as unknown as Record<string, unknown> });
     await services.audit.record(caller, 'dataset.create', 'dataset', created.id, { name: created.name, ...details });

@@ -1,13 +1,14 @@
 import { z } from 'zod';
-import { DataConnectionBody, Id, badInput } from '@studio/schema';
-import { driverFor } from '@studio/warehouses';
+import { DataConnectionBody, Id, badInput, isDatabaseConnectionType } from '@studio/schema';
+import { driverFor, storageDriverFor } from '@studio/warehouses';
 import { defineRoute, requireCaller, type RouteContext, type RouteDef } from '../http/route';
 import type { ResourceRow } from '../services/records';
-import { assertDatabaseConnection } from '../services/connections';
+import { assertDatabaseConnection, storedConnection } from '../services/connections';
 
 /**
- * Data gateway (catalog §7) for warehouse connections: test a connection, browse its schemas, through the
- * driver of its kind (@studio/warehouses); storage kinds answer 'Not a database connection'.
+ * Data gateway (catalog §7): test a connection (warehouse or storage), browse a warehouse's schemas,
+ * through the driver of its kind (@studio/warehouses); schemas of storage kinds answer 'Not a database
+ * connection' (their objects are listed by routes/storage.ts).
  */
 
 const TAG = 'data-queries';
@@ -59,12 +60,11 @@ export const gatewayRoutes: RouteDef[] = [
       const body = ctx.body;
       if ('connectionId' in body) {
         const { resource } = await ctx.services.access.guard(caller, 'data-connection', body.connectionId, 'read', ctx.adminMode);
-        assertDatabaseConnection(resource);
-        const { driver, target } = ctx.services.executions.driverOf(resource);
+        const { driver, target } = isDatabaseConnectionType(storedConnection(resource)?.type ?? '') ? ctx.services.executions.driverOf(resource) : ctx.services.executions.storageOf(resource);
         return { item: await driver.test(target) };
       }
       const { type, name: _n, description: _d, parentId: _p, credentials, ...config } = body;
-      const driver = driverFor(type);
+      const driver = isDatabaseConnectionType(type) ? driverFor(type) : storageDriverFor(type);
       return { item: await driver.test(ctx.services.executions.targetOf(type, config, credentials ?? null)) };
     },
   }),

@@ -12,6 +12,7 @@ import { uploadRoutes } from './uploads';
 import { mapAssetRoutes } from './map-assets';
 import { dataConnectionRoutes } from './data-connections';
 import { dataQueryRoutes } from './data-queries';
+import { storageRoutes } from './storage';
 import { projectRoutes } from './projects';
 import { stateRoutes } from './states';
 import { datasetRoutes } from './datasets';
@@ -46,6 +47,7 @@ export const allRoutes: RouteDef[] = [
   ...mapAssetRoutes,
   ...dataConnectionRoutes,
   ...dataQueryRoutes,
+  ...storageRoutes,
   ...projectRoutes,
   ...stateRoutes,
   ...analyticsRoutes,

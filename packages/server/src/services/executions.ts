@@ -16,7 +16,7 @@ import { datasetAttrs } from './datasets';
 import type { SqlSandbox } from './sql-sandbox';
 import type { NetworkReach } from './network-reach';
 import { storedConnection } from './connections';
-import { DEFAULT_DRIVER_SETTINGS, driverFor, type DriverSettings, type DriverTarget, type WarehouseDriver } from '@studio/warehouses';
+import { DEFAULT_DRIVER_SETTINGS, driverFor, storageDriverFor, type DriverSettings, type DriverTarget, type StorageDriver, type WarehouseDriver } from '@studio/warehouses';
 
 /** catalog §9: default cache max age, 31 days. */
 export const DEFAULT_CACHE_MAX_AGE_SECONDS = 2_678_400;
@@ -146,6 +146,13 @@ export class ExecutionService {
     const stored = storedConnection(connection);
     if (!stored || !isDatabaseConnectionType(stored.type)) throw badInput('Not a database connection');
     return { driver: driverFor(stored.type), target: this.targetOf(stored.type, stored.config, this.credentialsOf(stored.credentials ?? null)) };
+  }
+
+  /** The driver of a saved storage connection (s3, gcs, planet), and what it needs to reach it. */
+  storageOf(connection: ResourceRow): { driver: StorageDriver; target: DriverTarget } {
+    const stored = storedConnection(connection);
+    if (!stored) throw badInput('Could not parse data connection');
+    return { driver: storageDriverFor(stored.type), target: this.targetOf(stored.type, stored.config, this.credentialsOf(stored.credentials ?? null)) };
   }
 
   /** What a driver needs for settings given as they are (an unsaved connection being tested). */
