@@ -19,7 +19,7 @@ import type {
   RefusedConnection,
 } from '@studio/schema';
 import { PUBLICATION_GRANT_HEADER } from '@studio/schema';
-import type { ConnectionFields, DataConnectionBody, Dataset, Parameter, Publication, PublicationInfo, PublicationKind, Widget, WidgetResult, WidgetRunBody, UploadOptions } from '@studio/schema';
+import type { ConnectionFields, DataConnectionBody, Dataset, StorageListing, Parameter, Publication, PublicationInfo, PublicationKind, Widget, WidgetResult, WidgetRunBody, UploadOptions } from '@studio/schema';
 import { checkStatus, type AppErrorHandler } from './errors';
 
 export const NOT_SIGNED_IN = 'not-signed-in';
@@ -362,6 +362,11 @@ export class StudioClient {
       const path = [id, schema, table].filter((p): p is string => p !== undefined).map(encodeURIComponent).join('/');
       return this.request<{ items: SchemaEntry[] }>('GET', `/v1/data-queries/schema/${path}`).then((r) => r.items);
     },
+    /** One level of a storage connection's bucket under `prefix`: folders, then objects. */
+    objects: (id: string, prefix = '') => this.request<StorageListing>('GET', `/v1/data-connections/${id}/objects`, { query: prefix ? { prefix } : {} }),
+    /** A new dataset from an object of a storage connection (ready, or the ingestion error). */
+    importObject: (id: string, body: { key: string; name?: string; description?: string }) =>
+      this.request<{ item: Dataset }>('POST', `/v1/data-connections/${id}/import`, { body }).then((r) => r.item),
   };
 
   // --- saved queries (bookmarks) ------------------------------------------------------------------------

@@ -35,6 +35,11 @@ export const CONNECTION_CONFIGS = {
 /** The kinds this studio has a driver for: tested, browsed and queried (the others are stored only). */
 export const DRIVER_CONNECTION_TYPES = ['postgres', 'redshift', 'presto', 'motherduck'] as const satisfies readonly ConnectionType[];
 export const hasDriver = (t: string): boolean => (DRIVER_CONNECTION_TYPES as readonly string[]).includes(t);
+/** Storage kinds this studio has a driver for: tested, listed, and imported from as datasets. */
+export const STORAGE_DRIVER_TYPES = ['s3'] as const satisfies readonly ConnectionType[];
+export const hasStorageDriver = (t: string): boolean => (STORAGE_DRIVER_TYPES as readonly string[]).includes(t);
+/** The kinds the New connector form offers: every kind with a driver. */
+export const CONNECTOR_FORM_TYPES = [...DRIVER_CONNECTION_TYPES, ...STORAGE_DRIVER_TYPES] as const;
 
 export const CONNECTION_LABELS: Record<ConnectionType, string> = {
   snowflake: 'Snowflake', bigquery: 'BigQuery', athena: 'Amazon Athena', postgres: 'PostgreSQL', presto: 'Presto / Trino',

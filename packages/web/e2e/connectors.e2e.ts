@@ -4,6 +4,8 @@ import pg from 'pg';
 import { useBrowser, openStudio, signInThroughUi } from './browser';
 import { asAdmin, baseUrl, createUser, unique } from './api';
 import { waitMapReady } from './pixels';
+import { E2E_BUCKET } from './global-setup';
+import { S3_KEYS } from '../../warehouses/test/servers/s3';
 
 const browser = useBrowser();
 
@@ -45,7 +47,7 @@ describe('connectors', () => {
     await page.getByRole('link', { name: 'New connector' }).click();
     await page.waitForURL(/\/workspace\/connectors\/new$/);
     const form = page.getByRole('form', { name: 'Connection' });
-    expect(await form.getByLabel('Warehouse').locator('option').allTextContents()).toEqual(['PostgreSQL', 'Amazon Redshift']);
+    expect(await form.getByLabel('Kind').locator('option').allTextContents()).toEqual(['PostgreSQL', 'Amazon Redshift', 'Presto / Trino', 'MotherDuck', 'Amazon S3']);
     await form.getByLabel('Name').fill('Demo warehouse');
     await form.getByLabel('Host').fill(host);
     await form.getByLabel('Port').fill(String(port));
@@ -142,6 +144,46 @@ describe('connectors', () => {
     expect(await page.getByLabel('Password (leave empty to keep the saved one)').inputValue()).toBe('');
     await page.getByRole('form', { name: 'Connection' }).getByRole('button', { name: 'Test' }).click();
     await page.getByRole('status').filter({ hasText: /^Connected: / }).waitFor();
+    expect(s.foreign).toEqual([]);
+    await s.context.close();
+  });
+
+  it('a maker connects an S3 bucket, browses its folders and imports a CSV as a dataset', async () => {
+    const admin = await asAdmin();
+    const team = await admin.admin.createOrganization(`Buckets ${unique()}`);
+    const sam = await createUser(admin, team.id, 'Sam Storage', `sam.${unique()}@e2e.studio.test`);
+    const s = await openStudio(browser(), baseUrl());
+    const { page } = s;
+    await signInThroughUi(page, baseUrl(), sam.email, sam.password);
+    await page.goto(`${baseUrl()}/workspace/connectors/new`);
+    const form = page.getByRole('form', { name: 'Connection' });
+    await form.getByLabel('Kind').selectOption({ label: 'Amazon S3' });
+    await form.getByLabel('Name').fill('City lake');
+    await form.getByLabel('Bucket').fill('no-such-bucket');
+    await form.getByLabel('Region').fill('us-east-1');
+    await form.getByLabel('Endpoint').fill(inject('s3Endpoint'));
+    await form.getByLabel('Access key id').fill(S3_KEYS.accessKeyId);
+    await form.getByLabel('Secret access key').fill(S3_KEYS.secretAccessKey);
+    await form.getByRole('button', { name: 'Test' }).click();
+    await form.getByRole('alert').filter({ hasText: 'NoSuchBucket' }).waitFor();
+    await form.getByLabel('Bucket').fill(E2E_BUCKET.name);
+    await form.getByRole('button', { name: 'Test' }).click();
+    await form.getByRole('status').filter({ hasText: `Connected: S3 bucket ${E2E_BUCKET.name}` }).waitFor();
+    await form.getByRole('button', { name: 'Save' }).click();
+    await page.waitForURL(/\/workspace\/connectors\/[0-9a-f-]{36}$/);
+
+    const files = page.getByRole('region', { name: 'Objects' });
+    await files.getByRole('button', { name: '▸ exports/' }).click();
+    await files.getByRole('cell', { name: 'stores.csv', exact: true }).waitFor();
+    await files.getByRole('button', { name: 'Import stores.csv' }).click();
+    await files.getByRole('status').filter({ hasText: 'Imported: stores.csv (3 rows)' }).waitFor();
+    await files.getByRole('link', { name: 'stores.csv' }).click();
+    await page.waitForURL(/\/workspace\/datasets\/[0-9a-f-]{36}$/);
+    await page.getByRole('link', { name: 'Create map' }).waitFor();
+    // Back up to the bucket's top: its two folders.
+    await page.goBack();
+    await page.getByRole('region', { name: 'Objects' }).getByRole('button', { name: '(bucket)' }).click();
+    await expect.poll(() => page.getByRole('region', { name: 'Objects' }).locator('tbody td:first-child').allInnerTexts()).toEqual(['▸ exports/', '▸ notes/']);
     expect(s.foreign).toEqual([]);
     await s.context.close();
   });

@@ -7,6 +7,10 @@ import { fileURLToPath } from 'node:url';
 import type { TestProject } from 'vitest/node';
 import { CHROMIUM } from './browser';
 import startWarehouse, { type WarehouseServer } from '../../server/test/warehouse-server';
+import { startS3Server } from '../../warehouses/test/servers/s3';
+
+/** The bucket of the storage-connection browser test: a folder with a CSV of places. */
+export const E2E_BUCKET = { name: 'e2e-lake', key: 'exports/stores.csv', csv: 'name,lat,lng,category\nFerry Building,37.7955,-122.3937,landmark\nCoit Tower,37.8024,-122.4058,landmark\nTartine,37.7614,-122.4241,cafe\n' };
 
 const webDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const repoRoot = path.resolve(webDir, '../..');
@@ -18,6 +22,8 @@ declare module 'vitest' {
     baseUrl: string;
     adminEmail: string;
     adminPassword: string;
+    /** The local S3-compatible server holding E2E_BUCKET (keys: S3_KEYS). */
+    s3Endpoint: string;
   }
 }
 
@@ -109,6 +115,7 @@ export default async function setup(project: TestProject) {
       project.provide(key as 'warehouseServer', value);
     },
   } as unknown as TestProject);
+  const s3 = await startS3Server(E2E_BUCKET.name, { [E2E_BUCKET.key]: E2E_BUCKET.csv, 'notes/readme.txt': 'not data' });
   const port = await freePort();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'studio-e2e-'));
   const stores = await productionStores();
@@ -129,7 +136,7 @@ export default async function setup(project: TestProject) {
       STUDIO_ADMIN_PASSWORD: ADMIN.password,
       STUDIO_WEB_DIR: dist,
       LOG_LEVEL: 'warn',
-      STUDIO_CONNECTION_HOSTS: `${warehouse!.host}:${warehouse!.port}`,
+      STUDIO_CONNECTION_HOSTS: `${warehouse!.host}:${warehouse!.port},127.0.0.1:${s3.port}`,
       ...stores?.env,
     },
   });
@@ -160,6 +167,7 @@ export default async function setup(project: TestProject) {
     fs.rmSync(dataDir, { recursive: true, force: true });
     await stores?.drop();
     stopWarehouse();
+    await s3.close();
   };
 
   try {
@@ -171,5 +179,6 @@ export default async function setup(project: TestProject) {
   project.provide('baseUrl', baseUrl);
   project.provide('adminEmail', ADMIN.email);
   project.provide('adminPassword', ADMIN.password);
+  project.provide('s3Endpoint', s3.endpoint);
   return stop;
 }

@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from 'react';
-import { CONNECTION_LABELS, CONNECTION_SECRET_FIELDS, DRIVER_CONNECTION_TYPES, DataConnectionBody, connectionFormFields, type ConnectionType } from '@studio/schema';
+import { CONNECTION_LABELS, CONNECTION_SECRET_FIELDS, CONNECTOR_FORM_TYPES, DataConnectionBody, connectionFormFields, type ConnectionType } from '@studio/schema';
 import type { DataConnection } from '@studio/client';
 import { client } from '../app/api';
 import { ErrorMessage, Field, TextField, useAction } from '../app/ui';
@@ -68,7 +68,7 @@ export function ConnectorForm({ saved, onSaved }: { saved?: DataConnection; onSa
 
   return (
     <form className="form connector-form" onSubmit={submit} aria-label="Connection">
-      <Field label="Warehouse">
+      <Field label="Kind">
         <select value={type} disabled={Boolean(saved)} onChange={(e) => {
           const t = e.target.value as ConnectionType;
           setType(t);
@@ -76,7 +76,7 @@ export function ConnectorForm({ saved, onSaved }: { saved?: DataConnection; onSa
           setSecrets({});
           setTested(null);
         }}>
-          {DRIVER_CONNECTION_TYPES.map((t) => <option key={t} value={t}>{CONNECTION_LABELS[t]}</option>)}
+          {CONNECTOR_FORM_TYPES.map((t) => <option key={t} value={t}>{CONNECTION_LABELS[t]}</option>)}
         </select>
       </Field>
       <TextField label="Name" value={name} onChange={(e) => setName(e.target.value)} maxLength={500} required />

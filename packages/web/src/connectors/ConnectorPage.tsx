@@ -1,11 +1,12 @@
 import { Suspense, lazy } from 'react';
 import { Navigate, useNavigate, useParams, useSearchParams } from 'react-router-dom';
-import { CONNECTION_LABELS, can, hasDriver } from '@studio/schema';
+import { CONNECTION_LABELS, can, hasDriver, hasStorageDriver } from '@studio/schema';
 import { client } from '../app/api';
 import { ErrorMessage } from '../app/ui';
 import { useLoad } from '../app/useLoad';
 import { ConnectorForm } from './ConnectorForm';
 import { SchemaTree } from './SchemaTree';
+import { ObjectBrowser } from './ObjectBrowser';
 import './connectors.css';
 
 // The SQL editor (CodeMirror) loads with the first connector page that shows it.
@@ -17,13 +18,13 @@ export function NewConnectorPage() {
   return (
     <section className="page connector-page">
       <header className="page-header"><h1>New connector</h1></header>
-      <p className="muted">Connect a warehouse: the studio tests the connection, browses its schemas and runs queries there.</p>
+      <p className="muted">Connect a warehouse (the studio tests the connection, browses its schemas and runs queries there) or a storage bucket (its files import as datasets).</p>
       <ConnectorForm onSaved={(c) => navigate(`/workspace/connectors/${c.id}`, { replace: true })} />
     </section>
   );
 }
 
-/** /workspace/connectors/{id}: the connection's settings (editable by its editors) and its schema tree. */
+/** /workspace/connectors/{id}: the connection's settings (editable by its editors) and its schema tree or its files. */
 export function ConnectorPage() {
   const { id = '' } = useParams();
   const [search] = useSearchParams();
@@ -40,7 +41,7 @@ export function ConnectorPage() {
       <div className="connector-columns">
         <div>
           <h2>Settings</h2>
-          {can(c.access, 'write') && hasDriver(c.connectionType) ? (
+          {can(c.access, 'write') && (hasDriver(c.connectionType) || hasStorageDriver(c.connectionType)) ? (
             <ConnectorForm key={c.updatedAt} saved={c} onSaved={() => connection.reload()} />
           ) : (
             <dl className="connector-settings">
@@ -48,10 +49,17 @@ export function ConnectorPage() {
             </dl>
           )}
         </div>
-        <div>
-          <h2>Schemas</h2>
-          {hasDriver(c.connectionType) ? <SchemaTree connectionId={c.id} /> : <p className="muted">{`This studio stores ${CONNECTION_LABELS[c.connectionType]} connections but has no driver to browse them yet.`}</p>}
-        </div>
+        {hasStorageDriver(c.connectionType) ? (
+          <div>
+            <h2>Files</h2>
+            <ObjectBrowser connectionId={c.id} />
+          </div>
+        ) : (
+          <div>
+            <h2>Schemas</h2>
+            {hasDriver(c.connectionType) ? <SchemaTree connectionId={c.id} /> : <p className="muted">{`This studio stores ${CONNECTION_LABELS[c.connectionType]} connections but has no driver to browse them yet.`}</p>}
+          </div>
+        )}
       </div>
       {hasDriver(c.connectionType) && (
         <>
