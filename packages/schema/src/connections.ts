@@ -24,7 +24,7 @@ export const CONNECTION_CONFIGS = {
   postgres: z.object({ host: Host, port: Port.default(5432), database: Text, user: Text, ssl: z.boolean().default(true) }),
   presto: z.object({ host: Host, port: Port.default(8080), catalog: Text, schema: Text.optional(), user: Text, ssl: z.boolean().default(true) }),
   redshift: z.object({ host: Host, port: Port.default(5439), database: Text, user: Text, ssl: z.boolean().default(true) }),
-  databricks: z.object({ host: Host, httpPath: Text, catalog: Text.optional(), schema: Text.optional() }),
+  databricks: z.object({ host: Host, httpPath: Text, catalog: Text.optional(), schema: Text.optional(), port: Port.default(443), ssl: z.boolean().default(true) }),
   motherduck: z.object({ database: Text }),
   kinetica: z.object({ url: HttpUrl, user: Text, schema: Text.optional() }),
   s3: z.object({ bucket: Bucket, region: Region, prefix: z.string().max(1024).optional(), endpoint: HttpUrl.optional() }),
@@ -33,7 +33,7 @@ export const CONNECTION_CONFIGS = {
 } as const satisfies Record<ConnectionType, z.ZodObject>;
 
 /** The kinds this studio has a driver for: tested, browsed and queried (the others are stored only). */
-export const DRIVER_CONNECTION_TYPES = ['postgres', 'redshift', 'presto', 'motherduck'] as const satisfies readonly ConnectionType[];
+export const DRIVER_CONNECTION_TYPES = ['postgres', 'redshift', 'presto', 'databricks', 'motherduck'] as const satisfies readonly ConnectionType[];
 export const hasDriver = (t: string): boolean => (DRIVER_CONNECTION_TYPES as readonly string[]).includes(t);
 /** Storage kinds this studio has a driver for: tested, listed, and imported from as datasets. */
 export const STORAGE_DRIVER_TYPES = ['s3'] as const satisfies readonly ConnectionType[];

@@ -5,9 +5,11 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { DEFAULT_DRIVER_SETTINGS } from '@studio/warehouses';
 import { parseHostPatterns } from '../src/services/network-reach';
+import { DEFAULT_RATE_LIMITS } from '../src/services/rate-limits';
 import { STORES, seedCast, startStudio, type TestStudio } from './harness';
 import { startTrinoServer, type TrinoServer } from '../../warehouses/test/servers/trino';
 import { S3_KEYS, startS3Server, type S3Server } from '../../warehouses/test/servers/s3';
+import { startDatabricksServer, type DatabricksServer } from '../../warehouses/test/servers/databricks';
 
 /**
  * The warehouse kinds beyond PostgreSQL, through the API as a user meets them: create, test (good and bad),
@@ -21,7 +23,7 @@ const SETUP = `CREATE SCHEMA geo;
     (3, 'Tartine', 37.7614, -122.4241, 'cafe')) t(id, name, lat, lng, category);`;
 
 interface Case {
-  type: 'presto' | 'motherduck';
+  type: 'presto' | 'motherduck' | 'databricks';
   body: () => Record<string, unknown>;
   bad: () => Record<string, unknown>;
   badMessage: RegExp;
@@ -31,6 +33,7 @@ interface Case {
 
 let trino: TrinoServer;
 let s3: S3Server;
+let databricks: DatabricksServer;
 const PLACES_CSV = 'name,lat,lng,category\nFerry Building,37.7955,-122.3937,landmark\nCoit Tower,37.8024,-122.4058,landmark\nTartine,37.7614,-122.4241,cafe\n';
 let folder: string;
 
@@ -41,6 +44,14 @@ const CASES: Case[] = [
     bad: () => ({ type: 'presto', host: '127.0.0.1', port: trino.port, catalog: 'lake', user: 'analyst', ssl: false, credentials: { password: 'wrong' } }),
     badMessage: /password was refused/,
     version: /\S/,
+    query: 'SELECT id, name, lat, lng FROM places WHERE category = {{category}} ORDER BY id',
+  },
+  {
+    type: 'databricks',
+    body: () => ({ type: 'databricks', host: '127.0.0.1', port: databricks.port, ssl: false, httpPath: '/sql/1.0/warehouses/wh1', catalog: 'lake', schema: 'geo', credentials: { token: 'dapi-token' } }),
+    bad: () => ({ type: 'databricks', host: '127.0.0.1', port: databricks.port, ssl: false, httpPath: '/sql/1.0/warehouses/wh1', credentials: { token: 'expired' } }),
+    badMessage: /access token was refused/,
+    version: /^Databricks SQL \S/,
     query: 'SELECT id, name, lat, lng FROM places WHERE category = {{category}} ORDER BY id',
   },
   {
@@ -55,6 +66,7 @@ const CASES: Case[] = [
 
 beforeAll(async () => {
   trino = await startTrinoServer({ catalog: 'lake', setup: SETUP, password: 'pw' });
+  databricks = await startDatabricksServer({ catalog: 'lake', warehouseId: 'wh1', token: 'dapi-token', setup: SETUP });
   s3 = await startS3Server('city-lake', { 'exports/places.csv': PLACES_CSV, 'exports/broken.parquet': 'PAR1 but not Parquet', 'notes/readme.txt': 'hello' });
   folder = await fs.mkdtemp(path.join(os.tmpdir(), 'studio-duckdb-'));
   const db = await DuckDBInstance.create(path.join(folder, 'city.duckdb'));
@@ -66,6 +78,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await trino?.close();
   await s3?.close();
+  await databricks?.close();
   await fs.rm(folder, { recursive: true, force: true });
 });
 
@@ -78,8 +91,10 @@ describe.each(STORES)('warehouse drivers on %s', (kind) => {
   beforeAll(async () => {
     const { host, port } = inject('warehouseServer');
     s = await startStudio(kind, {
-      connectionHosts: parseHostPatterns(`${host}:${port},127.0.0.1:${trino.port},127.0.0.1:${s3.port}`),
+      connectionHosts: parseHostPatterns(`${host}:${port},127.0.0.1:${trino.port},127.0.0.1:${s3.port},127.0.0.1:${databricks.port}`),
       warehouse: { ...DEFAULT_DRIVER_SETTINGS, duckdbFolders: [folder] },
+      // One user tests every kind here; the per-minute limit of connection tests is another test's subject.
+      rateLimits: { ...DEFAULT_RATE_LIMITS, routes: { ...DEFAULT_RATE_LIMITS.routes, testConnection: { max: 1000, windowMs: 60_000 } } },
     });
     cast = await seedCast(s);
   });

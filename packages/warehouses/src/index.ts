@@ -1,5 +1,6 @@
 import { badInput, isDatabaseConnectionType, type ConnectionType } from '@studio/schema';
 import type { WarehouseDriver } from './driver';
+import { databricksDriver } from './databricks';
 import { motherduckDriver } from './motherduck';
 import { postgresDriver } from './postgres';
 import { trinoDriver } from './trino';
@@ -11,6 +12,7 @@ export * from './storage';
 export { namedParameters, positionalParameters } from './parameters';
 export { trinoLiteral } from './trino/literals';
 export { duckTypeOf as trinoDuckType } from './trino';
+export { databricksDuckType } from './databricks';
 
 /** One driver per warehouse kind; storage kinds (s3, gcs, planet) are browsed by the storage drivers. */
 const DRIVERS: Partial<Record<ConnectionType, WarehouseDriver>> = {
@@ -18,6 +20,7 @@ const DRIVERS: Partial<Record<ConnectionType, WarehouseDriver>> = {
   redshift: postgresDriver,
   presto: trinoDriver,
   motherduck: motherduckDriver,
+  databricks: databricksDriver,
 };
 
 /** The driver of a database connection's kind, or a 422 naming what the kind is. */

@@ -58,3 +58,14 @@ export function namedParameters(text: string, placeholder: (n: number) => string
 
 /** PostgreSQL's `$1..$n`. */
 export const positionalParameters = (text: string) => namedParameters(text, (n) => `$${n}`);
+
+/**
+ * The user's statement (trailing `;` and blanks dropped) with its parameters as the warehouse's
+ * placeholders, and their values in binding order; a missing value is a 422 before anything is sent.
+ */
+export function bindStatement<V>(userSql: string, values: Record<string, V>, placeholder: (n: number) => string): { sql: string; names: string[]; bound: V[] } {
+  const { sql, names } = namedParameters(userSql.replace(/[\s;]+$/, ''), placeholder);
+  const missing = names.find((n) => !(n in values));
+  if (missing !== undefined) throw badInput(`Missing value for parameter $${missing}`);
+  return { sql, names, bound: names.map((n) => values[n]!) };
+}

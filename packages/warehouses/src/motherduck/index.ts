@@ -3,7 +3,7 @@ import path from 'node:path';
 import { DuckDBInstance, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
 import { CONNECTION_CONFIGS, StudioError, badInput } from '@studio/schema';
 import { cancelled, driverError, ndjsonRow, tooManyRows, type BrowseItem, type DriverTarget, type FetchedColumn, type WarehouseDriver } from '../driver';
-import { namedParameters } from '../parameters';
+import { bindStatement, namedParameters } from '../parameters';
 
 /**
  * MotherDuck (`md:<database>`, through DuckDB's `motherduck` extension) and DuckDB's local path: a
@@ -152,10 +152,8 @@ export const motherduckDriver: WarehouseDriver = {
   parameterNames: (sql) => namedParameters(sql, (n) => `$${n}`).names,
 
   async fetch(target, userSql, values, file, signal) {
-    const { sql, names } = namedParameters(userSql.replace(/[\s;]+$/, ''), (n) => `$${n}`);
-    const missing = names.filter((n) => !(n in values));
-    if (missing.length) throw badInput(`Missing value for parameter $${missing[0]}`);
-    const bound = names.map((n) => values[n]) as DuckDBValue[];
+    const { sql, bound: given } = bindStatement(userSql, values, (n) => `$${n}`);
+    const bound = given as DuckDBValue[];
     return withSource(target, async (c) => {
       const stop = () => c.interrupt();
       signal?.addEventListener('abort', stop, { once: true });

@@ -3,7 +3,7 @@ import { isIP } from 'node:net';
 import pg from 'pg';
 import { CONNECTION_CONFIGS, StudioError, badInput } from '@studio/schema';
 import { cancelled, driverError, ndjsonRow, tooManyRows, type BrowseItem, type DriverTarget, type FetchedColumn, type WarehouseDriver } from '../driver';
-import { positionalParameters } from '../parameters';
+import { bindStatement, positionalParameters } from '../parameters';
 
 /**
  * Push-down to a PostgreSQL warehouse the user already runs, and to Amazon Redshift through the same wire
@@ -142,10 +142,7 @@ export const postgresDriver: WarehouseDriver = {
   async fetch(target, userSql, values, file, signal) {
     const t = pgTarget(target);
     const { maxRows, statementTimeoutMs } = target.settings;
-    const { sql: positional, names } = positionalParameters(userSql.replace(/[\s;]+$/, ''));
-    const missing = names.filter((n) => !(n in values));
-    if (missing.length) throw badInput(`Missing value for parameter $${missing[0]}`);
-    const bound = names.map((n) => values[n]);
+    const { sql: positional, bound } = bindStatement(userSql, values, (n) => `$${n}`);
     return connected(t, async (client) => {
       // Cancel on the server (a closed socket alone is only noticed when PostgreSQL next writes).
       const cancel = () => {

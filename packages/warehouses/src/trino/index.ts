@@ -4,7 +4,7 @@ import { isIP } from 'node:net';
 import { BasicAuth, Trino, type QueryResult } from 'trino-client';
 import { CONNECTION_CONFIGS, StudioError, badInput } from '@studio/schema';
 import { cancelled, driverError, ndjsonRow, raceAbort, tooManyRows, type BrowseItem, type DriverTarget, type FetchedColumn, type ParamValue, type WarehouseDriver } from '../driver';
-import { namedParameters } from '../parameters';
+import { bindStatement, namedParameters } from '../parameters';
 import { trinoLiteral } from './literals';
 
 /**
@@ -205,10 +205,8 @@ export const trinoDriver: WarehouseDriver = {
 
   async fetch(target, userSql, values, file, signal) {
     const t = trinoTarget(target);
-    const { sql, names } = namedParameters(userSql.replace(/[\s;]+$/, ''), () => '?');
-    const missing = names.filter((n) => !(n in values));
-    if (missing.length) throw badInput(`Missing value for parameter $${missing[0]}`);
-    const p = prepared(sql, names.map((n) => values[n]!));
+    const { sql, bound } = bindStatement(userSql, values, () => '?');
+    const p = prepared(sql, bound);
     const out = await open(file, 'w');
     try {
       const answer = await run(t, p.sql, async (rows) => void (await out.write(`${rows.map(ndjsonRow).join('\n')}\n`)), signal, p.headers);
