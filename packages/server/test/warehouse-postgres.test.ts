@@ -48,7 +48,8 @@ describe.each(STORES)('postgres connections on %s', (kind) => {
 
   it.each([
     ['a wrong database', { ...config, database: 'no_such_db_here' }, 'no_such_db_here'],
-    ['a storage connection', { type: 's3', bucket: 'acme-lake', region: 'us-east-1' }, 'Not a database connection'],
+    // Storage kinds are tested by their own driver; a loopback endpoint not listed is refused before any packet.
+    ['a storage connection to an address not listed', { type: 's3', bucket: 'acme-lake', region: 'us-east-1', endpoint: 'http://127.0.0.1:9' }, 'STUDIO_CONNECTION_HOSTS'],
     ['a warehouse without a driver here', { type: 'snowflake', account: 'a', warehouse: 'w', user: 'u' }, 'snowflake'],
   ])('answers 422 for %s', async (_n, body, message) => {
     const res = await call('owner', 'POST', '/v1/test-connection', body);
