@@ -10,6 +10,7 @@ import { STORES, seedCast, startStudio, type TestStudio } from './harness';
 import { startTrinoServer, type TrinoServer } from '../../warehouses/test/servers/trino';
 import { S3_KEYS, startS3Server, type S3Server } from '../../warehouses/test/servers/s3';
 import { startDatabricksServer, type DatabricksServer } from '../../warehouses/test/servers/databricks';
+import { startAthenaServer, type AthenaServer } from '../../warehouses/test/servers/athena';
 
 /**
  * The warehouse kinds beyond PostgreSQL, through the API as a user meets them: create, test (good and bad),
@@ -23,7 +24,7 @@ const SETUP = `CREATE SCHEMA geo;
     (3, 'Tartine', 37.7614, -122.4241, 'cafe')) t(id, name, lat, lng, category);`;
 
 interface Case {
-  type: 'presto' | 'motherduck' | 'databricks';
+  type: 'presto' | 'motherduck' | 'databricks' | 'athena';
   body: () => Record<string, unknown>;
   bad: () => Record<string, unknown>;
   badMessage: RegExp;
@@ -34,6 +35,8 @@ interface Case {
 let trino: TrinoServer;
 let s3: S3Server;
 let databricks: DatabricksServer;
+let athena: AthenaServer;
+const AWS_KEYS = { accessKeyId: 'AKIASTUDIOTEST', secretAccessKey: 'secret' };
 const PLACES_CSV = 'name,lat,lng,category\nFerry Building,37.7955,-122.3937,landmark\nCoit Tower,37.8024,-122.4058,landmark\nTartine,37.7614,-122.4241,cafe\n';
 let folder: string;
 
@@ -55,6 +58,14 @@ const CASES: Case[] = [
     query: 'SELECT id, name, lat, lng FROM places WHERE category = {{category}} ORDER BY id',
   },
   {
+    type: 'athena',
+    body: () => ({ type: 'athena', region: 'us-east-1', workgroup: 'primary', database: 'geo', outputLocation: 's3://results/', endpoint: athena.endpoint, credentials: AWS_KEYS }),
+    bad: () => ({ type: 'athena', region: 'us-east-1', workgroup: 'primary', endpoint: athena.endpoint, credentials: { accessKeyId: 'AKIAUNKNOWN', secretAccessKey: 'x' } }),
+    badMessage: /UnrecognizedClientException/,
+    version: /^Amazon Athena \(Athena engine version 3\), workgroup primary$/,
+    query: 'SELECT id, name, lat, lng FROM places WHERE category = {{category}} ORDER BY id',
+  },
+  {
     type: 'motherduck',
     body: () => ({ type: 'motherduck', database: 'city.duckdb' }),
     bad: () => ({ type: 'motherduck', database: '/etc/passwd' }),
@@ -66,6 +77,7 @@ const CASES: Case[] = [
 
 beforeAll(async () => {
   trino = await startTrinoServer({ catalog: 'lake', setup: SETUP, password: 'pw' });
+  athena = await startAthenaServer({ accessKeyId: AWS_KEYS.accessKeyId, catalog: 'AwsDataCatalog', workgroup: 'primary', setup: SETUP });
   databricks = await startDatabricksServer({ catalog: 'lake', warehouseId: 'wh1', token: 'dapi-token', setup: SETUP });
   s3 = await startS3Server('city-lake', { 'exports/places.csv': PLACES_CSV, 'exports/broken.parquet': 'PAR1 but not Parquet', 'notes/readme.txt': 'hello' });
   folder = await fs.mkdtemp(path.join(os.tmpdir(), 'studio-duckdb-'));
@@ -79,6 +91,7 @@ afterAll(async () => {
   await trino?.close();
   await s3?.close();
   await databricks?.close();
+  await athena?.close();
   await fs.rm(folder, { recursive: true, force: true });
 });
 
@@ -91,7 +104,7 @@ describe.each(STORES)('warehouse drivers on %s', (kind) => {
   beforeAll(async () => {
     const { host, port } = inject('warehouseServer');
     s = await startStudio(kind, {
-      connectionHosts: parseHostPatterns(`${host}:${port},127.0.0.1:${trino.port},127.0.0.1:${s3.port},127.0.0.1:${databricks.port}`),
+      connectionHosts: parseHostPatterns(`${host}:${port},127.0.0.1:${trino.port},127.0.0.1:${s3.port},127.0.0.1:${databricks.port},127.0.0.1:${athena.port}`),
       warehouse: { ...DEFAULT_DRIVER_SETTINGS, duckdbFolders: [folder] },
       // One user tests every kind here; the per-minute limit of connection tests is another test's subject.
       rateLimits: { ...DEFAULT_RATE_LIMITS, routes: { ...DEFAULT_RATE_LIMITS.routes, testConnection: { max: 1000, windowMs: 60_000 } } },

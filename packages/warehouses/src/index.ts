@@ -1,5 +1,6 @@
 import { badInput, isDatabaseConnectionType, type ConnectionType } from '@studio/schema';
 import type { WarehouseDriver } from './driver';
+import { athenaDriver } from './athena';
 import { databricksDriver } from './databricks';
 import { motherduckDriver } from './motherduck';
 import { postgresDriver } from './postgres';
@@ -21,6 +22,7 @@ const DRIVERS: Partial<Record<ConnectionType, WarehouseDriver>> = {
   presto: trinoDriver,
   motherduck: motherduckDriver,
   databricks: databricksDriver,
+  athena: athenaDriver,
 };
 
 /** The driver of a database connection's kind, or a 422 naming what the kind is. */

@@ -2,13 +2,13 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loopbackOnly, rowFetcher } from './helpers';
 import { DEFAULT_DRIVER_SETTINGS, databricksDuckType, driverFor, type DriverTarget } from '@studio/warehouses';
 import { startDatabricksServer, type DatabricksServer } from './servers/databricks';
 
 const SETUP = `CREATE SCHEMA geo;
   CREATE TABLE geo.trips AS SELECT i::BIGINT AS id, 'Trip ' || i AS name, i * 1.5 AS miles, DATE '2024-02-01' + i::INTEGER AS day, i % 2 = 0 AS paid FROM range(230) t(i);
   CREATE VIEW geo.paid AS SELECT * FROM geo.trips WHERE paid;`;
-const loopback = { check: async (host: string) => (host === '127.0.0.1' ? host : Promise.reject(new Error(`not allowed: ${host}`))) };
 const driver = driverFor('databricks');
 let server: DatabricksServer;
 let dir: string;
@@ -17,15 +17,11 @@ const target = (over: Record<string, unknown> = {}, token = 'dapi-test-token'): 
   type: 'databricks',
   config: { host: '127.0.0.1', port: server.port, ssl: false, httpPath: '/sql/1.0/warehouses/wh42', catalog: 'workspace', schema: 'geo', ...over },
   credentials: { token },
-  reach: loopback,
+  reach: loopbackOnly,
   settings: { ...DEFAULT_DRIVER_SETTINGS, connectTimeoutMs: 2000 },
 });
 
-async function fetchRows(t: DriverTarget, sql: string, values: Record<string, string | number | boolean | null> = {}, signal?: AbortSignal) {
-  const file = path.join(dir, `${Math.random().toString(36).slice(2)}.ndjson`);
-  const answer = await driver.fetch(t, sql, values, file, signal);
-  return { ...answer, rows: (await fs.readFile(file, 'utf8')).split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, string | null>) };
-}
+const fetchRows = rowFetcher(driver, () => dir);
 
 beforeAll(async () => {
   dir = await fs.mkdtemp(path.join(os.tmpdir(), 'databricks-test-'));

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rowFetcher } from './helpers';
 import { DEFAULT_DRIVER_SETTINGS, driverFor, type DriverTarget } from '@studio/warehouses';
 
 const driver = driverFor('motherduck');
@@ -18,12 +19,7 @@ const target = (database: string, folders = [allowed], token?: string): DriverTa
   settings: { ...DEFAULT_DRIVER_SETTINGS, duckdbFolders: folders },
 });
 
-async function fetchRows(t: DriverTarget, sql: string, values: Record<string, string | number> = {}) {
-  const file = path.join(root, `${Math.random().toString(36).slice(2)}.ndjson`);
-  const answer = await driver.fetch(t, sql, values, file);
-  const rows = (await fs.readFile(file, 'utf8')).split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, string | null>);
-  return { ...answer, rows };
-}
+const fetchRows = rowFetcher(driver, () => root);
 
 beforeAll(async () => {
   root = await fs.mkdtemp(path.join(os.tmpdir(), 'duckdb-driver-'));

@@ -4,18 +4,18 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_DRIVER_SETTINGS, contentTypeOfKey, storageDriverFor, type DriverTarget } from '@studio/warehouses';
 import { S3_KEYS, startS3Server, type S3Server } from './servers/s3';
+import { loopbackOnly } from './helpers';
 
 const driver = storageDriverFor('s3');
 const CSV = 'name,lat,lng\nFerry Building,37.7955,-122.3937\nCoit Tower,37.8024,-122.4058\n';
 let server: S3Server;
 let dir: string;
 
-const loopback = { check: async (host: string) => (host === '127.0.0.1' ? host : Promise.reject(new Error(`not allowed: ${host}`))) };
 const target = (over: Record<string, unknown> = {}, credentials: DriverTarget['credentials'] = S3_KEYS): DriverTarget => ({
   type: 's3',
   config: { bucket: 'acme-lake', region: 'us-east-1', endpoint: server.endpoint, ...over },
   credentials,
-  reach: loopback,
+  reach: loopbackOnly,
   settings: { ...DEFAULT_DRIVER_SETTINGS, connectTimeoutMs: 2000 },
 });
 

@@ -2,6 +2,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loopbackOnly, rowFetcher } from './helpers';
 import { DEFAULT_DRIVER_SETTINGS, driverFor, trinoDuckType, trinoLiteral, type DriverTarget } from '@studio/warehouses';
 import { parseLiterals, startTrinoServer, type TrinoServer } from './servers/trino';
 
@@ -12,8 +13,6 @@ const SETUP = `
   CREATE VIEW sales.cafes AS SELECT * FROM sales.stores WHERE category = 'cafe';
 `;
 
-/** Reaches 127.0.0.1 only, as the server's rule does for a listed test host. */
-const loopbackOnly = { check: async (host: string) => (host === '127.0.0.1' ? host : Promise.reject(new Error(`not allowed: ${host}`))) };
 
 const target = (server: TrinoServer, over: Record<string, unknown> = {}, password?: string): DriverTarget => ({
   type: 'presto',
@@ -26,12 +25,7 @@ const target = (server: TrinoServer, over: Record<string, unknown> = {}, passwor
 const driver = driverFor('presto');
 let dir: string;
 
-async function fetchRows(t: DriverTarget, sql: string, values: Record<string, string | number | boolean | null> = {}, signal?: AbortSignal) {
-  const file = path.join(dir, `${Math.random().toString(36).slice(2)}.ndjson`);
-  const answer = await driver.fetch(t, sql, values, file, signal);
-  const text = await fs.readFile(file, 'utf8');
-  return { ...answer, rows: text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, string | null>) };
-}
+const fetchRows = rowFetcher(driver, () => dir);
 
 describe('Presto/Trino driver (trino-client against a coordinator speaking the REST protocol)', () => {
   let server: TrinoServer;

@@ -1,20 +1,16 @@
 import { createWriteStream } from 'node:fs';
-import { isIP } from 'node:net';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { GetObjectCommand, ListObjectsV2Command, S3Client, S3ServiceException, type S3ClientConfig } from '@aws-sdk/client-s3';
-import { CONNECTION_CONFIGS, StudioError, badInput } from '@studio/schema';
-import { cancelled, driverError, type DriverTarget } from '../driver';
+import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { CONNECTION_CONFIGS, badInput } from '@studio/schema';
+import { cancelled, type DriverTarget } from '../driver';
+import { awsClientOptions, awsError } from '../aws';
 import { contentTypeOfKey, underPrefix, type StorageDriver, type StorageItem } from '../storage';
 
 /**
  * Amazon S3 and any S3-compatible endpoint (MinIO, Ceph, R2, a local test server) through the AWS SDK's
- * S3 client. A custom endpoint is checked by the network rule like any warehouse host; over plain HTTP the
- * client is pointed at the checked address, over HTTPS at the name (TLS verifies it).
+ * S3 client (endpoint, keys and network rule as every AWS client of a connection: ../aws.ts).
  */
-
-/** Requests of a connection without keys go unsigned (public buckets), never signed by the server's own role. */
-const unsigned: Extract<NonNullable<S3ClientConfig['signer']>, { sign: unknown }> = { sign: async (request) => request };
 
 interface S3Target {
   bucket: string;
@@ -26,37 +22,10 @@ async function s3Target(t: DriverTarget): Promise<S3Target> {
   const parsed = CONNECTION_CONFIGS.s3.safeParse(t.config);
   if (!parsed.success) throw badInput('Could not parse data connection', parsed.error.issues[0]?.message);
   const c = parsed.data;
-  let endpoint: string | undefined;
-  const url = new URL(c.endpoint ?? `https://s3.${c.region}.amazonaws.com`);
-  const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  const address = await t.reach.check(host, port);
-  if (c.endpoint) {
-    if (url.protocol === 'http:') url.hostname = isIP(address) === 6 ? `[${address}]` : address;
-    endpoint = url.origin;
-  }
-  const creds = t.credentials;
-  const client = new S3Client({
-    region: c.region,
-    endpoint,
-    // Custom endpoints rarely have a DNS name per bucket; the path style works on all of them.
-    forcePathStyle: Boolean(endpoint),
-    maxAttempts: 1,
-    requestHandler: { connectionTimeout: t.settings.connectTimeoutMs, requestTimeout: t.settings.statementTimeoutMs },
-    ...(creds?.accessKeyId && creds.secretAccessKey
-      ? { credentials: { accessKeyId: creds.accessKeyId, secretAccessKey: creds.secretAccessKey } }
-      : // No keys: anonymous requests (public buckets), never the server's own environment or instance role.
-        { credentials: { accessKeyId: '', secretAccessKey: '' }, signer: unsigned }),
-  });
+  const options = await awsClientOptions(t, 's3', c.region, c.endpoint, { allowAnonymous: true });
+  // Custom endpoints rarely have a DNS name per bucket; the path style works on all of them.
+  const client = new S3Client({ ...options, forcePathStyle: Boolean(options.endpoint) });
   return { bucket: c.bucket, prefix: c.prefix || undefined, client };
-}
-
-function s3Error(e: unknown, prefix = ''): StudioError {
-  if (e instanceof StudioError) return e;
-  if (e instanceof S3ServiceException) return new StudioError(422, `${prefix}${e.name}: ${e.message || e.$metadata.httpStatusCode}`);
-  const code = (e as { code?: string }).code;
-  if (code === 'ECONNREFUSED' || code === 'ETIMEDOUT' || (e as Error).name === 'TimeoutError') return new StudioError(422, `Could not connect: ${(e as Error).message || code}`);
-  return driverError(e, prefix);
 }
 
 async function withClient<T>(t: DriverTarget, fn: (s: S3Target) => Promise<T>): Promise<T> {
@@ -64,7 +33,7 @@ async function withClient<T>(t: DriverTarget, fn: (s: S3Target) => Promise<T>): 
   try {
     return await fn(s);
   } catch (e) {
-    throw s3Error(e);
+    throw awsError(e);
   } finally {
     s.client.destroy();
   }
@@ -74,7 +43,7 @@ export const s3Driver: StorageDriver = {
   test: (t) =>
     withClient(t, async (s) => {
       await s.client.send(new ListObjectsV2Command({ Bucket: s.bucket, Prefix: s.prefix, Delimiter: '/', MaxKeys: 1 })).catch((e: unknown) => {
-        throw s3Error(e, 'Could not list the bucket: ');
+        throw awsError(e, 'Could not list the bucket: ');
       });
       return { ok: true as const, serverVersion: `S3 bucket ${s.bucket}${s.prefix ? `/${s.prefix}` : ''}` };
     }),

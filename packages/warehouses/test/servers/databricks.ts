@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { DuckDBInstance, type DuckDBValue } from '@duckdb/node-api';
+import { listenOnLoopback, seededDuckDB } from './backend';
+import type { DuckDBValue } from '@duckdb/node-api';
 
 /**
  * A Databricks SQL warehouse as its SQL Statement Execution API answers (written from Databricks' REST
@@ -55,12 +55,7 @@ function paramValue(p: { value?: string; type?: string }): DuckDBValue {
 }
 
 export async function startDatabricksServer(opts: DatabricksServerOptions): Promise<DatabricksServer> {
-  const db = await DuckDBInstance.create(':memory:');
-  const setup = await db.connect();
-  await setup.run(`ATTACH ':memory:' AS "${opts.catalog}"`);
-  await setup.run(`USE "${opts.catalog}"`);
-  await setup.run(opts.setup);
-  setup.closeSync();
+  const db = await seededDuckDB(opts.catalog, opts.setup);
   const statements = new Map<string, Statement>();
   const requests: Record<string, unknown>[] = [];
   const cancelled: string[] = [];
@@ -145,16 +140,11 @@ export async function startDatabricksServer(opts: DatabricksServerOptions): Prom
       })().catch((e: unknown) => send(500, { error_code: 'INTERNAL_ERROR', message: String(e) }));
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const { port, close } = await listenOnLoopback(server, db);
   return {
     port,
     requests,
     cancelled,
-    close: async () => {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      db.closeSync();
-    },
+    close,
   };
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { DuckDBInstance, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
+import { listenOnLoopback, seededDuckDB } from './backend';
+import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
 
 /**
  * A coordinator that speaks Trino's client REST protocol for the calls trino-client makes, written from
@@ -127,12 +127,7 @@ function preparedStatements(header: string | string[] | undefined): Map<string, 
 }
 
 export async function startTrinoServer(opts: TrinoServerOptions): Promise<TrinoServer> {
-  const db = await DuckDBInstance.create(':memory:');
-  const setupConnection = await db.connect();
-  await setupConnection.run(`ATTACH ':memory:' AS "${opts.catalog}"`);
-  await setupConnection.run(`USE "${opts.catalog}"`);
-  await setupConnection.run(opts.setup);
-  setupConnection.closeSync();
+  const db = await seededDuckDB(opts.catalog, opts.setup);
   const queries = new Map<string, Query>();
   const statements: string[] = [];
   const headersSeen: http.IncomingHttpHeaders[] = [];
@@ -252,18 +247,13 @@ export async function startTrinoServer(opts: TrinoServerOptions): Promise<TrinoS
       })().catch((e: unknown) => send(500, { message: String(e) }));
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const { port, close } = await listenOnLoopback(server, db);
   return {
     url: `http://127.0.0.1:${port}`,
     port,
     statements,
     headers: headersSeen,
     cancelled,
-    close: async () => {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      db.closeSync();
-    },
+    close,
   };
 }

@@ -1,0 +1,54 @@
+import { isIP } from 'node:net';
+import type { S3ClientConfig } from '@aws-sdk/client-s3';
+import { StudioError } from '@studio/schema';
+import type { DriverTarget } from './driver';
+
+/**
+ * What every AWS SDK client of a connection shares: the endpoint (the service's own for the region, or a
+ * custom one: an S3-compatible store, a VPC endpoint) checked by the network rule like any warehouse host,
+ * with plain-HTTP endpoints pointed at the checked address (HTTPS ones at the name, which TLS verifies);
+ * the connection's keys, never the server's own environment or instance role; one attempt; the timeouts.
+ */
+
+/** Requests of a connection without keys go unsigned (public buckets), never signed by the server's role. */
+const unsigned: Extract<NonNullable<S3ClientConfig['signer']>, { sign: unknown }> = { sign: async (request) => request };
+
+export interface AwsClientOptions {
+  region: string;
+  endpoint?: string;
+  maxAttempts: number;
+  requestHandler: { connectionTimeout: number; requestTimeout: number };
+  credentials: { accessKeyId: string; secretAccessKey: string };
+  signer?: typeof unsigned;
+}
+
+export async function awsClientOptions(t: DriverTarget, service: string, region: string, customEndpoint: string | undefined, opts: { allowAnonymous: boolean }): Promise<AwsClientOptions> {
+  const url = new URL(customEndpoint ?? `https://${service}.${region}.amazonaws.com`);
+  const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
+  const address = await t.reach.check(url.hostname.replace(/^\[|\]$/g, ''), port);
+  let endpoint: string | undefined;
+  if (customEndpoint) {
+    if (url.protocol === 'http:') url.hostname = isIP(address) === 6 ? `[${address}]` : address;
+    endpoint = url.origin;
+  }
+  const creds = t.credentials;
+  const keys = creds?.accessKeyId && creds.secretAccessKey ? { accessKeyId: creds.accessKeyId, secretAccessKey: creds.secretAccessKey } : null;
+  if (!keys && !opts.allowAnonymous) throw new StudioError(422, 'This connection needs an access key id and a secret access key');
+  return {
+    region,
+    endpoint,
+    maxAttempts: 1,
+    requestHandler: { connectionTimeout: t.settings.connectTimeoutMs, requestTimeout: t.settings.statementTimeoutMs },
+    ...(keys ? { credentials: keys } : { credentials: { accessKeyId: '', secretAccessKey: '' }, signer: unsigned }),
+  };
+}
+
+/** An AWS service error (or a network failure) as a 422 with the service's own words. */
+export function awsError(e: unknown, prefix = ''): StudioError {
+  if (e instanceof StudioError) return e;
+  const err = e as { name?: string; message?: string; code?: string; $metadata?: { httpStatusCode?: number } };
+  // An answer of the service has an HTTP status; without one the request never got an answer.
+  if (err.$metadata?.httpStatusCode) return new StudioError(422, `${prefix}${err.name ?? 'Error'}: ${err.message || err.$metadata.httpStatusCode}`);
+  if (err.$metadata || err.code || err.name === 'TimeoutError') return new StudioError(422, `Could not connect: ${err.message || err.code}`);
+  return new StudioError(422, `${prefix}${err.message ?? String(e)}`);
+}
