@@ -33,7 +33,7 @@ export const CONNECTION_CONFIGS = {
 } as const satisfies Record<ConnectionType, z.ZodObject>;
 
 /** The kinds this studio has a driver for: tested, browsed and queried (the others are stored only). */
-export const DRIVER_CONNECTION_TYPES = ['postgres', 'redshift', 'athena', 'presto', 'databricks', 'motherduck'] as const satisfies readonly ConnectionType[];
+export const DRIVER_CONNECTION_TYPES = ['postgres', 'redshift', 'athena', 'presto', 'databricks', 'motherduck', 'kinetica'] as const satisfies readonly ConnectionType[];
 export const hasDriver = (t: string): boolean => (DRIVER_CONNECTION_TYPES as readonly string[]).includes(t);
 /** Storage kinds this studio has a driver for: tested, listed, and imported from as datasets. */
 export const STORAGE_DRIVER_TYPES = ['s3'] as const satisfies readonly ConnectionType[];

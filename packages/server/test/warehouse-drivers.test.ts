@@ -11,6 +11,7 @@ import { startTrinoServer, type TrinoServer } from '../../warehouses/test/server
 import { S3_KEYS, startS3Server, type S3Server } from '../../warehouses/test/servers/s3';
 import { startDatabricksServer, type DatabricksServer } from '../../warehouses/test/servers/databricks';
 import { startAthenaServer, type AthenaServer } from '../../warehouses/test/servers/athena';
+import { startKineticaServer, type KineticaServer } from '../../warehouses/test/servers/kinetica';
 
 /**
  * The warehouse kinds beyond PostgreSQL, through the API as a user meets them: create, test (good and bad),
@@ -24,7 +25,7 @@ const SETUP = `CREATE SCHEMA geo;
     (3, 'Tartine', 37.7614, -122.4241, 'cafe')) t(id, name, lat, lng, category);`;
 
 interface Case {
-  type: 'presto' | 'motherduck' | 'databricks' | 'athena';
+  type: 'presto' | 'motherduck' | 'databricks' | 'athena' | 'kinetica';
   body: () => Record<string, unknown>;
   bad: () => Record<string, unknown>;
   badMessage: RegExp;
@@ -36,6 +37,7 @@ let trino: TrinoServer;
 let s3: S3Server;
 let databricks: DatabricksServer;
 let athena: AthenaServer;
+let kinetica: KineticaServer;
 const AWS_KEYS = { accessKeyId: 'AKIASTUDIOTEST', secretAccessKey: 'secret' };
 const PLACES_CSV = 'name,lat,lng,category\nFerry Building,37.7955,-122.3937,landmark\nCoit Tower,37.8024,-122.4058,landmark\nTartine,37.7614,-122.4241,cafe\n';
 let folder: string;
@@ -66,6 +68,14 @@ const CASES: Case[] = [
     query: 'SELECT id, name, lat, lng FROM places WHERE category = {{category}} ORDER BY id',
   },
   {
+    type: 'kinetica',
+    body: () => ({ type: 'kinetica', url: kinetica.url, user: 'analyst', schema: 'geo', credentials: { password: 'k1n3t1ca' } }),
+    bad: () => ({ type: 'kinetica', url: kinetica.url, user: 'analyst', credentials: { password: 'wrong' } }),
+    badMessage: /password was refused/,
+    version: /^Kinetica 7\./,
+    query: 'SELECT id, name, lat, lng FROM geo.places WHERE category = {{category}} ORDER BY id',
+  },
+  {
     type: 'motherduck',
     body: () => ({ type: 'motherduck', database: 'city.duckdb' }),
     bad: () => ({ type: 'motherduck', database: '/etc/passwd' }),
@@ -77,6 +87,7 @@ const CASES: Case[] = [
 
 beforeAll(async () => {
   trino = await startTrinoServer({ catalog: 'lake', setup: SETUP, password: 'pw' });
+  kinetica = await startKineticaServer({ user: 'analyst', password: 'k1n3t1ca', setup: SETUP });
   athena = await startAthenaServer({ accessKeyId: AWS_KEYS.accessKeyId, catalog: 'AwsDataCatalog', workgroup: 'primary', setup: SETUP });
   databricks = await startDatabricksServer({ catalog: 'lake', warehouseId: 'wh1', token: 'dapi-token', setup: SETUP });
   s3 = await startS3Server('city-lake', { 'exports/places.csv': PLACES_CSV, 'exports/broken.parquet': 'PAR1 but not Parquet', 'notes/readme.txt': 'hello' });
@@ -92,6 +103,7 @@ afterAll(async () => {
   await s3?.close();
   await databricks?.close();
   await athena?.close();
+  await kinetica?.close();
   await fs.rm(folder, { recursive: true, force: true });
 });
 
@@ -104,7 +116,7 @@ describe.each(STORES)('warehouse drivers on %s', (kind) => {
   beforeAll(async () => {
     const { host, port } = inject('warehouseServer');
     s = await startStudio(kind, {
-      connectionHosts: parseHostPatterns(`${host}:${port},127.0.0.1:${trino.port},127.0.0.1:${s3.port},127.0.0.1:${databricks.port},127.0.0.1:${athena.port}`),
+      connectionHosts: parseHostPatterns(`${host}:${port},127.0.0.1:${trino.port},127.0.0.1:${s3.port},127.0.0.1:${databricks.port},127.0.0.1:${athena.port},127.0.0.1:${kinetica.port}`),
       warehouse: { ...DEFAULT_DRIVER_SETTINGS, duckdbFolders: [folder] },
       // One user tests every kind here; the per-minute limit of connection tests is another test's subject.
       rateLimits: { ...DEFAULT_RATE_LIMITS, routes: { ...DEFAULT_RATE_LIMITS.routes, testConnection: { max: 1000, windowMs: 60_000 } } },
@@ -214,6 +226,55 @@ describe.each(STORES)('warehouse drivers on %s', (kind) => {
       expect(names).not.toContain('Folder');
       expect(names).not.toContain('Missing');
       expect(names).not.toContain('Stolen');
+    });
+  });
+
+  describe('the Kinetica data proxy', () => {
+    let id: string;
+    const proxy = (who: 'owner' | 'outsider' | 'colleague', target: string, body: unknown, type = 'kinetica', connectionId = id) =>
+      call(who, 'POST', `/v1/data-proxy?type=${type}&target=${encodeURIComponent(target)}&connectionId=${connectionId}`, body);
+    beforeAll(async () => {
+      id = (await call('owner', 'POST', '/v1/data-connections', { ...CASES.find((c) => c.type === 'kinetica')!.body(), name: 'Fleet' })).json().item.id;
+      const shared = await call('owner', 'POST', '/v1/permissions', { resourceType: 'data-connection', resourceId: id, role: 'viewer', userId: cast.users.colleague.id });
+      expect(shared.statusCode).toBeLessThan(300);
+    });
+
+    it("forwards /show/table with the documents' default options, and answers Kinetica's envelope", async () => {
+      const res = await proxy('owner', '/show/table', { table_name: 'geo', options: { get_sizes: 'false' } });
+      expect(res.statusCode).toBe(200);
+      expect(res.json()).toMatchObject({ status: 'OK', data_type: 'show_table_response' });
+      expect(JSON.parse(res.json().data_str).table_names).toEqual(['geo.places']);
+      expect(kinetica.requests.at(-1)).toEqual({ endpoint: '/show/table', body: { table_name: 'geo', options: { show_children: 'false', get_sizes: 'false', get_cached_sizes: 'true', get_column_info: 'true' } } });
+    });
+
+    it('lets readers run SQL and read records; only editors create, clear and drop', async () => {
+      expect((await proxy('colleague', '/execute/sql', { statement: 'SELECT 1 AS one', offset: 0, limit: 10, encoding: 'json', options: {} })).json().status).toBe('OK');
+      expect((await proxy('colleague', '/get/records', { table_name: 'geo.places', offset: 0, limit: 2, encoding: 'json', options: {} })).json().status).toBe('OK');
+      const before = kinetica.requests.length;
+      expect((await proxy('colleague', '/drop/schema', { schema_name: 'geo', options: {} })).statusCode).toBe(403);
+      expect((await proxy('outsider', '/show/table', { table_name: 'geo' })).statusCode).toBe(404);
+      expect(kinetica.requests.length).toBe(before);
+      expect((await proxy('owner', '/clear/table', { table_name: 'geo.tmp', authorization: '', options: {} })).json().status).toBe('OK');
+    });
+
+    it("answers Kinetica's ERROR status with its message (temporary tables that cannot be made)", async () => {
+      const res = await proxy('owner', '/create/table', { table_name: 'fail_temp', type_id: 'nope', options: {} });
+      expect([res.statusCode, res.json().status, res.json().message]).toEqual([422, 'ERROR', 'Type nope does not exist']);
+    });
+
+    it.each([
+      ['an endpoint the documents do not name', () => proxy('owner', '/admin/shutdown', {}), /target must be one of/],
+      ['another kind of proxy', () => proxy('owner', '/show/table', {}, 'snowflake'), /kinetica/],
+    ])('refuses %s', async (_name, send, message) => {
+      const res = await send();
+      expect(res.statusCode).toBe(422);
+      expect(res.json().message).toMatch(message);
+    });
+
+    it('refuses a connection of another kind', async () => {
+      const other = (await call('owner', 'GET', '/v1/data-connections')).json().items.find((c: { connectionType: string }) => c.connectionType === 'presto');
+      const res = await proxy('owner', '/show/table', { table_name: 'geo' }, 'kinetica', other.id);
+      expect([res.statusCode, res.json().message]).toEqual([422, 'The data proxy serves kinetica connections']);
     });
   });
 });

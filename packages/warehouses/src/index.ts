@@ -2,6 +2,7 @@ import { badInput, isDatabaseConnectionType, type ConnectionType } from '@studio
 import type { WarehouseDriver } from './driver';
 import { athenaDriver } from './athena';
 import { databricksDriver } from './databricks';
+import { kineticaDriver } from './kinetica';
 import { motherduckDriver } from './motherduck';
 import { postgresDriver } from './postgres';
 import { trinoDriver } from './trino';
@@ -14,6 +15,7 @@ export { namedParameters, positionalParameters } from './parameters';
 export { trinoLiteral } from './trino/literals';
 export { duckTypeOf as trinoDuckType } from './trino';
 export { databricksDuckType } from './databricks';
+export { kineticaCall, kineticaDuckType, kineticaTarget, type KineticaEnvelope } from './kinetica';
 
 /** One driver per warehouse kind; storage kinds (s3, gcs, planet) are browsed by the storage drivers. */
 const DRIVERS: Partial<Record<ConnectionType, WarehouseDriver>> = {
@@ -23,6 +25,7 @@ const DRIVERS: Partial<Record<ConnectionType, WarehouseDriver>> = {
   motherduck: motherduckDriver,
   databricks: databricksDriver,
   athena: athenaDriver,
+  kinetica: kineticaDriver,
 };
 
 /** The driver of a database connection's kind, or a 422 naming what the kind is. */

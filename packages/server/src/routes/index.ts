@@ -13,6 +13,7 @@ import { mapAssetRoutes } from './map-assets';
 import { dataConnectionRoutes } from './data-connections';
 import { dataQueryRoutes } from './data-queries';
 import { storageRoutes } from './storage';
+import { dataProxyRoutes } from './data-proxy';
 import { projectRoutes } from './projects';
 import { stateRoutes } from './states';
 import { datasetRoutes } from './datasets';
@@ -48,6 +49,7 @@ export const allRoutes: RouteDef[] = [
   ...dataConnectionRoutes,
   ...dataQueryRoutes,
   ...storageRoutes,
+  ...dataProxyRoutes,
   ...projectRoutes,
   ...stateRoutes,
   ...analyticsRoutes,
