@@ -1,3 +1,4 @@
+import { open } from 'node:fs/promises';
 import { StudioError, type ConnectionCredentials, type ConnectionType } from '@studio/schema';
 
 /**
@@ -106,4 +107,19 @@ export function raceAbort<T>(work: Promise<T>, signal?: AbortSignal): Promise<T>
       },
     );
   });
+}
+
+/**
+ * Writes the rows a run hands over to `file` as NDJSON (c0..cN); a result without columns is refused
+ * (a statement that answers nothing has no place in a dataset).
+ */
+export async function writeNdjson(file: string, run: (write: (rows: readonly (readonly unknown[])[]) => Promise<void>) => Promise<{ columns: FetchedColumn[]; rowCount: number }>) {
+  const out = await open(file, 'w');
+  try {
+    const answer = await run(async (rows) => void (await out.write(`${rows.map(ndjsonRow).join('\n')}\n`)));
+    if (!answer.columns.length) throw new StudioError(422, 'The query answers no columns');
+    return answer;
+  } finally {
+    await out.close();
+  }
 }

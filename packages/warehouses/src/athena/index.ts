@@ -1,4 +1,3 @@
-import { open } from 'node:fs/promises';
 import {
   AthenaClient,
   GetQueryExecutionCommand,
@@ -13,7 +12,7 @@ import {
 } from '@aws-sdk/client-athena';
 import { CONNECTION_CONFIGS, StudioError, badInput } from '@studio/schema';
 import { awsClientOptions, awsError } from '../aws';
-import { cancelled, ndjsonRow, tooManyRows, type BrowseItem, type DriverTarget, type FetchedColumn, type ParamValue, type WarehouseDriver } from '../driver';
+import { cancelled, writeNdjson, tooManyRows, type BrowseItem, type DriverTarget, type FetchedColumn, type ParamValue, type WarehouseDriver } from '../driver';
 import { bindStatement, namedParameters } from '../parameters';
 import { duckTypeOf } from '../trino';
 import { trinoLiteral } from '../trino/literals';
@@ -151,14 +150,7 @@ export const athenaDriver: WarehouseDriver = {
   async fetch(target, userSql, values, file, signal) {
     const { sql, bound } = bindStatement(userSql, values, () => '?');
     return withTarget(target, async (a) => {
-      const out = await open(file, 'w');
-      try {
-        const answer = await execute(a, sql, bound, async (rows) => void (await out.write(`${rows.map(ndjsonRow).join('\n')}\n`)), signal);
-        if (!answer.columns.length) throw badInput('The query answers no columns');
-        return answer;
-      } finally {
-        await out.close();
-      }
+      return writeNdjson(file, (write) => execute(a, sql, bound, write, signal));
     });
   },
 };

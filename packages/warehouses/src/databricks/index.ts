@@ -1,6 +1,5 @@
-import { open } from 'node:fs/promises';
 import { CONNECTION_CONFIGS, StudioError, badInput } from '@studio/schema';
-import { cancelled, ndjsonRow, tooManyRows, type BrowseItem, type DriverTarget, type FetchedColumn, type ParamValue, type WarehouseDriver } from '../driver';
+import { cancelled, writeNdjson, tooManyRows, type BrowseItem, type DriverTarget, type FetchedColumn, type ParamValue, type WarehouseDriver } from '../driver';
 import { HttpClient } from '../http';
 import { bindStatement, namedParameters } from '../parameters';
 
@@ -176,13 +175,6 @@ export const databricksDriver: WarehouseDriver = {
   async fetch(target, userSql, values, file, signal) {
     const t = await databricksTarget(target);
     const { sql, bound } = bindStatement(userSql, values, (n) => `:p${n}`);
-    const out = await open(file, 'w');
-    try {
-      const answer = await execute(t, sql, bound.map((value, k) => ({ name: `p${k + 1}`, value })), async (rows) => void (await out.write(`${rows.map(ndjsonRow).join('\n')}\n`)), signal);
-      if (!answer.columns.length) throw badInput('The query answers no columns');
-      return answer;
-    } finally {
-      await out.close();
-    }
+    return writeNdjson(file, (write) => execute(t, sql, bound.map((value, k) => ({ name: `p${k + 1}`, value })), write, signal));
   },
 };

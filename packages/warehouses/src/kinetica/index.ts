@@ -1,6 +1,5 @@
-import { open } from 'node:fs/promises';
 import { CONNECTION_CONFIGS, StudioError, badInput } from '@studio/schema';
-import { cancelled, ndjsonRow, tooManyRows, type BrowseItem, type DriverTarget, type FetchedColumn, type ParamValue, type WarehouseDriver } from '../driver';
+import { cancelled, writeNdjson, tooManyRows, type BrowseItem, type DriverTarget, type FetchedColumn, type ParamValue, type WarehouseDriver } from '../driver';
 import { HttpClient } from '../http';
 import { bindStatement, namedParameters } from '../parameters';
 
@@ -157,13 +156,6 @@ export const kineticaDriver: WarehouseDriver = {
   async fetch(target, userSql, values, file, signal) {
     const { sql, bound } = bindStatement(userSql, values, (n) => `$${n}`);
     const k = await kineticaTarget(target);
-    const out = await open(file, 'w');
-    try {
-      const answer = await sqlPages(k, sql, bound, async (rows) => void (await out.write(`${rows.map(ndjsonRow).join('\n')}\n`)), signal);
-      if (!answer.columns.length) throw badInput('The query answers no columns');
-      return answer;
-    } finally {
-      await out.close();
-    }
+    return writeNdjson(file, (write) => sqlPages(k, sql, bound, write, signal));
   },
 };

@@ -1,9 +1,8 @@
-import { open } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { isIP } from 'node:net';
 import { BasicAuth, Trino, type QueryResult } from 'trino-client';
 import { CONNECTION_CONFIGS, StudioError, badInput } from '@studio/schema';
-import { cancelled, driverError, ndjsonRow, raceAbort, tooManyRows, type BrowseItem, type DriverTarget, type FetchedColumn, type ParamValue, type WarehouseDriver } from '../driver';
+import { cancelled, writeNdjson, driverError, raceAbort, tooManyRows, type BrowseItem, type DriverTarget, type FetchedColumn, type ParamValue, type WarehouseDriver } from '../driver';
 import { bindStatement, namedParameters } from '../parameters';
 import { trinoLiteral } from './literals';
 
@@ -207,13 +206,6 @@ export const trinoDriver: WarehouseDriver = {
     const t = trinoTarget(target);
     const { sql, bound } = bindStatement(userSql, values, () => '?');
     const p = prepared(sql, bound);
-    const out = await open(file, 'w');
-    try {
-      const answer = await run(t, p.sql, async (rows) => void (await out.write(`${rows.map(ndjsonRow).join('\n')}\n`)), signal, p.headers);
-      if (!answer.columns.length) throw badInput('The query answers no columns');
-      return answer;
-    } finally {
-      await out.close();
-    }
+    return writeNdjson(file, (write) => run(t, p.sql, write, signal, p.headers));
   },
 };
