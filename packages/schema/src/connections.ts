@@ -36,7 +36,7 @@ export const CONNECTION_CONFIGS = {
 export const DRIVER_CONNECTION_TYPES = ['postgres', 'redshift', 'athena', 'presto', 'databricks', 'motherduck', 'kinetica'] as const satisfies readonly ConnectionType[];
 export const hasDriver = (t: string): boolean => (DRIVER_CONNECTION_TYPES as readonly string[]).includes(t);
 /** Storage kinds this studio has a driver for: tested, listed, and imported from as datasets. */
-export const STORAGE_DRIVER_TYPES = ['s3'] as const satisfies readonly ConnectionType[];
+export const STORAGE_DRIVER_TYPES = ['s3', 'planet'] as const satisfies readonly ConnectionType[];
 export const hasStorageDriver = (t: string): boolean => (STORAGE_DRIVER_TYPES as readonly string[]).includes(t);
 /** The kinds the New connector form offers: every kind with a driver. */
 export const CONNECTOR_FORM_TYPES = [...DRIVER_CONNECTION_TYPES, ...STORAGE_DRIVER_TYPES] as const;

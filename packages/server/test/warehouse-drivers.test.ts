@@ -12,6 +12,7 @@ import { S3_KEYS, startS3Server, type S3Server } from '../../warehouses/test/ser
 import { startDatabricksServer, type DatabricksServer } from '../../warehouses/test/servers/databricks';
 import { startAthenaServer, type AthenaServer } from '../../warehouses/test/servers/athena';
 import { startKineticaServer, type KineticaServer } from '../../warehouses/test/servers/kinetica';
+import { startPlanetServer, type PlanetServer } from '../../warehouses/test/servers/planet';
 
 /**
  * The warehouse kinds beyond PostgreSQL, through the API as a user meets them: create, test (good and bad),
@@ -38,6 +39,7 @@ let s3: S3Server;
 let databricks: DatabricksServer;
 let athena: AthenaServer;
 let kinetica: KineticaServer;
+let planet: PlanetServer;
 const AWS_KEYS = { accessKeyId: 'AKIASTUDIOTEST', secretAccessKey: 'secret' };
 const PLACES_CSV = 'name,lat,lng,category\nFerry Building,37.7955,-122.3937,landmark\nCoit Tower,37.8024,-122.4058,landmark\nTartine,37.7614,-122.4241,cafe\n';
 let folder: string;
@@ -87,6 +89,7 @@ const CASES: Case[] = [
 
 beforeAll(async () => {
   trino = await startTrinoServer({ catalog: 'lake', setup: SETUP, password: 'pw' });
+  planet = await startPlanetServer({ apiKey: 'PLAK-key', scenes: 300, pageSize: 100, orderFiles: { 'manifest.json': '{}' } });
   kinetica = await startKineticaServer({ user: 'analyst', password: 'k1n3t1ca', setup: SETUP });
   athena = await startAthenaServer({ accessKeyId: AWS_KEYS.accessKeyId, catalog: 'AwsDataCatalog', workgroup: 'primary', setup: SETUP });
   databricks = await startDatabricksServer({ catalog: 'lake', warehouseId: 'wh1', token: 'dapi-token', setup: SETUP });
@@ -104,6 +107,7 @@ afterAll(async () => {
   await databricks?.close();
   await athena?.close();
   await kinetica?.close();
+  await planet?.close();
   await fs.rm(folder, { recursive: true, force: true });
 });
 
@@ -116,7 +120,7 @@ describe.each(STORES)('warehouse drivers on %s', (kind) => {
   beforeAll(async () => {
     const { host, port } = inject('warehouseServer');
     s = await startStudio(kind, {
-      connectionHosts: parseHostPatterns(`${host}:${port},127.0.0.1:${trino.port},127.0.0.1:${s3.port},127.0.0.1:${databricks.port},127.0.0.1:${athena.port},127.0.0.1:${kinetica.port}`),
+      connectionHosts: parseHostPatterns(`${host}:${port},127.0.0.1:${trino.port},127.0.0.1:${s3.port},127.0.0.1:${databricks.port},127.0.0.1:${athena.port},127.0.0.1:${kinetica.port},127.0.0.1:${planet.port}`),
       warehouse: { ...DEFAULT_DRIVER_SETTINGS, duckdbFolders: [folder] },
       // One user tests every kind here; the per-minute limit of connection tests is another test's subject.
       rateLimits: { ...DEFAULT_RATE_LIMITS, routes: { ...DEFAULT_RATE_LIMITS.routes, testConnection: { max: 1000, windowMs: 60_000 } } },
@@ -275,6 +279,20 @@ describe.each(STORES)('warehouse drivers on %s', (kind) => {
       const other = (await call('owner', 'GET', '/v1/data-connections')).json().items.find((c: { connectionType: string }) => c.connectionType === 'presto');
       const res = await proxy('owner', '/show/table', { table_name: 'geo' }, 'kinetica', other.id);
       expect([res.statusCode, res.json().message]).toEqual([422, 'The data proxy serves kinetica connections']);
+    });
+  });
+
+  describe('planet (its Orders and Data APIs)', () => {
+    it("tests, lists, and imports a saved search's scene footprints as a dataset", async () => {
+      const body = { type: 'planet', apiUrl: planet.url, credentials: { token: 'PLAK-key' } };
+      expect((await call('owner', 'POST', '/v1/test-connection', body)).json().item).toEqual({ ok: true, serverVersion: 'Planet: 1 order' });
+      const bad = await call('owner', 'POST', '/v1/test-connection', { ...body, credentials: { token: 'PLAK-other' } });
+      expect([bad.statusCode, bad.json().message]).toEqual([422, expect.stringMatching(/refused the API key/)]);
+      const id = (await call('owner', 'POST', '/v1/data-connections', { ...body, name: 'Planet' })).json().item.id;
+      expect((await call('owner', 'GET', `/v1/data-connections/${id}/objects?prefix=searches/`)).json().items.map((i: { key: string }) => i.key)).toEqual(['searches/bay-scenes.geojson']);
+      const res = await call('owner', 'POST', `/v1/data-connections/${id}/import`, { key: 'searches/bay-scenes.geojson', name: 'Bay scenes' });
+      expect(res.statusCode).toBe(201);
+      expect(res.json().item).toMatchObject({ name: 'Bay scenes', status: 'ready', metadata: { rowCount: 300 } });
     });
   });
 });

@@ -1,4 +1,6 @@
+import { createWriteStream } from 'node:fs';
 import http from 'node:http';
+import { pipeline } from 'node:stream/promises';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { StudioError } from '@studio/schema';
@@ -24,6 +26,8 @@ export interface JsonRequest {
   headers?: Record<string, string>;
   body?: unknown;
   signal?: AbortSignal;
+  /** A download: a 2xx body is streamed to this file (memory stays flat) and the answer is its byte count. */
+  toFile?: string;
 }
 
 export interface JsonAnswer<T> {
@@ -79,6 +83,13 @@ export class HttpClient {
           signal: req.signal,
         },
         (res) => {
+          const status = res.statusCode ?? 0;
+          if (req.toFile && status >= 200 && status < 300) {
+            let bytes = 0;
+            res.on('data', (c: Buffer) => (bytes += c.length));
+            pipeline(res, createWriteStream(req.toFile)).then(() => resolve({ status, body: bytes as T }), reject);
+            return;
+          }
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));
           res.on('error', reject);
@@ -90,7 +101,7 @@ export class HttpClient {
             } catch {
               // not JSON: the text itself (an error page of a proxy, say)
             }
-            resolve({ status: res.statusCode ?? 0, body: body as T });
+            resolve({ status, body: body as T });
           });
         },
       );

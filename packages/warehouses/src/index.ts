@@ -7,6 +7,7 @@ import { motherduckDriver } from './motherduck';
 import { postgresDriver } from './postgres';
 import { trinoDriver } from './trino';
 import { s3Driver } from './s3';
+import { planetDriver } from './planet';
 import type { StorageDriver } from './storage';
 
 export * from './driver';
@@ -38,6 +39,7 @@ export function driverFor(type: string): WarehouseDriver {
 
 const STORAGE: Partial<Record<ConnectionType, StorageDriver>> = {
   s3: s3Driver,
+  planet: planetDriver,
 };
 
 /** The driver of a storage connection's kind, or a 422 naming what the kind is. */
