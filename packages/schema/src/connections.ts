@@ -28,7 +28,7 @@ export const CONNECTION_CONFIGS = {
   motherduck: z.object({ database: Text }),
   kinetica: z.object({ url: HttpUrl, user: Text, schema: Text.optional() }),
   s3: z.object({ bucket: Bucket, region: Region, prefix: z.string().max(1024).optional(), endpoint: HttpUrl.optional() }),
-  gcs: z.object({ bucket: Bucket, region: Region.optional(), prefix: z.string().max(1024).optional() }),
+  gcs: z.object({ bucket: Bucket, region: Region.optional(), prefix: z.string().max(1024).optional(), endpoint: HttpUrl.optional() }),
   planet: z.object({ apiUrl: HttpUrl.optional(), orderId: Text.optional() }),
 } as const satisfies Record<ConnectionType, z.ZodObject>;
 
@@ -36,7 +36,7 @@ export const CONNECTION_CONFIGS = {
 export const DRIVER_CONNECTION_TYPES = ['postgres', 'redshift', 'athena', 'presto', 'databricks', 'motherduck', 'kinetica'] as const satisfies readonly ConnectionType[];
 export const hasDriver = (t: string): boolean => (DRIVER_CONNECTION_TYPES as readonly string[]).includes(t);
 /** Storage kinds this studio has a driver for: tested, listed, and imported from as datasets. */
-export const STORAGE_DRIVER_TYPES = ['s3', 'planet'] as const satisfies readonly ConnectionType[];
+export const STORAGE_DRIVER_TYPES = ['s3', 'gcs', 'planet'] as const satisfies readonly ConnectionType[];
 export const hasStorageDriver = (t: string): boolean => (STORAGE_DRIVER_TYPES as readonly string[]).includes(t);
 /** The kinds the New connector form offers: every kind with a driver. */
 export const CONNECTOR_FORM_TYPES = [...DRIVER_CONNECTION_TYPES, ...STORAGE_DRIVER_TYPES] as const;

@@ -13,6 +13,7 @@ import { startDatabricksServer, type DatabricksServer } from '../../warehouses/t
 import { startAthenaServer, type AthenaServer } from '../../warehouses/test/servers/athena';
 import { startKineticaServer, type KineticaServer } from '../../warehouses/test/servers/kinetica';
 import { startPlanetServer, type PlanetServer } from '../../warehouses/test/servers/planet';
+import { startGcsServer, type GcsServer } from '../../warehouses/test/servers/gcs';
 
 /**
  * The warehouse kinds beyond PostgreSQL, through the API as a user meets them: create, test (good and bad),
@@ -40,6 +41,7 @@ let databricks: DatabricksServer;
 let athena: AthenaServer;
 let kinetica: KineticaServer;
 let planet: PlanetServer;
+let gcs: GcsServer;
 const AWS_KEYS = { accessKeyId: 'AKIASTUDIOTEST', secretAccessKey: 'secret' };
 const PLACES_CSV = 'name,lat,lng,category\nFerry Building,37.7955,-122.3937,landmark\nCoit Tower,37.8024,-122.4058,landmark\nTartine,37.7614,-122.4241,cafe\n';
 let folder: string;
@@ -89,6 +91,7 @@ const CASES: Case[] = [
 
 beforeAll(async () => {
   trino = await startTrinoServer({ catalog: 'lake', setup: SETUP, password: 'pw' });
+  gcs = await startGcsServer('city-bucket', { 'exports/places.csv': PLACES_CSV });
   planet = await startPlanetServer({ apiKey: 'PLAK-key', scenes: 300, pageSize: 100, orderFiles: { 'manifest.json': '{}' } });
   kinetica = await startKineticaServer({ user: 'analyst', password: 'k1n3t1ca', setup: SETUP });
   athena = await startAthenaServer({ accessKeyId: AWS_KEYS.accessKeyId, catalog: 'AwsDataCatalog', workgroup: 'primary', setup: SETUP });
@@ -108,6 +111,7 @@ afterAll(async () => {
   await athena?.close();
   await kinetica?.close();
   await planet?.close();
+  await gcs?.close();
   await fs.rm(folder, { recursive: true, force: true });
 });
 
@@ -120,7 +124,7 @@ describe.each(STORES)('warehouse drivers on %s', (kind) => {
   beforeAll(async () => {
     const { host, port } = inject('warehouseServer');
     s = await startStudio(kind, {
-      connectionHosts: parseHostPatterns(`${host}:${port},127.0.0.1:${trino.port},127.0.0.1:${s3.port},127.0.0.1:${databricks.port},127.0.0.1:${athena.port},127.0.0.1:${kinetica.port},127.0.0.1:${planet.port}`),
+      connectionHosts: parseHostPatterns(`${host}:${port},127.0.0.1:${trino.port},127.0.0.1:${s3.port},127.0.0.1:${databricks.port},127.0.0.1:${athena.port},127.0.0.1:${kinetica.port},127.0.0.1:${planet.port},127.0.0.1:${gcs.port}`),
       warehouse: { ...DEFAULT_DRIVER_SETTINGS, duckdbFolders: [folder] },
       // One user tests every kind here; the per-minute limit of connection tests is another test's subject.
       rateLimits: { ...DEFAULT_RATE_LIMITS, routes: { ...DEFAULT_RATE_LIMITS.routes, testConnection: { max: 1000, windowMs: 60_000 } } },
@@ -293,6 +297,19 @@ describe.each(STORES)('warehouse drivers on %s', (kind) => {
       const res = await call('owner', 'POST', `/v1/data-connections/${id}/import`, { key: 'searches/bay-scenes.geojson', name: 'Bay scenes' });
       expect(res.statusCode).toBe(201);
       expect(res.json().item).toMatchObject({ name: 'Bay scenes', status: 'ready', metadata: { rowCount: 300 } });
+    });
+  });
+
+  describe('gcs (Cloud Storage JSON API, a service account key)', () => {
+    it('tests, lists and imports a CSV object as a dataset; a wrong bucket is a 422', async () => {
+      const body = { type: 'gcs', bucket: 'city-bucket', endpoint: gcs.endpoint, credentials: { privateKey: gcs.keyJson } };
+      expect((await call('owner', 'POST', '/v1/test-connection', body)).json().item).toEqual({ ok: true, serverVersion: 'Cloud Storage bucket city-bucket' });
+      const bad = await call('owner', 'POST', '/v1/test-connection', { ...body, bucket: 'other-bucket' });
+      expect([bad.statusCode, bad.json().message]).toEqual([422, expect.stringMatching(/bucket does not exist/)]);
+      const id = (await call('owner', 'POST', '/v1/data-connections', { ...body, name: 'GCS' })).json().item.id;
+      expect((await call('owner', 'GET', `/v1/data-connections/${id}/objects?prefix=exports/`)).json().items.map((i: { key: string }) => i.key)).toEqual(['exports/places.csv']);
+      const res = await call('owner', 'POST', `/v1/data-connections/${id}/import`, { key: 'exports/places.csv' });
+      expect(res.json().item).toMatchObject({ name: 'places.csv', status: 'ready', metadata: { rowCount: 3 } });
     });
   });
 });

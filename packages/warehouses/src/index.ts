@@ -8,6 +8,7 @@ import { postgresDriver } from './postgres';
 import { trinoDriver } from './trino';
 import { s3Driver } from './s3';
 import { planetDriver } from './planet';
+import { gcsDriver } from './gcs';
 import type { StorageDriver } from './storage';
 
 export * from './driver';
@@ -40,6 +41,7 @@ export function driverFor(type: string): WarehouseDriver {
 const STORAGE: Partial<Record<ConnectionType, StorageDriver>> = {
   s3: s3Driver,
   planet: planetDriver,
+  gcs: gcsDriver,
 };
 
 /** The driver of a storage connection's kind, or a 422 naming what the kind is. */

@@ -1,0 +1,69 @@
+import { createRequire } from 'node:module';
+import { isIP } from 'node:net';
+import { StudioError } from '@studio/schema';
+import type { DriverTarget } from './driver';
+
+/**
+ * What the Google Cloud clients of a connection share: the service account key the user saved (JSON,
+ * its client_email and private_key sign the requests: a self-signed JWT, no token exchange), the
+ * project it names, and the endpoint (Google's, or a custom one) checked by the network rule, plain-HTTP
+ * endpoints pointed at the checked address.
+ */
+
+export interface ServiceAccount {
+  client_email: string;
+  private_key: string;
+  project_id?: string;
+}
+
+export function serviceAccountOf(t: DriverTarget): ServiceAccount {
+  const raw = t.credentials?.privateKey;
+  if (!raw) throw new StudioError(422, 'This connection needs a service account key (JSON)');
+  let key: Partial<ServiceAccount>;
+  try {
+    key = JSON.parse(raw) as Partial<ServiceAccount>;
+  } catch {
+    throw new StudioError(422, 'The service account key is not JSON', 'Paste the key file Google Cloud gave you, as it is');
+  }
+  if (typeof key.client_email !== 'string' || typeof key.private_key !== 'string') throw new StudioError(422, 'The service account key has no client_email or private_key');
+  return { client_email: key.client_email, private_key: key.private_key, project_id: key.project_id };
+}
+
+/** The endpoint the client is given: undefined (Google's own, checked here) or the custom one, pinned when plain HTTP. */
+export async function googleEndpoint(t: DriverTarget, defaultHost: string, custom: string | undefined): Promise<string | undefined> {
+  const url = new URL(custom ?? `https://${defaultHost}`);
+  const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
+  const address = await t.reach.check(url.hostname.replace(/^\[|\]$/g, ''), port);
+  if (!custom) return undefined;
+  if (url.protocol === 'http:') url.hostname = isIP(address) === 6 ? `[${address}]` : address;
+  return url.origin;
+}
+
+/** A Google API error (or a network failure) as a 422 with Google's own words. */
+export function googleError(e: unknown, prefix = ''): StudioError {
+  if (e instanceof StudioError) return e;
+  const err = e as { code?: number | string; message?: string; errors?: { message?: string }[] };
+  if (typeof err.code === 'number') {
+    if (err.code === 401 || err.code === 403) return new StudioError(422, `${prefix}Google refused the service account (${err.code}): ${err.message ?? ''}`.trim());
+    return new StudioError(422, `${prefix}${err.message ?? `Google answered ${err.code}`}`);
+  }
+  if (typeof err.code === 'string' && /^E[A-Z]+/.test(err.code)) return new StudioError(422, `Could not connect: ${err.message ?? err.code}`);
+  return new StudioError(422, `${prefix}${err.message ?? String(e)}`);
+}
+
+interface SelfSigningJwt {
+  useJWTAccessWithScope?: boolean;
+}
+
+/**
+ * A client that signs each request with a scoped JWT of its own (no exchange at Google's token endpoint),
+ * made with the google-auth-library the given Google client package itself uses (its major version
+ * differs between packages; an instance of another would not be recognised).
+ */
+export function selfSignedJwt(clientPackage: string, key: ServiceAccount, scopes: string[]): unknown {
+  const fromPackage = createRequire(createRequire(import.meta.url).resolve(clientPackage));
+  const { JWT } = fromPackage('google-auth-library') as { JWT: new (opts: { email: string; key: string; scopes: string[] }) => SelfSigningJwt };
+  const jwt = new JWT({ email: key.client_email, key: key.private_key, scopes });
+  jwt.useJWTAccessWithScope = true;
+  return jwt;
+}
