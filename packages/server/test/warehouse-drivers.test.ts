@@ -14,6 +14,8 @@ import { startAthenaServer, type AthenaServer } from '../../warehouses/test/serv
 import { startKineticaServer, type KineticaServer } from '../../warehouses/test/servers/kinetica';
 import { startPlanetServer, type PlanetServer } from '../../warehouses/test/servers/planet';
 import { startGcsServer, type GcsServer } from '../../warehouses/test/servers/gcs';
+import { startBigQueryServer, type BigQueryServer } from '../../warehouses/test/servers/bigquery';
+import { serviceAccountKey } from '../../warehouses/test/servers/google-auth';
 
 /**
  * The warehouse kinds beyond PostgreSQL, through the API as a user meets them: create, test (good and bad),
@@ -27,7 +29,7 @@ const SETUP = `CREATE SCHEMA geo;
     (3, 'Tartine', 37.7614, -122.4241, 'cafe')) t(id, name, lat, lng, category);`;
 
 interface Case {
-  type: 'presto' | 'motherduck' | 'databricks' | 'athena' | 'kinetica';
+  type: 'presto' | 'motherduck' | 'databricks' | 'athena' | 'kinetica' | 'bigquery';
   body: () => Record<string, unknown>;
   bad: () => Record<string, unknown>;
   badMessage: RegExp;
@@ -42,6 +44,7 @@ let athena: AthenaServer;
 let kinetica: KineticaServer;
 let planet: PlanetServer;
 let gcs: GcsServer;
+let bigquery: BigQueryServer;
 const AWS_KEYS = { accessKeyId: 'AKIASTUDIOTEST', secretAccessKey: 'secret' };
 const PLACES_CSV = 'name,lat,lng,category\nFerry Building,37.7955,-122.3937,landmark\nCoit Tower,37.8024,-122.4058,landmark\nTartine,37.7614,-122.4241,cafe\n';
 let folder: string;
@@ -80,6 +83,14 @@ const CASES: Case[] = [
     query: 'SELECT id, name, lat, lng FROM geo.places WHERE category = {{category}} ORDER BY id',
   },
   {
+    type: 'bigquery',
+    body: () => ({ type: 'bigquery', projectId: 'city-project', dataset: 'geo', endpoint: bigquery.endpoint, credentials: { privateKey: bigquery.keyJson } }),
+    bad: () => ({ type: 'bigquery', projectId: 'city-project', endpoint: bigquery.endpoint, credentials: { privateKey: serviceAccountKey('other').json } }),
+    badMessage: /Google refused the service account/,
+    version: /^BigQuery, project city-project$/,
+    query: 'SELECT id, name, lat, lng FROM places WHERE category = {{category}} ORDER BY id',
+  },
+  {
     type: 'motherduck',
     body: () => ({ type: 'motherduck', database: 'city.duckdb' }),
     bad: () => ({ type: 'motherduck', database: '/etc/passwd' }),
@@ -91,6 +102,7 @@ const CASES: Case[] = [
 
 beforeAll(async () => {
   trino = await startTrinoServer({ catalog: 'lake', setup: SETUP, password: 'pw' });
+  bigquery = await startBigQueryServer({ projectId: 'city-project', setup: SETUP });
   gcs = await startGcsServer('city-bucket', { 'exports/places.csv': PLACES_CSV });
   planet = await startPlanetServer({ apiKey: 'PLAK-key', scenes: 300, pageSize: 100, orderFiles: { 'manifest.json': '{}' } });
   kinetica = await startKineticaServer({ user: 'analyst', password: 'k1n3t1ca', setup: SETUP });
@@ -112,6 +124,7 @@ afterAll(async () => {
   await kinetica?.close();
   await planet?.close();
   await gcs?.close();
+  await bigquery?.close();
   await fs.rm(folder, { recursive: true, force: true });
 });
 
@@ -124,7 +137,7 @@ describe.each(STORES)('warehouse drivers on %s', (kind) => {
   beforeAll(async () => {
     const { host, port } = inject('warehouseServer');
     s = await startStudio(kind, {
-      connectionHosts: parseHostPatterns(`${host}:${port},127.0.0.1:${trino.port},127.0.0.1:${s3.port},127.0.0.1:${databricks.port},127.0.0.1:${athena.port},127.0.0.1:${kinetica.port},127.0.0.1:${planet.port},127.0.0.1:${gcs.port}`),
+      connectionHosts: parseHostPatterns(`${host}:${port},127.0.0.1:${trino.port},127.0.0.1:${s3.port},127.0.0.1:${databricks.port},127.0.0.1:${athena.port},127.0.0.1:${kinetica.port},127.0.0.1:${planet.port},127.0.0.1:${gcs.port},127.0.0.1:${bigquery.port}`),
       warehouse: { ...DEFAULT_DRIVER_SETTINGS, duckdbFolders: [folder] },
       // One user tests every kind here; the per-minute limit of connection tests is another test's subject.
       rateLimits: { ...DEFAULT_RATE_LIMITS, routes: { ...DEFAULT_RATE_LIMITS.routes, testConnection: { max: 1000, windowMs: 60_000 } } },
@@ -169,7 +182,7 @@ describe.each(STORES)('warehouse drivers on %s', (kind) => {
       const res = await call('owner', 'POST', '/v1/data-queries', { connectionId: id, query: c.query, parameters: { category: 'landmark' } });
       const item = res.json().item;
       expect(item).toMatchObject({ status: 'success', rowCount: 2, connectionId: id });
-      expect(item.columns).toEqual([{ name: 'id', type: 'INTEGER' }, { name: 'name', type: 'VARCHAR' }, { name: 'lat', type: expect.stringMatching(/DOUBLE|DECIMAL/) }, { name: 'lng', type: expect.stringMatching(/DOUBLE|DECIMAL/) }]);
+      expect(item.columns).toEqual([{ name: 'id', type: expect.stringMatching(/^(INTEGER|BIGINT)$/) }, { name: 'name', type: 'VARCHAR' }, { name: 'lat', type: expect.stringMatching(/DOUBLE|DECIMAL/) }, { name: 'lng', type: expect.stringMatching(/DOUBLE|DECIMAL/) }]);
       const csv = await call('owner', 'GET', `/v1/data-queries/${item.id}/result`);
       expect(csv.body.trim().split('\n')).toEqual(['id,name,lat,lng', '1,Ferry Building,37.7955,-122.3937', '2,Coit Tower,37.8024,-122.4058']);
     });

@@ -1,6 +1,7 @@
 import { badInput, isDatabaseConnectionType, type ConnectionType } from '@studio/schema';
 import type { WarehouseDriver } from './driver';
 import { athenaDriver } from './athena';
+import { bigqueryDriver } from './bigquery';
 import { databricksDriver } from './databricks';
 import { kineticaDriver } from './kinetica';
 import { motherduckDriver } from './motherduck';
@@ -17,6 +18,7 @@ export { namedParameters, positionalParameters } from './parameters';
 export { trinoLiteral } from './trino/literals';
 export { duckTypeOf as trinoDuckType } from './trino';
 export { databricksDuckType } from './databricks';
+export { bigqueryDuckType } from './bigquery';
 export { kineticaCall, kineticaDuckType, kineticaTarget, type KineticaEnvelope } from './kinetica';
 
 /** One driver per warehouse kind; storage kinds (s3, gcs, planet) are browsed by the storage drivers. */
@@ -28,6 +30,7 @@ const DRIVERS: Partial<Record<ConnectionType, WarehouseDriver>> = {
   databricks: databricksDriver,
   athena: athenaDriver,
   kinetica: kineticaDriver,
+  bigquery: bigqueryDriver,
 };
 
 /** The driver of a database connection's kind, or a 422 naming what the kind is. */
