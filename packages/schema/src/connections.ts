@@ -18,7 +18,7 @@ const HttpUrl = z.string().max(2048).refine((s) => /^https?:\/\/\S+$/i.test(s) &
 
 /** Per-kind settings a user fills in; none of them is secret. */
 export const CONNECTION_CONFIGS = {
-  snowflake: z.object({ account: Text, warehouse: Text, database: Text.optional(), schema: Text.optional(), role: Text.optional(), user: Text }),
+  snowflake: z.object({ account: Text, warehouse: Text, database: Text.optional(), schema: Text.optional(), role: Text.optional(), user: Text, endpoint: HttpUrl.optional() }),
   bigquery: z.object({ projectId: Text, dataset: Text.optional(), location: Text.optional(), endpoint: HttpUrl.optional() }),
   athena: z.object({ region: Region, workgroup: Text.optional(), catalog: Text.optional(), database: Text.optional(), outputLocation: Text.optional(), endpoint: HttpUrl.optional() }),
   postgres: z.object({ host: Host, port: Port.default(5432), database: Text, user: Text, ssl: z.boolean().default(true) }),
@@ -32,11 +32,11 @@ export const CONNECTION_CONFIGS = {
   planet: z.object({ apiUrl: HttpUrl.optional(), orderId: Text.optional() }),
 } as const satisfies Record<ConnectionType, z.ZodObject>;
 
-/** The kinds this studio has a driver for: tested, browsed and queried (the others are stored only). */
-export const DRIVER_CONNECTION_TYPES = ['bigquery', 'postgres', 'redshift', 'athena', 'presto', 'databricks', 'motherduck', 'kinetica'] as const satisfies readonly ConnectionType[];
+/** The warehouse kinds this studio has a driver for (every one of catalog §1): tested, browsed and queried. */
+export const DRIVER_CONNECTION_TYPES = DATABASE_CONNECTION_TYPES;
 export const hasDriver = (t: string): boolean => (DRIVER_CONNECTION_TYPES as readonly string[]).includes(t);
 /** Storage kinds this studio has a driver for: tested, listed, and imported from as datasets. */
-export const STORAGE_DRIVER_TYPES = ['s3', 'gcs', 'planet'] as const satisfies readonly ConnectionType[];
+export const STORAGE_DRIVER_TYPES = STORAGE_CONNECTION_TYPES;
 export const hasStorageDriver = (t: string): boolean => (STORAGE_DRIVER_TYPES as readonly string[]).includes(t);
 /** The kinds the New connector form offers: every kind with a driver. */
 export const CONNECTOR_FORM_TYPES = [...DRIVER_CONNECTION_TYPES, ...STORAGE_DRIVER_TYPES] as const;

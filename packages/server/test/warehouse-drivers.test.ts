@@ -16,6 +16,7 @@ import { startPlanetServer, type PlanetServer } from '../../warehouses/test/serv
 import { startGcsServer, type GcsServer } from '../../warehouses/test/servers/gcs';
 import { startBigQueryServer, type BigQueryServer } from '../../warehouses/test/servers/bigquery';
 import { serviceAccountKey } from '../../warehouses/test/servers/google-auth';
+import { startSnowflakeServer, type SnowflakeServer } from '../../warehouses/test/servers/snowflake';
 
 /**
  * The warehouse kinds beyond PostgreSQL, through the API as a user meets them: create, test (good and bad),
@@ -29,12 +30,14 @@ const SETUP = `CREATE SCHEMA geo;
     (3, 'Tartine', 37.7614, -122.4241, 'cafe')) t(id, name, lat, lng, category);`;
 
 interface Case {
-  type: 'presto' | 'motherduck' | 'databricks' | 'athena' | 'kinetica' | 'bigquery';
+  type: 'presto' | 'motherduck' | 'databricks' | 'athena' | 'kinetica' | 'bigquery' | 'snowflake';
   body: () => Record<string, unknown>;
   bad: () => Record<string, unknown>;
   badMessage: RegExp;
   version: RegExp;
   query: string;
+  /** How the warehouse names result columns (Snowflake: unquoted names in capitals). */
+  resultName?: (name: string) => string;
 }
 
 let trino: TrinoServer;
@@ -45,6 +48,7 @@ let kinetica: KineticaServer;
 let planet: PlanetServer;
 let gcs: GcsServer;
 let bigquery: BigQueryServer;
+let snowflake: SnowflakeServer;
 const AWS_KEYS = { accessKeyId: 'AKIASTUDIOTEST', secretAccessKey: 'secret' };
 const PLACES_CSV = 'name,lat,lng,category\nFerry Building,37.7955,-122.3937,landmark\nCoit Tower,37.8024,-122.4058,landmark\nTartine,37.7614,-122.4241,cafe\n';
 let folder: string;
@@ -91,6 +95,15 @@ const CASES: Case[] = [
     query: 'SELECT id, name, lat, lng FROM places WHERE category = {{category}} ORDER BY id',
   },
   {
+    type: 'snowflake',
+    body: () => ({ type: 'snowflake', account: 'acme-xy12345', user: 'ANALYST', warehouse: 'COMPUTE_WH', database: 'CITY', schema: 'geo', endpoint: snowflake.url, credentials: { password: 'sn0w' } }),
+    bad: () => ({ type: 'snowflake', account: 'acme-xy12345', user: 'ANALYST', warehouse: 'COMPUTE_WH', endpoint: snowflake.url, credentials: { password: 'wrong' } }),
+    badMessage: /Incorrect username or password/,
+    version: /^Snowflake 8\./,
+    query: 'SELECT id, name, lat, lng FROM places WHERE category = {{category}} ORDER BY id',
+    resultName: (name) => name.toUpperCase(),
+  },
+  {
     type: 'motherduck',
     body: () => ({ type: 'motherduck', database: 'city.duckdb' }),
     bad: () => ({ type: 'motherduck', database: '/etc/passwd' }),
@@ -102,6 +115,7 @@ const CASES: Case[] = [
 
 beforeAll(async () => {
   trino = await startTrinoServer({ catalog: 'lake', setup: SETUP, password: 'pw' });
+  snowflake = await startSnowflakeServer({ user: 'ANALYST', password: 'sn0w', database: 'CITY', setup: SETUP });
   bigquery = await startBigQueryServer({ projectId: 'city-project', setup: SETUP });
   gcs = await startGcsServer('city-bucket', { 'exports/places.csv': PLACES_CSV });
   planet = await startPlanetServer({ apiKey: 'PLAK-key', scenes: 300, pageSize: 100, orderFiles: { 'manifest.json': '{}' } });
@@ -125,6 +139,7 @@ afterAll(async () => {
   await planet?.close();
   await gcs?.close();
   await bigquery?.close();
+  await snowflake?.close();
   await fs.rm(folder, { recursive: true, force: true });
 });
 
@@ -137,7 +152,7 @@ describe.each(STORES)('warehouse drivers on %s', (kind) => {
   beforeAll(async () => {
     const { host, port } = inject('warehouseServer');
     s = await startStudio(kind, {
-      connectionHosts: parseHostPatterns(`${host}:${port},127.0.0.1:${trino.port},127.0.0.1:${s3.port},127.0.0.1:${databricks.port},127.0.0.1:${athena.port},127.0.0.1:${kinetica.port},127.0.0.1:${planet.port},127.0.0.1:${gcs.port},127.0.0.1:${bigquery.port}`),
+      connectionHosts: parseHostPatterns(`${host}:${port},127.0.0.1:${trino.port},127.0.0.1:${s3.port},127.0.0.1:${databricks.port},127.0.0.1:${athena.port},127.0.0.1:${kinetica.port},127.0.0.1:${planet.port},127.0.0.1:${gcs.port},127.0.0.1:${bigquery.port},127.0.0.1:${snowflake.port}`),
       warehouse: { ...DEFAULT_DRIVER_SETTINGS, duckdbFolders: [folder] },
       // One user tests every kind here; the per-minute limit of connection tests is another test's subject.
       rateLimits: { ...DEFAULT_RATE_LIMITS, routes: { ...DEFAULT_RATE_LIMITS.routes, testConnection: { max: 1000, windowMs: 60_000 } } },
@@ -182,9 +197,10 @@ describe.each(STORES)('warehouse drivers on %s', (kind) => {
       const res = await call('owner', 'POST', '/v1/data-queries', { connectionId: id, query: c.query, parameters: { category: 'landmark' } });
       const item = res.json().item;
       expect(item).toMatchObject({ status: 'success', rowCount: 2, connectionId: id });
-      expect(item.columns).toEqual([{ name: 'id', type: expect.stringMatching(/^(INTEGER|BIGINT)$/) }, { name: 'name', type: 'VARCHAR' }, { name: 'lat', type: expect.stringMatching(/DOUBLE|DECIMAL/) }, { name: 'lng', type: expect.stringMatching(/DOUBLE|DECIMAL/) }]);
+      const n = c.resultName ?? ((name: string) => name);
+      expect(item.columns).toEqual([{ name: n('id'), type: expect.stringMatching(/^(INTEGER|BIGINT)$/) }, { name: n('name'), type: 'VARCHAR' }, { name: n('lat'), type: expect.stringMatching(/DOUBLE|DECIMAL/) }, { name: n('lng'), type: expect.stringMatching(/DOUBLE|DECIMAL/) }]);
       const csv = await call('owner', 'GET', `/v1/data-queries/${item.id}/result`);
-      expect(csv.body.trim().split('\n')).toEqual(['id,name,lat,lng', '1,Ferry Building,37.7955,-122.3937', '2,Coit Tower,37.8024,-122.4058']);
+      expect(csv.body.trim().split('\n')).toEqual([['id', 'name', 'lat', 'lng'].map(n).join(','), '1,Ferry Building,37.7955,-122.3937', '2,Coit Tower,37.8024,-122.4058']);
     });
 
     it("records a warehouse's SQL error as the failed execution's message", async () => {

@@ -17,11 +17,12 @@ export interface ServiceAccount {
 }
 
 export function serviceAccountOf(t: DriverTarget): ServiceAccount {
-  const raw = t.credentials?.privateKey;
-  if (!raw) throw new StudioError(422, 'This connection needs a service account key (JSON)');
+  // The key file as an object (serviceAccountKey, through the API) or as its text (privateKey, from the form).
+  const given = t.credentials?.serviceAccountKey ?? t.credentials?.privateKey;
+  if (!given) throw new StudioError(422, 'This connection needs a service account key (JSON)');
   let key: Partial<ServiceAccount>;
   try {
-    key = JSON.parse(raw) as Partial<ServiceAccount>;
+    key = (typeof given === 'string' ? JSON.parse(given) : given) as Partial<ServiceAccount>;
   } catch {
     throw new StudioError(422, 'The service account key is not JSON', 'Paste the key file Google Cloud gave you, as it is');
   }

@@ -2,6 +2,7 @@ import { badInput, isDatabaseConnectionType, type ConnectionType } from '@studio
 import type { WarehouseDriver } from './driver';
 import { athenaDriver } from './athena';
 import { bigqueryDriver } from './bigquery';
+import { snowflakeDriver } from './snowflake';
 import { databricksDriver } from './databricks';
 import { kineticaDriver } from './kinetica';
 import { motherduckDriver } from './motherduck';
@@ -19,6 +20,7 @@ export { trinoLiteral } from './trino/literals';
 export { duckTypeOf as trinoDuckType } from './trino';
 export { databricksDuckType } from './databricks';
 export { bigqueryDuckType } from './bigquery';
+export { snowflakeDuckType } from './snowflake';
 export { kineticaCall, kineticaDuckType, kineticaTarget, type KineticaEnvelope } from './kinetica';
 
 /** One driver per warehouse kind; storage kinds (s3, gcs, planet) are browsed by the storage drivers. */
@@ -31,6 +33,7 @@ const DRIVERS: Partial<Record<ConnectionType, WarehouseDriver>> = {
   athena: athenaDriver,
   kinetica: kineticaDriver,
   bigquery: bigqueryDriver,
+  snowflake: snowflakeDriver,
 };
 
 /** The driver of a database connection's kind, or a 422 naming what the kind is. */

@@ -47,7 +47,7 @@ describe('connectors', () => {
     await page.getByRole('link', { name: 'New connector' }).click();
     await page.waitForURL(/\/workspace\/connectors\/new$/);
     const form = page.getByRole('form', { name: 'Connection' });
-    expect(await form.getByLabel('Kind').locator('option').allTextContents()).toEqual(['BigQuery', 'PostgreSQL', 'Amazon Redshift', 'Amazon Athena', 'Presto / Trino', 'Databricks', 'MotherDuck', 'Kinetica', 'Amazon S3', 'Google Cloud Storage', 'Planet']);
+    expect(await form.getByLabel('Kind').locator('option').allTextContents()).toEqual(['Snowflake', 'BigQuery', 'Amazon Athena', 'PostgreSQL', 'Presto / Trino', 'Amazon Redshift', 'Databricks', 'MotherDuck', 'Kinetica', 'Amazon S3', 'Google Cloud Storage', 'Planet']);
     await form.getByLabel('Name').fill('Demo warehouse');
     await form.getByLabel('Host').fill(host);
     await form.getByLabel('Port').fill(String(port));

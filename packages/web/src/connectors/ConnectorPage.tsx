@@ -41,7 +41,7 @@ export function ConnectorPage() {
       <div className="connector-columns">
         <div>
           <h2>Settings</h2>
-          {can(c.access, 'write') && (hasDriver(c.connectionType) || hasStorageDriver(c.connectionType)) ? (
+          {can(c.access, 'write') ? (
             <ConnectorForm key={c.updatedAt} saved={c} onSaved={() => connection.reload()} />
           ) : (
             <dl className="connector-settings">
@@ -57,7 +57,7 @@ export function ConnectorPage() {
         ) : (
           <div>
             <h2>Schemas</h2>
-            {hasDriver(c.connectionType) ? <SchemaTree connectionId={c.id} /> : <p className="muted">{`This studio stores ${CONNECTION_LABELS[c.connectionType]} connections but has no driver to browse them yet.`}</p>}
+            <SchemaTree connectionId={c.id} />
           </div>
         )}
       </div>
