@@ -174,7 +174,7 @@ export const publishingRoutes: RouteDef[] = [
       }
       const generic = ctx as RouteContext<unknown, unknown, unknown>;
       const canBypass = await canReadMap(generic, ctx.params.id);
-      return { item: await svc.open(ctx.params.id, { ...mapKey(generic, canBypass), countView: true }) };
+      return { item: await svc.open(ctx.params.id, mapKey(generic, canBypass)) };
     },
   }),
   defineRoute({

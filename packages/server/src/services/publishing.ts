@@ -182,7 +182,7 @@ export class PublishingService {
    * is asked. Otherwise a protected map needs `password`; a missing one answers 401 with
    * details 'passwordRequired' so the app can show its form, a wrong one 403.
    */
-  async open(mapId: string, opts: MapKey & { countView: boolean }): Promise<PublishedMap> {
+  async open(mapId: string, opts: MapKey): Promise<PublishedMap> {
     return (await this.opened(mapId, opts)).map;
   }
 
@@ -191,15 +191,16 @@ export class PublishingService {
    * send instead of the password, so a reader pays for one scrypt and one throttled attempt.
    */
   async unlock(mapId: string, password: string, address: string): Promise<{ map: PublishedMap; grant: { token: string; expiresAt: string } | null }> {
-    const { r, map } = await this.opened(mapId, { password, address, canBypass: false, countView: true });
+    const { r, map } = await this.opened(mapId, { password, address, canBypass: false });
     return { map, grant: r.password_hash === null ? null : this.unlocking.grants.issue(mapId, r.password_hash) };
   }
 
-  private async opened(mapId: string, opts: MapKey & { countView: boolean }): Promise<{ r: PublishedRow; map: PublishedMap }> {
+  /** Every opening by a reader is a view (the owner's own previews go through the map itself). */
+  private async opened(mapId: string, opts: MapKey): Promise<{ r: PublishedRow; map: PublishedMap }> {
     const r = await this.row(mapId);
     if (!r) throw notFound('Published map not found');
     await this.assertPassword(r, opts);
-    if (opts.countView) await this.db.updateTable('published_maps').set((eb) => ({ views: eb('views', '+', 1) })).where('map_id', '=', mapId).execute();
+    await this.db.updateTable('published_maps').set((eb) => ({ views: eb('views', '+', 1) })).where('map_id', '=', mapId).execute();
     const [info] = await this.withFeatured([r]);
     return { r, map: { ...info!, latestState: r.latest_state } };
   }
