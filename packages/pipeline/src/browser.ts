@@ -16,5 +16,6 @@ export type { Dialect, SqlType } from './compile/dialect';
 export type { TileSource, TileResolver, TileCols } from './compile/tiles';
 export { duckdb as duckdbDialect } from './compile/duckdb';
 export { postgres as postgresDialect } from './compile/postgres';
+export { WAREHOUSE_DIALECTS } from './compile/warehouses';
 export { hexifyCells, MAX_HEXIFY_CELLS } from './compile/hexify';
 export { TEMP_VIEW_TTL_SECONDS, TEMP_VIEW_SQL_LIMIT, tempViewName, sanitizeTableName } from './temp';

@@ -5,7 +5,7 @@ import { badInput } from '@studio/schema';
  * (`$1..$n` on PostgreSQL, `?` on Trino), skipping string literals, quoted identifiers, dollar-quoted
  * bodies and comments. Answers the text and the names in position order.
  */
-export function namedParameters(text: string, placeholder: (n: number) => string): { sql: string; names: string[] } {
+export function namedParameters(text: string, placeholder: (n: number) => string, opts: { perOccurrence?: boolean } = {}): { sql: string; names: string[] } {
   const names: string[] = [];
   let out = '';
   let i = 0;
@@ -41,8 +41,9 @@ export function namedParameters(text: string, placeholder: (n: number) => string
       out += text.slice(i, end);
       i = end;
     } else if ((m = rest.match(/^\{\{\s*([A-Za-z_]\w*)\s*\}\}/)) || ((m = rest.match(/^\$([A-Za-z_]\w*)/)) && !/\w/.test(text[i - 1] ?? ''))) {
-      // $name, or {{name}} as query templates write it: the same parameter, bound once.
-      let k = names.indexOf(m[1]!);
+      // $name, or {{name}} as query templates write it: the same parameter, bound once (or, for warehouses
+      // whose placeholders are unnumbered `?`, once per occurrence).
+      let k = opts.perOccurrence ? -1 : names.indexOf(m[1]!);
       if (k < 0) k = names.push(m[1]!) - 1;
       out += placeholder(k + 1);
       i += m[0].length;
@@ -64,7 +65,7 @@ export const positionalParameters = (text: string) => namedParameters(text, (n) 
  * placeholders, and their values in binding order; a missing value is a 422 before anything is sent.
  */
 export function bindStatement<V>(userSql: string, values: Record<string, V>, placeholder: (n: number) => string): { sql: string; names: string[]; bound: V[] } {
-  const { sql, names } = namedParameters(userSql.replace(/[\s;]+$/, ''), placeholder);
+  const { sql, names } = namedParameters(userSql.replace(/[\s;]+$/, ''), placeholder, { perOccurrence: placeholder(1) === placeholder(2) });
   const missing = names.find((n) => !(n in values));
   if (missing !== undefined) throw badInput(`Missing value for parameter $${missing}`);
   return { sql, names, bound: names.map((n) => values[n]!) };

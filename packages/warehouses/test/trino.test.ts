@@ -172,3 +172,11 @@ describe('Trino literals and types', () => {
     expect(trinoDuckType(trino)).toBe(duck);
   });
 });
+
+describe('a parameter used twice', () => {
+  it('is bound at each of its places where placeholders are unnumbered (?: Presto, Athena, Snowflake), once where numbered', async () => {
+    const { bindStatement } = await import('../src/parameters');
+    expect(bindStatement('SELECT {{a}}, $b, {{a}}', { a: 1, b: 2 }, () => '?')).toEqual({ sql: 'SELECT ?, ?, ?', names: ['a', 'b', 'a'], bound: [1, 2, 1] });
+    expect(bindStatement('SELECT {{a}}, $b, {{a}}', { a: 1, b: 2 }, (n) => `$${n}`)).toEqual({ sql: 'SELECT $1, $2, $1', names: ['a', 'b'], bound: [1, 2] });
+  });
+});

@@ -20,6 +20,8 @@ export interface Dialect {
   divide(a: string, b: string): string;
   /** Whether h3_* functions exist on this engine (DuckDB: registered from h3-js). */
   readonly h3: boolean;
+  /** One ORDER BY key, nulls last (default `expr ASC|DESC NULLS LAST`). */
+  orderKey?(expr: string, desc: boolean): string;
 }
 
 export const quoteWith = (q: string) => (name: string) => {

@@ -91,7 +91,7 @@ class Compiler {
         const prev = child(0);
         const order = n.by
           .map((s) => parseSortKey(s))
-          .map((k) => `${this.expr(k.expr)} ${k.desc ? 'DESC' : 'ASC'} NULLS LAST`)
+          .map((k) => (this.d.orderKey ? this.d.orderKey(this.expr(k.expr), k.desc) : `${this.expr(k.expr)} ${k.desc ? 'DESC' : 'ASC'} NULLS LAST`))
           .join(', ');
         return this.add(`SELECT * FROM ${prev.cte}`, order);
       }
