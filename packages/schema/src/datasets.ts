@@ -107,6 +107,12 @@ export const DatasetFromQuery = z.object({
   description: z.string().max(10_000).default(''),
   query: z.string().trim().min(1, 'Query must not be empty').max(100_000),
   connectionId: Id.optional(),
+  /**
+   * With connectionId: a live dataset (type `sql`) that remembers its connection and query; pipelines over
+   * it run on the warehouse (push-down), and its snapshot serves maps and downloads. Default false: a
+   * Parquet snapshot only.
+   */
+  live: z.boolean().default(false),
 });
 
 export const WorkbenchBody = z.object({

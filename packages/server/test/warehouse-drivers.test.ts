@@ -36,6 +36,8 @@ interface Case {
   badMessage: RegExp;
   version: RegExp;
   query: string;
+  /** The places table as the connection's SQL names it. */
+  table?: string;
   /** How the warehouse names result columns (Snowflake: unquoted names in capitals). */
   resultName?: (name: string) => string;
 }
@@ -110,6 +112,7 @@ const CASES: Case[] = [
     badMessage: /outside the folders this server opens/,
     version: /^DuckDB v/,
     query: 'SELECT id, name, lat, lng FROM geo.places WHERE category = {{category}} ORDER BY id',
+    table: 'geo.places',
   },
 ];
 
@@ -201,6 +204,26 @@ describe.each(STORES)('warehouse drivers on %s', (kind) => {
       expect(item.columns).toEqual([{ name: n('id'), type: expect.stringMatching(/^(INTEGER|BIGINT)$/) }, { name: n('name'), type: 'VARCHAR' }, { name: n('lat'), type: expect.stringMatching(/DOUBLE|DECIMAL/) }, { name: n('lng'), type: expect.stringMatching(/DOUBLE|DECIMAL/) }]);
       const csv = await call('owner', 'GET', `/v1/data-queries/${item.id}/result`);
       expect(csv.body.trim().split('\n')).toEqual([['id', 'name', 'lat', 'lng'].map(n).join(','), '1,Ferry Building,37.7955,-122.3937', '2,Coit Tower,37.8024,-122.4058']);
+    });
+
+    it('runs a pipeline over a live dataset on the warehouse itself (push-down), bound values and all', async () => {
+      const n = c.resultName ?? ((name: string) => name);
+      const live = await call('owner', 'POST', '/v1/datasets/query', { connectionId: id, query: `SELECT id, name, category, lat FROM ${c.table ?? 'places'}`, name: `Live ${c.type}`, live: true });
+      expect(live.statusCode).toBe(201);
+      expect(live.json().item).toMatchObject({ type: 'sql', dataConnectionId: id, status: 'ready' });
+      const pipeline = {
+        type: 'sort', by: [n('category')],
+        input: [{ type: 'group', by: [n('category')], expressions: [`count(*) AS ${n('places')}`, `max(${n('lat')}) AS ${n('north')}`], input: [{ type: 'filter', expression: `${n('name')} <> 'Nowhere'`, input: [{ type: 'dataset', uuid: live.json().item.id }] }] }],
+      };
+      const res = await call('owner', 'POST', '/v1/query?format=json', pipeline);
+      expect([res.statusCode, res.statusCode === 200 ? '' : res.body]).toEqual([200, '']);
+      expect(res.headers['x-studio-engine']).toBe(c.type);
+      expect(res.json().items).toEqual([
+        { [n('category')]: 'cafe', [n('places')]: 1, [n('north')]: 37.7614 },
+        { [n('category')]: 'landmark', [n('places')]: 2, [n('north')]: 37.8024 },
+      ]);
+      // Someone who reads neither the dataset nor the connection gets nothing run.
+      expect((await call('outsider', 'POST', '/v1/query?format=json', pipeline)).statusCode).toBe(404);
     });
 
     it("records a warehouse's SQL error as the failed execution's message", async () => {

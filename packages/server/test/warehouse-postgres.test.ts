@@ -140,6 +140,18 @@ describe.each(STORES)('postgres connections on %s', (kind) => {
     expect(bad.body).toMatch(/does not exist/);
   });
 
+  it('runs a pipeline over a live dataset on PostgreSQL itself (push-down), a quoted value bound', async () => {
+    const live = await call('owner', 'POST', '/v1/datasets/query', { connectionId: connId, query: 'select id, name, score from geo.places', name: 'Live places', live: true });
+    expect(live.json().item).toMatchObject({ type: 'sql', dataConnectionId: connId, status: 'ready' });
+    const pipeline = { type: 'sort', by: ['id'], input: [{ type: 'filter', expression: "name <> 'Coit Tower' AND score > 1", input: [{ type: 'dataset', uuid: live.json().item.id }] }] };
+    const res = await call('owner', 'POST', '/v1/query?format=json', pipeline);
+    expect([res.statusCode, res.headers['x-studio-engine'], res.statusCode === 200 ? '' : res.body]).toEqual([200, 'postgres', '']);
+    expect(res.json().items.map((r: { name: string }) => r.name)).toEqual(['Ferry Building', "O'Brien's; drop table x"]);
+    // A live dataset needs its connection; without one it is refused, and nothing is made.
+    const lonely = await call('owner', 'POST', '/v1/datasets/query', { query: 'select 1 as one', name: 'Lonely live', live: true });
+    expect([lonely.statusCode, lonely.json().message]).toEqual([422, 'A live dataset reads a connection: give its connectionId']);
+  });
+
   it('refuses storage connections as databases, and records a warehouse run that cannot start as a failure', async () => {
     const s3 = (await call('owner', 'POST', '/v1/data-connections', { type: 's3', name: 'Lake', bucket: 'acme-lake', region: 'us-east-1' })).json().item.id;
     // No key: refused before any request (Google's host is not even looked up).

@@ -52,9 +52,10 @@ function readableData(row: ResourceRow): DatasetAttrs & { storageKey: string } {
 }
 
 /** A new managed dataset and its audit record, in one unit of work (for routes that ingest outside one). */
-export function createManaged(services: Services, caller: Caller, fields: { name: string; description: string }, details: Record<string, unknown> = {}) {
+export function createManaged(services: Services, caller: Caller, fields: { name: string; description: string }, details: Record<string, unknown> = {}, live: { datasetType?: 'sql'; dataConnectionId?: string } = {}) {
   return services.units.run(async () => {
-    const created = await services.records.create(caller, 'dataset', { ...fields, attrs: newAttrs('managed') as unknown as Record<string, unknown> });
+    const attrs = newAttrs(live.datasetType ?? 'managed', live.dataConnectionId ? { dataConnectionId: live.dataConnectionId } : {});
+    const created = await services.records.create(caller, 'dataset', { ...fields, attrs: attrs as unknown as Record<string, unknown> });
     await services.audit.record(caller, 'dataset.create', 'dataset', created.id, { name: created.name, ...details });
     return created;
   });
@@ -263,10 +264,11 @@ export const datasetRoutes: RouteDef[] = [
         // Pushed down: the warehouse runs the text as written (read-only session), the result lands as Parquet.
         const { resource } = await ctx.services.access.guard(caller, 'data-connection', ctx.body.connectionId, 'read', false);
         const plan = await ctx.services.executions.connectionPlan(resource, ctx.body.query, {});
-        const row = await createManaged(ctx.services, caller, { name: ctx.body.name, description: ctx.body.description }, { query: ctx.body.query, connectionId: resource.id });
+        const row = await createManaged(ctx.services, caller, { name: ctx.body.name, description: ctx.body.description }, { query: ctx.body.query, connectionId: resource.id }, ctx.body.live ? { datasetType: 'sql', dataConnectionId: resource.id } : {});
         const ready = await ctx.services.datasets.ingestQuery(row, (file) => plan.produce(file, new AbortController().signal), ctx.body.query);
         return datasetItem(ctx.services, ready, ctx);
       }
+      if (ctx.body.live) throw badInput('A live dataset reads a connection: give its connectionId');
       const safe = await sandboxForCaller(ctx.services, caller, ctx.body.query);
       const row = await createManaged(ctx.services, caller, { name: ctx.body.name, description: ctx.body.description }, { query: ctx.body.query });
       const ready = await ctx.services.datasets.ingestQuery(row, (file) => ctx.services.sandbox.copyToParquet(safe, {}, file), ctx.body.query);

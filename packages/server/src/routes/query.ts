@@ -3,10 +3,16 @@ import { cellToBoundary, cellToLatLng, isValidCell } from 'h3-js';
 import { RecordBatchReader } from 'apache-arrow';
 import { QueryBool, badInput } from '@studio/schema';
 import { duckdbQueryError } from '@studio/pipeline';
-import { defineRoute, requireCaller } from '../http/route';
+import { defineRoute, requireCaller, type RouteContext } from '../http/route';
+import { storedConnection } from '../services/connections';
+import type { PushDown } from '../services/pipelines';
 import { ARROW_STREAM } from './datasets';
 import { clientGone, primed, streamBody } from '../http/streams';
 import { compileForCaller } from '../services/pipelines';
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { quoteLiteral } from '@studio/engine';
 
 /** JSON `{items: [...]}` streamed from Arrow batches: rows are decoded one batch at a time. */
 async function* jsonFromArrow(arrow: AsyncGenerator<Uint8Array>): AsyncGenerator<string> {
@@ -25,6 +31,48 @@ async function* jsonFromArrow(arrow: AsyncGenerator<Uint8Array>): AsyncGenerator
 }
 
 const Format = z.enum(['arrow', 'csv', 'json']);
+type Format = z.infer<typeof Format>;
+
+function formatOf(ctx: { query: { format?: Format }; req: { headers: Record<string, unknown> } }): Format {
+  const accept = String(ctx.req.headers.accept ?? '');
+  return ctx.query.format ?? (accept.includes(ARROW_STREAM) ? 'arrow' : accept.includes('application/json') ? 'json' : 'csv');
+}
+
+/** Yields the stream, then removes the file it reads (whether the reader finished or went away). */
+async function* thenRemove(stream: AsyncGenerator<Uint8Array | string>, file: string): AsyncGenerator<Uint8Array | string> {
+  try {
+    yield* stream;
+  } finally {
+    await fs.rm(file, { force: true });
+  }
+}
+
+/** A pushed-down pipeline: run on the warehouse into Parquet, answered in the asked format like any other. */
+async function answerPushDown(ctx: RouteContext<unknown, { format?: Format }, unknown>, pushDown: PushDown) {
+  const services = ctx.services;
+  const signal = clientGone(ctx.reply);
+  const dir = path.join(services.engine.tmpDir, 'pushdown');
+  await fs.mkdir(dir, { recursive: true });
+  const file = path.join(dir, `${randomUUID()}.parquet`);
+  try {
+    await services.executions.warehouseResult(pushDown.connection, pushDown.sql, pushDown.values, file, signal);
+  } catch (e) {
+    await fs.rm(file, { force: true });
+    throw e;
+  }
+  ctx.reply.header('x-studio-engine', storedConnection(pushDown.connection)?.type ?? 'warehouse');
+  const source = { sql: `SELECT * FROM read_parquet(${quoteLiteral(file)})`, params: [] };
+  const format = formatOf(ctx);
+  try {
+    if (format === 'csv') return ctx.reply.header('content-type', 'text/csv; charset=utf-8').send(streamBody(thenRemove(await primed(services.engine.csvStream(source, { signal })), file)));
+    const arrow = await primed(services.engine.arrowStream(source, { signal }));
+    if (format === 'arrow') return ctx.reply.header('content-type', ARROW_STREAM).send(streamBody(thenRemove(arrow, file)));
+    return ctx.reply.header('content-type', 'application/json; charset=utf-8').send(streamBody(thenRemove(jsonFromArrow(arrow), file)));
+  } catch (e) {
+    await fs.rm(file, { force: true });
+    throw e;
+  }
+}
 
 export const queryRoutes = [
   defineRoute({
@@ -39,7 +87,9 @@ export const queryRoutes = [
     body: z.unknown(),
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
-      const compiled = await compileForCaller(ctx.services, caller, ctx.body);
+      // Over live datasets of one warehouse the pipeline runs there; its result is streamed from a temp file.
+      const compiled = await compileForCaller(ctx.services, caller, ctx.body, { pushDown: !ctx.query.materialize });
+      if (compiled.pushDown) return answerPushDown(ctx, compiled.pushDown);
       if (ctx.query.materialize) {
         // Kept as a temporary view (60 s); later pipelines name it as {type: 'dataset', uuid: name}.
         let view;
@@ -50,8 +100,7 @@ export const queryRoutes = [
         }
         return ctx.reply.code(201).send({ item: view });
       }
-      const accept = String(ctx.req.headers.accept ?? '');
-      const format = ctx.query.format ?? (accept.includes(ARROW_STREAM) ? 'arrow' : accept.includes('application/json') ? 'json' : 'csv');
+      const format = formatOf(ctx);
       // A client that goes away stops the query: the engine interrupts DuckDB on abort.
       const signal = clientGone(ctx.reply);
       const source = { sql: compiled.sql, params: compiled.params };

@@ -141,6 +141,15 @@ export class ExecutionService {
     };
   }
 
+  /**
+   * A statement of the studio's own making (a pushed-down pipeline, `{{pN}}` placeholders) run on the
+   * connection's warehouse into a Parquet file; answers the row count.
+   */
+  async warehouseResult(connection: ResourceRow, sql: string, values: Record<string, unknown>, file: string, signal: AbortSignal): Promise<number> {
+    const { driver, target } = this.driverOf(connection);
+    return this.warehouseToParquet(driver, target, sql, values as ParamValues, file, signal);
+  }
+
   /** The driver of a saved database connection, and what it needs to reach it (its secrets opened here only). */
   driverOf(connection: ResourceRow): { driver: WarehouseDriver; target: DriverTarget } {
     const stored = storedConnection(connection);

@@ -1,6 +1,8 @@
 import { quoteLiteral } from '@studio/engine';
 import { StudioError, badInput } from '@studio/schema';
-import { compilePipeline, validatePipeline } from '@studio/pipeline';
+import { WAREHOUSE_DIALECTS, compilePipeline, validatePipeline } from '@studio/pipeline';
+import type { ResourceRow } from './records';
+import { storedConnection } from './connections';
 import { datasetAttrs } from './datasets';
 import type { CoreServices } from './index';
 import type { Caller } from '../http/caller';
@@ -24,13 +26,17 @@ export function datasetsOf(node: unknown, out = new Set<string>()): Set<string> 
 /**
  * Checks the caller may read every dataset before anything runs, then compiles the pipeline with
  * each dataset resolved to its Parquet file. `datasetVersions` names each dataset read with its storage
- * key, which changes whenever its data does (a cache key that needs no invalidation).
+ * key, which changes whenever its data does (a cache key that needs no invalidation). With `pushDown`,
+ * a pipeline whose datasets are all live datasets of one connection is compiled for that warehouse instead
+ * (`pushDown` in the answer; see pushDownOf).
  */
-export async function compileForCaller(services: CoreServices, caller: Caller, body: unknown) {
+export async function compileForCaller(services: CoreServices, caller: Caller, body: unknown, opts: { pushDown?: boolean } = {}) {
   const node = validatePipeline(body);
   const paths = new Map<string, string>();
   const temps = new Map<string, string>();
+  const live = new Map<string, { connectionId: string; query: string }>();
   const datasetVersions: string[] = [];
+  const pending: string[] = [];
   for (const uuid of datasetsOf(node)) {
     if (TEMP_VIEW_NAME.test(uuid)) {
       temps.set(uuid, services.tempViews.relationOf(caller.user.id, uuid));
@@ -38,12 +44,21 @@ export async function compileForCaller(services: CoreServices, caller: Caller, b
     }
     const { resource } = await services.access.guard(caller, 'dataset', uuid, 'read', false);
     const a = datasetAttrs(resource);
-    if (a.status !== 'ready' || !a.storageKey) throw new StudioError(409, `Dataset ${uuid} is not ready (status: ${a.status})`);
+    if (a.datasetType === 'sql' && a.dataConnectionId && a.metadata.query) live.set(uuid, { connectionId: a.dataConnectionId, query: a.metadata.query });
+    if (a.status !== 'ready' || !a.storageKey) {
+      pending.push(`Dataset ${uuid} is not ready (status: ${a.status})`);
+      continue;
+    }
     paths.set(uuid, await services.engine.store.localPath(a.storageKey));
     datasetVersions.push(`${uuid}@${a.storageKey}`);
   }
   // Hex-tile datasets (hexTile, tileExtract, tileQuantiles nodes): guarded the same way, read from their archives.
   const tiles = await tileResolverFor(services, caller, node);
+  if (opts.pushDown && !temps.size && !tiles && live.size && live.size === paths.size + pending.length) {
+    const pushDown = await pushDownOf(services, caller, node, live);
+    if (pushDown) return { pushDown, sql: '', params: [] as unknown[], datasetVersions };
+  }
+  if (pending.length) throw new StudioError(409, pending[0]!);
   const compiled = compilePipeline(node, {
     dialect: 'duckdb',
     ...(tiles && { resolveTiles: tiles.resolve }),
@@ -55,6 +70,34 @@ export async function compileForCaller(services: CoreServices, caller: Caller, b
       return { relationSql: `read_parquet(${quoteLiteral(p)})` };
     },
   });
-  return { ...compiled, datasetVersions };
+  return { ...compiled, pushDown: null, datasetVersions };
 }
 
+/** A pipeline that runs on a warehouse: its compiled text ({{pN}} placeholders) and values, and the connection. */
+export interface PushDown {
+  connection: ResourceRow;
+  sql: string;
+  values: Record<string, unknown>;
+}
+
+/**
+ * The pipeline pushed down to the warehouse its datasets live on, when every dataset it reads is a live
+ * dataset (type `sql`) of one connection the caller may still read: each dataset becomes its own query as
+ * a named subquery, the pipeline is compiled in that warehouse's dialect. Otherwise null: the pipeline runs
+ * on the studio's engine over the datasets' snapshots (mixed sources, temporary views, hex tiles).
+ */
+async function pushDownOf(services: CoreServices, caller: Caller, node: ReturnType<typeof validatePipeline>, live: Map<string, { connectionId: string; query: string }>): Promise<PushDown | null> {
+  const connections = new Set([...live.values()].map((l) => l.connectionId));
+  if (connections.size !== 1) return null;
+  // Whoever reads the dataset runs its query on the connection only while they may read the connection.
+  const { resource: connection } = await services.access.guard(caller, 'data-connection', [...connections][0]!, 'read', false);
+  const dialect = WAREHOUSE_DIALECTS[storedConnection(connection)?.type ?? ''];
+  if (!dialect) return null;
+  const names = [...live.keys()];
+  const compiled = compilePipeline(node, {
+    dialect,
+    // PostgreSQL and others want every subquery in FROM named.
+    resolveDataset: (uuid) => ({ relationSql: `(${live.get(uuid)!.query.replace(/[\s;]+$/, '')}) AS ${dialect.quoteIdent(`live_${names.indexOf(uuid)}`)}` }),
+  });
+  return { connection, sql: compiled.sql, values: Object.fromEntries(compiled.params.map((v, k) => [`p${k + 1}`, v])) };
+}

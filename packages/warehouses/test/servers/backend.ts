@@ -29,3 +29,6 @@ export async function listenOnLoopback(server: http.Server, db: DuckDBInstance):
     },
   };
 }
+
+/** Backtick-quoted identifiers (BigQuery, Databricks) as DuckDB writes them. */
+export const backticksToQuotes = (sql: string) => sql.replace(/`([^`]*)`/g, (_m, name: string) => `"${name.replaceAll('"', '""')}"`);

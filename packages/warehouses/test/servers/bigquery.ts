@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { DuckDBValue } from '@duckdb/node-api';
-import { listenOnLoopback, seededDuckDB } from './backend';
+import { backticksToQuotes, listenOnLoopback, seededDuckDB } from './backend';
 import { serviceAccountKey, signedBy } from './google-auth';
 
 /**
@@ -58,7 +58,7 @@ export async function startBigQueryServer(opts: { projectId: string; setup: stri
     try {
       await c.run(`USE "${opts.projectId}"${dataset ? `."${dataset.replaceAll('"', '""')}"` : ''}`);
       // BigQuery's named parameters are @name; DuckDB binds $name.
-      const reader = await c.runAndReadAll(sql.replace(/@(\w+)/g, '$$$1'), Object.keys(params).length ? params : undefined);
+      const reader = await c.runAndReadAll(backticksToQuotes(sql).replace(/@(\w+)/g, '$$$1'), Object.keys(params).length ? params : undefined);
       const types = reader.columnTypes().map((t) => t.toString());
       const fields = reader.columnNames().map((name, k) => ({ name, type: bqType(types[k]!), mode: 'NULLABLE' }));
       const rows = reader.getRowsJS().map((r) => ({

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
-import { listenOnLoopback, seededDuckDB } from './backend';
+import { backticksToQuotes, listenOnLoopback, seededDuckDB } from './backend';
 import type { DuckDBValue } from '@duckdb/node-api';
 
 /**
@@ -102,7 +102,7 @@ export async function startDatabricksServer(opts: DatabricksServerOptions): Prom
               try {
                 await c.run(`USE "${(body.catalog ?? opts.catalog).replaceAll('"', '""')}"${body.schema ? `."${body.schema.replaceAll('"', '""')}"` : ''}`);
                 // `:name` is Databricks' parameter marker; DuckDB binds `$name`.
-                const sql = (body.statement ?? '').replace(/(?<![:\w]):([A-Za-z_]\w*)/g, '$$$1');
+                const sql = backticksToQuotes(body.statement ?? '').replace(/(?<![:\w]):([A-Za-z_]\w*)/g, '$$$1');
                 const values = Object.fromEntries((body.parameters ?? []).map((p) => [p.name, paramValue(p)]));
                 const reader = await c.runAndReadAll(sql, Object.keys(values).length ? values : undefined);
                 const types = reader.columnTypes().map((t) => t.toString());
