@@ -354,9 +354,9 @@ export class StudioClient {
       }),
     /** The caller's query executions, newest first (all engines; filter by connectionId on the caller's side). */
     history: (limit = 50) => this.request<Page<Execution>>('GET', '/v1/data-queries', { query: { limit } }).then((r) => r.items),
-    /** A dataset from the warehouse query's result (a Parquet snapshot). */
-    saveAsDataset: (connectionId: string, query: string, name: string) =>
-      this.request<{ item: Dataset }>('POST', '/v1/datasets/query', { body: { connectionId, query, name } }).then((r) => r.item),
+    /** A dataset from the warehouse query's result (a Parquet snapshot); `live`: it keeps the query, pipelines over it run on the warehouse. */
+    saveAsDataset: (connectionId: string, query: string, name: string, opts: { live?: boolean } = {}) =>
+      this.request<{ item: Dataset }>('POST', '/v1/datasets/query', { body: { connectionId, query, name, live: opts.live ?? false } }).then((r) => r.item),
     /** Schemas; the tables of a schema; the columns of schema/table. */
     browse: (id: string, schema?: string, table?: string) => {
       const path = [id, schema, table].filter((p): p is string => p !== undefined).map(encodeURIComponent).join('/');

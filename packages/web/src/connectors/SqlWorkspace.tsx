@@ -57,6 +57,7 @@ export function SqlWorkspace({ connectionId, bookmarkId, onDataset, saveLabel = 
   const [running, setRunning] = useState<AbortController | null>(null);
   const [saved, setSaved] = useState<Dataset | null>(null);
   const [name, setName] = useState('Query result');
+  const [live, setLive] = useState(false);
   const save = useAction();
   const bookmark = useAction();
   const [bookmarked, setBookmarked] = useState<string | null>(null);
@@ -214,12 +215,15 @@ export function SqlWorkspace({ connectionId, bookmarkId, onDataset, saveLabel = 
             e.preventDefault();
             const text = view.current?.state.doc.toString().trim() ?? '';
             void save.run(async () => {
-              const d = await client.connections.saveAsDataset(connectionId, text, name);
+              const d = await client.connections.saveAsDataset(connectionId, text, name, { live });
               if (onDataset) onDataset(d);
               else setSaved(d);
             });
           }}>
             <label className="qb-inline">Dataset name <input value={name} onChange={(e) => setName(e.target.value)} maxLength={500} required /></label>
+            <label className="check" title="Pipelines over a live dataset run on the warehouse; maps read its snapshot">
+              <input type="checkbox" checked={live} onChange={(e) => setLive(e.target.checked)} /> Live (run on the warehouse)
+            </label>
             <button type="submit" className="button" disabled={save.pending}>{save.pending ? 'Saving…' : saveLabel}</button>
             {saved && <span role="status">Saved: <Link to={`/workspace/datasets/${saved.id}`}>{saved.name}</Link></span>}
           </form>
