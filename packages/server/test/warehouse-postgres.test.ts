@@ -140,6 +140,18 @@ describe.each(STORES)('postgres connections on %s', (kind) => {
     expect(bad.body).toMatch(/does not exist/);
   });
 
+  it('answers at once with Prefer: respond-async (202, running), and the execution reads as done later', async () => {
+    const body = { connectionId: connId, query: 'select id, name, pg_sleep(0.3) is null as slept from geo.places order by id' };
+    const res = await call('owner', 'POST', '/v1/data-queries', body, { prefer: 'respond-async', 'cache-control': 'no-cache' });
+    expect([res.statusCode, res.headers['preference-applied'], res.json().item.status]).toEqual([202, 'respond-async', 'running']);
+    expect(res.headers.location).toBe(`/v1/data-queries/${res.json().item.id}`);
+    await expect.poll(async () => (await call('owner', 'GET', res.headers.location as string)).json().item.status, { timeout: 15_000 }).toBe('success');
+    expect((await call('owner', 'GET', `${res.headers.location}/result`)).body.trim().split('\n')).toHaveLength(4);
+    // Without the preference, the answer waits for the result, as before.
+    const sync = await call('owner', 'POST', '/v1/data-queries', { connectionId: connId, query: 'select 1 as one' }, { 'cache-control': 'no-cache' });
+    expect([sync.statusCode, sync.json().item.status]).toEqual([200, 'success']);
+  });
+
   it('runs a pipeline over a live dataset on PostgreSQL itself (push-down), a quoted value bound', async () => {
     const live = await call('owner', 'POST', '/v1/datasets/query', { connectionId: connId, query: 'select id, name, score from geo.places', name: 'Live places', live: true });
     expect(live.json().item).toMatchObject({ type: 'sql', dataConnectionId: connId, status: 'ready' });

@@ -110,17 +110,22 @@ async function planOf(ctx: Ctx, body: RunBody): Promise<Plan> {
   return { ...(await adHocPlan(ctx, body.query, body.connectionId, body.parameters ?? {})), query: body.query, recordId };
 }
 
-async function run(ctx: Ctx, plan: Plan): Promise<{ row: ExecutionRow; fromCache: boolean }> {
+/** `Prefer: respond-async` (RFC 7240): the execution is answered at once, 202, and read later by its id. */
+const prefersAsync = (ctx: Ctx) => /(^|[,\s])respond-async\b/i.test(String(ctx.req.headers.prefer ?? ''));
+
+async function run(ctx: Ctx, plan: Plan, respondAsync = false): Promise<{ row: ExecutionRow; fromCache: boolean }> {
   const { signal, done } = disconnect(ctx);
   try {
-    return await ctx.services.executions.execute(requireCaller(ctx), plan, { useCache: usesCache(ctx), signal });
+    return await ctx.services.executions.execute(requireCaller(ctx), plan, { useCache: usesCache(ctx), signal, respondAsync });
   } finally {
     done();
   }
 }
 
 const answer = async (ctx: Ctx, plan: Plan) => {
-  const { row, fromCache } = await run(ctx, plan);
+  const respondAsync = prefersAsync(ctx);
+  const { row, fromCache } = await run(ctx, plan, respondAsync);
+  if (respondAsync && !fromCache) ctx.reply.code(202).header('preference-applied', 'respond-async').header('location', `/v1/data-queries/${row.id}`);
   return { item: executionWire(row, fromCache) };
 };
 

@@ -179,7 +179,7 @@ export class ExecutionService {
    * Runs a plan for the caller, or answers their cached execution of the same thing (unless `useCache` is
    * false). The execution is recorded whatever happens: success, failure, or cancelled when `signal` fires.
    */
-  async execute(caller: Caller, plan: Plan, opts: { useCache: boolean; signal?: AbortSignal }): Promise<{ row: ExecutionRow; fromCache: boolean }> {
+  async execute(caller: Caller, plan: Plan, opts: { useCache: boolean; signal?: AbortSignal; respondAsync?: boolean }): Promise<{ row: ExecutionRow; fromCache: boolean }> {
     const cacheKey = createHash('sha256')
       .update(JSON.stringify([plan.cacheBasis, plan.templateId ?? null, plan.templateVersion ?? null, plan.datasetId ?? null, plan.recordId ?? null]))
       .digest('hex');
@@ -214,7 +214,17 @@ export class ExecutionService {
       })
       .execute();
     await this.update(id, { status: 'running', started_at: new Date() });
-    const signal = opts.signal ?? new AbortController().signal;
+    if (opts.respondAsync) {
+      // Answered at once (running); the run goes on without the request, its outcome recorded as always.
+      void this.produce(id, plan, new AbortController().signal).catch(() => undefined);
+      return { row: await this.row(id), fromCache: false };
+    }
+    await this.produce(id, plan, opts.signal ?? new AbortController().signal);
+    return { row: await this.row(id), fromCache: false };
+  }
+
+  /** Runs a recorded execution's plan to its Parquet result; success, failure or cancellation is written to its row. */
+  private async produce(id: string, plan: Plan, signal: AbortSignal): Promise<void> {
     const work = path.join(this.engine.tmpDir, 'executions');
     await fs.mkdir(work, { recursive: true });
     const file = path.join(work, `${id}.parquet`);
@@ -241,7 +251,6 @@ export class ExecutionService {
     } finally {
       await fs.rm(file, { force: true });
     }
-    return { row: await this.row(id), fromCache: false };
   }
 
   private async update(id: string, set: Partial<{ [K in keyof QueryExecutionsTable]: unknown }>): Promise<void> {
