@@ -43,6 +43,7 @@ interface Case {
 }
 
 let trino: TrinoServer;
+let slowTrino: TrinoServer;
 let s3: S3Server;
 let databricks: DatabricksServer;
 let athena: AthenaServer;
@@ -118,6 +119,7 @@ const CASES: Case[] = [
 
 beforeAll(async () => {
   trino = await startTrinoServer({ catalog: 'lake', setup: SETUP, password: 'pw' });
+  slowTrino = await startTrinoServer({ catalog: 'lake', setup: SETUP, queuedPolls: 10, pollDelayMs: 30 });
   snowflake = await startSnowflakeServer({ user: 'ANALYST', password: 'sn0w', database: 'CITY', setup: SETUP });
   bigquery = await startBigQueryServer({ projectId: 'city-project', setup: SETUP });
   gcs = await startGcsServer('city-bucket', { 'exports/places.csv': PLACES_CSV });
@@ -135,6 +137,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await trino?.close();
+  await slowTrino?.close();
   await s3?.close();
   await databricks?.close();
   await athena?.close();
@@ -155,7 +158,7 @@ describe.each(STORES)('warehouse drivers on %s', (kind) => {
   beforeAll(async () => {
     const { host, port } = inject('warehouseServer');
     s = await startStudio(kind, {
-      connectionHosts: parseHostPatterns(`${host}:${port},127.0.0.1:${trino.port},127.0.0.1:${s3.port},127.0.0.1:${databricks.port},127.0.0.1:${athena.port},127.0.0.1:${kinetica.port},127.0.0.1:${planet.port},127.0.0.1:${gcs.port},127.0.0.1:${bigquery.port},127.0.0.1:${snowflake.port}`),
+      connectionHosts: parseHostPatterns(`${host}:${port},127.0.0.1:${trino.port},127.0.0.1:${slowTrino.port},127.0.0.1:${s3.port},127.0.0.1:${databricks.port},127.0.0.1:${athena.port},127.0.0.1:${kinetica.port},127.0.0.1:${planet.port},127.0.0.1:${gcs.port},127.0.0.1:${bigquery.port},127.0.0.1:${snowflake.port}`),
       warehouse: { ...DEFAULT_DRIVER_SETTINGS, duckdbFolders: [folder] },
       // One user tests every kind here; the per-minute limit of connection tests is another test's subject.
       rateLimits: { ...DEFAULT_RATE_LIMITS, routes: { ...DEFAULT_RATE_LIMITS.routes, testConnection: { max: 1000, windowMs: 60_000 } } },
@@ -363,5 +366,16 @@ describe.each(STORES)('warehouse drivers on %s', (kind) => {
       const res = await call('owner', 'POST', `/v1/data-connections/${id}/import`, { key: 'exports/places.csv' });
       expect(res.json().item).toMatchObject({ name: 'places.csv', status: 'ready', metadata: { rowCount: 3 } });
     });
+  });
+
+  it('runs identical pipelines sent at once on the warehouse once, and answers each of them', async () => {
+    const id = (await call('owner', 'POST', '/v1/data-connections', { type: 'presto', name: 'Slow lake', host: '127.0.0.1', port: slowTrino.port, catalog: 'lake', schema: 'geo', user: 'analyst', ssl: false })).json().item.id;
+    const live = (await call('owner', 'POST', '/v1/datasets/query', { connectionId: id, query: 'SELECT id, category FROM places', name: 'Slow live', live: true })).json().item;
+    const pipeline = { type: 'group', by: ['category'], expressions: ['count(*) AS n'], input: [{ type: 'dataset', uuid: live.id }] };
+    const before = slowTrino.statements.length;
+    const answers = await Promise.all(Array.from({ length: 5 }, () => call('owner', 'POST', '/v1/query?format=json', pipeline)));
+    expect(answers.map((a) => a.statusCode)).toEqual([200, 200, 200, 200, 200]);
+    for (const a of answers) expect(a.json().items).toHaveLength(2);
+    expect(slowTrino.statements.length - before).toBe(1);
   });
 });

@@ -9,7 +9,8 @@ import type { PushDown } from '../services/pipelines';
 import { ARROW_STREAM } from './datasets';
 import { clientGone, primed, streamBody } from '../http/streams';
 import { compileForCaller } from '../services/pipelines';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
+import { sharedRun } from '../services/shared-runs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { quoteLiteral } from '@studio/engine';
@@ -38,12 +39,51 @@ function formatOf(ctx: { query: { format?: Format }; req: { headers: Record<stri
   return ctx.query.format ?? (accept.includes(ARROW_STREAM) ? 'arrow' : accept.includes('application/json') ? 'json' : 'csv');
 }
 
-/** Yields the stream, then removes the file it reads (whether the reader finished or went away). */
-async function* thenRemove(stream: AsyncGenerator<Uint8Array | string>, file: string): AsyncGenerator<Uint8Array | string> {
+/**
+ * Results of pushed-down pipelines in flight or being read, by what they depend on (connection and its
+ * settings, compiled text, values): identical pipelines at once run once on the warehouse and read the
+ * same file, removed when its last reader is done (Superset names the lack of this as a bottleneck).
+ */
+const pushDownResults = new Map<string, { file: string; ready: Promise<void>; readers: number }>();
+
+function pushDownKey(pushDown: PushDown): string {
+  const c = pushDown.connection;
+  return createHash('sha256').update(JSON.stringify([c.id, String(c.updated_at), pushDown.sql, pushDown.values])).digest('hex');
+}
+
+/** Takes a reader's place on the shared result of `key` (starting its run when it is the first). */
+function readShared(key: string, start: (file: string, signal: AbortSignal) => Promise<unknown>, dir: string, signal: AbortSignal) {
+  let entry = pushDownResults.get(key);
+  if (!entry) {
+    const file = path.join(dir, `${randomUUID()}.parquet`);
+    const e = { file, readers: 0, ready: Promise.resolve() };
+    // Cancelled only when every reader has gone (sharedRun); a failed run is forgotten for the next caller.
+    e.ready = sharedRun(key, signal, (shared) => start(file, shared)).then(() => undefined);
+    e.ready.catch(() => {
+      if (pushDownResults.get(key) === e) pushDownResults.delete(key);
+    });
+    pushDownResults.set(key, e);
+    entry = e;
+  }
+  entry.readers++;
+  const e = entry;
+  let released = false;
+  const release = async () => {
+    if (released) return;
+    released = true;
+    if (--e.readers > 0) return;
+    if (pushDownResults.get(key) === e) pushDownResults.delete(key);
+    await fs.rm(e.file, { force: true });
+  };
+  return { file: e.file, ready: e.ready, release };
+}
+
+/** Yields the stream, then lets go of the shared result it reads (whether the reader finished or went away). */
+async function* thenRelease(stream: AsyncGenerator<Uint8Array | string>, release: () => Promise<void>): AsyncGenerator<Uint8Array | string> {
   try {
     yield* stream;
   } finally {
-    await fs.rm(file, { force: true });
+    await release();
   }
 }
 
@@ -53,23 +93,18 @@ async function answerPushDown(ctx: RouteContext<unknown, { format?: Format }, un
   const signal = clientGone(ctx.reply);
   const dir = path.join(services.engine.tmpDir, 'pushdown');
   await fs.mkdir(dir, { recursive: true });
-  const file = path.join(dir, `${randomUUID()}.parquet`);
+  const shared = readShared(pushDownKey(pushDown), (file, runSignal) => services.executions.warehouseResult(pushDown.connection, pushDown.sql, pushDown.values, file, runSignal), dir, signal);
   try {
-    await services.executions.warehouseResult(pushDown.connection, pushDown.sql, pushDown.values, file, signal);
-  } catch (e) {
-    await fs.rm(file, { force: true });
-    throw e;
-  }
-  ctx.reply.header('x-studio-engine', storedConnection(pushDown.connection)?.type ?? 'warehouse');
-  const source = { sql: `SELECT * FROM read_parquet(${quoteLiteral(file)})`, params: [] };
-  const format = formatOf(ctx);
-  try {
-    if (format === 'csv') return ctx.reply.header('content-type', 'text/csv; charset=utf-8').send(streamBody(thenRemove(await primed(services.engine.csvStream(source, { signal })), file)));
+    await shared.ready;
+    ctx.reply.header('x-studio-engine', storedConnection(pushDown.connection)?.type ?? 'warehouse');
+    const source = { sql: `SELECT * FROM read_parquet(${quoteLiteral(shared.file)})`, params: [] };
+    const format = formatOf(ctx);
+    if (format === 'csv') return ctx.reply.header('content-type', 'text/csv; charset=utf-8').send(streamBody(thenRelease(await primed(services.engine.csvStream(source, { signal })), shared.release)));
     const arrow = await primed(services.engine.arrowStream(source, { signal }));
-    if (format === 'arrow') return ctx.reply.header('content-type', ARROW_STREAM).send(streamBody(thenRemove(arrow, file)));
-    return ctx.reply.header('content-type', 'application/json; charset=utf-8').send(streamBody(thenRemove(jsonFromArrow(arrow), file)));
+    if (format === 'arrow') return ctx.reply.header('content-type', ARROW_STREAM).send(streamBody(thenRelease(arrow, shared.release)));
+    return ctx.reply.header('content-type', 'application/json; charset=utf-8').send(streamBody(thenRelease(jsonFromArrow(arrow), shared.release)));
   } catch (e) {
-    await fs.rm(file, { force: true });
+    await shared.release();
     throw e;
   }
 }
