@@ -1,4 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import pg from 'pg';
+import { DASHBOARD_STATE_VERSION } from '@studio/schema';
 import { positionalParameters } from '@studio/warehouses';
 import { STORES, seedCast, startStudio, useWarehouse, warehouseConnection, type TestStudio } from './harness';
 
@@ -162,6 +164,34 @@ describe.each(STORES)('postgres connections on %s', (kind) => {
     // A live dataset needs its connection; without one it is refused, and nothing is made.
     const lonely = await call('owner', 'POST', '/v1/datasets/query', { query: 'select 1 as one', name: 'Lonely live', live: true });
     expect([lonely.statusCode, lonely.json().message]).toEqual([422, 'A live dataset reads a connection: give its connectionId']);
+  });
+
+  it("computes a dashboard widget over a live dataset on PostgreSQL: the warehouse's numbers, and its new rows at once", async () => {
+    const onWarehouse = async (sql: string) => {
+      const c = new pg.Client({ connectionString: inject('warehouseServer').adminUrl.replace(/\/[^/]*$/, `/${WAREHOUSE}`) });
+      await c.connect();
+      try {
+        await c.query(`set role ${inject('warehouseServer').user}`);
+        await c.query(sql);
+      } finally {
+        await c.end();
+      }
+    };
+    await onWarehouse(`create table geo.sales_${kind} as select i as id, case when i % 3 = 0 then 'Cafe' else 'Fuel' end as category, i * 2 as amount from generate_series(1, 30) i`);
+    const live = (await call('owner', 'POST', '/v1/datasets/query', { connectionId: connId, query: `select id, category, amount from geo.sales_${kind}`, name: 'Live sales', live: true })).json().item;
+    const widget = { id: 'bar', kind: 'bar', title: 'Sales', parameterIds: [], options: { numberFormat: 'number', decimals: 0 }, query: { datasetId: live.id, dimensions: ['category'], measures: [{ fn: 'sum', column: 'amount' }], columns: [], filters: [], limit: 100 } };
+    const state = { version: DASHBOARD_STATE_VERSION, parameters: [], widgets: [widget], layout: [] };
+    const dash = (await call('owner', 'POST', '/v1/dashboards', { name: 'Live', latestState: state })).json().item;
+    const rows = async () => {
+      const res = await call('owner', 'POST', `/v1/dashboards/${dash.id}/widgets/bar/query`, {}, { 'cache-control': 'no-cache' });
+      expect(res.statusCode).toBe(200);
+      return Object.fromEntries((res.json().item.rows as [string, number][]).map(([c, v]) => [c, Number(v)]));
+    };
+    // By hand on PostgreSQL: Cafe 3+6+…+30 doubled = 330, Fuel the rest (930 - 330).
+    expect(await rows()).toEqual({ Cafe: 330, Fuel: 600 });
+    await onWarehouse(`insert into geo.sales_${kind} values (31, 'Cafe', 1000)`);
+    // The snapshot does not have that row; the widget does: it ran on the warehouse.
+    expect(await rows()).toEqual({ Cafe: 1330, Fuel: 600 });
   });
 
   it('refuses storage connections as databases, and records a warehouse run that cannot start as a failure', async () => {

@@ -4,13 +4,21 @@ import { buildTemplateQuery, canonicalJson, parseParameters, runQuery, templateO
 import { CSV_EXPORT_MAX_ROWS, StudioError, measureName, notFound, type DashboardState, type Parameter, type Widget, type WidgetResult } from '@studio/schema';
 import type { Caller } from '../../http/caller';
 import type { CoreServices } from '../index';
-import { compileForCaller } from '../pipelines';
+import { compileForCaller, type PushDown } from '../pipelines';
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { quoteLiteral } from '@studio/engine';
 import { checkedValues, parameterValuesPlan, planWidget, type WidgetRun } from './widget-pipeline';
 import { analyticParameters, analyticResult } from './analytic-widgets';
 import { assertGroup } from '../analytics';
 import { sharedRun } from '../shared-runs';
 
 type Compiled = Awaited<ReturnType<typeof compileForCaller>>;
+
+/** What a compiled query's answer depends on: its text and values, and, pushed down, the connection as saved. */
+const queryKeyOf = (c: Compiled | null | undefined) =>
+  !c ? null : c.pushDown ? [c.pushDown.connection.id, String(c.pushDown.connection.updated_at), c.pushDown.sql, c.pushDown.values] : [c.sql, c.params];
 
 /** Status of a computation cancelled because every request waiting for it went away (nginx's "client closed"). */
 const READERS_LEFT = 499;
@@ -35,13 +43,36 @@ export class DashboardWidgets {
     return this.opts.now?.() ?? new Date();
   }
 
+  /** Over live datasets of one warehouse, the widget's query is compiled for that warehouse (push-down). */
   private compile(grantee: Caller, node: unknown): Promise<Compiled> {
-    return compileForCaller(this.services, grantee, node);
+    return compileForCaller(this.services, grantee, node, { pushDown: true });
   }
 
-  /** One query on DuckDB, cancelled after the widget time limit (and when `signal` aborts). */
-  private async execute(compiled: { sql: string; params: unknown[] }, signal?: AbortSignal): Promise<Record<string, unknown>[]> {
-    return this.withTimeout(signal, (c) => executeDuckDB(c, compiled as Compiled));
+  /** One query on DuckDB, or pushed down to its warehouse, cancelled after the widget time limit (and when `signal` aborts). */
+  private async execute(compiled: Compiled, signal?: AbortSignal): Promise<Record<string, unknown>[]> {
+    if (compiled.pushDown) return this.pushedDown(compiled.pushDown, signal);
+    return this.withTimeout(signal, (c) => executeDuckDB(c, compiled));
+  }
+
+  /** Runs on the warehouse into a file of its own, read back with DuckDB, the file removed after. */
+  private async pushedDown(p: PushDown, signal?: AbortSignal): Promise<Record<string, unknown>[]> {
+    const dir = path.join(this.services.engine.tmpDir, 'pushdown');
+    await fs.mkdir(dir, { recursive: true });
+    const file = path.join(dir, `${randomUUID()}.parquet`);
+    const timeout = AbortSignal.timeout(this.opts.timeoutMs);
+    try {
+      await this.services.executions.warehouseResult(p.connection, p.sql, p.values, file, signal ? AbortSignal.any([signal, timeout]) : timeout);
+    } catch (e) {
+      await fs.rm(file, { force: true });
+      if (timeout.aborted) throw new StudioError(504, `The widget query took longer than ${Math.round(this.opts.timeoutMs / 1000)} s and was cancelled`);
+      if (signal?.aborted) throw new StudioError(READERS_LEFT, 'The widget query was cancelled: its readers left');
+      throw e;
+    }
+    try {
+      return await this.withTimeout(signal, (c) => executeDuckDB(c, { sql: `SELECT * FROM read_parquet(${quoteLiteral(file)})`, params: [] }));
+    } finally {
+      await fs.rm(file, { force: true });
+    }
   }
 
   private async withTimeout<T>(signal: AbortSignal | undefined, work: (c: DuckDBConnection) => Promise<T>): Promise<T> {
@@ -74,7 +105,7 @@ export class DashboardWidgets {
     const main = await this.compile(grantee, plan.main);
     const count = plan.count && (await this.compile(grantee, plan.count));
     const previous = plan.previous && (await this.compile(grantee, plan.previous));
-    const key = { datasets: main.datasetVersions, query: [main.sql, main.params, count?.sql, count?.params, previous?.sql, previous?.params] };
+    const key = { datasets: main.datasetVersions, query: [main, count, previous].map(queryKeyOf) };
     return this.shared(key, opts, (signal) => this.cache().widget(
       key,
       async () => {
