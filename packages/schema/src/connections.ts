@@ -116,6 +116,8 @@ const common = {
   parentId: Id.nullable().optional(),
   /** Omitted on a save: kept. null: removed. */
   credentials: ConnectionCredentials.nullable().optional(),
+  /** The owner's switch: queries run only for the connection's editors (readers still see and browse it). */
+  runForEditorsOnly: z.boolean().default(false),
 };
 
 const member = <T extends ConnectionType>(type: T) => CONNECTION_CONFIGS[type].extend({ type: z.literal(type), ...common });
@@ -132,6 +134,7 @@ export const StoredConnection = z.object({
   config: z.record(z.string(), z.unknown()),
   credentials: z.string().nullable().optional(),
   parentId: Id.nullable().optional(),
+  runForEditorsOnly: z.boolean().optional(),
 });
 export type StoredConnection = z.infer<typeof StoredConnection>;
 
@@ -141,6 +144,7 @@ export const ConnectionFields = z.object({
   hasCredentials: z.boolean(),
   parentId: Id.nullable(),
   isDatabase: z.boolean(),
+  runForEditorsOnly: z.boolean(),
 });
 
 /** `types` may repeat in the query string: ?types=postgres&types=s3. */

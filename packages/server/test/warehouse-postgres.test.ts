@@ -194,6 +194,25 @@ describe.each(STORES)('postgres connections on %s', (kind) => {
     expect(await rows()).toEqual({ Cafe: 1330, Fuel: 600 });
   });
 
+  it("lets its owner keep queries for the connection's editors; readers still see and browse it", async () => {
+    const asWho = (who: 'owner' | 'colleague' | 'editor', method: string, url: string, payload?: unknown) =>
+      s.app.inject({ method: method as 'GET', url, payload: payload as object, headers: { authorization: cast.tokens[who], 'cache-control': 'no-cache' } });
+    const restricted = (await asWho('owner', 'POST', '/v1/data-connections', { ...config, name: 'Editors only', runForEditorsOnly: true })).json().item;
+    expect(restricted.runForEditorsOnly).toBe(true);
+    await asWho('owner', 'POST', '/v1/permissions', { resourceType: 'data-connection', resourceId: restricted.id, role: 'viewer', userId: cast.users.colleague.id });
+    const granted = await asWho('owner', 'POST', '/v1/permissions', { resourceType: 'data-connection', resourceId: restricted.id, role: 'editor', email: cast.users.editor.email });
+    expect(granted.statusCode).toBeLessThan(300);
+    const query = { connectionId: restricted.id, query: 'select 1 as one' };
+    const reader = await asWho('colleague', 'POST', '/v1/data-queries', query);
+    expect([reader.statusCode, reader.json().message]).toEqual([403, 'Only editors of this connection may run queries on it']);
+    expect((await asWho('colleague', 'GET', `/v1/data-queries/schema/${restricted.id}`)).statusCode).toBe(200);
+    const byEditor = await asWho('editor', 'POST', '/v1/data-queries', query);
+    expect([byEditor.statusCode, byEditor.json().item?.status ?? byEditor.body]).toEqual([200, 'success']);
+    // Off again: the reader runs.
+    await asWho('owner', 'PUT', `/v1/data-connections/${restricted.id}`, { ...config, name: 'Editors only', runForEditorsOnly: false });
+    expect((await asWho('colleague', 'POST', '/v1/data-queries', query)).json().item.status).toBe('success');
+  });
+
   it('refuses storage connections as databases, and records a warehouse run that cannot start as a failure', async () => {
     const s3 = (await call('owner', 'POST', '/v1/data-connections', { type: 's3', name: 'Lake', bucket: 'acme-lake', region: 'us-east-1' })).json().item.id;
     // No key: refused before any request (Google's host is not even looked up).

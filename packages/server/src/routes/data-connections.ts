@@ -11,7 +11,7 @@ const BASE = '/v1/data-connections';
 function fields(row: ResourceRow) {
   const c = storedConnection(row);
   if (!c) return null;
-  return { connectionType: c.type, config: c.config, hasCredentials: Boolean(c.credentials), parentId: c.parentId ?? null, isDatabase: isDatabaseConnectionType(c.type) };
+  return { connectionType: c.type, config: c.config, hasCredentials: Boolean(c.credentials), parentId: c.parentId ?? null, isDatabase: isDatabaseConnectionType(c.type), runForEditorsOnly: c.runForEditorsOnly ?? false };
 }
 
 const kind: Kind<typeof DataConnectionBody, typeof DataConnectionBody> = {
@@ -26,7 +26,7 @@ const kind: Kind<typeof DataConnectionBody, typeof DataConnectionBody> = {
   listQuery: ConnectionListQuery,
   listAttrs: (q) => (Array.isArray(q.types) ? { type: q.types as string[] } : undefined),
   toAttrs: async ({ services, caller, adminMode }, body, row) => {
-    const { name: _n, description: _d, type, parentId, credentials, ...config } = body;
+    const { name: _n, description: _d, type, parentId, credentials, runForEditorsOnly, ...config } = body;
     if (parentId) {
       // A parent is named in the body: the caller must be able to read it, as if it were in the path
       // (one message for unknown and unreadable ones).
@@ -37,7 +37,7 @@ const kind: Kind<typeof DataConnectionBody, typeof DataConnectionBody> = {
     }
     // Credentials are sealed at rest and never answered (hasCredentials says whether there are any).
     const sealed = credentials === undefined ? {} : { credentials: credentials && services.secrets.encrypt(JSON.stringify(credentials)) };
-    return { type, config, parentId: parentId ?? null, ...sealed };
+    return { type, config, parentId: parentId ?? null, runForEditorsOnly, ...sealed };
   },
 };
 

@@ -44,7 +44,7 @@ export const dataProxyRoutes: RouteDef[] = [
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
       const endpoint = KINETICA_ENDPOINTS[ctx.query.target]!;
-      const { resource } = await ctx.services.access.guard(caller, 'data-connection', ctx.query.connectionId, endpoint.action, ctx.adminMode);
+      const resource = endpoint.action === 'read' ? await ctx.services.access.guardRun(caller, ctx.query.connectionId, ctx.adminMode) : (await ctx.services.access.guard(caller, 'data-connection', ctx.query.connectionId, endpoint.action, ctx.adminMode)).resource;
       if (storedConnection(resource)?.type !== 'kinetica') throw badInput('The data proxy serves kinetica connections');
       const { target } = ctx.services.executions.driverOf(resource);
       const k = await kineticaTarget(target);

@@ -262,7 +262,7 @@ export const datasetRoutes: RouteDef[] = [
       await assertCanCreate(ctx.services.db, caller, 'dataset');
       if (ctx.body.connectionId) {
         // Pushed down: the warehouse runs the text as written (read-only session), the result lands as Parquet.
-        const { resource } = await ctx.services.access.guard(caller, 'data-connection', ctx.body.connectionId, 'read', false);
+        const resource = await ctx.services.access.guardRun(caller, ctx.body.connectionId, false);
         const plan = await ctx.services.executions.connectionPlan(resource, ctx.body.query, {});
         const row = await createManaged(ctx.services, caller, { name: ctx.body.name, description: ctx.body.description }, { query: ctx.body.query, connectionId: resource.id }, ctx.body.live ? { datasetType: 'sql', dataConnectionId: resource.id } : {});
         const ready = await ctx.services.datasets.ingestQuery(row, (file) => plan.produce(file, new AbortController().signal), ctx.body.query);
@@ -290,7 +290,7 @@ export const datasetRoutes: RouteDef[] = [
       const caller = requireCaller(ctx);
       const b = ctx.body;
       // The connection the body names is checked first, as an id in the path would be.
-      const connection = b.connectionId ? (await ctx.services.access.guard(caller, 'data-connection', b.connectionId, 'read', false)).resource : null;
+      const connection = b.connectionId ? await ctx.services.access.guardRun(caller, b.connectionId, false) : null;
       // A warehouse table may be schema-qualified; over datasets, tableName names a dataset.
       const tableRef = b.tableName ? [...(b.connectionId && b.schemaName ? [b.schemaName] : []), b.tableName].map(quoteIdent).join('.') : null;
       const query = b.workbenchDataSource ?? (tableRef ? `SELECT * FROM ${tableRef}` : null);

@@ -81,7 +81,7 @@ async function readable(ctx: Ctx, type: ResourceType, id: string): Promise<Resou
 /** The plan of ad-hoc SQL: on a warehouse connection the caller reads, else over datasets. */
 async function adHocPlan(ctx: Ctx, query: string, connectionId: string | null | undefined, values: ParamValues, aliases?: Map<string, ResourceRow>): Promise<Omit<Plan, 'query'>> {
   const { executions } = ctx.services;
-  if (connectionId) return executions.connectionPlan(await readable(ctx, 'data-connection', connectionId), query, values);
+  if (connectionId) return executions.connectionPlan(await ctx.services.access.guardRun(requireCaller(ctx), connectionId, ctx.adminMode), query, values);
   return executions.sandboxPlan(requireCaller(ctx), query, values, aliases);
 }
 

@@ -63,7 +63,7 @@ export const gatewayRoutes: RouteDef[] = [
         const { driver, target } = isDatabaseConnectionType(storedConnection(resource)?.type ?? '') ? ctx.services.executions.driverOf(resource) : ctx.services.executions.storageOf(resource);
         return { item: await driver.test(target) };
       }
-      const { type, name: _n, description: _d, parentId: _p, credentials, ...config } = body;
+      const { type, name: _n, description: _d, parentId: _p, credentials, runForEditorsOnly: _r, ...config } = body;
       const driver = isDatabaseConnectionType(type) ? driverFor(type) : storageDriverFor(type);
       return { item: await driver.test(ctx.services.executions.targetOf(type, config, credentials ?? null)) };
     },

@@ -83,7 +83,7 @@ export const vectorTileRoutes: RouteDef[] = [
       const b = ctx.body;
       const values = b.parameters ?? {};
       const plan = b.connectionId
-        ? await executions.connectionPlan((await ctx.services.access.guard(caller, 'data-connection', b.connectionId, 'read', ctx.adminMode)).resource, b.query, values)
+        ? await executions.connectionPlan(await ctx.services.access.guardRun(caller, b.connectionId, ctx.adminMode), b.query, values)
         : await executions.sandboxPlan(caller, b.query, values);
       const source: TileSource = { name: 'Query result (vector tiles)', pipelineType: 'pipeline', query: b.query, sourceLabel: b.connectionId ? `connection:${b.connectionId}` : 'query' };
       return createTiled(ctx as Ctx, b, source, async (out, signal) => {

@@ -92,6 +92,17 @@ export class AccessService {
   }
 
   /**
+   * A data connection the caller may run queries on: read access, or edit access when its owner turned
+   * on "runs for editors only" (readers still see and browse it).
+   */
+  async guardRun(caller: Caller | null, connectionId: string, adminMode: boolean): Promise<Selectable<ResourcesTable>> {
+    const { resource, access } = await this.guard(caller, 'data-connection', connectionId, 'read', adminMode);
+    const restricted = (resource.attrs as { runForEditorsOnly?: unknown } | null)?.runForEditorsOnly === true;
+    if (restricted && !can(access, 'write')) throw forbidden('Only editors of this connection may run queries on it');
+    return resource;
+  }
+
+  /**
    * Ids a request body names (the datasets of a map, a parent connection, what a tag or a project
    * points at) follow the same rule as an id in the path: each must exist as `type` and allow
    * `action` to the caller, else the same 404 (or 403) as `guard`, before anything is written.

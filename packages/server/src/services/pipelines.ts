@@ -90,7 +90,7 @@ async function pushDownOf(services: CoreServices, caller: Caller, node: ReturnTy
   const connections = new Set([...live.values()].map((l) => l.connectionId));
   if (connections.size !== 1) return null;
   // Whoever reads the dataset runs its query on the connection only while they may read the connection.
-  const { resource: connection } = await services.access.guard(caller, 'data-connection', [...connections][0]!, 'read', false);
+  const connection = await services.access.guardRun(caller, [...connections][0]!, false);
   const dialect = WAREHOUSE_DIALECTS[storedConnection(connection)?.type ?? ''];
   if (!dialect) return null;
   const names = [...live.keys()];

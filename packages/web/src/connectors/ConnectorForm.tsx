@@ -26,6 +26,7 @@ export function ConnectorForm({ saved, onSaved }: { saved?: DataConnection; onSa
   const [description, setDescription] = useState(saved?.description ?? '');
   const [values, setValues] = useState<Values>(() => valuesOf(type, saved));
   const [secrets, setSecrets] = useState<Record<string, string>>({});
+  const [editorsOnly, setEditorsOnly] = useState(saved?.runForEditorsOnly ?? false);
   const [error, setError] = useState<string | null>(null);
   const [tested, setTested] = useState<string | null>(null);
   const test = useAction();
@@ -38,7 +39,7 @@ export function ConnectorForm({ saved, onSaved }: { saved?: DataConnection; onSa
   /** The body the API takes, checked with its own schema first (the same messages as a 422). */
   const body = (): DataConnectionBody | null => {
     const config = Object.fromEntries(fields.filter((f) => values[f.name] !== '').map((f) => [f.name, f.input === 'number' ? Number(values[f.name]) : values[f.name]]));
-    const parsed = DataConnectionBody.safeParse({ type, name: name || 'unsaved', description, ...config, ...(hasTypedSecrets && { credentials: typedSecrets }) });
+    const parsed = DataConnectionBody.safeParse({ type, name: name || 'unsaved', description, ...config, ...(hasTypedSecrets && { credentials: typedSecrets }), runForEditorsOnly: editorsOnly });
     if (!parsed.success) {
       setError(parsed.error.issues.map((i) => `${fields.find((f) => f.name === i.path[0])?.label ?? i.path.join('.')}: ${i.message}`).join('; '));
       return null;
@@ -89,6 +90,7 @@ export function ConnectorForm({ saved, onSaved }: { saved?: DataConnection; onSa
       {secretFields.map((f) => (
         <TextField key={f.name} label={saved?.hasCredentials ? `${f.label} (leave empty to keep the saved one)` : f.label} type="password" autoComplete="new-password" value={secrets[f.name] ?? ''} onChange={(e) => setSecrets({ ...secrets, [f.name]: e.target.value })} />
       ))}
+      <label className="check"><input type="checkbox" checked={editorsOnly} onChange={(e) => setEditorsOnly(e.target.checked)} /> Only editors may run queries (readers see and browse it)</label>
       {tested && <p className="notice" role="status">{`Connected: ${tested}`}</p>}
       <ErrorMessage message={error ?? test.error ?? save.error} />
       <footer className="dialog-actions">
