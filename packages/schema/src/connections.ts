@@ -116,8 +116,8 @@ const common = {
   parentId: Id.nullable().optional(),
   /** Omitted on a save: kept. null: removed. */
   credentials: ConnectionCredentials.nullable().optional(),
-  /** The owner's switch: queries run only for the connection's editors (readers still see and browse it). */
-  runForEditorsOnly: z.boolean().default(false),
+  /** The owner's switch: queries run only for the connection's editors (readers still see and browse it). Omitted on a save: kept (new: off). */
+  runForEditorsOnly: z.boolean().optional(),
 };
 
 const member = <T extends ConnectionType>(type: T) => CONNECTION_CONFIGS[type].extend({ type: z.literal(type), ...common });

@@ -208,7 +208,9 @@ describe.each(STORES)('postgres connections on %s', (kind) => {
     expect((await asWho('colleague', 'GET', `/v1/data-queries/schema/${restricted.id}`)).statusCode).toBe(200);
     const byEditor = await asWho('editor', 'POST', '/v1/data-queries', query);
     expect([byEditor.statusCode, byEditor.json().item?.status ?? byEditor.body]).toEqual([200, 'success']);
-    // Off again: the reader runs.
+    // A save that does not name the switch keeps it; off again, the reader runs.
+    await asWho('owner', 'PUT', `/v1/data-connections/${restricted.id}`, { ...config, name: 'Renamed' });
+    expect((await asWho('colleague', 'POST', '/v1/data-queries', query)).statusCode).toBe(403);
     await asWho('owner', 'PUT', `/v1/data-connections/${restricted.id}`, { ...config, name: 'Editors only', runForEditorsOnly: false });
     expect((await asWho('colleague', 'POST', '/v1/data-queries', query)).json().item.status).toBe('success');
   });

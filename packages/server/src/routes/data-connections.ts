@@ -37,7 +37,8 @@ const kind: Kind<typeof DataConnectionBody, typeof DataConnectionBody> = {
     }
     // Credentials are sealed at rest and never answered (hasCredentials says whether there are any).
     const sealed = credentials === undefined ? {} : { credentials: credentials && services.secrets.encrypt(JSON.stringify(credentials)) };
-    return { type, config, parentId: parentId ?? null, runForEditorsOnly, ...sealed };
+    const kept = row ? storedConnection(row)?.runForEditorsOnly : undefined;
+    return { type, config, parentId: parentId ?? null, runForEditorsOnly: runForEditorsOnly ?? kept ?? false, ...sealed };
   },
 };
 
