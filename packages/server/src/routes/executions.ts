@@ -116,7 +116,16 @@ const prefersAsync = (ctx: Ctx) => /(^|[,\s])respond-async\b/i.test(String(ctx.r
 async function run(ctx: Ctx, plan: Plan, respondAsync = false): Promise<{ row: ExecutionRow; fromCache: boolean }> {
   const { signal, done } = disconnect(ctx);
   try {
-    return await ctx.services.executions.execute(requireCaller(ctx), plan, { useCache: usesCache(ctx), signal, respondAsync });
+    const caller = requireCaller(ctx);
+    const result = await ctx.services.executions.execute(caller, plan, { useCache: usesCache(ctx), signal, respondAsync });
+    // Every run is in the audit log (a warehouse's owner asks who ran what on it), a cached answer too.
+    await ctx.services.audit.record(caller, 'query.run', plan.connectionId ? 'data-connection' : 'query-execution', plan.connectionId ?? result.row.id, {
+      executionId: result.row.id,
+      templateId: plan.templateId ?? null,
+      fromCache: result.fromCache,
+      status: result.row.status,
+    });
+    return result;
   } finally {
     done();
   }
