@@ -54,6 +54,13 @@ export interface FetchedColumn {
   duckType: string;
 }
 
+export interface FetchedResult {
+  columns: FetchedColumn[];
+  rowCount: number;
+  /** How `file` holds the rows: NDJSON objects c0..cN (default), or CSV without a header (PostgreSQL's COPY). */
+  format?: 'ndjson' | 'csv';
+}
+
 export type ParamValue = string | number | boolean | null | (string | number | boolean | null)[];
 
 export interface WarehouseDriver {
@@ -67,7 +74,7 @@ export interface WarehouseDriver {
    * Runs the user's SELECT on their warehouse (read only where the warehouse has such a mode) and writes
    * its rows to `file` as NDJSON objects keyed c0..cN; an abort cancels the query on the warehouse.
    */
-  fetch(t: DriverTarget, sql: string, values: Record<string, ParamValue>, file: string, signal?: AbortSignal): Promise<{ columns: FetchedColumn[]; rowCount: number }>;
+  fetch(t: DriverTarget, sql: string, values: Record<string, ParamValue>, file: string, signal?: AbortSignal): Promise<FetchedResult>;
 }
 
 /** The driver's message, as a 422 the user can act on. */

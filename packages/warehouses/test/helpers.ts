@@ -1,4 +1,5 @@
 import fs from 'node:fs/promises';
+import { DuckDBInstance } from '@duckdb/node-api';
 import path from 'node:path';
 import type { DriverTarget, ParamValue, WarehouseDriver } from '@studio/warehouses';
 
@@ -10,7 +11,21 @@ export function rowFetcher(driver: WarehouseDriver, dir: () => string) {
   return async (t: DriverTarget, sql: string, values: Record<string, ParamValue> = {}, signal?: AbortSignal) => {
     const file = path.join(dir(), `${Math.random().toString(36).slice(2)}.ndjson`);
     const answer = await driver.fetch(t, sql, values, file, signal);
-    const rows = (await fs.readFile(file, 'utf8')).split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, string | null>);
+    const rows = answer.format === 'csv' ? await csvRows(file, answer.columns.length) : (await fs.readFile(file, 'utf8')).split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, string | null>);
     return { ...answer, rows };
   };
+}
+
+/** A COPY CSV file read as the server reads it (unquoted empty = NULL, quoted empty = empty text). */
+async function csvRows(file: string, width: number): Promise<Record<string, string | null>[]> {
+  const db = await DuckDBInstance.create(':memory:');
+  const c = await db.connect();
+  try {
+    const struct = Array.from({ length: width }, (_x, k) => `c${k}: 'VARCHAR'`).join(', ');
+    const r = await c.runAndReadAll(`SELECT * FROM read_csv('${file.replaceAll("'", "''")}', header = false, auto_detect = false, delim = ',', quote = '"', escape = '"', allow_quoted_nulls = false, columns = {${struct}})`);
+    return r.getRowObjectsJS() as Record<string, string | null>[];
+  } finally {
+    c.closeSync();
+    db.closeSync();
+  }
 }

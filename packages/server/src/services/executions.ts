@@ -344,10 +344,14 @@ export class ExecutionService {
   private async warehouseToParquet(driver: WarehouseDriver, target: DriverTarget, query: string, values: ParamValues, file: string, signal: AbortSignal): Promise<number> {
     const ndjson = `${file}.ndjson`;
     try {
-      const { columns } = await driver.fetch(target, query, values, ndjson, signal);
+      const { columns, format } = await driver.fetch(target, query, values, ndjson, signal);
       const select = columns.map((c, k) => `TRY_CAST(c${k} AS ${SAFE_TYPE.test(c.duckType) ? c.duckType : 'VARCHAR'}) AS ${quoteIdent(uniqueName(columns, k))}`).join(', ');
       const struct = columns.map((_c, k) => `c${k}: 'VARCHAR'`).join(', ');
-      return await this.copyToParquet(`SELECT ${select} FROM read_json(${sqlString(ndjson)}, format = 'newline_delimited', columns = {${struct}})`, {}, file, signal);
+      // PostgreSQL's COPY CSV: an unquoted empty field is NULL, a quoted one the empty string.
+      const rows = format === 'csv'
+        ? `read_csv(${sqlString(ndjson)}, header = false, auto_detect = false, delim = ',', quote = '"', escape = '"', allow_quoted_nulls = false, columns = {${struct}})`
+        : `read_json(${sqlString(ndjson)}, format = 'newline_delimited', columns = {${struct}})`;
+      return await this.copyToParquet(`SELECT ${select} FROM ${rows}`, {}, file, signal);
     } finally {
       await fs.rm(ndjson, { force: true });
     }

@@ -1,8 +1,12 @@
+import { createWriteStream } from 'node:fs';
 import { open } from 'node:fs/promises';
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { to as copyTo } from 'pg-copy-streams';
 import { isIP } from 'node:net';
 import pg from 'pg';
 import { CONNECTION_CONFIGS, StudioError, badInput } from '@studio/schema';
-import { cancelled, driverError, ndjsonRow, tooManyRows, type BrowseItem, type DriverTarget, type FetchedColumn, type WarehouseDriver } from '../driver';
+import { cancelled, driverError, ndjsonRow, tooManyRows, type BrowseItem, type DriverTarget, type FetchedColumn, type FetchedResult, type WarehouseDriver } from '../driver';
 import { bindStatement, positionalParameters } from '../parameters';
 
 /**
@@ -100,6 +104,45 @@ const DUCK_TYPE: Record<number, string> = {
   1082: 'DATE', 1083: 'TIME', 1114: 'TIMESTAMP', 1184: 'TIMESTAMPTZ', 114: 'JSON', 3802: 'JSON', 2950: 'UUID',
 };
 
+/** Counts CSV records in a byte stream (newlines outside quotes), to hold the row limit while streaming. */
+class CsvRecords {
+  count = 0;
+  private quoted = false;
+  feed(chunk: Buffer): void {
+    for (let i = 0; i < chunk.length; i++) {
+      const b = chunk[i]!;
+      if (b === 0x22) this.quoted = !this.quoted;
+      else if (b === 0x0a && !this.quoted) this.count++;
+    }
+  }
+}
+
+/** The query's columns (a plan without rows), then its rows through COPY … TO STDOUT (FORMAT csv) into `file`. */
+async function copyCsv(client: pg.Client, sql: string, file: string, maxRows: number, signal?: AbortSignal): Promise<FetchedResult> {
+  let described: pg.QueryArrayResult;
+  try {
+    described = await client.query({ text: `select * from (${sql}) as studio_columns limit 0`, rowMode: 'array' });
+  } catch (e) {
+    throw driverError(e);
+  }
+  const columns = described.fields.map((f) => ({ name: f.name, duckType: DUCK_TYPE[f.dataTypeID] ?? 'VARCHAR' }));
+  if (!columns.length) throw badInput('The query answers no columns');
+  const records = new CsvRecords();
+  const source = client.query(copyTo(`COPY (${sql}) TO STDOUT WITH (FORMAT csv)`));
+  const limit = new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      records.feed(chunk);
+      done(records.count > maxRows ? tooManyRows(maxRows) : signal?.aborted ? cancelled() : null, chunk);
+    },
+  });
+  try {
+    await pipeline(source, limit, createWriteStream(file));
+  } catch (e) {
+    throw signal?.aborted ? cancelled() : driverError(e);
+  }
+  return { columns, rowCount: records.count, format: 'csv' };
+}
+
 export const postgresDriver: WarehouseDriver = {
   async test(target) {
     const t = pgTarget(target);
@@ -150,10 +193,20 @@ export const postgresDriver: WarehouseDriver = {
         if (pid) void connected(t, (c) => c.query('select pg_cancel_backend($1)', [pid])).catch(() => undefined);
       };
       signal?.addEventListener('abort', cancel, { once: true });
+      await client.query('begin read only');
+      await client.query("select set_config('statement_timeout', $1, true)", [String(statementTimeoutMs)]);
+      // Without parameters the rows come as COPY … TO STDOUT streams them (CSV, about ten times faster than
+      // a cursor's text rows); COPY binds no parameters, so those queries keep the cursor.
+      if (!bound.length) {
+        try {
+          return await copyCsv(client, positional, file, maxRows, signal);
+        } finally {
+          signal?.removeEventListener('abort', cancel);
+          await client.query('rollback').catch(() => undefined);
+        }
+      }
       const out = await open(file, 'w');
       try {
-        await client.query('begin read only');
-        await client.query("select set_config('statement_timeout', $1, true)", [String(statementTimeoutMs)]);
         try {
           // Push-down: the user's own query, on their own database, with their own credentials.
           await client.query({ text: `declare studio_result no scroll cursor for ${positional}`, values: bound, queryMode: 'extended' } as pg.QueryConfig);

@@ -1,0 +1,77 @@
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { DEFAULT_DRIVER_SETTINGS, driverFor, type DriverTarget } from '@studio/warehouses';
+import { loopbackOnly, rowFetcher } from './helpers';
+
+/**
+ * The PostgreSQL driver's two ways of reading a result — COPY … TO STDOUT (CSV) for a query without
+ * parameters, a cursor's text rows for one with them — give the same rows, awkward values included.
+ */
+const driver = driverFor('postgres');
+const database = `studio_pgdriver_${Math.random().toString(36).slice(2, 8)}`;
+let dir: string;
+const fetchRows = rowFetcher(driver, () => dir);
+const admin = () => new pg.Client({ connectionString: inject('warehouseServer').adminUrl });
+
+const target = (over: Partial<DriverTarget['settings']> = {}): DriverTarget => {
+  const { host, port, user } = inject('warehouseServer');
+  return { type: 'postgres', config: { host, port, database, user, ssl: false }, credentials: null, reach: loopbackOnly, settings: { ...DEFAULT_DRIVER_SETTINGS, ...over } };
+};
+
+beforeAll(async () => {
+  dir = await fs.mkdtemp(path.join(os.tmpdir(), 'pg-driver-'));
+  const a = admin();
+  await a.connect();
+  await a.query(`create database ${database} owner ${inject('warehouseServer').user}`);
+  await a.end();
+  const c = new pg.Client({ connectionString: inject('warehouseServer').adminUrl.replace(/\/[^/]*$/, `/${database}`) });
+  await c.connect();
+  await c.query(`set role ${inject('warehouseServer').user}`);
+  await c.query(`create table awkward (id int, txt text, n numeric, ts timestamptz, j jsonb);
+    insert into awkward values (1, 'a, "quoted" value', 1.5, '2024-05-01 10:00:00+00', '{"k": [1, 2]}'),
+      (2, E'two\\nlines', null, null, null), (3, '', 0, '2024-05-02 00:00:00+00', '[]'), (4, null, -2, null, 'null'), (5, 'ünïcødé ✓', 1e10, null, '"s"');
+    create table many as select g as id from generate_series(1, 5000) g;`);
+  await c.end();
+});
+afterAll(async () => {
+  const a = admin();
+  await a.connect();
+  await a.query(`drop database if exists ${database} with (force)`);
+  await a.end();
+  await fs.rm(dir, { recursive: true, force: true });
+});
+
+describe('PostgreSQL driver: COPY and cursor reads', () => {
+  it('answers the same rows either way: commas, quotes, newlines, empty text against NULL, unicode, JSON', async () => {
+    const copied = await fetchRows(target(), 'select * from awkward order by id');
+    const cursored = await fetchRows(target(), 'select * from awkward where id > $min order by id', { min: 0 });
+    expect(copied.format).toBe('csv');
+    expect(cursored.format ?? 'ndjson').toBe('ndjson');
+    expect(copied.columns).toEqual(cursored.columns);
+    expect(copied.rowCount).toBe(5);
+    expect(copied.rows).toEqual(cursored.rows);
+    expect(copied.rows.map((r) => r.c1)).toEqual(['a, "quoted" value', 'two\nlines', '', null, 'ünïcødé ✓']);
+  });
+
+  it.each([
+    ['COPY', 'select id from many', {}],
+    ['a cursor', 'select id from many where id > $min', { min: 0 }],
+  ])('stops past the row limit reading with %s', async (_how, sql, values) => {
+    await expect(fetchRows(target({ maxRows: 1000 }), sql, values)).rejects.toMatchObject({ status: 422, message: 'The result has more than 1000 rows' });
+  });
+
+  it("answers PostgreSQL's own message for bad SQL on the COPY path", async () => {
+    await expect(fetchRows(target(), 'select nope from awkward')).rejects.toMatchObject({ status: 422, message: expect.stringMatching(/column "nope" does not exist/) });
+  });
+
+  it('refuses writes on the COPY path too (a read-only transaction)', async () => {
+    await expect(fetchRows(target(), 'delete from awkward returning id')).rejects.toMatchObject({ status: 422 });
+    const c = new pg.Client({ connectionString: inject('warehouseServer').adminUrl.replace(/\/[^/]*$/, `/${database}`) });
+    await c.connect();
+    expect((await c.query('select count(*)::int as n from awkward')).rows[0].n).toBe(5);
+    await c.end();
+  });
+});
