@@ -17,6 +17,20 @@ export interface WidgetRunner {
   key: string;
 }
 
+/**
+ * A widget query the server answered 499 joined a shared run whose other readers had all left (a page
+ * change in that instant): this reader is still here, so it asks again (twice at most).
+ */
+async function runWhileShared<T>(run: () => Promise<T>, signal: AbortSignal): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await run();
+    } catch (e) {
+      if (attempt >= 2 || signal.aborted || (e as { status?: number }).status !== 499) throw e;
+    }
+  }
+}
+
 function useResult(w: Widget, runner: WidgetRunner, page: number, sort?: { by: string; desc: boolean }) {
   const [state, setState] = useState<{ result: WidgetResult | null; error: string | null; loading: boolean }>({ result: null, error: null, loading: true });
   const sortKey = sort ? `${sort.by}:${sort.desc}` : '';
@@ -24,7 +38,7 @@ function useResult(w: Widget, runner: WidgetRunner, page: number, sort?: { by: s
     if (!w.query && !w.analytic) return undefined;
     const abort = new AbortController();
     setState((s) => ({ ...s, loading: true, error: null }));
-    runner.run(w, page, sort, abort.signal).then(
+    runWhileShared(() => runner.run(w, page, sort, abort.signal), abort.signal).then(
       (result) => !abort.signal.aborted && setState({ result, error: null, loading: false }),
       (e: unknown) => !abort.signal.aborted && setState({ result: null, error: errorMessage(e), loading: false }),
     );
