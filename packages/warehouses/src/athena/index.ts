@@ -70,6 +70,8 @@ async function execute(a: Target, sql: string, values: ParamValue[], onRows: (ro
   const id = started.QueryExecutionId!;
   const stop = () => void a.client.send(new StopQueryExecutionCommand({ QueryExecutionId: id })).catch(() => undefined);
   signal?.addEventListener('abort', stop, { once: true });
+  // An abort while the query was being started has already fired: stop the query it started.
+  if (signal?.aborted) stop();
   const deadline = Date.now() + a.settings.statementTimeoutMs;
   try {
     for (;;) {

@@ -89,6 +89,8 @@ async function execute(b: Target, sql: string, values: ParamValue[], onRows: (ro
   }
   const stop = () => void job.cancel().catch(() => undefined);
   signal?.addEventListener('abort', stop, { once: true });
+  // An abort while the job was being created has already fired: cancel the job it made.
+  if (signal?.aborted) stop();
   try {
     let columns: FetchedColumn[] | null = null;
     let fields: Field[] = [];

@@ -110,6 +110,8 @@ async function execute(t: Target, sql: string, values: { name: string; value: Pa
   const stop = () => void call(t, 'POST', `/api/2.0/sql/statements/${encodeURIComponent(id)}/cancel`).catch(() => undefined);
   const deadline = Date.now() + t.settings.statementTimeoutMs;
   signal?.addEventListener('abort', stop, { once: true });
+  // An abort while the statement was being submitted has already fired: cancel the statement it made.
+  if (signal?.aborted) stop();
   try {
     while (statement.status.state === 'PENDING' || statement.status.state === 'RUNNING') {
       if (signal?.aborted) throw cancelled();

@@ -124,7 +124,11 @@ async function run(t: TrinoTarget, sql: string, onRows: (rows: unknown[][]) => P
         cancel();
         throw new StudioError(422, 'The warehouse answered with a next page on another host', "Set the coordinator's address (or its proxy's) to the host this connection names");
       }
-      if (signal?.aborted) throw cancelled();
+      if (signal?.aborted) {
+        // The abort may have come before the query had an id to cancel by.
+        cancel();
+        throw cancelled();
+      }
       page = await raceAbort(request<QueryResult>({ url: page.nextUri }), signal).catch((e: unknown) => {
         throw driverError(e);
       });
