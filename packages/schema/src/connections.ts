@@ -32,15 +32,6 @@ export const CONNECTION_CONFIGS = {
   planet: z.object({ apiUrl: HttpUrl.optional(), orderId: Text.optional() }),
 } as const satisfies Record<ConnectionType, z.ZodObject>;
 
-/** The warehouse kinds this studio has a driver for (every one of catalog §1): tested, browsed and queried. */
-export const DRIVER_CONNECTION_TYPES = DATABASE_CONNECTION_TYPES;
-export const hasDriver = (t: string): boolean => (DRIVER_CONNECTION_TYPES as readonly string[]).includes(t);
-/** Storage kinds this studio has a driver for: tested, listed, and imported from as datasets. */
-export const STORAGE_DRIVER_TYPES = STORAGE_CONNECTION_TYPES;
-export const hasStorageDriver = (t: string): boolean => (STORAGE_DRIVER_TYPES as readonly string[]).includes(t);
-/** The kinds the New connector form offers: every kind with a driver. */
-export const CONNECTOR_FORM_TYPES = [...DRIVER_CONNECTION_TYPES, ...STORAGE_DRIVER_TYPES] as const;
-
 export const CONNECTION_LABELS: Record<ConnectionType, string> = {
   snowflake: 'Snowflake', bigquery: 'BigQuery', athena: 'Amazon Athena', postgres: 'PostgreSQL', presto: 'Presto / Trino',
   redshift: 'Amazon Redshift', databricks: 'Databricks', motherduck: 'MotherDuck', kinetica: 'Kinetica', s3: 'Amazon S3',

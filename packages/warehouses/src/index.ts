@@ -1,4 +1,4 @@
-import { badInput, isDatabaseConnectionType, type ConnectionType } from '@studio/schema';
+import { DATABASE_CONNECTION_TYPES, STORAGE_CONNECTION_TYPES, badInput, isDatabaseConnectionType } from '@studio/schema';
 import type { WarehouseDriver } from './driver';
 import { athenaDriver } from './athena';
 import { bigqueryDriver } from './bigquery';
@@ -23,37 +23,36 @@ export { bigqueryDuckType } from './bigquery';
 export { snowflakeDuckType } from './snowflake';
 export { kineticaCall, kineticaDuckType, kineticaTarget, type KineticaEnvelope } from './kinetica';
 
-/** One driver per warehouse kind; storage kinds (s3, gcs, planet) are browsed by the storage drivers. */
-const DRIVERS: Partial<Record<ConnectionType, WarehouseDriver>> = {
-  postgres: postgresDriver,
-  redshift: postgresDriver,
-  presto: trinoDriver,
-  motherduck: motherduckDriver,
-  databricks: databricksDriver,
-  athena: athenaDriver,
-  kinetica: kineticaDriver,
-  bigquery: bigqueryDriver,
+/** One driver per warehouse kind of catalog §1 (the type makes a missing kind a compile error). */
+const DRIVERS: Record<(typeof DATABASE_CONNECTION_TYPES)[number], WarehouseDriver> = {
   snowflake: snowflakeDriver,
+  bigquery: bigqueryDriver,
+  athena: athenaDriver,
+  postgres: postgresDriver,
+  presto: trinoDriver,
+  redshift: postgresDriver,
+  databricks: databricksDriver,
+  motherduck: motherduckDriver,
+  kinetica: kineticaDriver,
 };
 
-/** The driver of a database connection's kind, or a 422 naming what the kind is. */
+/** The driver of a database connection's kind; a storage kind is a 422. */
 export function driverFor(type: string): WarehouseDriver {
   if (!isDatabaseConnectionType(type)) throw badInput('Not a database connection');
-  const driver = DRIVERS[type as ConnectionType];
-  if (!driver) throw badInput(`Connections of type ${type} have no driver on this server`);
-  return driver;
+  return DRIVERS[type as keyof typeof DRIVERS];
 }
 
-const STORAGE: Partial<Record<ConnectionType, StorageDriver>> = {
+/** One driver per storage kind. */
+const STORAGE: Record<(typeof STORAGE_CONNECTION_TYPES)[number], StorageDriver> = {
   s3: s3Driver,
-  planet: planetDriver,
   gcs: gcsDriver,
+  planet: planetDriver,
 };
 
-/** The driver of a storage connection's kind, or a 422 naming what the kind is. */
+/** The driver of a storage connection's kind; a warehouse kind is a 422. */
 export function storageDriverFor(type: string): StorageDriver {
   if (isDatabaseConnectionType(type)) throw badInput('Not a storage connection');
-  const driver = STORAGE[type as ConnectionType];
-  if (!driver) throw badInput(`Connections of type ${type} have no driver on this server`);
+  const driver = STORAGE[type as keyof typeof STORAGE];
+  if (!driver) throw badInput(`Unknown connection type ${type}`);
   return driver;
 }

@@ -9,10 +9,9 @@ import type { PushDown } from '../services/pipelines';
 import { ARROW_STREAM } from './datasets';
 import { clientGone, primed, streamBody } from '../http/streams';
 import { compileForCaller } from '../services/pipelines';
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { sharedRun } from '../services/shared-runs';
 import fs from 'node:fs/promises';
-import path from 'node:path';
 import { quoteLiteral } from '@studio/engine';
 
 /** JSON `{items: [...]}` streamed from Arrow batches: rows are decoded one batch at a time. */
@@ -52,10 +51,9 @@ function pushDownKey(pushDown: PushDown): string {
 }
 
 /** Takes a reader's place on the shared result of `key` (starting its run when it is the first). */
-function readShared(key: string, start: (file: string, signal: AbortSignal) => Promise<unknown>, dir: string, signal: AbortSignal) {
+function readShared(key: string, start: (file: string, signal: AbortSignal) => Promise<unknown>, file: string, signal: AbortSignal) {
   let entry = pushDownResults.get(key);
   if (!entry) {
-    const file = path.join(dir, `${randomUUID()}.parquet`);
     const e = { file, readers: 0, ready: Promise.resolve() };
     // Cancelled only when every reader has gone (sharedRun); a failed run is forgotten for the next caller.
     e.ready = sharedRun(key, signal, (shared) => start(file, shared)).then(() => undefined);
@@ -91,9 +89,8 @@ async function* thenRelease(stream: AsyncGenerator<Uint8Array | string>, release
 async function answerPushDown(ctx: RouteContext<unknown, { format?: Format }, unknown>, pushDown: PushDown) {
   const services = ctx.services;
   const signal = clientGone(ctx.reply);
-  const dir = path.join(services.engine.tmpDir, 'pushdown');
-  await fs.mkdir(dir, { recursive: true });
-  const shared = readShared(pushDownKey(pushDown), (file, runSignal) => services.executions.warehouseResult(pushDown.connection, pushDown.sql, pushDown.values, file, runSignal), dir, signal);
+  const file = await services.executions.pushDownFile();
+  const shared = readShared(pushDownKey(pushDown), (into, runSignal) => services.executions.warehouseResult(pushDown.connection, pushDown.sql, pushDown.values, into, runSignal), file, signal);
   try {
     await shared.ready;
     ctx.reply.header('x-studio-engine', storedConnection(pushDown.connection)?.type ?? 'warehouse');

@@ -6,7 +6,7 @@ import { listValue, type DuckDBValue } from '@duckdb/node-api';
 import { quoteIdent, type Engine } from '@studio/engine';
 import { duckdbQueryError } from '@studio/pipeline';
 import { datasetFileFor } from './dataset-tables';
-import { Id, StudioError, badInput, isDatabaseConnectionType, isStudioError, notFound } from '@studio/schema';
+import { Id, StudioError, badInput, isStudioError, notFound } from '@studio/schema';
 import type { Db } from '../store/db';
 import type { Caller } from '../http/caller';
 import type { Secrets } from '../auth/secrets';
@@ -150,10 +150,17 @@ export class ExecutionService {
     return this.warehouseToParquet(driver, target, sql, values as ParamValues, file, signal);
   }
 
+  /** A new file name for a pushed-down result, in the engine's temp folder (removed at start if left behind). */
+  async pushDownFile(): Promise<string> {
+    const dir = path.join(this.engine.tmpDir, 'pushdown');
+    await fs.mkdir(dir, { recursive: true });
+    return path.join(dir, `${randomUUID()}.parquet`);
+  }
+
   /** The driver of a saved database connection, and what it needs to reach it (its secrets opened here only). */
   driverOf(connection: ResourceRow): { driver: WarehouseDriver; target: DriverTarget } {
     const stored = storedConnection(connection);
-    if (!stored || !isDatabaseConnectionType(stored.type)) throw badInput('Not a database connection');
+    if (!stored) throw badInput('Not a database connection');
     return { driver: driverFor(stored.type), target: this.targetOf(stored.type, stored.config, this.credentialsOf(stored.credentials ?? null)) };
   }
 

@@ -1,4 +1,4 @@
-import { createWriteStream } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { CONNECTION_CONFIGS, StudioError, badInput } from '@studio/schema';
 import { cancelled, type DriverTarget } from '../driver';
 import { HttpClient } from '../http';
@@ -112,7 +112,7 @@ export const planetDriver: StorageDriver = {
         // The next page is on the API's own host; anything else is not followed.
         path = next && next.startsWith(p.api.origin) ? next.slice(p.api.origin.length) : next?.startsWith('/') ? next : null;
       }
-      await writeText(file, JSON.stringify({ type: 'FeatureCollection', features }));
+      await writeFile(file, JSON.stringify({ type: 'FeatureCollection', features }));
       return { contentType: 'application/geo+json', size: 0 };
     }
     const result = /^orders\/([\w-]+)\/(.+)$/.exec(key);
@@ -129,11 +129,3 @@ export const planetDriver: StorageDriver = {
     return { contentType: contentTypeOfKey(result[2]!, undefined), size: got.body };
   },
 };
-
-function writeText(file: string, data: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const out = createWriteStream(file);
-    out.on('error', reject);
-    out.end(data, () => resolve());
-  });
-}

@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from 'react';
-import { CONNECTION_LABELS, CONNECTION_SECRET_FIELDS, CONNECTOR_FORM_TYPES, DataConnectionBody, connectionFormFields, type ConnectionType } from '@studio/schema';
+import { CONNECTION_LABELS, CONNECTION_SECRET_FIELDS, CONNECTION_TYPES, DataConnectionBody, connectionFormFields, type ConnectionType } from '@studio/schema';
 import type { DataConnection } from '@studio/client';
 import { client } from '../app/api';
 import { ErrorMessage, Field, TextField, useAction } from '../app/ui';
@@ -77,7 +77,7 @@ export function ConnectorForm({ saved, onSaved }: { saved?: DataConnection; onSa
           setSecrets({});
           setTested(null);
         }}>
-          {CONNECTOR_FORM_TYPES.map((t) => <option key={t} value={t}>{CONNECTION_LABELS[t]}</option>)}
+          {CONNECTION_TYPES.map((t) => <option key={t} value={t}>{CONNECTION_LABELS[t]}</option>)}
         </select>
       </Field>
       <TextField label="Name" value={name} onChange={(e) => setName(e.target.value)} maxLength={500} required />

@@ -1,6 +1,6 @@
 import { Suspense, lazy } from 'react';
 import { Navigate, useNavigate, useParams, useSearchParams } from 'react-router-dom';
-import { CONNECTION_LABELS, can, hasDriver, hasStorageDriver } from '@studio/schema';
+import { CONNECTION_LABELS, can } from '@studio/schema';
 import { client } from '../app/api';
 import { ErrorMessage } from '../app/ui';
 import { useLoad } from '../app/useLoad';
@@ -49,7 +49,7 @@ export function ConnectorPage() {
             </dl>
           )}
         </div>
-        {hasStorageDriver(c.connectionType) ? (
+        {!c.isDatabase ? (
           <div>
             <h2>Files</h2>
             <ObjectBrowser connectionId={c.id} />
@@ -61,7 +61,7 @@ export function ConnectorPage() {
           </div>
         )}
       </div>
-      {hasDriver(c.connectionType) && (
+      {c.isDatabase && (
         <>
           <h2>SQL</h2>
           <Suspense fallback={<p className="muted" role="status">Loading the SQL editor…</p>}>

@@ -1,5 +1,5 @@
 import { useNavigate } from 'react-router-dom';
-import { CONNECTION_LABELS, hasDriver } from '@studio/schema';
+import { CONNECTION_LABELS } from '@studio/schema';
 import { client } from '../app/api';
 import { ErrorMessage } from '../app/ui';
 import { useLoad } from '../app/useLoad';
@@ -16,7 +16,7 @@ export default function QueryToMapPage({ connectionId }: { connectionId: string 
   const c = connection.data;
   if (connection.error) return <section className="page"><ErrorMessage message={connection.error} onRetry={connection.reload} /></section>;
   if (!c) return <section className="page"><p role="status">Loading the connection…</p></section>;
-  if (!hasDriver(c.connectionType)) return <section className="page"><ErrorMessage message={`${CONNECTION_LABELS[c.connectionType]} is a storage connection: open it from its connector page and import a file as a dataset`} /></section>;
+  if (!c.isDatabase) return <section className="page"><ErrorMessage message={`${CONNECTION_LABELS[c.connectionType]} is a storage connection: open it from its connector page and import a file as a dataset`} /></section>;
   return (
     <section className="page connector-page">
       <header className="page-header"><h1>{`New map from ${c.name}`}</h1></header>

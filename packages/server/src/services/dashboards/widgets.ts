@@ -5,9 +5,7 @@ import { CSV_EXPORT_MAX_ROWS, StudioError, measureName, notFound, type Dashboard
 import type { Caller } from '../../http/caller';
 import type { CoreServices } from '../index';
 import { compileForCaller, type PushDown } from '../pipelines';
-import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
-import path from 'node:path';
 import { quoteLiteral } from '@studio/engine';
 import { checkedValues, parameterValuesPlan, planWidget, type WidgetRun } from './widget-pipeline';
 import { analyticParameters, analyticResult } from './analytic-widgets';
@@ -56,9 +54,7 @@ export class DashboardWidgets {
 
   /** Runs on the warehouse into a file of its own, read back with DuckDB, the file removed after. */
   private async pushedDown(p: PushDown, signal?: AbortSignal): Promise<Record<string, unknown>[]> {
-    const dir = path.join(this.services.engine.tmpDir, 'pushdown');
-    await fs.mkdir(dir, { recursive: true });
-    const file = path.join(dir, `${randomUUID()}.parquet`);
+    const file = await this.services.executions.pushDownFile();
     const timeout = AbortSignal.timeout(this.opts.timeoutMs);
     try {
       await this.services.executions.warehouseResult(p.connection, p.sql, p.values, file, signal ? AbortSignal.any([signal, timeout]) : timeout);
