@@ -157,7 +157,7 @@ describe('dashboards', () => {
 
     // A link with a parameter opens preset.
     await page.goto(`${baseUrl()}/dashboard/${id}?category=Fuel`);
-    await expect.poll(() => kpi(page).textContent()).toBe('13');
+    await expect.poll(() => kpi(page).textContent(), { timeout: 45_000 }).toBe('13');
     expect(await page.getByRole('group', { name: 'Parameters' }).getByLabel('Category').inputValue()).toBe('Fuel');
 
     // A viewer it is shared with sees it read-only, with the same numbers.
@@ -214,7 +214,7 @@ describe('dashboards', () => {
     }));
     expect(size).toEqual([480, 300]);
     await s.context.close();
-  });
+  }, 150_000);
 
   it('every template opens populated; "Save as dashboard" on an analytic-set view reproduces its charts, the pivot included', async () => {
     const admin = await asAdmin();
