@@ -19,8 +19,9 @@ import type {
   RefusedConnection,
 } from '@studio/schema';
 import { PUBLICATION_GRANT_HEADER } from '@studio/schema';
-import type { ConnectionFields, DataConnectionBody, Dataset, StorageListing, Parameter, Publication, PublicationInfo, PublicationKind, Widget, WidgetResult, WidgetRunBody, UploadOptions } from '@studio/schema';
+import type { ConnectionFields, DataConnectionBody, Dataset, StorageListing, Parameter, Publication, PublicationInfo, PublicationKind, Widget, WidgetBatchBody, WidgetBatchLine, WidgetResult, WidgetRunBody, UploadOptions } from '@studio/schema';
 import { checkStatus, type AppErrorHandler } from './errors';
+import { readLines } from './ndjson';
 
 export const NOT_SIGNED_IN = 'not-signed-in';
 
@@ -387,6 +388,9 @@ export class StudioClient {
     /** Rows of a saved dashboard's widget, under the dashboard owner's access. */
     runWidget: (id: string, widgetId: string, body: Partial<WidgetRunBody>, signal?: AbortSignal) =>
       this.request<{ item: WidgetResult }>('POST', `/v1/dashboards/${id}/widgets/${widgetId}/query`, { body, signal }).then((r) => r.item),
+    /** Several widgets of a saved dashboard in one request: `onLine` gets each widget's result or error as it is ready. */
+    runWidgets: async (id: string, body: WidgetBatchBody, onLine: (line: WidgetBatchLine) => void, signal?: AbortSignal) =>
+      readLines(await this.raw('POST', `/v1/dashboards/${id}/widgets/query`, { body, signal }), onLine),
     /** Rows of a draft widget (not saved yet), under the caller's own access. */
     runDraft: (widget: Widget, parameterDefs: Parameter[], body: Partial<WidgetRunBody>, signal?: AbortSignal) =>
       this.request<{ item: WidgetResult }>('POST', '/v1/dashboards/widget-query', { body: { ...body, widget, parameterDefs }, signal }).then((r) => r.item),
@@ -414,6 +418,9 @@ export class StudioClient {
       this.request<{ item: Publication; grant: { token: string; expiresAt: string } | null }>('POST', `${publicationPath(kind, id)}/password`, { body: { password } }),
     runWidget: (kind: PublicationKind, id: string, widgetId: string, body: Partial<WidgetRunBody>, grant?: string, signal?: AbortSignal) =>
       this.request<{ item: WidgetResult }>('POST', `${publicationPath(kind, id)}/widgets/${widgetId}/query`, { body, signal, headers: grantHeader(grant) }).then((r) => r.item),
+    /** Several widgets of a publication in one request: `onLine` gets each widget's result or error as it is ready. */
+    runWidgets: async (kind: PublicationKind, id: string, body: WidgetBatchBody, onLine: (line: WidgetBatchLine) => void, grant?: string, signal?: AbortSignal) =>
+      readLines(await this.raw('POST', `${publicationPath(kind, id)}/widgets/query`, { body, signal, headers: grantHeader(grant) }), onLine),
     /** CSV of a published widget (up to 1M rows). */
     widgetCsv: (kind: PublicationKind, id: string, widgetId: string, body: Partial<WidgetRunBody>, grant?: string) =>
       this.raw('POST', `${publicationPath(kind, id)}/widgets/${widgetId}/query`, { body, query: { format: 'csv' }, headers: grantHeader(grant) }),

@@ -4,6 +4,7 @@ import { StudioError } from '@studio/schema';
 import type { Pool } from 'pg';
 import { compilePipeline, type CompiledQuery, type DatasetResolver } from './compile/pipeline';
 import type { TileResolver } from './compile/tiles';
+import { forgetPrepared, preparedFor } from './prepared';
 
 export type Row = Record<string, unknown>;
 
@@ -34,13 +35,14 @@ export async function executeDuckDB(connection: DuckDBConnection, q: CompiledQue
 
 async function runDuckDB(connection: DuckDBConnection, q: CompiledQuery): Promise<Row[]> {
   const bound = bindable(q.params);
-  const prepared = await connection.prepare(q.sql);
+  const prepared = await preparedFor(connection, q.sql);
   try {
     if (bound.values.length) prepared.bind(bound.values, bound.types as DuckDBType[]);
     const reader = await prepared.runAndReadAll();
     return reader.getRowObjectsJS().map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, normalizeValue(v)])));
-  } finally {
-    prepared.destroySync();
+  } catch (e) {
+    forgetPrepared(connection, q.sql);
+    throw e;
   }
 }
 

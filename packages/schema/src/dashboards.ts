@@ -333,6 +333,40 @@ export const WidgetResult = z.object({
 });
 export type WidgetResult = z.infer<typeof WidgetResult>;
 
+/** Most widgets one batch request may ask for (a dashboard page shows fewer). */
+export const WIDGET_BATCH_MAX = 100;
+
+/**
+ * Several widgets of one saved dashboard or publication at once, with the parameter values and
+ * cross-filters they share; each widget its own page and sort. One request instead of one per widget:
+ * the page's widgets are checked, authorized and answered together (browsers also open at most six
+ * connections to a host).
+ */
+export const WidgetBatchBody = z
+  .object({
+    parameters: WidgetRunBody.shape.parameters,
+    crossFilters: WidgetRunBody.shape.crossFilters,
+    widgets: z
+      .array(z.object({ id: z.string().max(64), page: WidgetRunBody.shape.page, sort: WidgetRunBody.shape.sort }).strict())
+      .min(1, 'Name at least one widget')
+      .max(WIDGET_BATCH_MAX, `At most ${WIDGET_BATCH_MAX} widgets per request`),
+  })
+  .strict();
+export type WidgetBatchBody = z.infer<typeof WidgetBatchBody>;
+
+/**
+ * One line of a batch answer (NDJSON, in the order widgets finish): the result of `widgets[index]`, or
+ * the error that widget alone met (a deleted dataset, a time limit), as a single widget request would
+ * have answered it.
+ */
+export const WidgetBatchLine = z.object({
+  index: z.number().int().min(0),
+  widgetId: z.string(),
+  item: WidgetResult.optional(),
+  error: z.object({ status: z.number().int(), message: z.string() }).optional(),
+});
+export type WidgetBatchLine = z.infer<typeof WidgetBatchLine>;
+
 /** The publication options of maps, insights and reports (one schema; catalog §7 uploadOptions). */
 export const UploadOptions = z
   .object({

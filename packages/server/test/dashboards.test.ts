@@ -100,6 +100,50 @@ describe.each(STORES)('dashboards on %s', (kind) => {
     expect(res.json().item.rows).toEqual(await hand(sql));
   });
 
+  /** A batch answer's lines (NDJSON, in the order widgets finished), put back in the order asked. */
+  const linesOf = (body: string) => body.trim().split('\n').map((l) => JSON.parse(l)).sort((a, b) => a.index - b.index);
+  const runBatch = (body: object, who: 'owner' | 'viewer' | 'outsider' = 'owner', id = dashId) => as(who, 'POST', `/v1/dashboards/${id}/widgets/query`, body);
+
+  it.each([
+    ['no values', {}],
+    ['a category and a period', { parameters: { category: 'Cafe', period: '2024-01-01..2024-02-29' } }],
+    ['a cross-filter', { crossFilters: [{ widgetId: 'bar', column: 'category', value: 'Fuel' }] }],
+  ])('a batch answers each widget as its own request does: %s', async (_name, shared) => {
+    const asked = [{ id: 'bar' }, { id: 'kpi' }, { id: 'table', page: 0, sort: { by: 'amount', desc: true } }];
+    const res = await runBatch({ ...shared, widgets: asked });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.headers['content-type']).toContain('application/x-ndjson');
+    const lines = linesOf(res.body);
+    expect(lines.map((l) => [l.index, l.widgetId])).toEqual([[0, 'bar'], [1, 'kpi'], [2, 'table']]);
+    for (const [n, a] of asked.entries()) {
+      const { id, ...own } = a;
+      expect(lines[n].item, id).toEqual((await runSaved(id, { ...shared, ...own })).json().item);
+    }
+  });
+
+  it('a batch: a widget without data or unknown answers alone; a bad value refuses the whole request', async () => {
+    const res = await runBatch({ parameters: { category: 'Toys' }, widgets: [{ id: 'note' }, { id: 'nope' }, { id: 'kpi' }] });
+    expect(res.statusCode).toBe(200);
+    const [note, nope, kpi] = linesOf(res.body);
+    expect(note.error).toEqual({ status: 422, message: 'Widget note (text) has no data to query' });
+    expect(nope.error).toEqual({ status: 404, message: 'Widget not found' });
+    expect(kpi.item.rows).toEqual(await hand("select sum(amount) from $T where category = 'Toys'"));
+    const bad = await runBatch({ parameters: { period: 'sometime' }, widgets: [{ id: 'bar' }] });
+    expect(bad.statusCode).toBe(422);
+    expect(bad.json().message).toContain('parameter period');
+    expect((await runBatch({ widgets: [] })).statusCode).toBe(422);
+  });
+
+  it("a batch runs under the owner's access for a reader, and names no dataset the reader could not reach otherwise", async () => {
+    const res = await runBatch({ parameters: { category: 'Cafe' }, widgets: [{ id: 'bar' }] }, 'viewer');
+    expect(linesOf(res.body)[0].item.rows).toEqual([['Cafe', 225]]);
+    expect((await runBatch({ widgets: [{ id: 'bar' }] }, 'outsider')).statusCode).toBe(404);
+    const foreign = await as('outsider', 'POST', '/v1/dashboards', { name: 'Mine too', latestState: { ...stateOf(datasetId), parameters: [], widgets: [bar(datasetId, { parameterIds: [] })] } });
+    const mine = linesOf((await runBatch({ widgets: [{ id: 'bar' }] }, 'outsider', foreign.json().item.id)).body);
+    expect(mine[0].error.status).toBe(404);
+    expect(mine[0].item).toBeUndefined();
+  });
+
   it('a KPI bound to a period also answers the previous period of the same length', async () => {
     const res = await runSaved('kpi', { parameters: { period: '2024-03-01..2024-03-31' } });
     // 2024-03-01..31 is 31 days; the 31 days before are 2024-01-30..2024-02-29.
@@ -186,6 +230,12 @@ describe.each(STORES)('dashboards on %s', (kind) => {
     expect((await anon('POST', `/v1/insights/${dashId}/published-insight/widgets/bar/query`, {})).statusCode).toBe(401);
     const rows = await anon('POST', `/v1/insights/${dashId}/published-insight/widgets/bar/query`, { parameters: { category: 'Fuel' } }, { 'x-publication-grant': grant });
     expect(rows.json().item.rows).toEqual(await hand("select category, sum(amount) from $T where category = 'Fuel' group by 1"));
+    // The page's batch: refused without the grant, the same rows with it.
+    const batch = { parameters: { category: 'Fuel' }, widgets: [{ id: 'bar' }, { id: 'kpi' }] };
+    expect((await anon('POST', `/v1/insights/${dashId}/published-insight/widgets/query`, batch)).statusCode).toBe(401);
+    const lines = linesOf((await anon('POST', `/v1/insights/${dashId}/published-insight/widgets/query`, batch, { 'x-publication-grant': grant })).body);
+    expect(lines[0].item.rows).toEqual(rows.json().item.rows);
+    expect(lines[1].item.rows).toEqual(await hand("select sum(amount) from $T where category = 'Fuel'"));
     // The info needs no password; the lists name it.
     expect((await anon('GET', `/v1/insights/${dashId}/published-insight?infoOnly=true`)).json().item.passwordProtected).toBe(true);
     expect((await as('owner', 'GET', '/v1/insights/published')).json().items.map((i: { id: string }) => i.id)).toContain(dashId);
@@ -263,5 +313,8 @@ describe.each(STORES)('dashboards on %s', (kind) => {
     expect((await as('owner', 'DELETE', `/v1/datasets/${doomed}`)).statusCode).toBe(204);
     expect((await as('owner', 'POST', `/v1/dashboards/${dash.id}/widgets/gone/query`, {})).statusCode).toBe(404);
     expect((await as('owner', 'POST', `/v1/dashboards/${dash.id}/widgets/bar/query`, {})).statusCode).toBe(200);
+    const [gone, fine] = linesOf((await runBatch({ widgets: [{ id: 'gone' }, { id: 'bar' }] }, 'owner', dash.id)).body);
+    expect(gone.error).toEqual({ status: 404, message: 'Dataset not found' });
+    expect(fine.item.rows.length).toBeGreaterThan(0);
   });
 });

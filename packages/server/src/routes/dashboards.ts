@@ -1,9 +1,10 @@
 import { z } from 'zod';
-import { DraftWidgetRunBody, Id, Parameter, WidgetRunBody, parseDashboardState, emptyDashboardState, type DashboardState, type Widget } from '@studio/schema';
+import { DraftWidgetRunBody, Id, Parameter, StudioError, WidgetBatchBody, WidgetRunBody, parseDashboardState, emptyDashboardState, type DashboardState, type Widget, type WidgetBatchLine } from '@studio/schema';
 import { defineRoute, requireCaller, type RouteContext, type RouteDef } from '../http/route';
 import { clientGone, primed, streamBody } from '../http/streams';
 import type { Caller } from '../http/caller';
 import type { ResourceRow } from '../services/records';
+import type { DatasetReads } from '../services/pipelines';
 import { widgetOf, parameterOf } from '../services/dashboards/widgets';
 
 /**
@@ -45,7 +46,72 @@ export async function answerWidget(
   return { item };
 }
 
+/** A widget's failure as its line of a batch answer says it: what a single widget request would have answered. */
+function lineError(ctx: RouteContext<unknown, unknown, unknown>, e: unknown): NonNullable<WidgetBatchLine['error']> {
+  if (e instanceof StudioError) return { status: e.status, message: e.message };
+  ctx.req.log.error({ err: e }, 'widget of a batch failed');
+  return { status: 500, message: 'Internal Server Error' };
+}
+
+/**
+ * Answers several widgets as NDJSON lines ({index, widgetId, item | error}), each as soon as it is ready:
+ * one widget's failure (its dataset gone, its time limit) is its own line, the others still answer. Bad
+ * parameter values answer 422 for the whole request before anything runs. `granteeOf` says whose access
+ * a widget runs under (and may refuse it alone).
+ */
+export async function answerWidgets(
+  ctx: RouteContext<unknown, unknown, unknown>,
+  state: Pick<DashboardState, 'parameters' | 'widgets'>,
+  body: WidgetBatchBody,
+  granteeOf: (widget: Widget) => Promise<Caller>,
+) {
+  const widgets = body.widgets.map((r) => state.widgets.find((w) => w.id === r.id) ?? null);
+  ctx.services.widgets.checkParameters(widgets.filter((w): w is Widget => w !== null), state, body.parameters);
+  const signal = clientGone(ctx.reply);
+  const reads: DatasetReads = new Map();
+  const cacheControl = ctx.req.headers['cache-control'] as string | undefined;
+  const lines = body.widgets.map(async (r, index): Promise<WidgetBatchLine> => {
+    try {
+      const widget = widgets[index];
+      if (!widget) throw new StudioError(404, 'Widget not found');
+      const run = { parameters: body.parameters, crossFilters: body.crossFilters, page: r.page, sort: r.sort };
+      const item = await ctx.services.widgets.run(await granteeOf(widget), state, widget, run, { signal, cacheControl, reads });
+      return { index, widgetId: r.id, item };
+    } catch (e) {
+      return { index, widgetId: r.id, error: lineError(ctx, e) };
+    }
+  });
+  return ctx.reply.header('content-type', 'application/x-ndjson; charset=utf-8').send(streamBody(inOrderOfCompletion(lines)));
+}
+
+/** Each line as soon as it settles, whatever the order they were asked in. */
+async function* inOrderOfCompletion(lines: Promise<WidgetBatchLine>[]): AsyncGenerator<string> {
+  const pending = new Map(lines.map((p, i) => [i, p.then((line) => ({ i, line }))]));
+  while (pending.size) {
+    const { i, line } = await Promise.race(pending.values());
+    pending.delete(i);
+    yield `${JSON.stringify(line)}\n`;
+  }
+}
+
 export const dashboardRoutes: RouteDef[] = [
+  defineRoute({
+    method: 'POST',
+    url: '/v1/dashboards/{id}/widgets/query',
+    summary: "Rows of several widgets of a saved dashboard at once, under its owner's access: body {parameters, crossFilters, widgets: [{id, page, sort}]}; answers NDJSON lines {index, widgetId, item | error} as each widget is ready",
+    tag,
+    auth: 'user',
+    transaction: false,
+    params: z.object({ id: Id }),
+    body: WidgetBatchBody,
+    resource: { type: 'insight', param: 'id', action: 'read' },
+    handler: async (ctx) => {
+      const row = ctx.resource!;
+      const generic = ctx as RouteContext<unknown, unknown, unknown>;
+      let owner: Promise<Caller> | undefined;
+      return answerWidgets(generic, dashboardState(row), ctx.body, () => (owner ??= ownerOf(generic, row.owner_id)));
+    },
+  }),
   defineRoute({
     method: 'POST',
     url: '/v1/dashboards/{id}/widgets/{widgetId}/query',

@@ -1,10 +1,11 @@
 import { z } from 'zod';
-import { Id, PUBLICATION_GRANT_HEADER, PUBLICATION_PASSWORD_HEADER, QueryBool, StudioError, UploadOptions, WidgetRunBody, notFound, type Publication, type PublicationKind } from '@studio/schema';
+import { Id, PUBLICATION_GRANT_HEADER, PUBLICATION_PASSWORD_HEADER, QueryBool, StudioError, UploadOptions, WidgetBatchBody, WidgetRunBody, notFound, type Publication, type PublicationKind } from '@studio/schema';
 import { defineRoute, requireCaller, type RouteContext, type RouteDef } from '../http/route';
 import type { ReaderKey } from '../services/dashboards/publications';
 import { canReadRecord, header } from './publishing';
 import { parameterOf, widgetOf } from '../services/dashboards/widgets';
-import { answerWidget, ownerOf } from './dashboards';
+import { answerWidget, answerWidgets, ownerOf } from './dashboards';
+import type { Caller } from '../http/caller';
 import { sendInvitations } from '../services/dashboards/invitations';
 
 /**
@@ -36,7 +37,16 @@ const opened = (ctx: Ctx, id: string, kind: PublicationKind, countView: boolean)
  * snapshot lets its readers reach `datasetId` (a report may leave some of the dashboard's datasets out).
  */
 async function publishedGrantee(ctx: Ctx, pub: Publication, datasetId: string | null) {
+  assertInSnapshot(pub, datasetId);
+  return publicationOwner(ctx, pub);
+}
+
+/** A report may leave some of the dashboard's datasets out: what reads them answers 404. */
+function assertInSnapshot(pub: Publication, datasetId: string | null | undefined): void {
   if (datasetId && !pub.datasetIds.includes(datasetId)) throw notFound('Dataset not found');
+}
+
+async function publicationOwner(ctx: Ctx, pub: Publication): Promise<Caller> {
   const insight = await ctx.services.records.get(pub.insightId);
   if (!insight) throw notFound('Published insight not found');
   return ownerOf(ctx, insight.owner_id);
@@ -53,6 +63,25 @@ async function reportInsight(ctx: Ctx, reportId: string) {
 /** A publication's widget rows and parameter choices, for readers without an account. */
 function readerRoutes(kind: PublicationKind, base: string, tag: string): RouteDef[] {
   return [
+    defineRoute({
+      method: 'POST',
+      url: `${base}/widgets/query`,
+      summary: `Rows of several widgets of the ${kind} at once (no sign-in; the grant when protected): body {parameters, crossFilters, widgets: [{id, page, sort}]}; answers NDJSON lines {index, widgetId, item | error} as each widget is ready`,
+      tag,
+      auth: 'public',
+      transaction: false,
+      params: IdParam,
+      body: WidgetBatchBody,
+      handler: async (ctx) => {
+        const generic = ctx as Ctx;
+        const pub = await opened(generic, ctx.params.id, kind, false);
+        let owner: Promise<Caller> | undefined;
+        return answerWidgets(generic, pub.latestState, ctx.body, async (widget) => {
+          assertInSnapshot(pub, widget.query?.datasetId);
+          return (owner ??= publicationOwner(generic, pub));
+        });
+      },
+    }),
     defineRoute({
       method: 'POST',
       url: `${base}/widgets/{widgetId}/query`,

@@ -40,6 +40,8 @@ export class AuthService {
    * at once; on other API nodes it takes effect within `cacheMs` (2 s by default; 0 turns it off).
    */
   private readonly cache = new Map<string, { caller: Caller; until: number }>();
+  /** Users resolved by id (a dashboard's owner, whose access its readers' widgets run under), kept alike. */
+  private readonly users = new Map<string, { caller: Caller; until: number }>();
 
   constructor(
     private readonly db: Db,
@@ -50,7 +52,11 @@ export class AuthService {
 
   /** Drops cached credentials: all of them, or those of one user. */
   forget(userId?: string): void {
-    if (userId === undefined) return this.cache.clear();
+    if (userId === undefined) {
+      this.users.clear();
+      return this.cache.clear();
+    }
+    this.users.delete(userId);
     for (const [k, v] of this.cache) if (v.caller.user.id === userId) this.cache.delete(k);
   }
 
@@ -156,11 +162,18 @@ export class AuthService {
   }
 
   async callerOf(userId: string, via: Caller['via'], credentialId: string): Promise<Caller> {
+    const cached = this.users.get(userId);
+    if (cached && cached.until > Date.now()) return { ...cached.caller, via, credentialId };
     const [user, memberships] = await Promise.all([
       this.db.selectFrom('users').selectAll().where('id', '=', userId).executeTakeFirst(),
       this.db.selectFrom('memberships').selectAll().where('user_id', '=', userId).execute(),
     ]);
     if (!user) throw unauthorized('User no longer exists');
-    return { user, memberships, orgIds: memberships.map((m) => m.organization_id), isAdmin: user.is_admin, via, credentialId };
+    const caller: Caller = { user, memberships, orgIds: memberships.map((m) => m.organization_id), isAdmin: user.is_admin, via, credentialId };
+    if (this.cacheMs > 0) {
+      if (this.users.size > 10_000) this.users.clear();
+      this.users.set(userId, { caller, until: Date.now() + this.cacheMs });
+    }
+    return caller;
   }
 }

@@ -23,14 +23,41 @@ export function datasetsOf(node: unknown, out = new Set<string>()): Set<string> 
 }
 
 
+/** A dataset a pipeline reads, checked against its reader, with its local file once it is ready. */
+interface DatasetRead {
+  attrs: ReturnType<typeof datasetAttrs>;
+  path: string | null;
+}
+
+/**
+ * The dataset reads of one request, shared by the pipelines it compiles (a dashboard's widgets read the
+ * same dataset many times): each dataset is checked and located once per reader.
+ */
+export type DatasetReads = Map<string, Promise<DatasetRead>>;
+
+async function readDataset(services: CoreServices, caller: Caller, uuid: string): Promise<DatasetRead> {
+  const { resource } = await services.access.guard(caller, 'dataset', uuid, 'read', false);
+  const attrs = datasetAttrs(resource);
+  const path = attrs.status === 'ready' && attrs.storageKey ? await services.engine.store.localPath(attrs.storageKey) : null;
+  return { attrs, path };
+}
+
+function readOnce(services: CoreServices, caller: Caller, uuid: string, reads: DatasetReads | undefined): Promise<DatasetRead> {
+  if (!reads) return readDataset(services, caller, uuid);
+  const key = `${caller.user.id}:${uuid}`;
+  let read = reads.get(key);
+  if (!read) reads.set(key, (read = readDataset(services, caller, uuid)));
+  return read;
+}
+
 /**
  * Checks the caller may read every dataset before anything runs, then compiles the pipeline with
  * each dataset resolved to its Parquet file. `datasetVersions` names each dataset read with its storage
  * key, which changes whenever its data does (a cache key that needs no invalidation). With `pushDown`,
  * a pipeline whose datasets are all live datasets of one connection is compiled for that warehouse instead
- * (`pushDown` in the answer; see pushDownOf).
+ * (`pushDown` in the answer; see pushDownOf). `reads` shares dataset checks between the pipelines of one request.
  */
-export async function compileForCaller(services: CoreServices, caller: Caller, body: unknown, opts: { pushDown?: boolean } = {}) {
+export async function compileForCaller(services: CoreServices, caller: Caller, body: unknown, opts: { pushDown?: boolean; reads?: DatasetReads } = {}) {
   const node = validatePipeline(body);
   const paths = new Map<string, string>();
   const temps = new Map<string, string>();
@@ -42,14 +69,13 @@ export async function compileForCaller(services: CoreServices, caller: Caller, b
       temps.set(uuid, services.tempViews.relationOf(caller.user.id, uuid));
       continue;
     }
-    const { resource } = await services.access.guard(caller, 'dataset', uuid, 'read', false);
-    const a = datasetAttrs(resource);
+    const { attrs: a, path } = await readOnce(services, caller, uuid, opts.reads);
     if (a.datasetType === 'sql' && a.dataConnectionId && a.metadata.query) live.set(uuid, { connectionId: a.dataConnectionId, query: a.metadata.query });
-    if (a.status !== 'ready' || !a.storageKey) {
+    if (!path) {
       pending.push(`Dataset ${uuid} is not ready (status: ${a.status})`);
       continue;
     }
-    paths.set(uuid, await services.engine.store.localPath(a.storageKey));
+    paths.set(uuid, path);
     datasetVersions.push(`${uuid}@${a.storageKey}`);
   }
   // Hex-tile datasets (hexTile, tileExtract, tileQuantiles nodes): guarded the same way, read from their archives.

@@ -6,6 +6,7 @@ import type { CrossFilter, DashboardState, LayoutItem, Parameter, Widget, Widget
 import { ParameterBar } from './ParameterBar';
 import { WidgetView, type MapFrame } from './widgets/WidgetView';
 import { client } from '../app/api';
+import { widgetBatcher } from './widget-batch';
 
 const Grid = WidthProvider(GridLayout);
 
@@ -98,8 +99,10 @@ export function studioSource(dashboardId: string | null, saved: DashboardState |
   // A widget unchanged since the save runs as the saved dashboard's (under its owner's access, which a
   // shared reader needs); one added or edited since runs as a draft under the editor's own access.
   const savedAs = (w: Widget) => dashboardId !== null && saved !== null && JSON.stringify(saved.widgets.find((x) => x.id === w.id)) === JSON.stringify(w) && JSON.stringify(saved.parameters) === JSON.stringify(current.parameters);
+  // The saved widgets of the page go as one request.
+  const batched = dashboardId ? widgetBatcher((body, onLine, signal) => client.dashboards.runWidgets(dashboardId, body, onLine, signal)) : null;
   return {
-    run: (w, body, signal) => (savedAs(w) ? client.dashboards.runWidget(dashboardId!, w.id, body, signal) : client.dashboards.runDraft(w, current.parameters, body, signal)),
+    run: (w, body, signal) => (batched && savedAs(w) ? batched({ widgetId: w.id, ...body }, signal) : client.dashboards.runDraft(w, current.parameters, body, signal)),
     choices: (p) => (dashboardId && saved?.parameters.some((x) => JSON.stringify(x) === JSON.stringify(p)) ? client.dashboards.parameterValues(dashboardId, p.id) : client.dashboards.draftParameterValues(p)),
     csv: (w, body) => client.dashboards.widgetCsv(savedAs(w) ? dashboardId : null, w, current.parameters, body),
   };

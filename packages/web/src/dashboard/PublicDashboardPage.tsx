@@ -5,6 +5,7 @@ import { client } from '../app/api';
 import { Brand, ErrorMessage, TextField, useAction } from '../app/ui';
 import { errorMessage } from '../app/useLoad';
 import { DashboardCanvas, type CanvasSource } from './DashboardCanvas';
+import { widgetBatcher } from './widget-batch';
 import { valuesFromSearch } from './state';
 import './dashboard.css';
 
@@ -26,13 +27,17 @@ export function PublicDashboardPage({ kind }: { kind: 'insight' | 'report' }) {
     });
   }, [kind, id]);
 
-  const source = useMemo<CanvasSource>(() => ({
-    run: (w, body, signal) => client.publications.runWidget(kind, id, w.id, body, grant, signal),
-    choices: (p) => client.publications.parameterValues(kind, id, p.id, grant),
-    csv: (w, body) => client.publications.widgetCsv(kind, id, w.id, body, grant),
-    // Readers without an account see a map only through its own publication (with its own password, if any).
-    mapFrame: (mapId) => client.maps.publishedMap(mapId, true).then(() => `/public/${mapId}?embed=1`, () => null),
-  }), [kind, id, grant]);
+  const source = useMemo<CanvasSource>(() => {
+    // The page's widgets go as one request.
+    const batched = widgetBatcher((body, onLine, signal) => client.publications.runWidgets(kind, id, body, onLine, grant, signal));
+    return {
+      run: (w, body, signal) => batched({ widgetId: w.id, ...body }, signal),
+      choices: (p) => client.publications.parameterValues(kind, id, p.id, grant),
+      csv: (w, body) => client.publications.widgetCsv(kind, id, w.id, body, grant),
+      // Readers without an account see a map only through its own publication (with its own password, if any).
+      mapFrame: (mapId) => client.maps.publishedMap(mapId, true).then(() => `/public/${mapId}?embed=1`, () => null),
+    };
+  }, [kind, id, grant]);
 
   const submit = (e: FormEvent) => {
     e.preventDefault();

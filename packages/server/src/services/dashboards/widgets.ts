@@ -4,7 +4,7 @@ import { buildTemplateQuery, canonicalJson, parseParameters, runQuery, templateO
 import { CSV_EXPORT_MAX_ROWS, StudioError, measureName, notFound, type DashboardState, type Parameter, type Widget, type WidgetResult } from '@studio/schema';
 import type { Caller } from '../../http/caller';
 import type { CoreServices } from '../index';
-import { compileForCaller, type PushDown } from '../pipelines';
+import { compileForCaller, type DatasetReads, type PushDown } from '../pipelines';
 import fs from 'node:fs/promises';
 import { quoteLiteral } from '@studio/engine';
 import { checkedValues, parameterValuesPlan, planWidget, type WidgetRun } from './widget-pipeline';
@@ -17,6 +17,15 @@ type Compiled = Awaited<ReturnType<typeof compileForCaller>>;
 /** What a compiled query's answer depends on: its text and values, and, pushed down, the connection as saved. */
 const queryKeyOf = (c: Compiled | null | undefined) =>
   !c ? null : c.pushDown ? [c.pushDown.connection.id, String(c.pushDown.connection.updated_at), c.pushDown.sql, c.pushDown.values] : [c.sql, c.params];
+
+export interface WidgetRunOptions {
+  /** Aborts when every reader waiting for the widget has gone. */
+  signal?: AbortSignal;
+  /** The request's Cache-Control: `no-cache` recomputes. */
+  cacheControl?: string;
+  /** Dataset checks shared with the other widgets of the same request. */
+  reads?: DatasetReads;
+}
 
 /** Status of a computation cancelled because every request waiting for it went away (nginx's "client closed"). */
 const READERS_LEFT = 499;
@@ -42,8 +51,8 @@ export class DashboardWidgets {
   }
 
   /** Over live datasets of one warehouse, the widget's query is compiled for that warehouse (push-down). */
-  private compile(grantee: Caller, node: unknown): Promise<Compiled> {
-    return compileForCaller(this.services, grantee, node, { pushDown: true });
+  private compile(grantee: Caller, node: unknown, reads?: DatasetReads): Promise<Compiled> {
+    return compileForCaller(this.services, grantee, node, { pushDown: true, reads });
   }
 
   /** One query on DuckDB, or pushed down to its warehouse, cancelled after the widget time limit (and when `signal` aborts). */
@@ -94,32 +103,40 @@ export class DashboardWidgets {
     });
   }
 
-  /** A widget's rows for one set of parameter values and cross-filters, cached per dataset version. */
-  async run(grantee: Caller, state: Pick<DashboardState, 'parameters'>, widget: Widget, run: WidgetRun, opts: { signal?: AbortSignal; cacheControl?: string } = {}): Promise<WidgetResult> {
+  /**
+   * A widget's rows for one set of parameter values and cross-filters, cached per dataset version.
+   * `reads` shares dataset checks with the other widgets of the same request.
+   */
+  async run(grantee: Caller, state: Pick<DashboardState, 'parameters'>, widget: Widget, run: WidgetRun, opts: WidgetRunOptions = {}): Promise<WidgetResult> {
     if (widget.analytic) return analyticResult(widget, await this.templateRows(grantee, state, widget, run, opts), run);
     const plan = planWidget(widget, state.parameters, run, this.today());
-    const main = await this.compile(grantee, plan.main);
-    const count = plan.count && (await this.compile(grantee, plan.count));
-    const previous = plan.previous && (await this.compile(grantee, plan.previous));
-    const key = { datasets: main.datasetVersions, query: [main, count, previous].map(queryKeyOf) };
+    const [main, count, previous] = await Promise.all([plan.main, plan.count, plan.previous].map((node) => node && this.compile(grantee, node, opts.reads)));
+    const key = { datasets: main!.datasetVersions, query: [main, count, previous].map(queryKeyOf) };
     return this.shared(key, opts, (signal) => this.cache().widget(
       key,
       async () => {
-        const rows = await this.execute(main, signal);
+        // The rows, a table's total and a KPI's previous period are independent queries: run at once.
+        const [rows, counted, before] = await Promise.all([this.execute(main!, signal), count && this.execute(count, signal), previous && this.execute(previous, signal)]);
         const names = columnNames(widget, rows);
         const result: WidgetResult = {
           columns: names.map((name) => ({ name, type: typeOf(rows.find((r) => r[name] !== null)?.[name]) })),
           rows: rows.map((r) => names.map((n) => r[n] ?? null)),
         };
-        if (count) result.total = Number((await this.execute(count, signal))[0]?.total ?? 0);
-        if (previous) {
-          const prev = (await this.execute(previous, signal))[0];
+        if (counted) result.total = Number(counted[0]?.total ?? 0);
+        if (before) {
+          const prev = before[0];
           result.previous = prev ? names.map((n) => prev[n] ?? null) : null;
         }
         return result;
       },
       { cacheControl: opts.cacheControl },
     ));
+  }
+
+  /** Checks the parameter values every widget of a request is bound to (422 naming the parameter) before any runs. */
+  checkParameters(widgets: Widget[], state: Pick<DashboardState, 'parameters'>, given: Record<string, string>): void {
+    const today = this.today();
+    for (const w of widgets) checkedValues(w, state.parameters, given, today);
   }
 
   /**
