@@ -16,14 +16,31 @@ const Region = z.string().trim().min(1).max(64).regex(/^[a-z0-9-]+$/, 'Region mu
 const Bucket = z.string().trim().min(3).max(222).regex(/^[a-z0-9][a-z0-9._-]*$/, 'Bucket must be a bucket name');
 const HttpUrl = z.string().max(2048).refine((s) => /^https?:\/\/\S+$/i.test(s) && URL.canParse(s), 'Must be an http(s) URL');
 
+/**
+ * TLS to a PostgreSQL-protocol warehouse, as libpq names it: `disable` (plain), `require` (encrypted, the
+ * server's certificate not checked), `verify-full` (the certificate checked against the system's
+ * authorities, or `caCertificate`, and the host name against it).
+ */
+export const SSL_MODES = ['disable', 'require', 'verify-full'] as const;
+const PemCertificate = z
+  .string()
+  .trim()
+  .max(20_000)
+  .regex(/^(-----BEGIN CERTIFICATE-----[A-Za-z0-9+/=\s]+-----END CERTIFICATE-----\s*)+$/, 'CA certificate must be PEM text (-----BEGIN CERTIFICATE----- … -----END CERTIFICATE-----)');
+/** An SSH host key's SHA-256 fingerprint as `ssh-keygen -l` prints it. */
+const SshFingerprint = z.string().trim().regex(/^SHA256:[A-Za-z0-9+/]{43}$/, 'SSH host key fingerprint must look like SHA256:… (ssh-keygen -l -f <host key>)');
+/** Through a bastion: the warehouse's host and port are reached from the SSH server. */
+const SSH_TUNNEL = { sshHost: Host.optional(), sshPort: Port.default(22), sshUser: Text.optional(), sshHostKey: SshFingerprint.optional() };
+const PG_TLS = { sslmode: z.enum(SSL_MODES).default('verify-full'), caCertificate: PemCertificate.optional() };
+
 /** Per-kind settings a user fills in; none of them is secret. */
 export const CONNECTION_CONFIGS = {
   snowflake: z.object({ account: Text, warehouse: Text, database: Text.optional(), schema: Text.optional(), role: Text.optional(), user: Text, endpoint: HttpUrl.optional() }),
   bigquery: z.object({ projectId: Text, dataset: Text.optional(), location: Text.optional(), endpoint: HttpUrl.optional() }),
   athena: z.object({ region: Region, workgroup: Text.optional(), catalog: Text.optional(), database: Text.optional(), outputLocation: Text.optional(), endpoint: HttpUrl.optional() }),
-  postgres: z.object({ host: Host, port: Port.default(5432), database: Text, user: Text, ssl: z.boolean().default(true) }),
+  postgres: z.object({ host: Host, port: Port.default(5432), database: Text, user: Text, ...PG_TLS, ...SSH_TUNNEL }),
   presto: z.object({ host: Host, port: Port.default(8080), catalog: Text, schema: Text.optional(), user: Text, ssl: z.boolean().default(true) }),
-  redshift: z.object({ host: Host, port: Port.default(5439), database: Text, user: Text, ssl: z.boolean().default(true) }),
+  redshift: z.object({ host: Host, port: Port.default(5439), database: Text, user: Text, ...PG_TLS, ...SSH_TUNNEL }),
   databricks: z.object({ host: Host, httpPath: Text, catalog: Text.optional(), schema: Text.optional(), port: Port.default(443), ssl: z.boolean().default(true) }),
   motherduck: z.object({ database: Text }),
   kinetica: z.object({ url: HttpUrl, user: Text, schema: Text.optional() }),
@@ -38,16 +55,24 @@ export const CONNECTION_LABELS: Record<ConnectionType, string> = {
   gcs: 'Google Cloud Storage', planet: 'Planet',
 };
 
-const FIELD_LABELS: Record<string, string> = { ssl: 'Use TLS (SSL)', httpPath: 'HTTP path', projectId: 'Project id', apiUrl: 'API URL', url: 'URL', orderId: 'Order id', outputLocation: 'Output location (s3://…)' };
+const FIELD_LABELS: Record<string, string> = {
+  sslmode: 'TLS (sslmode)', caCertificate: 'CA certificate (PEM)', sshHost: 'SSH host (bastion)', sshPort: 'SSH port', sshUser: 'SSH user',
+  sshHostKey: 'SSH host key fingerprint (SHA256:…)',
+  ssl: 'Use TLS (SSL)', httpPath: 'HTTP path', projectId: 'Project id', apiUrl: 'API URL', url: 'URL', orderId: 'Order id', outputLocation: 'Output location (s3://…)' };
 
 /** One field of a connection form, read from the kind's schema: the form and the server check the same thing. */
 export interface ConnectionFormField {
   name: string;
   label: string;
-  input: 'text' | 'number' | 'checkbox';
+  input: 'text' | 'number' | 'checkbox' | 'select' | 'textarea';
   required: boolean;
   defaultValue?: string | number | boolean;
+  /** A select's choices. */
+  options?: readonly string[];
 }
+
+/** Fields typed as several lines (a certificate), not one. */
+const MULTILINE_FIELDS = new Set(['caCertificate']);
 
 export function connectionFormFields(type: ConnectionType): ConnectionFormField[] {
   return Object.entries(CONNECTION_CONFIGS[type].shape).map(([name, schema]) => {
@@ -63,21 +88,27 @@ export function connectionFormFields(type: ConnectionType): ConnectionFormField[
     }
     const kind = (t.def as { type: string }).type;
     const label = FIELD_LABELS[name] ?? name.replace(/([A-Z])/g, ' $1').replace(/^./, (c) => c.toUpperCase());
-    return { name, label, input: kind === 'boolean' ? 'checkbox' : kind === 'number' ? 'number' : 'text', required: required && defaultValue === undefined, ...(defaultValue !== undefined && { defaultValue }) };
+    const options = kind === 'enum' ? (t as z.ZodEnum).options.map(String) : undefined;
+    const input = kind === 'boolean' ? 'checkbox' : kind === 'number' ? 'number' : options ? 'select' : MULTILINE_FIELDS.has(name) ? 'textarea' : 'text';
+    return { name, label, input, required: required && defaultValue === undefined, ...(defaultValue !== undefined && { defaultValue }), ...(options && { options }) };
   });
 }
 
 /** The secrets a kind's form asks for (write-only), as keys of ConnectionCredentials. */
 export interface ConnectionSecretField {
-  name: 'password' | 'token' | 'accessKeyId' | 'secretAccessKey' | 'privateKey';
+  name: 'password' | 'token' | 'accessKeyId' | 'secretAccessKey' | 'privateKey' | 'sshPrivateKey' | 'sshPassword';
   label: string;
+  /** Typed as several lines (a private key). */
+  multiline?: boolean;
 }
 
 const PASSWORD: ConnectionSecretField[] = [{ name: 'password', label: 'Password' }];
+/** PostgreSQL-protocol warehouses: the database password, and the bastion's key or password when tunnelled. */
+const PG_SECRETS: ConnectionSecretField[] = [...PASSWORD, { name: 'sshPrivateKey', label: 'SSH private key', multiline: true }, { name: 'sshPassword', label: 'SSH password' }];
 const AWS_KEYS: ConnectionSecretField[] = [{ name: 'accessKeyId', label: 'Access key id' }, { name: 'secretAccessKey', label: 'Secret access key' }];
 
 export const CONNECTION_SECRET_FIELDS: Record<ConnectionType, ConnectionSecretField[]> = {
-  snowflake: PASSWORD, postgres: PASSWORD, presto: PASSWORD, redshift: PASSWORD, kinetica: PASSWORD,
+  snowflake: PASSWORD, postgres: PG_SECRETS, presto: PASSWORD, redshift: PG_SECRETS, kinetica: PASSWORD,
   bigquery: [{ name: 'privateKey', label: 'Service account key (JSON)' }], gcs: [{ name: 'privateKey', label: 'Service account key (JSON)' }],
   athena: AWS_KEYS, s3: AWS_KEYS,
   databricks: [{ name: 'token', label: 'Personal access token' }],
@@ -94,6 +125,8 @@ export const ConnectionCredentials = z
     token: z.string().min(1).max(4096).optional(),
     accessKeyId: z.string().min(1).max(256).optional(),
     secretAccessKey: z.string().min(1).max(4096).optional(),
+    sshPrivateKey: z.string().min(1).max(20_000).optional(),
+    sshPassword: z.string().min(1).max(4096).optional(),
   })
   .strict()
   .refine((c) => Object.keys(c).length > 0, 'Credentials must not be empty');

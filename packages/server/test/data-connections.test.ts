@@ -4,7 +4,7 @@ import { STORES, useStudio, type Who } from './harness';
 
 const PASSWORD = 'pg-Pa55word-never-shown';
 const CASES = [
-  ['postgres', { type: 'postgres', name: 'Warehouse', host: 'db.example.com', database: 'geo', user: 'analyst', credentials: { password: PASSWORD } }, { port: 5432, ssl: true }],
+  ['postgres', { type: 'postgres', name: 'Warehouse', host: 'db.example.com', database: 'geo', user: 'analyst', credentials: { password: PASSWORD } }, { port: 5432, sslmode: 'verify-full', sshPort: 22 }],
   ['redshift', { type: 'redshift', name: 'RS', host: 'rs.example.com', database: 'dev', user: 'u', credentials: { password: PASSWORD } }, { port: 5439 }],
   ['snowflake', { type: 'snowflake', name: 'SF', account: 'acme-1', warehouse: 'COMPUTE_WH', user: 'u', credentials: { privateKey: PASSWORD } }, { warehouse: 'COMPUTE_WH' }],
   ['bigquery', { type: 'bigquery', name: 'BQ', projectId: 'acme-geo', credentials: { serviceAccountKey: { private_key: PASSWORD } } }, { projectId: 'acme-geo' }],

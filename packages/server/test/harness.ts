@@ -141,7 +141,7 @@ export function useWarehouse(prefix: string, setup: string): string {
 /** A data connection body reaching `database` on the test warehouse server as its non-superuser role. */
 export function warehouseConnection(database: string) {
   const { host, port, user } = inject('warehouseServer');
-  return { type: 'postgres' as const, host, port, database, user, ssl: false };
+  return { type: 'postgres' as const, host, port, database, user, sslmode: 'disable' as const };
 }
 
 /**

@@ -132,7 +132,7 @@ describe.each(STORES)('data connections and the internal network on %s', (kind) 
   let answering: Awaited<ReturnType<typeof countingServer>>;
   const call = (who: 'owner' | 'admin' | 'outsider', method: string, url: string, payload?: unknown) =>
     s.app.inject({ method: method as 'GET', url, payload: payload as object, headers: { authorization: cast.tokens[who] } });
-  const test = (body: object) => call('owner', 'POST', '/v1/test-connection', { type: 'postgres', database: 'postgres', user: 'postgres', ssl: false, ...body });
+  const test = (body: object) => call('owner', 'POST', '/v1/test-connection', { type: 'postgres', database: 'postgres', user: 'postgres', sslmode: 'disable', ...body });
 
   beforeAll(async () => {
     hanging = await countingServer();
@@ -177,7 +177,7 @@ describe.each(STORES)('data connections and the internal network on %s', (kind) 
       const owner = (await seedCast(listed)).tokens.owner;
       const res = await listed.app.inject({
         method: 'POST', url: '/v1/test-connection', headers: { authorization: owner },
-        payload: { type: 'postgres', host: catalog.hostname, port: Number(catalog.port || 5432), database: 'postgres', user: 'postgres', ssl: false },
+        payload: { type: 'postgres', host: catalog.hostname, port: Number(catalog.port || 5432), database: 'postgres', user: 'postgres', sslmode: 'disable' },
       });
       expect(res.statusCode).toBe(422);
       // On PostgreSQL the catalog is that server; on PGlite the same server holds no catalog but its
@@ -200,7 +200,7 @@ describe.each(STORES)('data connections and the internal network on %s', (kind) 
   });
 
   it('refuses a saved connection at query time and lists it for administrators only', async () => {
-    const saved = (await call('owner', 'POST', '/v1/data-connections', { type: 'postgres', name: 'Old internal DW', host: '10.0.0.5', port: 5432, database: 'dw', user: 'analyst', ssl: false })).json().item;
+    const saved = (await call('owner', 'POST', '/v1/data-connections', { type: 'postgres', name: 'Old internal DW', host: '10.0.0.5', port: 5432, database: 'dw', user: 'analyst', sslmode: 'disable' })).json().item;
     const allowed = (await call('owner', 'POST', '/v1/data-connections', { ...warehouseConnection(WAREHOUSE), name: 'Listed warehouse' })).json().item;
     const run = await call('owner', 'POST', '/v1/test-connection', { connectionId: saved.id });
     expect([run.statusCode, run.json().message]).toEqual([422, 'Connections to 10.0.0.5:5432 are not allowed: private, loopback and link-local addresses must be listed in STUDIO_CONNECTION_HOSTS']);

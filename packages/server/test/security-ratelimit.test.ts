@@ -164,7 +164,7 @@ describe.each(cases)('rate limits on %s with %s counters', (kind, counters) => {
   it('limits test-connection per caller (10 a minute) with Retry-After', async () => {
     // 10.0.0.5 is refused before any packet leaves (STUDIO_CONNECTION_HOSTS): a cheap 422.
     const test = (who: 'owner' | 'colleague') =>
-      a.app.inject({ method: 'POST', url: '/v1/test-connection', headers: { authorization: cast.tokens[who] }, payload: { type: 'postgres', host: '10.0.0.5', port: 5432, database: 'dw', user: 'u', ssl: false } });
+      a.app.inject({ method: 'POST', url: '/v1/test-connection', headers: { authorization: cast.tokens[who] }, payload: { type: 'postgres', host: '10.0.0.5', port: 5432, database: 'dw', user: 'u', sslmode: 'disable' } });
     const statuses: number[] = [];
     for (let i = 0; i < 11; i++) statuses.push((await test('owner')).statusCode);
     expect(statuses).toEqual([...Array(10).fill(422), 429]);

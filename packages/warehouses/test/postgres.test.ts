@@ -18,7 +18,7 @@ const admin = () => new pg.Client({ connectionString: inject('warehouseServer').
 
 const target = (over: Partial<DriverTarget['settings']> = {}): DriverTarget => {
   const { host, port, user } = inject('warehouseServer');
-  return { type: 'postgres', config: { host, port, database, user, ssl: false }, credentials: null, reach: loopbackOnly, settings: { ...DEFAULT_DRIVER_SETTINGS, ...over } };
+  return { type: 'postgres', config: { host, port, database, user, sslmode: 'disable' }, credentials: null, reach: loopbackOnly, settings: { ...DEFAULT_DRIVER_SETTINGS, ...over } };
 };
 
 beforeAll(async () => {

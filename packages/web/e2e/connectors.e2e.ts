@@ -49,11 +49,12 @@ describe('connectors', () => {
     const form = page.getByRole('form', { name: 'Connection' });
     expect(await form.getByLabel('Kind').locator('option').allTextContents()).toEqual(['Snowflake', 'BigQuery', 'Amazon Athena', 'PostgreSQL', 'Presto / Trino', 'Amazon Redshift', 'Databricks', 'MotherDuck', 'Kinetica', 'Amazon S3', 'Google Cloud Storage', 'Planet']);
     await form.getByLabel('Name').fill('Demo warehouse');
-    await form.getByLabel('Host').fill(host);
-    await form.getByLabel('Port').fill(String(port));
+    await form.getByLabel('Host', { exact: true }).fill(host);
+    await form.getByLabel('Port', { exact: true }).fill(String(port));
     await form.getByLabel('Database').fill('no_such_database');
-    await form.getByLabel('User').fill(user);
-    await form.getByLabel('Use TLS (SSL)').uncheck();
+    await form.getByLabel('User', { exact: true }).fill(user);
+    expect(await form.getByLabel('TLS (sslmode)').locator('option').allTextContents()).toEqual(['disable', 'require', 'verify-full']);
+    await form.getByLabel('TLS (sslmode)').selectOption('disable');
     await form.getByLabel('Password', { exact: true }).fill('unused-with-trust');
 
     await form.getByRole('button', { name: 'Test' }).click();
@@ -140,8 +141,8 @@ describe('connectors', () => {
     // The list shows it and opens it; the password is never shown back.
     await page.goto(`${baseUrl()}/workspace/connectors`);
     await page.getByRole('link', { name: 'Demo warehouse' }).click();
-    await page.getByLabel('Password (leave empty to keep the saved one)').waitFor();
-    expect(await page.getByLabel('Password (leave empty to keep the saved one)').inputValue()).toBe('');
+    await page.getByLabel('Password (leave empty to keep the saved one)', { exact: true }).waitFor();
+    expect(await page.getByLabel('Password (leave empty to keep the saved one)', { exact: true }).inputValue()).toBe('');
     await page.getByRole('form', { name: 'Connection' }).getByRole('button', { name: 'Test' }).click();
     await page.getByRole('status').filter({ hasText: /^Connected: / }).waitFor();
     expect(s.foreign).toEqual([]);

@@ -46,6 +46,8 @@ export function connectionEndpoint(stored: StoredConnection): { host: string; po
   const parsed = CONNECTION_CONFIGS[stored.type].safeParse(stored.config);
   if (!parsed.success) return null;
   const config = parsed.data as Record<string, unknown>;
+  // Through an SSH host the studio's socket goes to the bastion; the bastion reaches the warehouse.
+  if (typeof config.sshHost === 'string') return { host: config.sshHost, port: typeof config.sshPort === 'number' ? config.sshPort : 22 };
   if (typeof config.host === 'string') return { host: config.host, port: typeof config.port === 'number' ? config.port : 443 };
   const url = [config.url, config.endpoint, config.apiUrl].find((u): u is string => typeof u === 'string');
   if (!url) return null;

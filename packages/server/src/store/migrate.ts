@@ -7,6 +7,7 @@ import * as m004 from './migrations/004-bi';
 import * as m005 from './migrations/005-executions';
 import * as m006 from './migrations/006-catalog-version';
 import * as m007 from './migrations/007-publications';
+import * as m008 from './migrations/008-pg-sslmode';
 
 /** Versioned migrations, in order; a new one is a new file and a new line here, never an edit. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -17,6 +18,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '005-executions': m005,
   '006-catalog-version': m006,
   '007-publications': m007,
+  '008-pg-sslmode': m008,
 };
 
 class InCodeProvider implements MigrationProvider {

@@ -3,11 +3,12 @@ import { open } from 'node:fs/promises';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { to as copyTo } from 'pg-copy-streams';
-import { isIP } from 'node:net';
+import { checkServerIdentity } from 'node:tls';
 import pg from 'pg';
-import { CONNECTION_CONFIGS, StudioError, badInput } from '@studio/schema';
+import { CONNECTION_CONFIGS, StudioError, badInput, type SSL_MODES } from '@studio/schema';
 import { cancelled, driverError, ndjsonRow, tooManyRows, type BrowseItem, type DriverTarget, type FetchedColumn, type FetchedResult, type WarehouseDriver } from '../driver';
 import { bindStatement, positionalParameters } from '../parameters';
+import { openTunnel, type SshTunnelConfig, type Tunnel } from '../ssh';
 
 /**
  * Push-down to a PostgreSQL warehouse the user already runs, and to Amazon Redshift through the same wire
@@ -26,7 +27,10 @@ interface PgTarget {
   port: number;
   database: string;
   user: string;
-  ssl: boolean;
+  sslmode: (typeof SSL_MODES)[number];
+  /** PEM authorities that sign the server's certificate (verify-full), instead of the system's. */
+  ca?: string;
+  ssh?: SshTunnelConfig;
   password?: string;
   target: DriverTarget;
 }
@@ -38,21 +42,39 @@ function pgTarget(t: DriverTarget): PgTarget {
   const parsed = CONNECTION_CONFIGS[flavor].safeParse(t.config);
   if (!parsed.success) throw badInput('Could not parse data connection', parsed.error.issues[0]?.message);
   const c = parsed.data;
-  return { flavor, host: c.host, port: c.port, database: c.database, user: c.user, ssl: c.ssl, password: t.credentials?.password, target: t };
+  let ssh: SshTunnelConfig | undefined;
+  if (c.sshHost) {
+    if (!c.sshUser) throw badInput('SSH user is required with an SSH host');
+    ssh = { host: c.sshHost, port: c.sshPort, user: c.sshUser, hostKey: c.sshHostKey, privateKey: t.credentials?.sshPrivateKey, password: t.credentials?.sshPassword };
+  }
+  return { flavor, host: c.host, port: c.port, database: c.database, user: c.user, sslmode: c.sslmode, ca: c.caCertificate, ssh, password: t.credentials?.password, target: t };
+}
+
+/**
+ * TLS as libpq's sslmode says: `require` encrypts without checking the certificate; `verify-full` checks
+ * it against the connection's CA certificate (else the system's authorities) and the host name the user
+ * typed, also when the socket goes to a checked address or through an SSH tunnel.
+ */
+function tlsOf(t: PgTarget): pg.ClientConfig['ssl'] {
+  if (t.sslmode === 'disable') return false;
+  if (t.sslmode === 'require') return { rejectUnauthorized: false };
+  return { rejectUnauthorized: true, ...(t.ca && { ca: t.ca }), checkServerIdentity: (_name, cert) => checkServerIdentity(t.host, cert) };
 }
 
 /** Every value as PostgreSQL's own text: typing happens once, in DuckDB. */
 const asText = { getTypeParser: () => (v: string) => v } as unknown as pg.CustomTypesConfig;
 
-function clientFor(t: PgTarget, address: string): pg.Client {
+function clientFor(t: PgTarget, address: string, tunnel: Tunnel | null): pg.Client {
   return new pg.Client({
-    // The checked address, not the name: a second DNS answer must not lead somewhere else.
-    host: address,
+    // The checked address, not the name: a second DNS answer must not lead somewhere else. Through a
+    // tunnel, the bastion resolves the name; `host` is then only the name TLS checks.
+    host: tunnel ? t.host : address,
+    ...(tunnel && { stream: () => tunnel.stream as never }),
     port: t.port,
     database: t.database,
     user: t.user,
     password: t.password,
-    ssl: t.ssl ? { rejectUnauthorized: true, ...(isIP(t.host) ? {} : { servername: t.host }) } : false,
+    ssl: tlsOf(t),
     connectionTimeoutMillis: t.target.settings.connectTimeoutMs,
     application_name: 'studio',
     types: asText,
@@ -73,15 +95,26 @@ const PRIVILEGED_ROLE = `select r.rolsuper
 /** Redshift has no server-file roles; a superuser is what it refuses (pg_user exists in both). */
 const REDSHIFT_SUPERUSER = `select usesuper as privileged from pg_user where usename = current_user`;
 
+/**
+ * The socket's way to the warehouse: straight to its checked address, or, with an SSH host, through a
+ * tunnel from the bastion's checked address (the bastion reaches the warehouse, as `ssh -L` does).
+ */
+async function routeTo(t: PgTarget): Promise<{ address: string; tunnel: Tunnel | null }> {
+  if (!t.ssh) return { address: await t.target.reach.check(t.host, t.port), tunnel: null };
+  const bastion = await t.target.reach.check(t.ssh.host, t.ssh.port);
+  return { address: bastion, tunnel: await openTunnel(t.ssh, bastion, { host: t.host, port: t.port }, t.target.settings.connectTimeoutMs) };
+}
+
 async function connected<T>(t: PgTarget, fn: (c: pg.Client) => Promise<T>): Promise<T> {
-  const address = await t.target.reach.check(t.host, t.port);
-  const client = clientFor(t, address);
+  const { address, tunnel } = await routeTo(t);
+  const client = clientFor(t, address, tunnel);
   // A broken socket after connect surfaces as an 'error' event; without a listener it would crash the process.
   client.on('error', () => undefined);
   try {
     await client.connect();
   } catch (e) {
     await client.end().catch(() => undefined);
+    tunnel?.close();
     throw driverError(e, 'Could not connect: ');
   }
   try {
@@ -95,6 +128,7 @@ async function connected<T>(t: PgTarget, fn: (c: pg.Client) => Promise<T>): Prom
     return await fn(client);
   } finally {
     await client.end().catch(() => undefined);
+    tunnel?.close();
   }
 }
 

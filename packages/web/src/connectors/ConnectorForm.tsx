@@ -82,14 +82,28 @@ export function ConnectorForm({ saved, onSaved }: { saved?: DataConnection; onSa
       </Field>
       <TextField label="Name" value={name} onChange={(e) => setName(e.target.value)} maxLength={500} required />
       <TextField label="Description" value={description} onChange={(e) => setDescription(e.target.value)} />
-      {fields.map((f) => f.input === 'checkbox' ? (
-        <label key={f.name} className="check"><input type="checkbox" checked={values[f.name] === true} onChange={(e) => setValues({ ...values, [f.name]: e.target.checked })} /> {f.label}</label>
-      ) : (
-        <TextField key={f.name} label={f.label} type={f.input} value={String(values[f.name] ?? '')} required={f.required} onChange={(e) => setValues({ ...values, [f.name]: e.target.value })} />
-      ))}
-      {secretFields.map((f) => (
-        <TextField key={f.name} label={saved?.hasCredentials ? `${f.label} (leave empty to keep the saved one)` : f.label} type="password" autoComplete="new-password" value={secrets[f.name] ?? ''} onChange={(e) => setSecrets({ ...secrets, [f.name]: e.target.value })} />
-      ))}
+      {fields.map((f) => {
+        const set = (v: string | boolean) => setValues({ ...values, [f.name]: v });
+        if (f.input === 'checkbox') return <label key={f.name} className="check"><input type="checkbox" checked={values[f.name] === true} onChange={(e) => set(e.target.checked)} /> {f.label}</label>;
+        if (f.input === 'select') {
+          return (
+            <Field key={f.name} label={f.label}>
+              <select value={String(values[f.name] ?? '')} onChange={(e) => set(e.target.value)}>
+                {f.options!.map((o) => <option key={o} value={o}>{o}</option>)}
+              </select>
+            </Field>
+          );
+        }
+        if (f.input === 'textarea') return <TextFromFile key={f.name} label={f.label} value={String(values[f.name] ?? '')} onChange={set} />;
+        return <TextField key={f.name} label={f.label} type={f.input} value={String(values[f.name] ?? '')} required={f.required} onChange={(e) => set(e.target.value)} />;
+      })}
+      {secretFields.map((f) => {
+        const label = saved?.hasCredentials ? `${f.label} (leave empty to keep the saved one)` : f.label;
+        const set = (v: string) => setSecrets({ ...secrets, [f.name]: v });
+        return f.multiline
+          ? <TextFromFile key={f.name} label={label} value={secrets[f.name] ?? ''} onChange={set} secret />
+          : <TextField key={f.name} label={label} type="password" autoComplete="new-password" value={secrets[f.name] ?? ''} onChange={(e) => set(e.target.value)} />;
+      })}
       <label className="check"><input type="checkbox" checked={editorsOnly} onChange={(e) => setEditorsOnly(e.target.checked)} /> Only editors may run queries (readers see and browse it)</label>
       {tested && <p className="notice" role="status">{`Connected: ${tested}`}</p>}
       <ErrorMessage message={error ?? test.error ?? save.error} />
@@ -98,5 +112,24 @@ export function ConnectorForm({ saved, onSaved }: { saved?: DataConnection; onSa
         <button type="submit" className="button button-primary" disabled={save.pending}>{save.pending ? 'Saving…' : 'Save'}</button>
       </footer>
     </form>
+  );
+}
+
+/**
+ * Several lines of text (a CA certificate, a private key), typed or pasted, or read from a file the user
+ * picks. A secret one is not spell-checked or auto-completed, and, like the other secrets, never shown
+ * back once saved.
+ */
+function TextFromFile({ label, value, onChange, secret }: { label: string; value: string; onChange: (v: string) => void; secret?: boolean }) {
+  return (
+    <div className="text-from-file">
+      <Field label={label}>
+        <textarea value={value} rows={4} spellCheck={false} autoComplete="off" className={secret ? 'secret-text' : undefined} onChange={(e) => onChange(e.target.value)} />
+      </Field>
+      <label className="button button-small">
+        Load from file…
+        <input type="file" hidden aria-label={`${label}: load from file`} onChange={(e) => void e.target.files?.[0]?.text().then(onChange)} />
+      </label>
+    </div>
   );
 }
