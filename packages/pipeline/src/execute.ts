@@ -23,26 +23,32 @@ const PG_USER_ERROR = /^(22|42)/;
 
 const queryFailed = (e: unknown) => new StudioError(422, `The query failed: ${(e as Error).message}`);
 
-/** Runs a compiled query on DuckDB as a prepared statement with bound parameters. */
-export async function executeDuckDB(connection: DuckDBConnection, q: CompiledQuery): Promise<Row[]> {
+/**
+ * Runs a compiled query on DuckDB as a prepared statement with bound parameters. Text run once (it names a
+ * file of its own) says `keepPrepared: false`, so it does not push kept statements out.
+ */
+export async function executeDuckDB(connection: DuckDBConnection, q: CompiledQuery, opts: { keepPrepared?: boolean } = {}): Promise<Row[]> {
   try {
-    return await runDuckDB(connection, q);
+    return await runDuckDB(connection, q, opts.keepPrepared ?? true);
   } catch (e) {
     if (e instanceof Error && DUCK_USER_ERROR.test(e.message)) throw queryFailed(e);
     throw e;
   }
 }
 
-async function runDuckDB(connection: DuckDBConnection, q: CompiledQuery): Promise<Row[]> {
+/** `keep`: the statement is kept on the connection for the next run of the same text (see prepared.ts). */
+async function runDuckDB(connection: DuckDBConnection, q: CompiledQuery, keep: boolean): Promise<Row[]> {
   const bound = bindable(q.params);
-  const prepared = await preparedFor(connection, q.sql);
+  const prepared = keep ? await preparedFor(connection, q.sql) : await connection.prepare(q.sql);
   try {
     if (bound.values.length) prepared.bind(bound.values, bound.types as DuckDBType[]);
     const reader = await prepared.runAndReadAll();
     return reader.getRowObjectsJS().map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, normalizeValue(v)])));
   } catch (e) {
-    forgetPrepared(connection, q.sql);
+    if (keep) forgetPrepared(connection, q.sql);
     throw e;
+  } finally {
+    if (!keep) prepared.destroySync();
   }
 }
 

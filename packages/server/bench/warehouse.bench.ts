@@ -60,7 +60,7 @@ async function main() {
       if (res.status >= 300) throw new Error(`${method} ${p}: ${res.status} ${await res.text()}`);
       return res;
     };
-    const connection = (await (await api('POST', '/v1/data-connections', { type: 'postgres', name: 'Bench', host: server!.host, port: server!.port, database: 'bench', user: server!.user, ssl: false })).json()) as { item: { id: string } };
+    const connection = (await (await api('POST', '/v1/data-connections', { type: 'postgres', name: 'Bench', host: server!.host, port: server!.port, database: 'bench', user: server!.user, sslmode: 'disable' })).json()) as { item: { id: string } };
     // A live dataset of a small query (its snapshot is cheap); the pipeline runs on the warehouse.
     const live = (await (await api('POST', '/v1/datasets/query', { connectionId: connection.item.id, query: 'select id, zone, fare, vendor from trips', name: 'Trips', live: true })).json()) as { item: { id: string } };
 

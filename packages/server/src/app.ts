@@ -9,6 +9,7 @@ import { installErrorHandling } from './http/errors';
 import { registerRoutes, type RouteDef } from './http/route';
 import { docsPage, openApiDocument } from './http/openapi';
 import { allRoutes } from './routes';
+import { closeWarehouseSessions } from '@studio/warehouses';
 
 export interface Studio {
   app: FastifyInstance;
@@ -68,6 +69,7 @@ export async function buildStudio(config: StudioConfig, opts: { inMemoryCatalog?
       await services.tempViews.close();
       await services.sandbox.close();
       services.engine.close();
+      await closeWarehouseSessions();
       await store.close();
     },
   };

@@ -22,6 +22,8 @@ export { databricksDuckType } from './databricks';
 export { bigqueryDuckType } from './bigquery';
 export { snowflakeDuckType } from './snowflake';
 export { kineticaCall, kineticaDuckType, kineticaTarget, type KineticaEnvelope } from './kinetica';
+/** Closes the warehouse sessions drivers keep between runs (the server stopping). */
+export { closePostgresSessions as closeWarehouseSessions } from './postgres/sessions';
 
 /** One driver per warehouse kind of catalog §1 (the type makes a missing kind a compile error). */
 const DRIVERS: Record<(typeof DATABASE_CONNECTION_TYPES)[number], WarehouseDriver> = {

@@ -75,3 +75,55 @@ describe('PostgreSQL driver: COPY and cursor reads', () => {
     await c.end();
   });
 });
+
+describe('PostgreSQL driver: kept sessions', () => {
+  /** The server process of the session a fetch ran in, and the advisory locks that session holds. */
+  const sessionOf = async (t: DriverTarget) => {
+    const r = await fetchRows(t, "select pg_backend_pid()::text as pid, (select count(*) from pg_locks where locktype = 'advisory' and pid = pg_backend_pid())::text as locks where $x = 1", { x: 1 });
+    const [pid, locks] = Object.values(r.rows[0]!);
+    return { pid, locks };
+  };
+
+  it('runs one query after another in one kept session', async () => {
+    const t = target();
+    const pids: unknown[] = [];
+    for (let i = 0; i < 4; i++) {
+      pids.push((await sessionOf(t)).pid);
+      // The session goes back to the pool once reset, just after the answer.
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(new Set(pids).size).toBe(1);
+  });
+
+  it('hands a kept session over clean: a lock a query took is released while the session lives on', async () => {
+    const t = target();
+    const took = await fetchRows(t, "select pg_backend_pid()::text as pid, pg_advisory_lock(4242)::text as locked where $x = 1", { x: 1 });
+    const pid = Number(Object.values(took.rows[0]!)[0]);
+    const a = admin();
+    await a.connect();
+    try {
+      const held = async () => Number((await a.query("select count(*)::int as n from pg_locks where locktype = 'advisory' and objid = 4242")).rows[0].n);
+      await expect.poll(held, { timeout: 5000 }).toBe(0);
+      expect((await a.query('select count(*)::int as n from pg_stat_activity where pid = $1', [pid])).rows[0].n).toBe(1);
+    } finally {
+      await a.end();
+    }
+  });
+
+  it('does not keep a session a cancel was sent to (the cancel could land on the next query)', async () => {
+    const t = target();
+    const before = await sessionOf(t);
+    const abort = new AbortController();
+    const slow = fetchRows(t, 'select pg_sleep(5) where $x = 1', { x: 1 }, abort.signal);
+    setTimeout(() => abort.abort(), 300);
+    await expect(slow).rejects.toThrow(/cancel/i);
+    const after = await sessionOf(t);
+    expect(after.pid).not.toBe(before.pid);
+  });
+
+  it('keeps sessions per identity: another user or password is another session', async () => {
+    const mine = await sessionOf(target());
+    const other = await sessionOf({ ...target(), credentials: { password: 'another secret' } });
+    expect(other.pid).not.toBe(mine.pid);
+  });
+});

@@ -12,7 +12,6 @@ import { compileForCaller } from '../services/pipelines';
 import { createHash } from 'node:crypto';
 import { sharedRun } from '../services/shared-runs';
 import fs from 'node:fs/promises';
-import { quoteLiteral } from '@studio/engine';
 
 /** JSON `{items: [...]}` streamed from Arrow batches: rows are decoded one batch at a time. */
 async function* jsonFromArrow(arrow: AsyncGenerator<Uint8Array>): AsyncGenerator<string> {
@@ -43,20 +42,23 @@ function formatOf(ctx: { query: { format?: Format }; req: { headers: Record<stri
  * settings, compiled text, values): identical pipelines at once run once on the warehouse and read the
  * same file, removed when its last reader is done (Superset names the lack of this as a bottleneck).
  */
-const pushDownResults = new Map<string, { file: string; ready: Promise<void>; readers: number }>();
+const pushDownResults = new Map<string, { file: string; ready: Promise<string>; readers: number }>();
 
 function pushDownKey(pushDown: PushDown): string {
   const c = pushDown.connection;
   return createHash('sha256').update(JSON.stringify([c.id, String(c.updated_at), pushDown.sql, pushDown.values])).digest('hex');
 }
 
-/** Takes a reader's place on the shared result of `key` (starting its run when it is the first). */
-function readShared(key: string, start: (file: string, signal: AbortSignal) => Promise<unknown>, file: string, signal: AbortSignal) {
+/**
+ * Takes a reader's place on the shared result of `key` (starting its run when it is the first); `ready`
+ * answers the DuckDB SELECT that reads the result file.
+ */
+function readShared(key: string, start: (file: string, signal: AbortSignal) => Promise<string>, file: string, signal: AbortSignal) {
   let entry = pushDownResults.get(key);
   if (!entry) {
-    const e = { file, readers: 0, ready: Promise.resolve() };
+    const e = { file, readers: 0, ready: Promise.resolve('') };
     // Cancelled only when every reader has gone (sharedRun); a failed run is forgotten for the next caller.
-    e.ready = sharedRun(key, signal, (shared) => start(file, shared)).then(() => undefined);
+    e.ready = sharedRun(key, signal, (shared) => start(file, shared));
     e.ready.catch(() => {
       if (pushDownResults.get(key) === e) pushDownResults.delete(key);
     });
@@ -90,11 +92,10 @@ async function answerPushDown(ctx: RouteContext<unknown, { format?: Format }, un
   const services = ctx.services;
   const signal = clientGone(ctx.reply);
   const file = await services.executions.pushDownFile();
-  const shared = readShared(pushDownKey(pushDown), (into, runSignal) => services.executions.warehouseResult(pushDown.connection, pushDown.sql, pushDown.values, into, runSignal), file, signal);
+  const shared = readShared(pushDownKey(pushDown), (into, runSignal) => services.executions.warehouseRows(pushDown.connection, pushDown.sql, pushDown.values, into, runSignal), file, signal);
   try {
-    await shared.ready;
+    const source = { sql: await shared.ready, params: [] };
     ctx.reply.header('x-studio-engine', storedConnection(pushDown.connection)?.type ?? 'warehouse');
-    const source = { sql: `SELECT * FROM read_parquet(${quoteLiteral(shared.file)})`, params: [] };
     const format = formatOf(ctx);
     if (format === 'csv') return ctx.reply.header('content-type', 'text/csv; charset=utf-8').send(streamBody(thenRelease(await primed(services.engine.csvStream(source, { signal })), shared.release)));
     const arrow = await primed(services.engine.arrowStream(source, { signal }));

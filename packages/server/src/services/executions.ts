@@ -141,20 +141,11 @@ export class ExecutionService {
     };
   }
 
-  /**
-   * A statement of the studio's own making (a pushed-down pipeline, `{{pN}}` placeholders) run on the
-   * connection's warehouse into a Parquet file; answers the row count.
-   */
-  async warehouseResult(connection: ResourceRow, sql: string, values: Record<string, unknown>, file: string, signal: AbortSignal): Promise<number> {
-    const { driver, target } = this.driverOf(connection);
-    return this.warehouseToParquet(driver, target, sql, values as ParamValues, file, signal);
-  }
-
   /** A new file name for a pushed-down result, in the engine's temp folder (removed at start if left behind). */
   async pushDownFile(): Promise<string> {
     const dir = path.join(this.engine.tmpDir, 'pushdown');
     await fs.mkdir(dir, { recursive: true });
-    return path.join(dir, `${randomUUID()}.parquet`);
+    return path.join(dir, `${randomUUID()}.rows`);
   }
 
   /** The driver of a saved database connection, and what it needs to reach it (its secrets opened here only). */
@@ -349,19 +340,37 @@ export class ExecutionService {
 
   /** Warehouse rows (the warehouse's text) to typed Parquet: NDJSON keyed c0..cN, cast and renamed in DuckDB. */
   private async warehouseToParquet(driver: WarehouseDriver, target: DriverTarget, query: string, values: ParamValues, file: string, signal: AbortSignal): Promise<number> {
-    const ndjson = `${file}.ndjson`;
+    const raw = `${file}.ndjson`;
     try {
-      const { columns, format } = await driver.fetch(target, query, values, ndjson, signal);
-      const select = columns.map((c, k) => `TRY_CAST(c${k} AS ${SAFE_TYPE.test(c.duckType) ? c.duckType : 'VARCHAR'}) AS ${quoteIdent(uniqueName(columns, k))}`).join(', ');
-      const struct = columns.map((_c, k) => `c${k}: 'VARCHAR'`).join(', ');
-      // PostgreSQL's COPY CSV: an unquoted empty field is NULL, a quoted one the empty string.
-      const rows = format === 'csv'
-        ? `read_csv(${sqlString(ndjson)}, header = false, auto_detect = false, delim = ',', quote = '"', escape = '"', allow_quoted_nulls = false, columns = {${struct}})`
-        : `read_json(${sqlString(ndjson)}, format = 'newline_delimited', columns = {${struct}})`;
-      return await this.copyToParquet(`SELECT ${select} FROM ${rows}`, {}, file, signal);
+      return await this.copyToParquet(await this.fetchRaw(driver, target, query, values, raw, signal), {}, file, signal);
     } finally {
-      await fs.rm(ndjson, { force: true });
+      await fs.rm(raw, { force: true });
     }
+  }
+
+  /**
+   * The warehouse's answer as it came (its CSV or NDJSON text, in `file`), and the DuckDB SELECT that reads
+   * it typed: the drivers' column types cast, the columns renamed as the warehouse named them.
+   */
+  private async fetchRaw(driver: WarehouseDriver, target: DriverTarget, query: string, values: ParamValues, file: string, signal: AbortSignal): Promise<string> {
+    const { columns, format } = await driver.fetch(target, query, values, file, signal);
+    const select = columns.map((c, k) => `TRY_CAST(c${k} AS ${SAFE_TYPE.test(c.duckType) ? c.duckType : 'VARCHAR'}) AS ${quoteIdent(uniqueName(columns, k))}`).join(', ');
+    const struct = columns.map((_c, k) => `c${k}: 'VARCHAR'`).join(', ');
+    // PostgreSQL's COPY CSV: an unquoted empty field is NULL, a quoted one the empty string.
+    const rows = format === 'csv'
+      ? `read_csv(${sqlString(file)}, header = false, auto_detect = false, delim = ',', quote = '"', escape = '"', allow_quoted_nulls = false, columns = {${struct}})`
+      : `read_json(${sqlString(file)}, format = 'newline_delimited', columns = {${struct}})`;
+    return `SELECT ${select} FROM ${rows}`;
+  }
+
+  /**
+   * A statement of the studio's own making run on the connection's warehouse, its answer left as the
+   * warehouse sent it in `file` (the caller removes it): answers the DuckDB SELECT that reads it typed. For
+   * answers read once (a pipeline's rows, a widget's), this spares writing and reading a Parquet copy.
+   */
+  async warehouseRows(connection: ResourceRow, sql: string, values: Record<string, unknown>, file: string, signal: AbortSignal): Promise<string> {
+    const { driver, target } = this.driverOf(connection);
+    return this.fetchRaw(driver, target, sql, values as ParamValues, file, signal);
   }
 }
 

@@ -3,12 +3,11 @@ import { open } from 'node:fs/promises';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { to as copyTo } from 'pg-copy-streams';
-import { checkServerIdentity } from 'node:tls';
 import pg from 'pg';
-import { CONNECTION_CONFIGS, StudioError, badInput, type SSL_MODES } from '@studio/schema';
-import { cancelled, driverError, ndjsonRow, tooManyRows, type BrowseItem, type DriverTarget, type FetchedColumn, type FetchedResult, type WarehouseDriver } from '../driver';
+import { badInput } from '@studio/schema';
+import { cancelled, driverError, ndjsonRow, tooManyRows, type BrowseItem, type FetchedColumn, type FetchedResult, type WarehouseDriver } from '../driver';
 import { bindStatement, positionalParameters } from '../parameters';
-import { openTunnel, type SshTunnelConfig, type Tunnel } from '../ssh';
+import { connected, pgTarget, retire, session } from './sessions';
 
 /**
  * Push-down to a PostgreSQL warehouse the user already runs, and to Amazon Redshift through the same wire
@@ -19,118 +18,7 @@ import { openTunnel, type SshTunnelConfig, type Tunnel } from '../ssh';
  * never pasted.
  */
 
-type Flavor = 'postgres' | 'redshift';
-
-interface PgTarget {
-  flavor: Flavor;
-  host: string;
-  port: number;
-  database: string;
-  user: string;
-  sslmode: (typeof SSL_MODES)[number];
-  /** PEM authorities that sign the server's certificate (verify-full), instead of the system's. */
-  ca?: string;
-  ssh?: SshTunnelConfig;
-  password?: string;
-  target: DriverTarget;
-}
-
 const FETCH_ROWS = 2000;
-
-function pgTarget(t: DriverTarget): PgTarget {
-  const flavor: Flavor = t.type === 'redshift' ? 'redshift' : 'postgres';
-  const parsed = CONNECTION_CONFIGS[flavor].safeParse(t.config);
-  if (!parsed.success) throw badInput('Could not parse data connection', parsed.error.issues[0]?.message);
-  const c = parsed.data;
-  let ssh: SshTunnelConfig | undefined;
-  if (c.sshHost) {
-    if (!c.sshUser) throw badInput('SSH user is required with an SSH host');
-    ssh = { host: c.sshHost, port: c.sshPort, user: c.sshUser, hostKey: c.sshHostKey, privateKey: t.credentials?.sshPrivateKey, password: t.credentials?.sshPassword };
-  }
-  return { flavor, host: c.host, port: c.port, database: c.database, user: c.user, sslmode: c.sslmode, ca: c.caCertificate, ssh, password: t.credentials?.password, target: t };
-}
-
-/**
- * TLS as libpq's sslmode says: `require` encrypts without checking the certificate; `verify-full` checks
- * it against the connection's CA certificate (else the system's authorities) and the host name the user
- * typed, also when the socket goes to a checked address or through an SSH tunnel.
- */
-function tlsOf(t: PgTarget): pg.ClientConfig['ssl'] {
-  if (t.sslmode === 'disable') return false;
-  if (t.sslmode === 'require') return { rejectUnauthorized: false };
-  return { rejectUnauthorized: true, ...(t.ca && { ca: t.ca }), checkServerIdentity: (_name, cert) => checkServerIdentity(t.host, cert) };
-}
-
-/** Every value as PostgreSQL's own text: typing happens once, in DuckDB. */
-const asText = { getTypeParser: () => (v: string) => v } as unknown as pg.CustomTypesConfig;
-
-function clientFor(t: PgTarget, address: string, tunnel: Tunnel | null): pg.Client {
-  return new pg.Client({
-    // The checked address, not the name: a second DNS answer must not lead somewhere else. Through a
-    // tunnel, the bastion resolves the name; `host` is then only the name TLS checks.
-    host: tunnel ? t.host : address,
-    ...(tunnel && { stream: () => tunnel.stream as never }),
-    port: t.port,
-    database: t.database,
-    user: t.user,
-    password: t.password,
-    ssl: tlsOf(t),
-    connectionTimeoutMillis: t.target.settings.connectTimeoutMs,
-    application_name: 'studio',
-    types: asText,
-  });
-}
-
-/**
- * A role that can read or write the server's files or run programs on it (superusers, members of
- * pg_read_server_files, pg_write_server_files or pg_execute_server_program) would turn a data connection
- * into a way onto the database's machine: such sessions are refused before any user query.
- */
-const PRIVILEGED_ROLE = `select r.rolsuper
-    or pg_has_role(current_user, 'pg_read_server_files', 'member')
-    or pg_has_role(current_user, 'pg_write_server_files', 'member')
-    or pg_has_role(current_user, 'pg_execute_server_program', 'member') as privileged
-  from pg_roles r where r.rolname = current_user`;
-
-/** Redshift has no server-file roles; a superuser is what it refuses (pg_user exists in both). */
-const REDSHIFT_SUPERUSER = `select usesuper as privileged from pg_user where usename = current_user`;
-
-/**
- * The socket's way to the warehouse: straight to its checked address, or, with an SSH host, through a
- * tunnel from the bastion's checked address (the bastion reaches the warehouse, as `ssh -L` does).
- */
-async function routeTo(t: PgTarget): Promise<{ address: string; tunnel: Tunnel | null }> {
-  if (!t.ssh) return { address: await t.target.reach.check(t.host, t.port), tunnel: null };
-  const bastion = await t.target.reach.check(t.ssh.host, t.ssh.port);
-  return { address: bastion, tunnel: await openTunnel(t.ssh, bastion, { host: t.host, port: t.port }, t.target.settings.connectTimeoutMs) };
-}
-
-async function connected<T>(t: PgTarget, fn: (c: pg.Client) => Promise<T>): Promise<T> {
-  const { address, tunnel } = await routeTo(t);
-  const client = clientFor(t, address, tunnel);
-  // A broken socket after connect surfaces as an 'error' event; without a listener it would crash the process.
-  client.on('error', () => undefined);
-  try {
-    await client.connect();
-  } catch (e) {
-    await client.end().catch(() => undefined);
-    tunnel?.close();
-    throw driverError(e, 'Could not connect: ');
-  }
-  try {
-    const role = await client.query<{ privileged: string }>(t.flavor === 'redshift' ? REDSHIFT_SUPERUSER : PRIVILEGED_ROLE).catch((e: unknown) => {
-      throw driverError(e, 'Could not check the role of this connection: ');
-    });
-    // Values arrive as PostgreSQL's text (asText): 'f' is the one answer that lets the session through.
-    if (role.rows[0]?.privileged !== 'f') {
-      throw new StudioError(422, `The role ${t.user} may read the server's files or run programs on it (a superuser, or a member of pg_read_server_files, pg_write_server_files or pg_execute_server_program): connect with a role without those rights`);
-    }
-    return await fn(client);
-  } finally {
-    await client.end().catch(() => undefined);
-    tunnel?.close();
-  }
-}
 
 /** DuckDB type of a PostgreSQL type oid; anything else stays text. */
 const DUCK_TYPE: Record<number, string> = {
@@ -152,7 +40,7 @@ class CsvRecords {
 }
 
 /** The query's columns (a plan without rows), then its rows through COPY … TO STDOUT (FORMAT csv) into `file`. */
-async function copyCsv(client: pg.Client, sql: string, file: string, maxRows: number, signal?: AbortSignal): Promise<FetchedResult> {
+async function copyCsv(client: pg.ClientBase, sql: string, file: string, maxRows: number, signal?: AbortSignal): Promise<FetchedResult> {
   let described: pg.QueryArrayResult;
   try {
     described = await client.query({ text: `select * from (${sql}) as studio_columns limit 0`, rowMode: 'array' });
@@ -188,7 +76,7 @@ export const postgresDriver: WarehouseDriver = {
   },
 
   async browse(target, [schema, table]) {
-    return connected(pgTarget(target), async (c): Promise<BrowseItem[]> => {
+    return session(pgTarget(target), async (c): Promise<BrowseItem[]> => {
       try {
         if (schema === undefined) {
           const r = await c.query(
@@ -220,9 +108,10 @@ export const postgresDriver: WarehouseDriver = {
     const t = pgTarget(target);
     const { maxRows, statementTimeoutMs } = target.settings;
     const { sql: positional, bound } = bindStatement(userSql, values, (n) => `$${n}`);
-    return connected(t, async (client) => {
+    return session(t, async (client) => {
       // Cancel on the server (a closed socket alone is only noticed when PostgreSQL next writes).
       const cancel = () => {
+        retire(client);
         const pid = (client as unknown as { processID?: number }).processID;
         if (pid) void connected(t, (c) => c.query('select pg_cancel_backend($1)', [pid])).catch(() => undefined);
       };

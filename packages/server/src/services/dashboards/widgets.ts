@@ -6,7 +6,6 @@ import type { Caller } from '../../http/caller';
 import type { CoreServices } from '../index';
 import { compileForCaller, type DatasetReads, type PushDown } from '../pipelines';
 import fs from 'node:fs/promises';
-import { quoteLiteral } from '@studio/engine';
 import { checkedValues, parameterValuesPlan, planWidget, type WidgetRun } from './widget-pipeline';
 import { analyticParameters, analyticResult } from './analytic-widgets';
 import { assertGroup } from '../analytics';
@@ -65,8 +64,9 @@ export class DashboardWidgets {
   private async pushedDown(p: PushDown, signal?: AbortSignal): Promise<Record<string, unknown>[]> {
     const file = await this.services.executions.pushDownFile();
     const timeout = AbortSignal.timeout(this.opts.timeoutMs);
+    let rows: string;
     try {
-      await this.services.executions.warehouseResult(p.connection, p.sql, p.values, file, signal ? AbortSignal.any([signal, timeout]) : timeout);
+      rows = await this.services.executions.warehouseRows(p.connection, p.sql, p.values, file, signal ? AbortSignal.any([signal, timeout]) : timeout);
     } catch (e) {
       await fs.rm(file, { force: true });
       if (timeout.aborted) throw new StudioError(504, `The widget query took longer than ${Math.round(this.opts.timeoutMs / 1000)} s and was cancelled`);
@@ -74,7 +74,7 @@ export class DashboardWidgets {
       throw e;
     }
     try {
-      return await this.withTimeout(signal, (c) => executeDuckDB(c, { sql: `SELECT * FROM read_parquet(${quoteLiteral(file)})`, params: [] }));
+      return await this.withTimeout(signal, (c) => executeDuckDB(c, { sql: rows, params: [] }, { keepPrepared: false }));
     } finally {
       await fs.rm(file, { force: true });
     }
