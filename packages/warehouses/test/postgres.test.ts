@@ -63,6 +63,13 @@ describe('PostgreSQL driver: COPY and cursor reads', () => {
     await expect(fetchRows(target({ maxRows: 1000 }), sql, values)).rejects.toMatchObject({ status: 422, message: 'The result has more than 1000 rows' });
   });
 
+  it.each([
+    ['without quotes (counted by the native search)', 'select id from many', 5000],
+    ['with quoted newlines (counted byte by byte)', "select E'a\\nb' as t, id from many where id <= 1500", 1500],
+  ])('counts COPY rows %s', async (_how, sql, rows) => {
+    expect((await fetchRows(target(), sql)).rowCount).toBe(rows);
+  });
+
   it("answers PostgreSQL's own message for bad SQL on the COPY path", async () => {
     await expect(fetchRows(target(), 'select nope from awkward')).rejects.toMatchObject({ status: 422, message: expect.stringMatching(/column "nope" does not exist/) });
   });
