@@ -25,7 +25,9 @@ export async function buildStudio(config: StudioConfig, opts: { inMemoryCatalog?
   const services = await buildServices(config, store.db);
   await services.datasets.failOwnInterrupted();
   await services.datasets.failStalePending();
-  const stopSweeping = services.datasets.startSweeping();
+  await services.executions.failInterrupted({ ownOnly: true });
+  await services.executions.failInterrupted();
+  const stopSweeping = services.datasets.startSweeping(60_000, () => services.executions.failInterrupted());
   const app = Fastify({ logger: opts.logger ? { level: config.logLevel } : false, bodyLimit: 64 * 1024 * 1024, trustProxy: config.trustProxy });
   installErrorHandling(app);
   // Bodies that are not JSON (files, images) reach handlers as the raw stream: uploads never buffer.

@@ -259,9 +259,10 @@ export class DatasetService {
   /**
    * Every node runs this at start and then every minute (app.ts): a dataset pending past STALE_PENDING_MS
    * without a heartbeat lost the node that ingested it (a crash), and ends in error instead of pending forever.
+   * `also` sweeps other work the same way (query executions left running).
    */
-  startSweeping(everyMs = 60_000): () => void {
-    const timer = setInterval(() => void this.failStalePending().catch(() => undefined), everyMs);
+  startSweeping(everyMs = 60_000, also?: () => Promise<unknown>): () => void {
+    const timer = setInterval(() => void Promise.all([this.failStalePending(), also?.()]).catch(() => undefined), everyMs);
     timer.unref();
     return () => clearInterval(timer);
   }

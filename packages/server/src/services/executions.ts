@@ -46,6 +46,9 @@ interface QueryExecutionsTable {
   started_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   finished_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   cache_expires_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /** The node running it, and when it last said it still does (while running). */
+  node_id: ColumnType<string | null, string | null | undefined, string | null>;
+  heartbeat_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 export type ExecutionRow = Selectable<QueryExecutionsTable>;
 
@@ -97,6 +100,14 @@ function duckValue(v: ParamValue): DuckDBValue {
   return v;
 }
 
+/**
+ * An execution running this long without a heartbeat lost the node running it: two beats missed, plus half
+ * an interval for a slow catalog (as datasets pending, services/datasets.ts).
+ */
+export const STALE_RUNNING_MS = 5 * 60 * 1000;
+const HEARTBEAT_MS = STALE_RUNNING_MS / 2.5;
+export const EXECUTION_INTERRUPTED = 'The query was interrupted: the server running it stopped. Run it again';
+
 export class ExecutionService {
   constructor(
     private readonly db: Db,
@@ -107,6 +118,7 @@ export class ExecutionService {
     private readonly reach: NetworkReach,
     private readonly driverSettings: DriverSettings = DEFAULT_DRIVER_SETTINGS,
     readonly cacheMaxAgeSeconds = DEFAULT_CACHE_MAX_AGE_SECONDS,
+    private readonly nodeId = 'node',
   ) {}
 
   private get t() {
@@ -211,7 +223,8 @@ export class ExecutionService {
         cache_key: cacheKey,
       })
       .execute();
-    await this.update(id, { status: 'running', started_at: new Date() });
+    const started = new Date();
+    await this.update(id, { status: 'running', started_at: started, node_id: this.nodeId, heartbeat_at: started });
     if (opts.respondAsync) {
       // Answered at once (running); the run goes on without the request, its outcome recorded as always.
       void this.produce(id, plan, new AbortController().signal).catch(() => undefined);
@@ -226,6 +239,8 @@ export class ExecutionService {
     const work = path.join(this.engine.tmpDir, 'executions');
     await fs.mkdir(work, { recursive: true });
     const file = path.join(work, `${id}.parquet`);
+    const heartbeat = setInterval(() => void this.t.updateTable('query_executions').set({ heartbeat_at: new Date() }).where('id', '=', id).where('status', '=', 'running').execute().catch(() => undefined), HEARTBEAT_MS);
+    heartbeat.unref();
     try {
       const rowCount = await plan.produce(file, signal);
       if (signal.aborted) throw new StudioError(499, 'The query was cancelled');
@@ -247,8 +262,24 @@ export class ExecutionService {
       const message = cancelled ? 'The query was cancelled' : isStudioError(err) ? err.message : (err as Error)?.message || 'The query failed';
       await this.update(id, { status: cancelled ? 'cancelled' : 'failure', error_message: message, finished_at: new Date() });
     } finally {
+      clearInterval(heartbeat);
       await fs.rm(file, { force: true });
     }
+  }
+
+  /**
+   * After a crash: executions left queued or running past STALE_RUNNING_MS without a heartbeat (every node
+   * sweeps), or, at start, those this node was running (they died with its previous process), end as
+   * failures saying so, instead of answering "running" forever.
+   */
+  async failInterrupted(opts: { now?: number; ownOnly?: boolean } = {}): Promise<number> {
+    const now = opts.now ?? Date.now();
+    let q = this.t.updateTable('query_executions').set({ status: 'failure', error_message: EXECUTION_INTERRUPTED, finished_at: new Date(now) }).where('status', 'in', ['queued', 'running']);
+    q = opts.ownOnly
+      ? q.where('node_id', '=', this.nodeId)
+      : q.where((eb) => eb(eb.fn.coalesce('heartbeat_at', 'started_at', 'created_at'), '<', new Date(now - STALE_RUNNING_MS)));
+    const r = await q.executeTakeFirst();
+    return Number(r.numUpdatedRows);
   }
 
   private async update(id: string, set: Partial<{ [K in keyof QueryExecutionsTable]: unknown }>): Promise<void> {

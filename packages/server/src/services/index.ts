@@ -78,6 +78,7 @@ export async function buildServices(config: StudioConfig, catalog: Db): Promise<
   const db = units.db;
   const secrets = await loadSecrets(db, config, (line) => console.warn(line));
   const records = new RecordService(db);
+  const nodeId = nodeIdOf(config);
   // One set of H3 functions for ingestion and queries: the pipeline's (fast, bit-exact with h3-js).
   const engine = await Engine.open({ dataDir: config.dataDir, functions: registerH3Functions, memoryLimit: config.duckdbMemory });
   await engine.cleanTemp();
@@ -103,9 +104,9 @@ export async function buildServices(config: StudioConfig, catalog: Db): Promise<
     policies: new UploadPolicies(secrets),
     blobs: new BlobStore(path.join(config.dataDir, 'blobs')),
     engine,
-    datasets: new DatasetService(db, engine, records, undefined, nodeIdOf(config)),
+    datasets: new DatasetService(db, engine, records, undefined, nodeId),
     tempViews: new TempViews(engine),
-    executions: new ExecutionService(db, engine, access, secrets, sandbox, reach, config.warehouse),
+    executions: new ExecutionService(db, engine, access, secrets, sandbox, reach, config.warehouse, undefined, nodeId),
     sandbox,
     reach,
     limits,

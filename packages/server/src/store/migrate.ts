@@ -8,6 +8,7 @@ import * as m005 from './migrations/005-executions';
 import * as m006 from './migrations/006-catalog-version';
 import * as m007 from './migrations/007-publications';
 import * as m008 from './migrations/008-pg-sslmode';
+import * as m009 from './migrations/009-execution-heartbeats';
 
 /** Versioned migrations, in order; a new one is a new file and a new line here, never an edit. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -19,6 +20,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '006-catalog-version': m006,
   '007-publications': m007,
   '008-pg-sslmode': m008,
+  '009-execution-heartbeats': m009,
 };
 
 class InCodeProvider implements MigrationProvider {
