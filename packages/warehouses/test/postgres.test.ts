@@ -61,6 +61,8 @@ describe('PostgreSQL driver: COPY and cursor reads', () => {
     ['a cursor', 'select id from many where id > $min', { min: 0 }],
   ])('stops past the row limit reading with %s', async (_how, sql, values) => {
     await expect(fetchRows(target({ maxRows: 1000 }), sql, values)).rejects.toMatchObject({ status: 422, message: 'The result has more than 1000 rows' });
+    // The warehouse answers the next query at once: a read cut short leaves no session stuck mid-result.
+    expect((await fetchRows(target({ maxRows: 1000 }), 'select count(*) from many where $x = 1', { x: 1 })).rows).toEqual([{ c0: '5000' }]);
   });
 
   it.each([
@@ -93,13 +95,21 @@ describe('PostgreSQL driver: kept sessions', () => {
 
   it('runs one query after another in one kept session', async () => {
     const t = target();
-    const pids: unknown[] = [];
-    for (let i = 0; i < 4; i++) {
-      pids.push((await sessionOf(t)).pid);
-      // The session goes back to the pool once reset, just after the answer.
-      await new Promise((r) => setTimeout(r, 100));
+    const a = admin();
+    await a.connect();
+    try {
+      const pids: unknown[] = [];
+      for (let i = 0; i < 4; i++) {
+        const { pid } = await sessionOf(t);
+        pids.push(pid);
+        // The session goes back to the pool once reset (its last statement DISCARD ALL), just after the answer.
+        const reset = async () => (await a.query("select state || ' ' || query as s from pg_stat_activity where pid = $1", [Number(pid)])).rows[0]?.s;
+        await expect.poll(reset, { timeout: 10_000 }).toBe('idle discard all');
+      }
+      expect(new Set(pids).size).toBe(1);
+    } finally {
+      await a.end();
     }
-    expect(new Set(pids).size).toBe(1);
   });
 
   it('hands a kept session over clean: a lock a query took is released while the session lives on', async () => {
@@ -118,14 +128,23 @@ describe('PostgreSQL driver: kept sessions', () => {
   });
 
   it('does not keep a session a cancel was sent to (the cancel could land on the next query)', async () => {
-    const t = target();
-    const before = await sessionOf(t);
-    const abort = new AbortController();
-    const slow = fetchRows(t, 'select pg_sleep(5) where $x = 1', { x: 1 }, abort.signal);
-    setTimeout(() => abort.abort(), 300);
-    await expect(slow).rejects.toThrow(/cancel/i);
-    const after = await sessionOf(t);
-    expect(after.pid).not.toBe(before.pid);
+    const a = admin();
+    await a.connect();
+    try {
+      const abort = new AbortController();
+      const slow = fetchRows(target(), 'select pg_sleep(30)', {}, abort.signal);
+      // The server process running the slow query, as PostgreSQL lists it.
+      const sleeper = async () => Number((await a.query("select pid from pg_stat_activity where state = 'active' and query like '%pg_sleep(30)%' and pid <> pg_backend_pid()")).rows[0]?.pid ?? 0);
+      await expect.poll(sleeper, { timeout: 10_000 }).toBeGreaterThan(0);
+      const pid = await sleeper();
+      abort.abort();
+      await expect(slow).rejects.toThrow(/cancel/i);
+      // A kept session would stay (idle); this one is closed.
+      const alive = async () => Number((await a.query('select count(*)::int as n from pg_stat_activity where pid = $1', [pid])).rows[0].n);
+      await expect.poll(alive, { timeout: 10_000 }).toBe(0);
+    } finally {
+      await a.end();
+    }
   });
 
   it('keeps sessions per identity: another user or password is another session', async () => {

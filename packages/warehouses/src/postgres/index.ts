@@ -128,9 +128,13 @@ export const postgresDriver: WarehouseDriver = {
       if (!bound.length) {
         try {
           return await copyCsv(client, positional, file, maxRows, signal);
+        } catch (e) {
+          // A COPY cut short (row limit, cancel, a full disk) leaves the session mid-protocol: the server goes
+          // on sending rows nobody reads, and a next statement would wait behind them. It is closed, not reset.
+          retire(client);
+          throw e;
         } finally {
           signal?.removeEventListener('abort', cancel);
-          await client.query('rollback').catch(() => undefined);
         }
       }
       const out = await open(file, 'w');

@@ -140,10 +140,10 @@ interface KeptPool {
 const pools = new Map<string, KeptPool>();
 /** Sessions whose role has been checked (once per session: the role of a session cannot change). */
 const checked = new WeakSet<pg.ClientBase>();
-/** Sessions not to keep after their run (a cancel was sent to them, and could land on the next run). */
+/** Sessions not to keep after their run: a cancel sent to them could land on the next run; a COPY cut short leaves them mid-protocol. */
 const retired = new WeakSet<pg.ClientBase>();
 
-/** Closes `client` after its run instead of keeping it: a cancel request sent to it may still arrive. */
+/** Closes `client` after its run instead of keeping it (a cancel sent to it, a COPY cut short). */
 export function retire(client: pg.ClientBase): void {
   retired.add(client);
 }
@@ -200,7 +200,7 @@ export async function session<T>(t: PgTarget, fn: (c: pg.ClientBase) => Promise<
 
 async function resetAndRelease(client: pg.PoolClient): Promise<void> {
   try {
-    if (retired.has(client)) throw new Error('retired after a cancel');
+    if (retired.has(client)) throw new Error('not kept: a cancel was sent to it or a COPY was cut short');
     await client.query('rollback');
     await client.query('discard all');
     client.release();
