@@ -156,20 +156,8 @@ describe('dashboards', () => {
     expect(await page.locator('[data-widget]').count()).toBe(6);
 
     // A link with a parameter opens preset.
-    // Open defect (seen in 4 of ~9 full runs and once alone, session 10): after this navigation the app is
-    // sometimes signed out (it lands on /sign-in: a call answered 401 and the token refresh was refused).
-    // The 401s and the page are printed for whoever takes it up; the reader signs in again and the preset
-    // link is still checked.
-    const unauthorized: string[] = [];
-    page.on('response', (r) => void (r.status() === 401 && unauthorized.push(`${r.request().method()} ${new URL(r.url()).pathname}`)));
     await page.goto(`${baseUrl()}/dashboard/${id}?category=Fuel`);
-    const preset = await expect.poll(() => kpi(page).textContent(), { timeout: 20_000 }).toBe('13').then(() => true, () => false);
-    if (!preset) {
-      console.warn(`DEFECT dashboard e2e: the preset link's KPI was not ready after 20 s at ${page.url()}; 401 answers: ${unauthorized.join(', ') || 'none'}; page: ${JSON.stringify((await page.locator('body').innerText().catch(() => '')).slice(0, 300))}`);
-      if (new URL(page.url()).pathname === '/sign-in') await signInThroughUi(page, baseUrl(), dana.email, dana.password);
-      await page.goto(`${baseUrl()}/dashboard/${id}?category=Fuel`);
-      await expect.poll(() => kpi(page).textContent(), { timeout: 45_000 }).toBe('13');
-    }
+    await expect.poll(() => kpi(page).textContent(), { timeout: 45_000 }).toBe('13');
     expect(await page.getByRole('group', { name: 'Parameters' }).getByLabel('Category').inputValue()).toBe('Fuel');
 
     // A viewer it is shared with sees it read-only, with the same numbers.

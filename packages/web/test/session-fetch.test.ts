@@ -48,6 +48,41 @@ describe('sessionFetch against a real studio', () => {
     expect(readSession()).toBeNull();
   });
 
+  it('takes the session another instance of the app stored (a tab, a map frame) instead of refreshing again', async () => {
+    const first = await signIn();
+    // Another instance refreshed: the server dropped `first`, and the newer session is stored.
+    const newer = (await ctx.s.app.inject({ method: 'POST', url: '/v1/auth/refresh', payload: { refreshToken: first.refreshToken } })).json().item;
+    storeSession(newer);
+    client.token = first.accessToken;
+    const signedOut = vi.fn();
+    setSignedOutHandler(signedOut);
+    const calls = serve();
+    const r = await sessionFetch('/v1/users/me', { headers: { authorization: `Bearer ${first.accessToken}` } });
+    expect(r.status).toBe(200);
+    expect(calls).toEqual(['/v1/users/me', '/v1/users/me']);
+    expect([client.token, readSession()!.refreshToken, signedOut.mock.calls.length]).toEqual([newer.accessToken, newer.refreshToken, 0]);
+  });
+
+  it('keeps the session another instance stored when its refresh won the race for the single-use token', async () => {
+    const first = await signIn();
+    storeSession({ ...first, accessToken: 'access-expired' });
+    client.token = 'access-expired';
+    const signedOut = vi.fn();
+    setSignedOutHandler(signedOut);
+    const calls = serve();
+    const forward = globalThis.fetch;
+    // Just before this instance's refresh reaches the server, another instance refreshes with the same token.
+    vi.stubGlobal('fetch', async (input: string, init?: RequestInit) => {
+      if (input.includes('/v1/auth/refresh')) storeSession((await ctx.s.app.inject({ method: 'POST', url: '/v1/auth/refresh', payload: { refreshToken: first.refreshToken } })).json().item);
+      return forward(input, init);
+    });
+    const r = await sessionFetch('/v1/users/me', { headers: { authorization: 'Bearer access-expired' } });
+    expect(r.status).toBe(200);
+    expect(calls).toEqual(['/v1/users/me', '/v1/auth/refresh', '/v1/users/me']);
+    expect(signedOut).not.toHaveBeenCalled();
+    expect(client.token).toBe(readSession()!.accessToken);
+  });
+
   it('never refreshes for a failed sign-in', async () => {
     storeSession(await signIn());
     client.token = 'access-1';

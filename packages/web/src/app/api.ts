@@ -36,7 +36,12 @@ const NO_REFRESH = ['/v1/auth/sign-in', '/v1/auth/refresh', '/v1/auth/accept-inv
 
 let refreshing: Promise<string | null> | null = null;
 
-/** Exchanges the stored refresh token once, however many calls failed with 401 at the same time. */
+/**
+ * Exchanges the stored refresh token once, however many calls failed with 401 at the same time. Other
+ * instances of the app share the stored session (tabs, and the map widgets' frames of a dashboard) and
+ * refresh tokens are single-use: when the refresh is refused because another instance used the token
+ * first, the session it stored is the answer.
+ */
 function refreshAccessToken(): Promise<string | null> {
   refreshing ??= (async () => {
     const stored = readSession();
@@ -46,7 +51,8 @@ function refreshAccessToken(): Promise<string | null> {
       storeSession(session);
       return session.accessToken;
     } catch {
-      return null;
+      const now = readSession();
+      return now && now.refreshToken !== stored.refreshToken ? now.accessToken : null;
     }
   })().finally(() => {
     refreshing = null;
@@ -54,15 +60,23 @@ function refreshAccessToken(): Promise<string | null> {
   return refreshing;
 }
 
+/** The bearer token a request was sent with. */
+function bearerOf(init: RequestInit | undefined): string | null {
+  const header = new Headers(init?.headers).get('authorization');
+  return header?.replace(/^Bearer\s+/i, '') ?? null;
+}
+
 /**
- * fetch with the session rules: a 401 on an authenticated call refreshes the access token and
- * retries once; when the refresh is refused, the session is dropped and the app signs out.
+ * fetch with the session rules: a 401 on an authenticated call retries once with a newer stored access
+ * token (another instance refreshed), else refreshes the access token and retries once; when the
+ * refresh is refused, the session is dropped and the app signs out.
  */
 export const sessionFetch: typeof fetch = async (input, init) => {
   const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
   const response = apiAnswer(url, await fetch(input, init));
   if (response.status !== 401 || NO_REFRESH.some((p) => url.includes(p)) || client.token === NOT_SIGNED_IN) return response;
-  const token = await refreshAccessToken();
+  const stored = readSession();
+  const token = stored && stored.accessToken !== bearerOf(init) ? stored.accessToken : await refreshAccessToken();
   if (!token) {
     storeSession(null);
     client.token = NOT_SIGNED_IN;

@@ -24,9 +24,14 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     client
       .me()
       .then(setUser)
-      .catch(() => {
-        storeSession(null);
-        client.token = NOT_SIGNED_IN;
+      .catch((e: unknown) => {
+        // Only the server saying the session is gone ends it (sessionFetch already dropped it then). A
+        // call cut off (the page or its frame navigating away), offline or a server error keeps it:
+        // the stored session is shared with other tabs and frames, which would be signed out too.
+        if ((e as { status?: number }).status === 401) {
+          storeSession(null);
+          client.token = NOT_SIGNED_IN;
+        }
       })
       .finally(() => setLoading(false));
   }, []);
