@@ -31,9 +31,11 @@ describe('sign-in', () => {
     await page.waitForURL(/\/workspace\/maps$/);
     await page.getByRole('heading', { name: 'Maps', level: 1 }).waitFor();
     const nav = page.getByRole('navigation', { name: 'Workspace' });
-    for (const label of ['Maps', 'Dashboards', 'Workbooks', 'Datasets', 'Connectors', 'Saved queries', 'Basemaps', 'Colors', 'Organizations', 'Invite people', 'Audit log']) {
+    for (const label of ['Maps', 'Dashboards', 'Datasets', 'Connectors', 'Saved queries', 'Basemaps', 'Colors', 'Organizations', 'Invite people', 'Audit log']) {
       expect(await nav.getByRole('link', { name: label, exact: true }).count(), label).toBe(1);
     }
+    // Workbooks (#18) have no screen yet, so nothing leads to one.
+    expect(await nav.getByRole('link', { name: 'Workbooks' }).count()).toBe(0);
     await page.screenshot({ path: '/tmp/studio-workspace.png', fullPage: true });
 
     // A spoiled access token is refreshed with the refresh token, invisibly.
@@ -58,7 +60,7 @@ describe('sign-in', () => {
     await context.close();
   });
 
-  it('opens a new dashboard on the report template, refuses an unknown template, and shows coming-soon pages for screens built elsewhere', async () => {
+  it('opens a new dashboard on the report template, refuses an unknown template, and answers a page that does not exist with Page not found', async () => {
     const { page, context } = await openStudio(browser(), baseUrl);
     await signInThroughUi(page, baseUrl, email, password);
     await page.goto(`${baseUrl}/dashboard/new`);
@@ -66,10 +68,8 @@ describe('sign-in', () => {
     await page.getByRole('button', { name: 'Add widget' }).waitFor();
     await page.goto(`${baseUrl}/dashboard/new?templateId=nope`);
     await page.getByRole('alert').filter({ hasText: 'Unknown template nope' }).waitFor();
-    await page.goto(`${baseUrl}/workbook/new?datasetId=d1`);
-    await page.getByRole('heading', { name: 'New workbook' }).waitFor();
-    expect(await page.getByRole('definition').allTextContents()).toEqual(['d1']);
-    await page.screenshot({ path: '/tmp/studio-coming-soon.png' });
+    await page.goto(`${baseUrl}/no/such/page`);
+    await page.getByRole('heading', { name: 'Page not found' }).waitFor();
     await page.goto(`${baseUrl}/workspace`);
     await page.waitForURL(/\/workspace\/maps$/);
     await context.close();

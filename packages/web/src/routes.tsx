@@ -2,7 +2,7 @@ import { Navigate, type RouteObject } from 'react-router-dom';
 import { RequireUser, WorkspaceLayout } from './app/Layout';
 import { useUser } from './app/session';
 import { AcceptInvitationPage, SignInPage } from './pages/AuthPages';
-import { ComingSoon, NotFoundPage } from './pages/ComingSoon';
+import { NotFoundPage } from './pages/NotFound';
 import { RecordList } from './list/RecordList';
 import { COLLECTIONS } from './list/collections';
 import { AuditLogPage, InvitePage, OrganizationsPage, RefusedConnectionsPage } from './admin/AdminPages';
@@ -18,7 +18,7 @@ function RequireAdmin({ children }: { children: JSX.Element }) {
   const user = useUser();
   if (!user.isAdmin)
     return (
-      <section className="page coming-soon">
+      <section className="page message-page">
         <h1>Administrators only</h1>
         <p className="lead">This page is for studio administrators.</p>
       </section>
@@ -38,8 +38,8 @@ export const ANALYTIC_VIEWS = [
 ];
 
 /**
- * The route table of the whole app, in one place. Screens other issues build are `ComingSoon`
- * elements here: those issues replace the element, not the route.
+ * The route table of the whole app, in one place. A screen is routed once it is built: no route leads to
+ * a placeholder (workbooks, #18, get theirs with their screens).
  */
 export const routes: RouteObject[] = [
   { path: '/sign-in', element: <SignInPage /> },
@@ -80,8 +80,6 @@ export const routes: RouteObject[] = [
       { path: 'bench/kepler-csv/:mapId', element: <BaselineCsvRoute /> },
       { path: 'dashboard/new', element: <DashboardPage key="new" /> },
       { path: 'dashboard/:id', element: <DashboardPage key="saved" /> },
-      { path: 'workbook/new', element: <ComingSoon title="New workbook" description="A new workbook, optionally starting from a dataset (datasetId)." features={['Query pipeline steps: select, filter, group, join', 'Tables and charts of each step']} /> },
-      { path: 'workbook/:id', element: <ComingSoon title="Workbook" description="A workbook: step-by-step analysis of datasets with tables and charts." features={['Query pipeline steps', 'Tables and charts of each step']} /> },
       { path: 'preview/:id', element: <PreviewRoute /> },
       { path: 'analytics/foot-traffic', element: <Navigate to={`/analytics/foot-traffic/${ANALYTIC_VIEWS[0]!.slug}`} replace /> },
       ...ANALYTIC_VIEWS.map((v) => ({ path: `analytics/foot-traffic/${v.slug}`, element: <AnalyticsView key={v.slug} viewId={v.slug} /> })),

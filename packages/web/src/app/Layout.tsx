@@ -13,7 +13,6 @@ const NAV: { title: string; items: NavItem[]; admin?: boolean }[] = [
     items: [
       { to: '/workspace/maps', label: 'Maps' },
       { to: '/workspace/dashboards', label: 'Dashboards' },
-      { to: '/workspace/workbooks', label: 'Workbooks' },
       { to: '/analytics/foot-traffic/audience-insight', label: 'Analytics' },
     ],
   },
