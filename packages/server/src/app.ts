@@ -10,6 +10,7 @@ import { registerRoutes, type RouteDef } from './http/route';
 import { docsPage, openApiDocument } from './http/openapi';
 import { allRoutes } from './routes';
 import { closeWarehouseSessions } from '@studio/warehouses';
+import { every } from './services/every';
 
 export interface Studio {
   app: FastifyInstance;
@@ -27,7 +28,8 @@ export async function buildStudio(config: StudioConfig, opts: { inMemoryCatalog?
   await services.datasets.failStalePending();
   await services.executions.failInterrupted({ ownOnly: true });
   await services.executions.failInterrupted();
-  const stopSweeping = services.datasets.startSweeping(60_000, () => services.executions.failInterrupted());
+  // Every node sweeps, now and each minute, what a stopped node left behind: datasets pending, executions running.
+  const stopSweeping = [services.datasets.startSweeping(), every(60_000, () => services.executions.failInterrupted())];
   const app = Fastify({ logger: opts.logger ? { level: config.logLevel } : false, bodyLimit: 64 * 1024 * 1024, trustProxy: config.trustProxy });
   installErrorHandling(app);
   // Bodies that are not JSON (files, images) reach handlers as the raw stream: uploads never buffer.
@@ -65,7 +67,7 @@ export async function buildStudio(config: StudioConfig, opts: { inMemoryCatalog?
     store,
     routes,
     close: async () => {
-      stopSweeping();
+      for (const stop of stopSweeping) stop();
       await app.close();
       await services.limits.close();
       await services.tempViews.close();

@@ -39,25 +39,24 @@ export class AuthService {
    * resolving it is a catalog round trip each. A sign-out or revocation on this node drops the entry
    * at once; on other API nodes it takes effect within `cacheMs` (2 s by default; 0 turns it off).
    */
-  private readonly cache = new Map<string, { caller: Caller; until: number }>();
+  private readonly cache: CallerCache;
   /** Users resolved by id (a dashboard's owner, whose access its readers' widgets run under), kept alike. */
-  private readonly users = new Map<string, { caller: Caller; until: number }>();
+  private readonly users: CallerCache;
 
   constructor(
     private readonly db: Db,
     /** Failed sign-ins per (account, address) and per account, with growing back-off. */
     private readonly throttle: FailureThrottle,
-    private readonly cacheMs = 2000,
-  ) {}
+    cacheMs = 2000,
+  ) {
+    this.cache = new CallerCache(cacheMs);
+    this.users = new CallerCache(cacheMs);
+  }
 
   /** Drops cached credentials: all of them, or those of one user. */
   forget(userId?: string): void {
-    if (userId === undefined) {
-      this.users.clear();
-      return this.cache.clear();
-    }
-    this.users.delete(userId);
-    for (const [k, v] of this.cache) if (v.caller.user.id === userId) this.cache.delete(k);
+    this.users.forget(userId);
+    this.cache.forget(userId);
   }
 
   /**
@@ -123,12 +122,9 @@ export class AuthService {
     const token = match[1];
     const hash = hashToken(token);
     const cached = this.cache.get(hash);
-    if (cached && cached.until > Date.now()) return cached.caller;
+    if (cached) return cached;
     const caller = await this.resolve(token, hash);
-    if (this.cacheMs > 0) {
-      if (this.cache.size > 10_000) this.cache.clear();
-      this.cache.set(hash, { caller, until: Date.now() + this.cacheMs });
-    }
+    this.cache.set(hash, caller);
     return caller;
   }
 
@@ -163,17 +159,37 @@ export class AuthService {
 
   async callerOf(userId: string, via: Caller['via'], credentialId: string): Promise<Caller> {
     const cached = this.users.get(userId);
-    if (cached && cached.until > Date.now()) return { ...cached.caller, via, credentialId };
+    if (cached) return { ...cached, via, credentialId };
     const [user, memberships] = await Promise.all([
       this.db.selectFrom('users').selectAll().where('id', '=', userId).executeTakeFirst(),
       this.db.selectFrom('memberships').selectAll().where('user_id', '=', userId).execute(),
     ]);
     if (!user) throw unauthorized('User no longer exists');
     const caller: Caller = { user, memberships, orgIds: memberships.map((m) => m.organization_id), isAdmin: user.is_admin, via, credentialId };
-    if (this.cacheMs > 0) {
-      if (this.users.size > 10_000) this.users.clear();
-      this.users.set(userId, { caller, until: Date.now() + this.cacheMs });
-    }
+    this.users.set(userId, caller);
     return caller;
+  }
+}
+
+/** Callers kept for `ttlMs` (0: not kept), the whole cache dropped past 10,000 entries. */
+class CallerCache {
+  private readonly entries = new Map<string, { caller: Caller; until: number }>();
+  constructor(private readonly ttlMs: number) {}
+
+  get(key: string): Caller | null {
+    const e = this.entries.get(key);
+    return e && e.until > Date.now() ? e.caller : null;
+  }
+
+  set(key: string, caller: Caller): void {
+    if (this.ttlMs <= 0) return;
+    if (this.entries.size > 10_000) this.entries.clear();
+    this.entries.set(key, { caller, until: Date.now() + this.ttlMs });
+  }
+
+  /** Drops every entry, or those of one user. */
+  forget(userId?: string): void {
+    if (userId === undefined) return this.entries.clear();
+    for (const [k, v] of this.entries) if (v.caller.user.id === userId) this.entries.delete(k);
   }
 }

@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { StudioError, isStudioError, type Access, type Dataset, type DatasetMetadata, type DatasetStatus, DATASET_TRANSITIONS } from '@studio/schema';
 import { arrowCopyKey, type Engine, type IngestResult } from '@studio/engine';
+import { every } from './every';
 import type { Db } from '../store/db';
 import { atomically } from '../store/unit-of-work';
 import type { RecordService, ResourceRow } from './records';
@@ -259,12 +260,9 @@ export class DatasetService {
   /**
    * Every node runs this at start and then every minute (app.ts): a dataset pending past STALE_PENDING_MS
    * without a heartbeat lost the node that ingested it (a crash), and ends in error instead of pending forever.
-   * `also` sweeps other work the same way (query executions left running).
    */
-  startSweeping(everyMs = 60_000, also?: () => Promise<unknown>): () => void {
-    const timer = setInterval(() => void Promise.all([this.failStalePending(), also?.()]).catch(() => undefined), everyMs);
-    timer.unref();
-    return () => clearInterval(timer);
+  startSweeping(everyMs = 60_000): () => void {
+    return every(everyMs, () => this.failStalePending());
   }
 
   /** After a crash: datasets left pending past STALE_PENDING_MS end in error, so none is pending forever. */

@@ -121,6 +121,8 @@ export class ExecutionService {
     private readonly nodeId = 'node',
   ) {}
 
+  private pushDownDir: Promise<unknown> | null = null;
+
   private get t() {
     return this.db.withTables<{ query_executions: QueryExecutionsTable }>();
   }
@@ -156,7 +158,9 @@ export class ExecutionService {
   /** A new file name for a pushed-down result, in the engine's temp folder (removed at start if left behind). */
   async pushDownFile(): Promise<string> {
     const dir = path.join(this.engine.tmpDir, 'pushdown');
-    await fs.mkdir(dir, { recursive: true });
+    // The folder is made once per process, not on every push-down.
+    this.pushDownDir ??= fs.mkdir(dir, { recursive: true });
+    await this.pushDownDir;
     return path.join(dir, `${randomUUID()}.rows`);
   }
 
