@@ -84,4 +84,64 @@ describe.each(STORES)('the access rule, on %s', (kind) => {
     expect(await datasets([UNKNOWN])).toBe(404);
     expect(await datasets([mine.id])).toBe(404);
   });
+
+  it.each([
+    ['studiostates', 'studio-state', '/v1/maps'],
+    ['insight-states', 'insight-state', '/v1/dashboards'],
+    ['workbook-states', 'workbook-state', '/v1/workbooks'],
+  ])('a saved state of /v1/%s follows its record, not its organization', async (collection, stateType, records) => {
+    const record = await create(records, { name: `Shared ${collection}` });
+    await as('owner', 'POST', '/v1/permissions', { resourceType: records === '/v1/maps' ? 'map' : records === '/v1/dashboards' ? 'insight' : 'workbook', resourceId: record.id, role: 'editor', email: 'editor@globex.test' });
+    // The editor is in another organization: the record's share reaches its states.
+    const state = (await as('editor', 'POST', `/v1/${collection}`, { name: 'By the editor', recordId: record.id, state: { v: 1 } })).json().item;
+    expect(state?.id).toBeTruthy();
+    const status = (who: 'owner' | 'editor' | 'outsider' | 'colleague', method = 'GET', body?: unknown) => as(who, method, `/v1/${collection}/${state.id}`, body).then((r) => r.statusCode);
+    expect([await status('editor'), await status('owner'), await status('colleague'), await status('outsider')]).toEqual([200, 200, 200, 404]);
+    // The record's owner edits a state an editor saved, but sharing it stays with the state's owner.
+    expect(await status('owner', 'PUT', { name: 'Renamed by the record owner' })).toBe(200);
+    const share = await as('owner', 'POST', '/v1/permissions', { resourceType: stateType, resourceId: state.id, role: 'viewer', email: 'viewer@globex.test' });
+    expect([share.statusCode, share.json().message]).toEqual([403, `You do not have permission to share this ${stateType.replace('-', ' ')}`]);
+    expect((await as('editor', 'POST', '/v1/permissions', { resourceType: stateType, resourceId: state.id, role: 'viewer', email: 'viewer@globex.test' })).statusCode).toBe(201);
+  });
+
+  it('checks ids a body names by the same rule as a path id (AccessService.guardAll)', async () => {
+    const access = ctx.s.services.access;
+    const caller = (await ctx.s.services.auth.authenticate(ctx.cast.tokens.colleague))!;
+    const ownerMap = await create('/v1/maps', { name: 'Colleagues read it' });
+    const theirs = (await as('outsider', 'POST', '/v1/maps', { name: 'Not theirs' })).json().item.id as string;
+    const guardAll = (ids: string[], action: 'read' | 'write') => access.guardAll(caller, 'map', ids, action, false).then((rows) => rows.map((r) => r.id), (e: { status: number; message: string }) => [e.status, e.message]);
+    expect(await guardAll([ownerMap.id, ownerMap.id], 'read')).toEqual([ownerMap.id]);
+    expect(await guardAll([], 'write')).toEqual([]);
+    expect(await guardAll([ownerMap.id, 'not-an-id'], 'read')).toEqual([404, 'Map not found']);
+    expect(await guardAll([ownerMap.id, UNKNOWN], 'read')).toEqual([404, 'Map not found']);
+    expect(await guardAll([ownerMap.id, theirs], 'read')).toEqual([404, 'Map not found']);
+    expect(await guardAll([ownerMap.id], 'write')).toEqual([403, 'You do not have permission to write this map']);
+  });
+
+  it("keeps a connection's runs for its editors when its owner says so; its readers still see it", async () => {
+    const connection = { type: 'postgres', host: '127.0.0.1', port: 9, database: 'nowhere', user: 'nobody', sslmode: 'disable' };
+    const restricted = await create('/v1/data-connections', { ...connection, name: 'Editors only', runForEditorsOnly: true });
+    const open = await create('/v1/data-connections', { ...connection, name: 'Everyone who reads it' });
+    await as('owner', 'POST', '/v1/permissions', { resourceType: 'data-connection', resourceId: restricted.id, role: 'editor', email: 'editor@globex.test' });
+    const run = (who: 'colleague' | 'editor', connectionId: string) => as(who, 'POST', '/v1/data-queries', { connectionId, query: 'select 1' }).then((r) => [r.statusCode, r.json().message ?? r.json().item?.status]);
+    expect(await run('colleague', restricted.id)).toEqual([403, 'Only editors of this connection may run queries on it']);
+    expect((await as('colleague', 'GET', `/v1/data-connections/${restricted.id}`)).statusCode).toBe(200);
+    // Past the access rule, a run reaches the driver and is recorded (failed here: nothing listens on port 9).
+    expect(await run('editor', restricted.id)).toEqual([200, 'failure']);
+    expect(await run('colleague', open.id)).toEqual([200, 'failure']);
+  });
+
+  it('answers not found for a type or id no record can have, and share targets nobody may see', async () => {
+    const access = ctx.s.services.access;
+    const caller = (await ctx.s.services.auth.authenticate(ctx.cast.tokens.owner))!;
+    const failure = (p: Promise<unknown>) => p.then(() => 'allowed', (e: { status: number; message: string }) => [e.status, e.message]);
+    expect(await failure(access.guard(caller, 'spreadsheet' as never, UNKNOWN, 'read', false))).toEqual([404, 'Unknown resource type spreadsheet']);
+    expect(await failure(access.guard(caller, 'map', 'not-an-id', 'read', false))).toEqual([404, 'Map not found']);
+    // Share targets: one's own organization and its members are visible; nobody is visible to no caller.
+    expect(await failure(access.assertVisibleSubjects(caller, { organizationIds: [ctx.cast.org.id] }))).toBe('allowed');
+    expect(await failure(access.assertVisibleSubjects(caller, { userIds: [ctx.cast.users.colleague.id] }))).toBe('allowed');
+    expect(await failure(access.assertVisibleSubjects(caller, { organizationIds: [ctx.cast.otherOrg.id] }))).toEqual([404, 'Organization not found']);
+    expect(await failure(access.assertVisibleSubjects(null, { userIds: [ctx.cast.users.colleague.id] }))).toEqual([404, 'User not found']);
+    expect(await failure(access.assertVisibleSubjects(null, { organizationIds: [ctx.cast.org.id] }))).toEqual([404, 'Organization not found']);
+  });
 });

@@ -145,8 +145,10 @@ export class AccessService {
     if (userIds.length) {
       let q = this.db.selectFrom('users').select('users.id').where('users.id', 'in', userIds);
       if (!caller?.isAdmin) {
-        const me = caller?.user.id ?? '';
-        const orgs = caller?.orgIds ?? [];
+        // Nobody is visible to no caller (and '' is no user id: the catalog would refuse it as a uuid).
+        if (!caller) throw notFound('User not found');
+        const me = caller.user.id;
+        const orgs = caller.orgIds;
         q = q.where((eb) =>
           eb.or([
             eb('users.id', '=', me),
