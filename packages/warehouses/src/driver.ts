@@ -75,6 +75,13 @@ export interface WarehouseDriver {
    * its rows to `file` as NDJSON objects keyed c0..cN; an abort cancels the query on the warehouse.
    */
   fetch(t: DriverTarget, sql: string, values: Record<string, ParamValue>, file: string, signal?: AbortSignal): Promise<FetchedResult>;
+  /**
+   * Drivers whose warehouse streams rows in a form read straight into Arrow (PostgreSQL's binary COPY):
+   * runs the SELECT and hands `sink` the Arrow IPC stream's bytes as rows arrive (awaiting it holds the
+   * warehouse back), answering the row count; answers null before sending anything when this statement
+   * cannot take that path (parameters, a column type only `fetch` types), and the caller uses `fetch`.
+   */
+  fetchArrow?(t: DriverTarget, sql: string, values: Record<string, ParamValue>, sink: (bytes: Uint8Array) => Promise<void>, signal?: AbortSignal): Promise<{ rowCount: number } | null>;
 }
 
 /** The driver's message, as a 422 the user can act on. */

@@ -1,4 +1,6 @@
 import fs from 'node:fs/promises';
+import pg from 'pg';
+import { afterAll, beforeAll, inject } from 'vitest';
 import { DuckDBInstance } from '@duckdb/node-api';
 import path from 'node:path';
 import type { DriverTarget, ParamValue, WarehouseDriver } from '@studio/warehouses';
@@ -28,4 +30,35 @@ async function csvRows(file: string, width: number): Promise<Record<string, stri
     c.closeSync();
     db.closeSync();
   }
+}
+
+/**
+ * A scratch database on the test warehouse server for a file's tests, owned by its non-superuser role and
+ * set up by `setup` (run as that role); dropped after. Answers its name and an admin URL to it.
+ */
+export function useScratchDatabase(prefix: string, setup: string) {
+  const database = `${prefix}_${Math.random().toString(36).slice(2, 8)}`;
+  const adminUrl = () => inject('warehouseServer').adminUrl;
+  const admin = async (sql: string) => {
+    const a = new pg.Client({ connectionString: adminUrl() });
+    await a.connect();
+    try {
+      await a.query(sql);
+    } finally {
+      await a.end();
+    }
+  };
+  beforeAll(async () => {
+    await admin(`create database ${database} owner ${inject('warehouseServer').user}`);
+    const c = new pg.Client({ connectionString: adminUrl().replace(/\/[^/]*$/, `/${database}`) });
+    await c.connect();
+    try {
+      await c.query(`set role ${inject('warehouseServer').user}`);
+      await c.query(setup);
+    } finally {
+      await c.end();
+    }
+  });
+  afterAll(() => admin(`drop database if exists ${database} with (force)`));
+  return { database, url: () => adminUrl().replace(/\/[^/]*$/, `/${database}`) };
 }

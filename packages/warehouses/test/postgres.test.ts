@@ -4,14 +4,18 @@ import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { DEFAULT_DRIVER_SETTINGS, driverFor, type DriverTarget } from '@studio/warehouses';
-import { loopbackOnly, rowFetcher } from './helpers';
+import { loopbackOnly, rowFetcher, useScratchDatabase } from './helpers';
 
 /**
  * The PostgreSQL driver's two ways of reading a result — COPY … TO STDOUT (CSV) for a query without
  * parameters, a cursor's text rows for one with them — give the same rows, awkward values included.
  */
 const driver = driverFor('postgres');
-const database = `studio_pgdriver_${Math.random().toString(36).slice(2, 8)}`;
+const { database, url: databaseUrl } = useScratchDatabase('studio_pgdriver', `
+  create table awkward (id int, txt text, n numeric, ts timestamptz, j jsonb);
+  insert into awkward values (1, 'a, "quoted" value', 1.5, '2024-05-01 10:00:00+00', '{"k": [1, 2]}'),
+    (2, E'two\\nlines', null, null, null), (3, '', 0, '2024-05-02 00:00:00+00', '[]'), (4, null, -2, null, 'null'), (5, 'ünïcødé ✓', 1e10, null, '"s"');
+  create table many as select g as id from generate_series(1, 5000) g;`);
 let dir: string;
 const fetchRows = rowFetcher(driver, () => dir);
 const admin = () => new pg.Client({ connectionString: inject('warehouseServer').adminUrl });
@@ -23,26 +27,8 @@ const target = (over: Partial<DriverTarget['settings']> = {}): DriverTarget => {
 
 beforeAll(async () => {
   dir = await fs.mkdtemp(path.join(os.tmpdir(), 'pg-driver-'));
-  const a = admin();
-  await a.connect();
-  await a.query(`create database ${database} owner ${inject('warehouseServer').user}`);
-  await a.end();
-  const c = new pg.Client({ connectionString: inject('warehouseServer').adminUrl.replace(/\/[^/]*$/, `/${database}`) });
-  await c.connect();
-  await c.query(`set role ${inject('warehouseServer').user}`);
-  await c.query(`create table awkward (id int, txt text, n numeric, ts timestamptz, j jsonb);
-    insert into awkward values (1, 'a, "quoted" value', 1.5, '2024-05-01 10:00:00+00', '{"k": [1, 2]}'),
-      (2, E'two\\nlines', null, null, null), (3, '', 0, '2024-05-02 00:00:00+00', '[]'), (4, null, -2, null, 'null'), (5, 'ünïcødé ✓', 1e10, null, '"s"');
-    create table many as select g as id from generate_series(1, 5000) g;`);
-  await c.end();
 });
-afterAll(async () => {
-  const a = admin();
-  await a.connect();
-  await a.query(`drop database if exists ${database} with (force)`);
-  await a.end();
-  await fs.rm(dir, { recursive: true, force: true });
-});
+afterAll(() => fs.rm(dir, { recursive: true, force: true }));
 
 describe('PostgreSQL driver: COPY and cursor reads', () => {
   it('answers the same rows either way: commas, quotes, newlines, empty text against NULL, unicode, JSON', async () => {
@@ -78,7 +64,7 @@ describe('PostgreSQL driver: COPY and cursor reads', () => {
 
   it('refuses writes on the COPY path too (a read-only transaction)', async () => {
     await expect(fetchRows(target(), 'delete from awkward returning id')).rejects.toMatchObject({ status: 422 });
-    const c = new pg.Client({ connectionString: inject('warehouseServer').adminUrl.replace(/\/[^/]*$/, `/${database}`) });
+    const c = new pg.Client({ connectionString: databaseUrl() });
     await c.connect();
     expect((await c.query('select count(*)::int as n from awkward')).rows[0].n).toBe(5);
     await c.end();

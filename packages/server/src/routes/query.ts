@@ -12,6 +12,7 @@ import { compileForCaller } from '../services/pipelines';
 import { createHash } from 'node:crypto';
 import { sharedRun } from '../services/shared-runs';
 import fs from 'node:fs/promises';
+import { readSharedArrow } from '../services/shared-arrow';
 
 /** JSON `{items: [...]}` streamed from Arrow batches: rows are decoded one batch at a time. */
 async function* jsonFromArrow(arrow: AsyncGenerator<Uint8Array>): AsyncGenerator<string> {
@@ -87,10 +88,39 @@ async function* thenRelease(stream: AsyncGenerator<Uint8Array | string>, release
   }
 }
 
-/** A pushed-down pipeline: run on the warehouse into Parquet, answered in the asked format like any other. */
+/**
+ * A pushed-down pipeline asked as Arrow, streamed as the warehouse sends rows where its driver reads them
+ * straight into Arrow (PostgreSQL's binary COPY): answered, or false when the driver declined this one.
+ */
+async function answerPushDownArrow(ctx: RouteContext<unknown, { format?: Format }, unknown>, pushDown: PushDown, signal: AbortSignal): Promise<boolean> {
+  const services = ctx.services;
+  const shared = await readSharedArrow(
+    pushDownKey(pushDown),
+    () => services.executions.pushDownFile(),
+    (sink, runSignal) => services.executions.warehouseArrow(pushDown.connection, pushDown.sql, pushDown.values, sink, runSignal),
+    signal,
+  );
+  let started: boolean;
+  try {
+    started = await shared.started;
+  } catch (e) {
+    await shared.release();
+    throw e;
+  }
+  if (!started) {
+    await shared.release();
+    return false;
+  }
+  ctx.reply.header('x-studio-engine', storedConnection(pushDown.connection)?.type ?? 'warehouse');
+  ctx.reply.header('content-type', ARROW_STREAM).send(streamBody(thenRelease(shared.read(), shared.release)));
+  return true;
+}
+
+/** A pushed-down pipeline: run on the warehouse, answered in the asked format like any other. */
 async function answerPushDown(ctx: RouteContext<unknown, { format?: Format }, unknown>, pushDown: PushDown) {
   const services = ctx.services;
   const signal = clientGone(ctx.reply);
+  if (formatOf(ctx) === 'arrow' && (await answerPushDownArrow(ctx, pushDown, signal))) return ctx.reply;
   const file = await services.executions.pushDownFile();
   const shared = readShared(pushDownKey(pushDown), (into, runSignal) => services.executions.warehouseRows(pushDown.connection, pushDown.sql, pushDown.values, into, runSignal), file, signal);
   try {

@@ -407,6 +407,17 @@ export class ExecutionService {
     const { driver, target } = this.driverOf(connection);
     return this.fetchRaw(driver, target, sql, values as ParamValues, file, signal);
   }
+
+  /**
+   * The same statement's answer straight as Arrow IPC bytes handed to `sink` as the warehouse sends rows,
+   * where the connection's driver reads its wire format into Arrow (PostgreSQL); null, with nothing sent,
+   * where it cannot (then warehouseRows answers).
+   */
+  async warehouseArrow(connection: ResourceRow, sql: string, values: Record<string, unknown>, sink: (bytes: Uint8Array) => Promise<void>, signal: AbortSignal): Promise<{ rowCount: number } | null> {
+    const { driver, target } = this.driverOf(connection);
+    if (!driver.fetchArrow) return null;
+    return driver.fetchArrow(target, sql, values as ParamValues, sink, signal);
+  }
 }
 
 /** A DuckDB type name as drivers give it (BIGINT, DECIMAL(18,3), TIMESTAMP WITH TIME ZONE): nothing else reaches the SQL. */

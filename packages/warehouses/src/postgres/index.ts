@@ -7,7 +7,8 @@ import pg from 'pg';
 import { badInput } from '@studio/schema';
 import { cancelled, driverError, ndjsonRow, tooManyRows, type BrowseItem, type FetchedColumn, type FetchedResult, type WarehouseDriver } from '../driver';
 import { bindStatement, positionalParameters } from '../parameters';
-import { connected, pgTarget, retire, session } from './sessions';
+import { connected, pgTarget, retire, session, type PgTarget } from './sessions';
+import { arrowPlan, binaryCopySql, BinaryCopyToArrow } from './binary-arrow';
 
 /**
  * Push-down to a PostgreSQL warehouse the user already runs, and to Amazon Redshift through the same wire
@@ -70,6 +71,63 @@ async function copyCsv(client: pg.ClientBase, sql: string, file: string, maxRows
   return { columns, rowCount: records.count, format: 'csv' };
 }
 
+/**
+ * Runs `fn` on a session in a READ ONLY transaction with the statement timeout; an abort cancels the
+ * statement on the server (a closed socket alone is only noticed when PostgreSQL next writes) and the
+ * session is not kept.
+ */
+function readOnlyRun<T>(t: PgTarget, signal: AbortSignal | undefined, fn: (client: pg.ClientBase) => Promise<T>): Promise<T> {
+  return session(t, async (client) => {
+    const cancel = () => {
+      retire(client);
+      const pid = (client as unknown as { processID?: number }).processID;
+      if (pid) void connected(t, (c) => c.query('select pg_cancel_backend($1)', [pid])).catch(() => undefined);
+    };
+    signal?.addEventListener('abort', cancel, { once: true });
+    try {
+      await client.query('begin read only');
+      await client.query("select set_config('statement_timeout', $1, true)", [String(t.target.settings.statementTimeoutMs)]);
+      return await fn(client);
+    } finally {
+      signal?.removeEventListener('abort', cancel);
+    }
+  });
+}
+
+/**
+ * The rows of `sql` as Arrow IPC through COPY (FORMAT binary), handed to `sink` as they arrive; null when a
+ * column is one the text path types (see binary-arrow.ts). A COPY cut short closes its session (as copyCsv).
+ */
+async function copyArrow(client: pg.ClientBase, sql: string, sink: (bytes: Uint8Array) => Promise<void>, maxRows: number, signal?: AbortSignal): Promise<{ rowCount: number } | null> {
+  let described: pg.QueryArrayResult;
+  try {
+    described = await client.query({ text: `select * from (${sql}) as studio_columns limit 0`, rowMode: 'array' });
+  } catch (e) {
+    throw driverError(e);
+  }
+  if (!described.fields.length) throw badInput('The query answers no columns');
+  const plans = arrowPlan(described.fields);
+  if (!plans) return null;
+  const arrow = new BinaryCopyToArrow(plans);
+  try {
+    const source = client.query(copyTo(binaryCopySql(sql, plans)));
+    try {
+      for await (const chunk of source) {
+        if (signal?.aborted) throw cancelled();
+        for (const bytes of arrow.push(chunk as Buffer)) await sink(bytes);
+        if (arrow.rows > maxRows) throw tooManyRows(maxRows);
+      }
+    } catch (e) {
+      throw signal?.aborted ? cancelled() : driverError(e);
+    }
+    for (const bytes of arrow.end()) await sink(bytes);
+  } catch (e) {
+    retire(client);
+    throw e;
+  }
+  return { rowCount: arrow.rows };
+}
+
 export const postgresDriver: WarehouseDriver = {
   async test(target) {
     const t = pgTarget(target);
@@ -111,21 +169,13 @@ export const postgresDriver: WarehouseDriver = {
 
   async fetch(target, userSql, values, file, signal) {
     const t = pgTarget(target);
-    const { maxRows, statementTimeoutMs } = target.settings;
+    const { maxRows } = target.settings;
     const { sql: positional, bound } = bindStatement(userSql, values, (n) => `$${n}`);
-    return session(t, async (client) => {
-      // Cancel on the server (a closed socket alone is only noticed when PostgreSQL next writes).
-      const cancel = () => {
-        retire(client);
-        const pid = (client as unknown as { processID?: number }).processID;
-        if (pid) void connected(t, (c) => c.query('select pg_cancel_backend($1)', [pid])).catch(() => undefined);
-      };
-      signal?.addEventListener('abort', cancel, { once: true });
-      await client.query('begin read only');
-      await client.query("select set_config('statement_timeout', $1, true)", [String(statementTimeoutMs)]);
+    return readOnlyRun(t, signal, async (client) => {
       // Without parameters the rows come as COPY … TO STDOUT streams them (CSV, about ten times faster than
-      // a cursor's text rows); COPY binds no parameters, so those queries keep the cursor.
-      if (!bound.length) {
+      // a cursor's text rows); COPY binds no parameters, so those queries keep the cursor, as Redshift,
+      // whose COPY only loads tables.
+      if (!bound.length && t.flavor !== 'redshift') {
         try {
           return await copyCsv(client, positional, file, maxRows, signal);
         } catch (e) {
@@ -133,8 +183,6 @@ export const postgresDriver: WarehouseDriver = {
           // on sending rows nobody reads, and a next statement would wait behind them. It is closed, not reset.
           retire(client);
           throw e;
-        } finally {
-          signal?.removeEventListener('abort', cancel);
         }
       }
       const out = await open(file, 'w');
@@ -165,9 +213,16 @@ export const postgresDriver: WarehouseDriver = {
         if (!columns?.length) throw badInput('The query answers no columns');
         return { columns, rowCount };
       } finally {
-        signal?.removeEventListener('abort', cancel);
         await out.close();
       }
     });
+  },
+
+  async fetchArrow(target, userSql, values, sink, signal) {
+    const t = pgTarget(target);
+    // COPY binds no parameters, and Redshift's COPY only loads tables: those take fetch's path.
+    const { sql, bound } = bindStatement(userSql, values, (n) => `$${n}`);
+    if (bound.length || t.flavor === 'redshift') return null;
+    return readOnlyRun(t, signal, (client) => copyArrow(client, sql, sink, target.settings.maxRows, signal));
   },
 };
