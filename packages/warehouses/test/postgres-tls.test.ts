@@ -2,6 +2,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { utils } from 'ssh2';
+import { tableFromIPC } from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { DEFAULT_DRIVER_SETTINGS, driverFor, type DriverTarget } from '@studio/warehouses';
 import { rowFetcher } from './helpers';
@@ -67,6 +68,15 @@ describe('SSH tunnels', () => {
     // A query runs through it too, and TLS still holds inside the tunnel (the name checked is the warehouse's).
     const tls = target(via({ sslmode: 'verify-full', caCertificate: inject('warehouseServer').caCertificate }), { sshPrivateKey: bastion.privateKey });
     expect(await encrypted(tls)).toBe('true');
+  });
+
+  it('streams rows straight to Arrow over TLS inside a tunnel (the COPY is read off the encrypted channel)', async () => {
+    const t = target(via({ sslmode: 'verify-full', caCertificate: inject('warehouseServer').caCertificate }), { sshPrivateKey: bastion.privateKey });
+    const parts: Uint8Array[] = [];
+    const sql = "select g as id, repeat('x', g % 300) as pad, ssl from generate_series(1, 20000) g, pg_stat_ssl where pid = pg_backend_pid()";
+    expect(await driver.fetchArrow!(t, sql, {}, async (b) => void parts.push(b))).toEqual({ rowCount: 20000 });
+    const table = tableFromIPC(Buffer.concat(parts));
+    expect([table.numRows, table.get(19999)?.toJSON()]).toEqual([20000, { id: 20000, pad: 'x'.repeat(20000 % 300), ssl: true }]);
   });
 
   it('reaches a warehouse by a name only the bastion resolves (the studio never connects to it itself)', async () => {

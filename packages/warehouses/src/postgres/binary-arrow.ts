@@ -190,6 +190,9 @@ export class BinaryCopyToArrow {
   private readonly hasText: boolean;
   private readonly writer = new RecordBatchStreamWriter();
   private pending: Buffer | null = null;
+  private readonly ready: Uint8Array[] = [];
+  private view: DataView | null = null;
+  private viewOf: Buffer | null = null;
   private headerRead = false;
   private ended = false;
   private held = 0;
@@ -205,24 +208,48 @@ export class BinaryCopyToArrow {
 
   /** Reads what `chunk` completes; answers the IPC bytes of the batches it filled (often none). */
   push(chunk: Buffer): Uint8Array[] {
-    const buf = this.pending ? Buffer.concat([this.pending, chunk]) : chunk;
-    this.pending = null;
-    let pos = 0;
+    this.write(chunk, 0, chunk.length);
+    return this.takeReady();
+  }
+
+  /** The IPC bytes of the batches filled since the last call. */
+  takeReady(): Uint8Array[] {
+    return this.ready.splice(0);
+  }
+
+  /**
+   * Reads bytes [start, end) of `src` (a CopyData payload, or any piece of the stream); filled batches wait
+   * in takeReady(). No allocation per call unless a row straddles two calls.
+   */
+  write(src: Buffer, start: number, end: number): void {
+    let buf = src;
+    if (this.pending) {
+      buf = Buffer.concat([this.pending, src.subarray(start, end)]);
+      start = 0;
+      end = buf.length;
+      this.pending = null;
+    }
+    let pos = start;
     if (!this.headerRead) {
-      const seen = Math.min(buf.length, SIGNATURE.length);
-      if (!buf.subarray(0, seen).equals(SIGNATURE.subarray(0, seen)) || (buf.length >= 19 && buf.readInt32BE(15) < 0)) throw new Error('Not a PostgreSQL binary COPY stream');
-      if (buf.length < 19 || buf.length < 19 + buf.readInt32BE(15)) {
-        this.pending = Buffer.from(buf);
-        return [];
+      const size = end - pos;
+      const seen = Math.min(size, SIGNATURE.length);
+      if (!buf.subarray(pos, pos + seen).equals(SIGNATURE.subarray(0, seen)) || (size >= 19 && buf.readInt32BE(pos + 15) < 0)) throw new Error('Not a PostgreSQL binary COPY stream');
+      if (size < 19 || size < 19 + buf.readInt32BE(pos + 15)) {
+        this.pending = Buffer.from(buf.subarray(pos, end));
+        return;
       }
-      pos = 19 + buf.readInt32BE(15);
+      pos += 19 + buf.readInt32BE(pos + 15);
       this.headerRead = true;
     }
-    const out: Uint8Array[] = [];
-    const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+    const out = this.ready;
+    // One view per received buffer, not per call (a call per row when fed CopyData payloads).
+    if (this.viewOf !== buf) {
+      this.view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+      this.viewOf = buf;
+    }
+    const view = this.view!;
     const columns = this.columns;
     const n = columns.length;
-    const end = buf.length;
     while (pos + 2 <= end) {
       const count = view.getInt16(pos);
       if (count === -1) {
@@ -307,14 +334,14 @@ export class BinaryCopyToArrow {
       this.held++;
       if (this.held >= this.batchRows || (this.hasText && columns.some((col) => col.used > MAX_BATCH_TEXT_BYTES))) out.push(...this.flush());
     }
-    if (pos < end) this.pending = Buffer.from(buf.subarray(pos));
-    return out;
+    if (pos < end) this.pending = Buffer.from(buf.subarray(pos, end));
   }
 
   /** The last batch and the end-of-stream marker; an empty result still carries its schema. */
   end(): Uint8Array[] {
     if (!this.ended || this.pending) throw new Error('The COPY stream ended early');
-    const out = this.held || !this.rows ? this.flush() : [];
+    const out = this.takeReady();
+    if (this.held || !this.rows) out.push(...this.flush());
     this.writer.finish();
     out.push(...this.drain());
     return out;

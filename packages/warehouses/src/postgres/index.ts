@@ -9,6 +9,7 @@ import { cancelled, driverError, ndjsonRow, tooManyRows, type BrowseItem, type F
 import { bindStatement, positionalParameters } from '../parameters';
 import { connected, pgTarget, retire, session, type PgTarget } from './sessions';
 import { arrowPlan, binaryCopySql, BinaryCopyToArrow } from './binary-arrow';
+import { CopyOutToArrow } from './copy-out';
 
 /**
  * Push-down to a PostgreSQL warehouse the user already runs, and to Amazon Redshift through the same wire
@@ -109,19 +110,19 @@ async function copyArrow(client: pg.ClientBase, sql: string, sink: (bytes: Uint8
   const plans = arrowPlan(described.fields);
   if (!plans) return null;
   const arrow = new BinaryCopyToArrow(plans);
+  const source = client.query(new CopyOutToArrow(binaryCopySql(sql, plans), arrow));
   try {
-    const source = client.query(copyTo(binaryCopySql(sql, plans)));
     try {
-      for await (const chunk of source) {
+      for await (const bytes of source) {
         if (signal?.aborted) throw cancelled();
-        for (const bytes of arrow.push(chunk as Buffer)) await sink(bytes);
+        await sink(bytes as Uint8Array);
         if (arrow.rows > maxRows) throw tooManyRows(maxRows);
       }
     } catch (e) {
       throw signal?.aborted ? cancelled() : driverError(e);
     }
-    for (const bytes of arrow.end()) await sink(bytes);
   } catch (e) {
+    source.destroy();
     retire(client);
     throw e;
   }
