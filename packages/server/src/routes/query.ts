@@ -7,7 +7,7 @@ import { defineRoute, requireCaller, type RouteContext } from '../http/route';
 import { storedConnection } from '../services/connections';
 import type { PushDown } from '../services/pipelines';
 import { ARROW_STREAM } from './datasets';
-import { clientGone, primed, streamBody } from '../http/streams';
+import { clientGone, engineError, primed, streamBody } from '../http/streams';
 import { compileForCaller } from '../services/pipelines';
 import { createHash } from 'node:crypto';
 import { sharedRun } from '../services/shared-runs';
@@ -43,7 +43,22 @@ function formatOf(ctx: { query: { format?: Format }; req: { headers: Record<stri
  * settings, compiled text, values): identical pipelines at once run once on the warehouse and read the
  * same file, removed when its last reader is done (Superset names the lack of this as a bottleneck).
  */
-const pushDownResults = new Map<string, { file: string; ready: Promise<string>; readers: number }>();
+const pushDownResults = new Map<string, SharedResult>();
+
+interface SharedResult {
+  file: string;
+  ready: Promise<string>;
+  readers: number;
+  /** Answers rendered once per format for small results (see SMALL_RESULT_BYTES). */
+  answers: Map<Format, Promise<Buffer>>;
+}
+
+/**
+ * A result file up to this size is answered from one rendering per format shared by every identical
+ * request at once: ten readers of a 50-row group ran ten DuckDB reads and renderings of the same rows.
+ * Larger ones are streamed to each reader.
+ */
+const SMALL_RESULT_BYTES = 1 << 20;
 
 function pushDownKey(pushDown: PushDown): string {
   const c = pushDown.connection;
@@ -57,7 +72,7 @@ function pushDownKey(pushDown: PushDown): string {
 function readShared(key: string, start: (file: string, signal: AbortSignal) => Promise<string>, file: string, signal: AbortSignal) {
   let entry = pushDownResults.get(key);
   if (!entry) {
-    const e = { file, readers: 0, ready: Promise.resolve('') };
+    const e: SharedResult = { file, readers: 0, ready: Promise.resolve(''), answers: new Map() };
     // Cancelled only when every reader has gone (sharedRun); a failed run is forgotten for the next caller.
     e.ready = sharedRun(key, signal, (shared) => start(file, shared));
     e.ready.catch(() => {
@@ -76,7 +91,25 @@ function readShared(key: string, start: (file: string, signal: AbortSignal) => P
     if (pushDownResults.get(key) === e) pushDownResults.delete(key);
     await fs.rm(e.file, { force: true });
   };
-  return { file: e.file, ready: e.ready, release };
+  /** The answer in `format` rendered once for all readers (a failed rendering is tried again by the next). */
+  const answer = (format: Format, render: () => Promise<Buffer>) => {
+    let rendered = e.answers.get(format);
+    if (!rendered) {
+      const r = render();
+      e.answers.set(format, r);
+      r.catch(() => e.answers.get(format) === r && e.answers.delete(format));
+      rendered = r;
+    }
+    return rendered;
+  };
+  return { file: e.file, ready: e.ready, release, answer };
+}
+
+/** Every piece of a stream, joined. */
+async function collect(stream: AsyncGenerator<Uint8Array | string>): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  for await (const piece of stream) parts.push(typeof piece === 'string' ? Buffer.from(piece) : Buffer.from(piece.buffer, piece.byteOffset, piece.byteLength));
+  return Buffer.concat(parts);
 }
 
 /** Yields the stream, then lets go of the shared result it reads (whether the reader finished or went away). */
@@ -127,6 +160,21 @@ async function answerPushDown(ctx: RouteContext<unknown, { format?: Format }, un
     const source = { sql: await shared.ready, params: [] };
     ctx.reply.header('x-studio-engine', storedConnection(pushDown.connection)?.type ?? 'warehouse');
     const format = formatOf(ctx);
+    const contentType = format === 'csv' ? 'text/csv; charset=utf-8' : format === 'arrow' ? ARROW_STREAM : 'application/json; charset=utf-8';
+    const size = (await fs.stat(shared.file).catch(() => null))?.size ?? Infinity;
+    if (size <= SMALL_RESULT_BYTES) {
+      // Rendered without the first reader's signal: it is small, and the others wait on it too.
+      const render = () => (format === 'csv' ? services.engine.csvStream(source) : format === 'arrow' ? services.engine.arrowStream(source) : jsonFromArrow(services.engine.arrowStream(source)));
+      let body: Buffer;
+      try {
+        body = await shared.answer(format, () => collect(render()));
+      } catch (e) {
+        throw engineError(e);
+      } finally {
+        await shared.release();
+      }
+      return ctx.reply.header('content-type', contentType).send(body);
+    }
     if (format === 'csv') return ctx.reply.header('content-type', 'text/csv; charset=utf-8').send(streamBody(thenRelease(await primed(services.engine.csvStream(source, { signal })), shared.release)));
     const arrow = await primed(services.engine.arrowStream(source, { signal }));
     if (format === 'arrow') return ctx.reply.header('content-type', ARROW_STREAM).send(streamBody(thenRelease(arrow, shared.release)));
