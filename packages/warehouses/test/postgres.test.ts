@@ -44,7 +44,10 @@ describe('PostgreSQL driver: COPY and cursor reads', () => {
 
   it.each([
     ['COPY', 'select id from many', {}],
-    ['a cursor', 'select id from many where id > $min', { min: 0 }],
+    // Parameters: an answer the planner expects to be small runs whole (parallel plans allowed), a large one
+    // through a cursor (never parallel, but streamed).
+    ['parameters, run whole (5,000 rows expected)', 'select id from many where id > $min', { min: 0 }],
+    ['parameters, through a cursor (millions of rows expected)', 'select a.id from many a, many b where a.id > $min', { min: 0 }],
   ])('stops past the row limit reading with %s', async (_how, sql, values) => {
     await expect(fetchRows(target({ maxRows: 1000 }), sql, values)).rejects.toMatchObject({ status: 422, message: 'The result has more than 1000 rows' });
     // The warehouse answers the next query at once: a read cut short leaves no session stuck mid-result.
@@ -56,6 +59,14 @@ describe('PostgreSQL driver: COPY and cursor reads', () => {
     ['with quoted newlines (counted byte by byte)', "select E'a\\nb' as t, id from many where id <= 1500", 1500],
   ])('counts COPY rows %s', async (_how, sql, rows) => {
     expect((await fetchRows(target(), sql)).rowCount).toBe(rows);
+  });
+
+  it('answers the same rows with parameters whether run whole or through a cursor', async () => {
+    const whole = await fetchRows(target(), 'select id, $tag::text as tag from many where id <= $max order by id', { tag: 'w', max: 2500 });
+    const cursor = await fetchRows(target(), 'select a.id, $tag::text as tag from many a, many b where b.id % 5000 = 1 and a.id <= $max order by a.id', { tag: 'w', max: 2500 });
+    expect(whole.rowCount).toBe(2500);
+    expect(cursor.rows).toEqual(whole.rows);
+    expect(cursor.columns.map((c) => c.duckType)).toEqual(whole.columns.map((c) => c.duckType));
   });
 
   it("answers PostgreSQL's own message for bad SQL on the COPY path", async () => {

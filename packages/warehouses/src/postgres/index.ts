@@ -1,5 +1,5 @@
 import { createWriteStream } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { to as copyTo } from 'pg-copy-streams';
@@ -70,6 +70,62 @@ async function copyCsv(client: pg.ClientBase, sql: string, file: string, maxRows
     throw signal?.aborted ? cancelled() : driverError(e);
   }
   return { columns, rowCount: records.count, format: 'csv' };
+}
+
+/** Answers PostgreSQL expects to be at most this many rows run whole rather than through a cursor. */
+const WHOLE_RESULT_ROWS = 50_000;
+
+/** The planner's estimate of a statement's rows (EXPLAIN; nothing runs). */
+async function estimatedRows(client: pg.ClientBase, sql: string, bound: unknown[]): Promise<number> {
+  try {
+    const r = await client.query({ text: `explain (format json) ${sql}`, values: bound, queryMode: 'extended' } as pg.QueryConfig);
+    // Sessions read every value as text (sessions.ts): the plan is JSON text.
+    const text = r.rows[0]?.['QUERY PLAN'];
+    const plan = (typeof text === 'string' ? (JSON.parse(text) as { Plan?: { 'Plan Rows'?: number } }[]) : undefined)?.[0]?.Plan;
+    return Number(plan?.['Plan Rows'] ?? Infinity);
+  } catch (e) {
+    throw driverError(e);
+  }
+}
+
+/** The rows of a parametrised statement in one answer (parallel plans allowed), at most the row limit. */
+async function wholeRows(client: pg.ClientBase, sql: string, bound: unknown[], out: FileHandle, maxRows: number): Promise<{ columns: FetchedColumn[]; rowCount: number }> {
+  let r: pg.QueryArrayResult;
+  try {
+    r = await client.query({ text: `select * from (${sql}) as studio_whole limit ${maxRows + 1}`, values: bound, rowMode: 'array', queryMode: 'extended' } as pg.QueryArrayConfig);
+  } catch (e) {
+    throw driverError(e);
+  }
+  if (r.rows.length > maxRows) throw tooManyRows(maxRows);
+  if (r.rows.length) await out.write(`${r.rows.map(ndjsonRow).join('\n')}\n`);
+  return { columns: r.fields.map((f) => ({ name: f.name, duckType: DUCK_TYPE[f.dataTypeID] ?? 'VARCHAR' })), rowCount: r.rows.length };
+}
+
+/** The rows of a parametrised statement through a cursor, FETCH_ROWS at a time. */
+async function cursorRows(client: pg.ClientBase, sql: string, bound: unknown[], out: FileHandle, maxRows: number, signal?: AbortSignal): Promise<{ columns: FetchedColumn[]; rowCount: number }> {
+  try {
+    // Push-down: the user's own query, on their own database, with their own credentials.
+    await client.query({ text: `declare studio_result no scroll cursor for ${sql}`, values: bound, queryMode: 'extended' } as pg.QueryConfig);
+  } catch (e) {
+    throw driverError(e);
+  }
+  let columns: FetchedColumn[] | null = null;
+  let rowCount = 0;
+  for (;;) {
+    if (signal?.aborted) throw cancelled();
+    let r: pg.QueryArrayResult;
+    try {
+      r = await client.query({ text: `fetch ${FETCH_ROWS} from studio_result`, rowMode: 'array' });
+    } catch (e) {
+      throw driverError(e);
+    }
+    columns ??= r.fields.map((f) => ({ name: f.name, duckType: DUCK_TYPE[f.dataTypeID] ?? 'VARCHAR' }));
+    if (!r.rows.length) break;
+    rowCount += r.rows.length;
+    if (rowCount > maxRows) throw tooManyRows(maxRows);
+    await out.write(`${r.rows.map(ndjsonRow).join('\n')}\n`);
+  }
+  return { columns: columns ?? [], rowCount };
 }
 
 /**
@@ -186,33 +242,15 @@ export const postgresDriver: WarehouseDriver = {
           throw e;
         }
       }
+      // A cursor never runs in parallel (PostgreSQL plans no parallel query for what may be suspended): an
+      // answer PostgreSQL expects to be small is run whole, bounded by the row limit; Redshift keeps the cursor.
+      const whole = t.flavor !== 'redshift' && (await estimatedRows(client, positional, bound)) <= WHOLE_RESULT_ROWS;
       const out = await open(file, 'w');
       try {
-        try {
-          // Push-down: the user's own query, on their own database, with their own credentials.
-          await client.query({ text: `declare studio_result no scroll cursor for ${positional}`, values: bound, queryMode: 'extended' } as pg.QueryConfig);
-        } catch (e) {
-          throw driverError(e);
-        }
-        let columns: FetchedColumn[] | null = null;
-        let rowCount = 0;
-        for (;;) {
-          if (signal?.aborted) throw cancelled();
-          let r: pg.QueryArrayResult;
-          try {
-            r = await client.query({ text: `fetch ${FETCH_ROWS} from studio_result`, rowMode: 'array' });
-          } catch (e) {
-            throw driverError(e);
-          }
-          columns ??= r.fields.map((f) => ({ name: f.name, duckType: DUCK_TYPE[f.dataTypeID] ?? 'VARCHAR' }));
-          if (!r.rows.length) break;
-          rowCount += r.rows.length;
-          if (rowCount > maxRows) throw tooManyRows(maxRows);
-          await out.write(`${r.rows.map(ndjsonRow).join('\n')}\n`);
-        }
+        const answer = whole ? await wholeRows(client, positional, bound, out, maxRows) : await cursorRows(client, positional, bound, out, maxRows, signal);
         await client.query('rollback').catch(() => undefined);
-        if (!columns?.length) throw badInput('The query answers no columns');
-        return { columns, rowCount };
+        if (!answer.columns.length) throw badInput('The query answers no columns');
+        return answer;
       } finally {
         await out.close();
       }
