@@ -23,6 +23,10 @@ const WAREHOUSE = useWarehouse('studio_wharrow', `
        repeat('long text ', 40), 'x', 'abcd', 'n', '0', '0.0.0.0/0', '{-1}', -1e20, '"s"', '3', null),
       (null, null, null, null, null, null, null, null, null, '-infinity', 'infinity', '-infinity', null, null, null, null, null, null, null, null, null, null, null);
     create table wide as select g as id, 'zone_' || (g % 50) as zone, (g % 97) * 1.5 as fare, g % 7 as vendor from generate_series(1, 200000) g;
+    create table nums as select g, (random() * 10 ^ (g % 60 - 30))::numeric as n, round((random() * 1e6)::numeric, g % 25) as r,
+      (g * 1234567.891)::numeric(30, 9) as fixed, ((-1) ^ g * 2 ^ (g % 64))::numeric as pow2 from generate_series(1, 5000) g;
+    insert into nums values (0, 0, 0, 0, 9007199254740993), (-1, 'NaN', 'Infinity', 0, '-Infinity'), (-2, 123456789.123456789, 1e-30, -0.000000001, 1e22),
+      (-3, 1e23, 99999999999999999999999.5, 0.30000000000000004, 2.5e-310);
     create table clock (id int, at time); insert into clock values (1, '12:34:56.789'), (2, null);`);
 
 /**
@@ -88,6 +92,7 @@ describe.each(STORES)('Arrow straight from PostgreSQL on %s', (kind) => {
     ['repeated and computed column names', 'select i4 as x, i8 as x, i2 + 1, upper(t) from typed'],
     ['an empty result', 'select * from typed where false'],
     ['200,000 rows over several batches', 'select * from wide order by id'],
+    ['numerics of every scale, exact and not, to the nearest double', 'select * from nums order by g'],
   ])('answers %s as the text path does', async (_what, sql) => {
     const binary = await binaryAnswer(sql);
     expect(binary).not.toBeNull();
