@@ -4,6 +4,7 @@ import { RecordBatchReader } from 'apache-arrow';
 import { QueryBool, badInput } from '@studio/schema';
 import { duckdbQueryError } from '@studio/pipeline';
 import { defineRoute, requireCaller, type RouteContext } from '../http/route';
+import type { Caller } from '../http/caller';
 import { storedConnection } from '../services/connections';
 import type { PushDown } from '../services/pipelines';
 import { ARROW_STREAM } from './datasets';
@@ -28,6 +29,26 @@ async function* jsonFromArrow(arrow: AsyncGenerator<Uint8Array>): AsyncGenerator
     }
   }
   yield ']}';
+}
+
+/**
+ * Compilations in flight, by who asks and what: identical requests at once (ten tabs, twin widgets) share
+ * one. Each reads the catalog several times (datasets, access, the connection), and on the embedded catalog
+ * those reads queue behind each other. The entry goes as soon as it settles: nothing is kept.
+ */
+const compiling = new Map<string, ReturnType<typeof compileForCaller>>();
+
+function compileShared(services: RouteContext<unknown, unknown, unknown>['services'], caller: Caller, body: unknown, opts: { pushDown: boolean }) {
+  const key = createHash('sha256').update(JSON.stringify([caller.user.id, caller.credentialId, caller.isAdmin, caller.orgIds, opts.pushDown, body])).digest('base64url');
+  let compiled = compiling.get(key);
+  if (!compiled) {
+    const c = compileForCaller(services, caller, body, opts);
+    compiling.set(key, c);
+    const forget = () => compiling.get(key) === c && compiling.delete(key);
+    c.then(forget, forget);
+    compiled = c;
+  }
+  return compiled;
 }
 
 const Format = z.enum(['arrow', 'csv', 'json']);
@@ -199,7 +220,7 @@ export const queryRoutes = [
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
       // Over live datasets of one warehouse the pipeline runs there; its result is streamed from a temp file.
-      const compiled = await compileForCaller(ctx.services, caller, ctx.body, { pushDown: !ctx.query.materialize });
+      const compiled = await compileShared(ctx.services, caller, ctx.body, { pushDown: !ctx.query.materialize });
       if (compiled.pushDown) return answerPushDown(ctx, compiled.pushDown);
       if (ctx.query.materialize) {
         // Kept as a temporary view (60 s); later pipelines name it as {type: 'dataset', uuid: name}.
