@@ -94,6 +94,16 @@ describe.each(STORES)('identity and sessions, on %s', (kind) => {
     expect(new Date((await listed()).lastUsedAt).getTime()).toBeGreaterThanOrEqual(before - 1000);
   });
 
+  it("an API key sees its user's change at once on the node that made it (remembered callers are dropped)", async () => {
+    const made = await ctx.s.app.inject({ method: 'POST', url: '/v1/api-key', payload: { name: 'Fresh' }, headers: { authorization: ctx.cast.tokens.owner } });
+    const key = `Bearer ${(made.json().item as { key: string }).key}`;
+    const quota = async () => (await ctx.s.app.inject({ method: 'GET', url: '/v1/users/me/quota', headers: { authorization: key } })).json().item.quotaPolicy as number;
+    const before = await quota();
+    const set = await ctx.s.app.inject({ method: 'PUT', url: `/v1/users/${ctx.cast.users.owner.id}/quotapolicy/${before + 7}`, headers: { authorization: ctx.cast.tokens.admin } });
+    expect(set.statusCode).toBe(200);
+    expect(await quota()).toBe(before + 7);
+  });
+
   describe('credentials remembered for a moment (another API node)', () => {
     afterEach(() => vi.useRealTimers());
     // A second node over the same catalog: it learns of a sign-out elsewhere only when its memory runs out.
