@@ -4,7 +4,8 @@ import { to as copyTo } from 'pg-copy-streams';
 import { tableFromIPC } from 'apache-arrow';
 import { describe, expect, inject, it } from 'vitest';
 import { DEFAULT_DRIVER_SETTINGS, driverFor, type DriverTarget, type ParamValue } from '@studio/warehouses';
-import { arrowPlan, binaryCopySql, BinaryCopyToArrow } from '../src/postgres/binary-arrow';
+import { arrowPlan } from '../src/postgres/copy-arrow';
+import { binaryCopySql, BinaryCopyToArrow } from '../src/postgres/binary-arrow';
 import { loopbackOnly, useScratchDatabase } from './helpers';
 
 /**

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import type { Connection, Submittable } from 'pg';
-import type { BinaryCopyToArrow } from './binary-arrow';
+import type { CopyToArrow } from './copy-arrow';
 
 const COPY_DATA = 0x64; // d
 const COPY_DONE = 0x63; // c
@@ -32,7 +32,7 @@ export class CopyOutToArrow extends Readable implements Submittable {
 
   constructor(
     private readonly text: string,
-    private readonly decoder: BinaryCopyToArrow,
+    private readonly decoder: CopyToArrow,
   ) {
     super({ highWaterMark: 4 });
   }

@@ -8,7 +8,8 @@ import { badInput } from '@studio/schema';
 import { cancelled, driverError, ndjsonRow, tooManyRows, type BrowseItem, type FetchedColumn, type FetchedResult, type WarehouseDriver } from '../driver';
 import { bindStatement, positionalParameters } from '../parameters';
 import { connected, pgTarget, retire, session, type PgTarget } from './sessions';
-import { arrowPlan, binaryCopySql, BinaryCopyToArrow } from './binary-arrow';
+import { arrowPlan } from './copy-arrow';
+import { binaryCopySql, BinaryCopyToArrow } from './binary-arrow';
 import { CopyOutToArrow } from './copy-out';
 
 /**
