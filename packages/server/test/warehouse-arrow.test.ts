@@ -21,12 +21,15 @@ const WAREHOUSE = useWarehouse('studio_wharrow', `
       (null, null, null, null, null, null, null, null, null, 'infinity', '-infinity', 'infinity', null, null, null, null, null, null, null, null, null, null, null),
       (true, 32767, 2147483647, 9223372036854775807, 4294967295, 3.4e38, 1.7976931348623157e308, 1e-20, 0, '0044-03-15', '1900-01-01 00:00:00', '2262-04-11 23:47:16.854775+00',
        repeat('long text ', 40), 'x', 'abcd', 'n', '0', '0.0.0.0/0', '{-1}', -1e20, '"s"', '3', null),
-      (null, null, null, null, null, null, null, null, null, '-infinity', 'infinity', '-infinity', null, null, null, null, null, null, null, null, null, null, null);
+      (null, null, null, null, null, null, null, null, null, '-infinity', 'infinity', '-infinity', null, null, null, null, null, null, null, null, null, null, null),
+      (null, null, null, null, null, 1.17549435e-38, 5e-324, null, null, '12345-06-07', '2300-01-01 00:00:00.000001', '12345-06-07 08:09:10.5+05:30',
+       E'tab\\there\\nnew line\\\\back\\rslash é', E'\\x01\\x7f', 'a\\b', null, null, null, '{1}', null, E'{"k": "v\\\\n"}', null, null);
     create table wide as select g as id, 'zone_' || (g % 50) as zone, (g % 97) * 1.5 as fare, g % 7 as vendor from generate_series(1, 200000) g;
     create table nums as select g, (random() * 10 ^ (g % 60 - 30))::numeric as n, round((random() * 1e6)::numeric, g % 25) as r,
       (g * 1234567.891)::numeric(30, 9) as fixed, ((-1) ^ g * 2 ^ (g % 64))::numeric as pow2 from generate_series(1, 5000) g;
     insert into nums values (0, 0, 0, 0, 9007199254740993), (-1, 'NaN', 'Infinity', 0, '-Infinity'), (-2, 123456789.123456789, 1e-30, -0.000000001, 1e22),
       (-3, 1e23, 99999999999999999999999.5, 0.30000000000000004, 2.5e-310);
+    create table ancient (d date, ts timestamp); insert into ancient values ('0044-03-15 BC', '0001-01-01 00:00:00 BC');
     create table clock (id int, at time); insert into clock values (1, '12:34:56.789'), (2, null);`);
 
 /**
@@ -106,6 +109,9 @@ describe.each(STORES)('Arrow straight from PostgreSQL on %s', (kind) => {
     const rows = rowsOf((await binaryAnswer('select i8, o, d, tz, c, n2 from typed'))!);
     expect(rows[0]).toEqual({ i8: '9007199254740993n', o: '4000000000n', d: Date.UTC(2024, 1, 29) / 86_400_000, tz: `${Date.UTC(2024, 1, 29, 10) * 1000}n`, c: 'ab  ', n2: 12.345 });
     expect(rows[2]).toMatchObject({ i8: null, o: null, c: null });
+    // Dates before the common era: the text path's DuckDB reads '0044-03-15 BC' as AD 44 (and cannot read a BC
+    // timestamp); the Arrow path keeps PostgreSQL's value (year 44 BC is the astronomical year -43).
+    expect(rowsOf((await binaryAnswer('select * from ancient'))!)).toEqual([{ d: -735160, ts: '-62167219200000000n' }]);
   });
 
   it('leaves TIME columns to the text path (DuckDB re-formats their text), which still answers Arrow', async () => {

@@ -5,7 +5,7 @@ import { tableFromIPC } from 'apache-arrow';
 import { describe, expect, inject, it } from 'vitest';
 import { DEFAULT_DRIVER_SETTINGS, driverFor, type DriverTarget, type ParamValue } from '@studio/warehouses';
 import { arrowPlan } from '../src/postgres/copy-arrow';
-import { binaryCopySql, BinaryCopyToArrow } from '../src/postgres/binary-arrow';
+import { textCopySql, TextCopyToArrow } from '../src/postgres/text-arrow';
 import { loopbackOnly, useScratchDatabase } from './helpers';
 
 /**
@@ -15,7 +15,7 @@ import { loopbackOnly, useScratchDatabase } from './helpers';
  */
 const driver = driverFor('postgres');
 const { database, url: databaseUrl } = useScratchDatabase('studio_pgarrow', `
-  create table many as select g as id, 'name ' || g as name, case when g % 3 = 0 then null else g * 0.5 end as half, g % 2 = 0 as even from generate_series(1, 5000) g;
+  create table many as select g as id, 'name ' || g || case when g % 10 = 0 then E'\\t\\\\x\\n' else '' end as name, case when g % 3 = 0 then null else g * 0.5 end as half, g % 2 = 0 as even from generate_series(1, 5000) g;
   create table clock (at time); insert into clock values ('10:00');`);
 const admin = () => new pg.Client({ connectionString: inject('warehouseServer').adminUrl });
 
@@ -30,7 +30,7 @@ async function arrowOf(t: DriverTarget, sql: string, values: Record<string, Para
   return done ? { ...done, parts, table: tableFromIPC(Buffer.concat(parts)) } : null;
 }
 
-/** The raw binary COPY bytes of `sql` (as the driver asks for them), for feeding the decoder by hand. */
+/** The raw COPY bytes of `sql` (as the driver asks for them), for feeding the decoder by hand. */
 async function copyBytes(sql: string) {
   const c = new pg.Client({ connectionString: databaseUrl() });
   await c.connect();
@@ -38,7 +38,7 @@ async function copyBytes(sql: string) {
     const described = await c.query({ text: `select * from (${sql}) q limit 0`, rowMode: 'array' });
     const plans = arrowPlan(described.fields)!;
     const chunks: Buffer[] = [];
-    for await (const chunk of c.query(copyTo(binaryCopySql(sql, plans)))) chunks.push(chunk as Buffer);
+    for await (const chunk of c.query(copyTo(textCopySql(sql, plans)))) chunks.push(chunk as Buffer);
     return { plans, bytes: Buffer.concat(chunks) };
   } finally {
     await c.end();
@@ -52,35 +52,41 @@ describe('PostgreSQL rows straight to Arrow', () => {
     expect(answer.table.schema.fields.map((f) => `${f.name}: ${String(f.type)}`)).toEqual(['id: Int32', 'name: Utf8', 'half: Float64', 'even: Bool']);
     expect(answer.table.get(2)?.toJSON()).toEqual({ id: 3, name: 'name 3', half: null, even: false });
     expect(answer.table.get(3)?.toJSON()).toEqual({ id: 4, name: 'name 4', half: 2, even: true });
-    const small = new BinaryCopyToArrow((await copyBytes('select * from many')).plans, 1000);
-    const { bytes } = await copyBytes('select * from many');
-    const ipc = Buffer.concat([...small.push(bytes), ...small.end()]);
+    const { plans, bytes } = await copyBytes('select * from many');
+    const small = new TextCopyToArrow(plans, 1000);
+    const read = small.push(bytes);
+    small.streamDone();
+    const ipc = Buffer.concat([...read, ...small.end()]);
     expect(tableFromIPC(ipc).batches.map((b) => b.numRows)).toEqual([1000, 1000, 1000, 1000, 1000]);
   });
 
   it('answers the same bytes however the COPY stream is cut into chunks', async () => {
     const { plans, bytes } = await copyBytes('select * from many where id <= 300 order by id');
     const decode = (cuts: number[]) => {
-      const d = new BinaryCopyToArrow(plans, 128);
+      const d = new TextCopyToArrow(plans, 128);
       const out: Uint8Array[] = [];
       let at = 0;
       for (const cut of [...cuts.sort((a, b) => a - b), bytes.length]) {
         out.push(...d.push(bytes.subarray(at, cut)));
         at = cut;
       }
+      d.streamDone();
       return Buffer.concat([...out, ...d.end()]);
     };
     const whole = decode([]);
     fc.assert(fc.property(fc.uniqueArray(fc.integer({ min: 1, max: bytes.length - 1 }), { maxLength: 40 }), (cuts) => decode(cuts).equals(whole)), { numRuns: 200 });
-    // Every single-byte cut too: header, row headers, field lengths and values.
+    expect(tableFromIPC(whole).get(9)?.toJSON()).toMatchObject({ id: 10, name: 'name 10\t\\x\n' });
+    // Every single-byte cut too: inside numbers, text, escapes and at row ends.
     for (let cut = 1; cut < 200; cut++) expect(decode([cut]).equals(whole)).toBe(true);
   });
 
-  it('refuses a stream that is not binary COPY, and one that ends early', async () => {
+  it('refuses rows of another shape, and a stream that ends inside a row', async () => {
     const { plans, bytes } = await copyBytes('select * from many where id <= 10');
-    expect(() => new BinaryCopyToArrow(plans).push(Buffer.from('id,name\n1,a\n'.padEnd(40, ' ')))).toThrow('Not a PostgreSQL binary COPY stream');
-    const cut = new BinaryCopyToArrow(plans);
-    cut.push(bytes.subarray(0, bytes.length - 10));
+    expect(() => new TextCopyToArrow(plans).push(Buffer.from('1\tname\n'))).toThrow('COPY row of 2 fields, expected 4');
+    expect(() => new TextCopyToArrow(plans).push(Buffer.from('1\tname\t0.5\tt\textra\n'))).toThrow('COPY row of more than 4 fields');
+    const cut = new TextCopyToArrow(plans);
+    cut.push(bytes.subarray(0, bytes.length - 3));
+    cut.streamDone();
     expect(() => cut.end()).toThrow('The COPY stream ended early');
   });
 

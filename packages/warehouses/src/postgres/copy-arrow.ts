@@ -1,5 +1,5 @@
 /**
- * What the two COPY readers into Arrow share (binary-arrow.ts, text-arrow.ts): the plan of a query's
+ * The COPY reader into Arrow's shared parts (the text format's rows are read in text-arrow.ts): the plan of a query's
  * columns (which PostgreSQL types are read natively and as what Arrow type, the rest selected as their
  * output text), the columns' typed buffers, and the batching into Arrow IPC. Built for the push-down
  * answers that a map loads whole (#14: a 1M-row result over HTTP at COPY speed): nothing is created per
@@ -18,7 +18,7 @@ export type Reader = 'int16' | 'int32' | 'int64' | 'oid' | 'float32' | 'float64'
 
 export interface ArrowColumnPlan {
   name: string;
-  /** The column as COPY selects it (its output text where the binary form is not read natively). */
+  /** The column as COPY selects it. */
   select: string;
   arrow: DataType;
   reader: Reader;
@@ -53,7 +53,7 @@ function nativeOf(oid: number): { arrow: DataType; reader: Reader } | 'text-path
       return { arrow: new Timestamp(TimeUnit.MICROSECOND), reader: 'timestamp' };
     case 1184:
       return { arrow: new Timestamp(TimeUnit.MICROSECOND, 'UTC'), reader: 'timestamp' };
-    // text, varchar, char (padded, as its output function gives it), name: their binary form is the text.
+    // text, varchar, char (padded, as its output function gives it), name.
     case 25:
     case 1043:
     case 1042:
@@ -81,10 +81,9 @@ export function arrowPlan(fields: readonly { name: string; dataTypeID: number }[
     const before = fields.slice(0, k).filter((g) => (g.name || '') === f.name).length;
     // Columns are addressed by position (c0…): the user's names may repeat or be empty.
     const col = `studio_q.${quoteIdent(`c${k}`)}`;
-    // The type's output function, as COPY CSV writes it: `::text` differs for some (inet keeps its mask).
-    const asText = `CASE WHEN ${col} IS NULL THEN NULL ELSE format('%s', ${col}) END`;
-    if (native === 'text-path') plans.push({ name: before ? `${name}_${before}` : name, select: asText, arrow: new Utf8(), reader: 'text' });
-    else plans.push({ name: before ? `${name}_${before}` : name, select: col, arrow: native.arrow, reader: native.reader });
+    // Any other type is read as its output text, as COPY writes it (and the text path reads it).
+    const { arrow, reader } = native === 'text-path' ? { arrow: new Utf8(), reader: 'text' as const } : native;
+    plans.push({ name: before ? `${name}_${before}` : name, select: col, arrow, reader });
   }
   return plans;
 }
@@ -180,7 +179,7 @@ export abstract class CopyToArrow {
   protected readonly columns: ColumnBuffers[];
   /** Rows held in the batch being filled. */
   protected held = 0;
-  /** The end-of-data marker was read (binary: the -1 trailer; text: the CopyDone the framing saw). */
+  /** The end of the data was seen (the text format: the CopyDone the framing saw). */
   protected ended = false;
   /** Bytes of a row cut by the end of a call, joined with the next call's. */
   protected pending: Buffer | null = null;
@@ -203,6 +202,9 @@ export abstract class CopyToArrow {
    * in takeReady(). No allocation per call unless a row straddles two calls.
    */
   abstract write(src: Buffer, start: number, end: number): void;
+
+  /** The framing saw the end of the COPY (CopyDone); formats without a trailer of their own end here. */
+  streamDone(): void {}
 
   /** Reads what `chunk` completes; answers the IPC bytes of the batches it filled (often none). */
   push(chunk: Buffer): Uint8Array[] {

@@ -13,7 +13,7 @@ interface RawConnection {
 }
 
 /**
- * `COPY … TO STDOUT (FORMAT binary)` read off the session's socket into Arrow: each CopyData message's
+ * `COPY … TO STDOUT` read off the session's socket into Arrow: each CopyData message's
  * payload goes to the decoder as a range of the received chunk, and the stream yields Arrow IPC batches.
  * pg-copy-streams (kept for CSV) copies every payload into a new buffer and concatenates a chunk's worth of
  * them: at one message per row, that was most of a 1M-row read. While the COPY runs the socket is taken
@@ -124,6 +124,7 @@ export class CopyOutToArrow extends Readable implements Submittable {
       return true;
     }
     if (code === COPY_DONE) {
+      this.decoder.streamDone();
       for (const b of [...this.decoder.takeReady(), ...this.decoder.end()]) this.push(b);
       return false;
     }

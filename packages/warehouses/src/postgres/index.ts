@@ -9,7 +9,7 @@ import { cancelled, driverError, ndjsonRow, tooManyRows, type BrowseItem, type F
 import { bindStatement, positionalParameters } from '../parameters';
 import { connected, pgTarget, retire, session, type PgTarget } from './sessions';
 import { arrowPlan } from './copy-arrow';
-import { binaryCopySql, BinaryCopyToArrow } from './binary-arrow';
+import { TextCopyToArrow, textCopySql } from './text-arrow';
 import { CopyOutToArrow } from './copy-out';
 
 /**
@@ -144,7 +144,9 @@ function readOnlyRun<T>(t: PgTarget, signal: AbortSignal | undefined, fn: (clien
     signal?.addEventListener('abort', cancel, { once: true });
     try {
       await client.query('begin read only');
-      await client.query("select set_config('statement_timeout', $1, true)", [String(t.target.settings.statementTimeoutMs)]);
+      // ISO dates (DuckDB and the Arrow reader read them) and floats written to round-trip (PostgreSQL < 12
+      // wrote 6 and 15 digits by default).
+      await client.query("select set_config('statement_timeout', $1, true), set_config('datestyle', 'ISO, MDY', true), set_config('extra_float_digits', '3', true)", [String(t.target.settings.statementTimeoutMs)]);
       return await fn(client);
     } finally {
       signal?.removeEventListener('abort', cancel);
@@ -153,8 +155,8 @@ function readOnlyRun<T>(t: PgTarget, signal: AbortSignal | undefined, fn: (clien
 }
 
 /**
- * The rows of `sql` as Arrow IPC through COPY (FORMAT binary), handed to `sink` as they arrive; null when a
- * column is one the text path types (see binary-arrow.ts). A COPY cut short closes its session (as copyCsv).
+ * The rows of `sql` as Arrow IPC through COPY (text format, read in text-arrow.ts), handed to `sink` as they arrive; null when a
+ * column is one the text path types (see copy-arrow.ts). A COPY cut short closes its session (as copyCsv).
  */
 async function copyArrow(client: pg.ClientBase, sql: string, sink: (bytes: Uint8Array) => Promise<void>, maxRows: number, signal?: AbortSignal): Promise<{ rowCount: number } | null> {
   let described: pg.QueryArrayResult;
@@ -166,8 +168,8 @@ async function copyArrow(client: pg.ClientBase, sql: string, sink: (bytes: Uint8
   if (!described.fields.length) throw badInput('The query answers no columns');
   const plans = arrowPlan(described.fields);
   if (!plans) return null;
-  const arrow = new BinaryCopyToArrow(plans);
-  const source = client.query(new CopyOutToArrow(binaryCopySql(sql, plans), arrow));
+  const arrow = new TextCopyToArrow(plans);
+  const source = client.query(new CopyOutToArrow(textCopySql(sql, plans), arrow));
   try {
     try {
       for await (const bytes of source) {
