@@ -23,7 +23,7 @@ export const MODULES = {
   },
   'dataset-status': {
     mutate: [`${S}/services/datasets.ts`],
-    tests: [`${T}/datasets.test.ts`, `${T}/dataset-heartbeat.test.ts`, `${T}/critical-mutations.test.ts`],
+    tests: [`${T}/datasets.test.ts`, `${T}/dataset-status.test.ts`, `${T}/dataset-heartbeat.test.ts`, `${T}/critical-mutations.test.ts`],
   },
   'sql-sandbox': {
     mutate: [`${S}/services/sql-sandbox/*.ts`],
