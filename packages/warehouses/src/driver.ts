@@ -76,7 +76,7 @@ export interface WarehouseDriver {
    */
   fetch(t: DriverTarget, sql: string, values: Record<string, ParamValue>, file: string, signal?: AbortSignal): Promise<FetchedResult>;
   /**
-   * Drivers whose warehouse streams rows in a form read straight into Arrow (PostgreSQL's binary COPY):
+   * Drivers whose warehouse streams rows in a form read straight into Arrow (PostgreSQL's COPY):
    * runs the SELECT and hands `sink` the Arrow IPC stream's bytes as rows arrive (awaiting it holds the
    * warehouse back), answering the row count; answers null before sending anything when this statement
    * cannot take that path (parameters, a column type only `fetch` types), and the caller uses `fetch`.

@@ -144,7 +144,7 @@ async function* thenRelease(stream: AsyncGenerator<Uint8Array | string>, release
 
 /**
  * A pushed-down pipeline asked as Arrow, streamed as the warehouse sends rows where its driver reads them
- * straight into Arrow (PostgreSQL's binary COPY): answered, or false when the driver declined this one.
+ * straight into Arrow (PostgreSQL's COPY): answered, or false when the driver declined this one.
  */
 async function answerPushDownArrow(ctx: RouteContext<unknown, { format?: Format }, unknown>, pushDown: PushDown, signal: AbortSignal): Promise<boolean> {
   const services = ctx.services;
@@ -196,10 +196,9 @@ async function answerPushDown(ctx: RouteContext<unknown, { format?: Format }, un
       }
       return ctx.reply.header('content-type', contentType).send(body);
     }
-    if (format === 'csv') return ctx.reply.header('content-type', 'text/csv; charset=utf-8').send(streamBody(thenRelease(await primed(services.engine.csvStream(source, { signal })), shared.release)));
-    const arrow = await primed(services.engine.arrowStream(source, { signal }));
-    if (format === 'arrow') return ctx.reply.header('content-type', ARROW_STREAM).send(streamBody(thenRelease(arrow, shared.release)));
-    return ctx.reply.header('content-type', 'application/json; charset=utf-8').send(streamBody(thenRelease(jsonFromArrow(arrow), shared.release)));
+    // Primed before the content type is set: a failing query still answers its error as JSON.
+    const body = format === 'csv' ? await primed(services.engine.csvStream(source, { signal })) : await primed(services.engine.arrowStream(source, { signal }));
+    return ctx.reply.header('content-type', contentType).send(streamBody(thenRelease(format === 'json' ? jsonFromArrow(body) : body, shared.release)));
   } catch (e) {
     await shared.release();
     throw e;

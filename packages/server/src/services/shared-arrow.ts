@@ -70,8 +70,8 @@ export async function readSharedArrow(key: string, newFile: () => Promise<string
       if (released) return;
       released = true;
       signal.removeEventListener('abort', leave);
-      if (signal.aborted) run.leave();
-      else run.done();
+      // A reader whose client went away has already left (the listener); done() is then a no-op.
+      run.done();
       if (--e.readers > 0) return;
       if (streaming.get(key) === e) streaming.delete(key);
       await fs.rm(file.path, { force: true });

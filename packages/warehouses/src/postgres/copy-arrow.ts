@@ -43,8 +43,8 @@ function nativeOf(oid: number): { arrow: DataType; reader: Reader } | 'text-path
       return { arrow: new Float32(), reader: 'float32' };
     case 701:
       return { arrow: new Float64(), reader: 'float64' };
-    // numeric as DuckDB types its text: a double, correctly rounded (read here; a cast in PostgreSQL cost a
-    // quarter of a 1M-row COPY on the warehouse's one core).
+    // numeric as DuckDB types its text: a double, correctly rounded (parsed here; a ::float8 cast on the
+    // warehouse cost a quarter of a 1M-row COPY on its one core).
     case 1700:
       return { arrow: new Float64(), reader: 'numeric' };
     case 1082:
@@ -89,8 +89,6 @@ export function arrowPlan(fields: readonly { name: string; dataTypeID: number }[
 }
 
 export const WIDTH: Record<Reader, number> = { int16: 2, int32: 4, int64: 8, oid: 8, float32: 4, float64: 8, numeric: 8, date: 4, timestamp: 8, bool: 1, text: 0 };
-/** Exact powers of ten as doubles (10^22 is the largest). */
-export const POW10 = Array.from({ length: 23 }, (_x, k) => 10 ** k);
 /**
  * One column's buffers for a batch, reused from batch to batch (each serialised batch is copied out).
  * Every typed view is a property of its own, so each read site in the decoder sees one array kind.

@@ -55,7 +55,7 @@ async function copyCsv(client: pg.ClientBase, sql: string, file: string, maxRows
   } catch (e) {
     throw driverError(e);
   }
-  const columns = described.fields.map((f) => ({ name: f.name, duckType: DUCK_TYPE[f.dataTypeID] ?? 'VARCHAR' }));
+  const columns = columnsOf(described.fields);
   if (!columns.length) throw badInput('The query answers no columns');
   const records = new CsvRecords();
   const source = client.query(copyTo(`COPY (${sql}) TO STDOUT WITH (FORMAT csv)`));
@@ -72,6 +72,9 @@ async function copyCsv(client: pg.ClientBase, sql: string, file: string, maxRows
   }
   return { columns, rowCount: records.count, format: 'csv' };
 }
+
+/** The columns of an answer, each with the DuckDB type its text is cast to. */
+const columnsOf = (fields: readonly { name: string; dataTypeID: number }[]): FetchedColumn[] => fields.map((f) => ({ name: f.name, duckType: DUCK_TYPE[f.dataTypeID] ?? 'VARCHAR' }));
 
 /** Answers PostgreSQL expects to be at most this many rows run whole rather than through a cursor. */
 const WHOLE_RESULT_ROWS = 50_000;
@@ -99,7 +102,7 @@ async function wholeRows(client: pg.ClientBase, sql: string, bound: unknown[], o
   }
   if (r.rows.length > maxRows) throw tooManyRows(maxRows);
   if (r.rows.length) await out.write(`${r.rows.map(ndjsonRow).join('\n')}\n`);
-  return { columns: r.fields.map((f) => ({ name: f.name, duckType: DUCK_TYPE[f.dataTypeID] ?? 'VARCHAR' })), rowCount: r.rows.length };
+  return { columns: columnsOf(r.fields), rowCount: r.rows.length };
 }
 
 /** The rows of a parametrised statement through a cursor, FETCH_ROWS at a time. */
@@ -120,7 +123,7 @@ async function cursorRows(client: pg.ClientBase, sql: string, bound: unknown[], 
     } catch (e) {
       throw driverError(e);
     }
-    columns ??= r.fields.map((f) => ({ name: f.name, duckType: DUCK_TYPE[f.dataTypeID] ?? 'VARCHAR' }));
+    columns ??= columnsOf(r.fields);
     if (!r.rows.length) break;
     rowCount += r.rows.length;
     if (rowCount > maxRows) throw tooManyRows(maxRows);

@@ -7,7 +7,7 @@
  * rounded operation; anything else through Number()); dates and timestamps are ISO (the session sets
  * DateStyle) with any UTC offset. See copy-arrow.ts for the plan and the batching.
  */
-import { CopyToArrow, POW10, quoteIdent, type ArrowColumnPlan, type ColumnBuffers } from './copy-arrow';
+import { CopyToArrow, quoteIdent, type ArrowColumnPlan, type ColumnBuffers } from './copy-arrow';
 
 /** `COPY` of `sql` in the text format with its columns renamed c0…cN and selected per plan. */
 export function textCopySql(sql: string, plans: readonly ArrowColumnPlan[]): string {
@@ -26,6 +26,8 @@ const DAY_MICROS = 86_400_000_000;
 /** DuckDB's infinities: dates ±(2^31 - 1); timestamps int64 max and min + 1. */
 const DATE_INFINITY = 0x7fffffff;
 const TWO32 = 2 ** 32;
+/** Exact powers of ten as doubles (10^22 is the largest). */
+const POW10 = Array.from({ length: 23 }, (_x, k) => 10 ** k);
 
 /** Days since 1970-01-01 of a proleptic Gregorian date (astronomical years: 1 BC is 0). */
 function daysFromCivil(y: number, m: number, d: number): number {
@@ -93,16 +95,17 @@ function integerAt(b: Buffer, p: number, q: number): number {
   return negative ? -v : v;
 }
 
-/** Writes a 64-bit integer into two 32-bit words (little-endian), from a double when exact, else from its text. */
+/** A 64-bit integer's text into two 32-bit words (little-endian), through a double when exact, else a BigInt. */
 function int64At(col: ColumnBuffers, row: number, b: Buffer, p: number, q: number): void {
-  if (q - p <= 15) {
-    const v = integerAt(b, p, q);
-    const hi = Math.floor(v / TWO32);
-    col.u32[row * 2] = v - hi * TWO32;
-    col.i32[row * 2 + 1] = hi;
-    return;
-  }
-  setBig(col, row, BigInt(latin1(b, p, q)));
+  if (q - p <= 15) setInt64(col, row, integerAt(b, p, q));
+  else setBig(col, row, BigInt(latin1(b, p, q)));
+}
+
+/** An integer held exactly in a double (|v| < 2^53) into the column's two 32-bit words. */
+function setInt64(col: ColumnBuffers, row: number, v: number): void {
+  const hi = Math.floor(v / TWO32);
+  col.u32[row * 2] = v - hi * TWO32;
+  col.i32[row * 2 + 1] = hi;
 }
 
 function setBig(col: ColumnBuffers, row: number, v: bigint): void {
@@ -159,14 +162,8 @@ function timestampField(col: ColumnBuffers, row: number, b: Buffer, p: number, q
   }
   const secondOfDay = hh * 3600 + mi * 60 + ss - offset;
   // Exact in a double for about 1685..2255; other instants are summed as integers.
-  if (days > -104_000 && days < 104_000) {
-    const v = days * DAY_MICROS + secondOfDay * 1_000_000 + micros;
-    const hi = Math.floor(v / TWO32);
-    col.u32[row * 2] = v - hi * TWO32;
-    col.i32[row * 2 + 1] = hi;
-    return;
-  }
-  setBig(col, row, BigInt(days) * BigInt(DAY_MICROS) + BigInt(secondOfDay * 1_000_000 + micros));
+  if (days > -104_000 && days < 104_000) setInt64(col, row, days * DAY_MICROS + secondOfDay * 1_000_000 + micros);
+  else setBig(col, row, BigInt(days) * BigInt(DAY_MICROS) + BigInt(secondOfDay * 1_000_000 + micros));
 }
 
 /** Text with COPY's escapes undone (`\\`, `\t`, `\n`, `\r`, `\b`, `\f`, `\v`, octal `\NNN`, hex `\xHH`). */
