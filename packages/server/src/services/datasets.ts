@@ -65,7 +65,7 @@ export const STALE_PENDING_MS = 5 * 60 * 1000;
 export interface IngestTiming {
   heartbeatMs: number;
 }
-const DEFAULT_TIMING: IngestTiming = { heartbeatMs: STALE_PENDING_MS / 2.5 };
+export const DEFAULT_TIMING: IngestTiming = { heartbeatMs: STALE_PENDING_MS / 2.5 };
 export const INTERRUPTED = 'Ingestion was interrupted; upload the file again';
 
 /**
