@@ -312,6 +312,9 @@ export class StudioClient {
     /** `password`: a string sets it, null removes it, absent keeps the previous one. */
     publish: (id: string, body: { password?: string | null } = {}) =>
       this.request<{ item: PublishedMapInfo }>('POST', `/v1/maps/${id}/publish/map`, { body }).then((r) => r.item),
+    /** CAT-159: publish with the upload options maps, insights and reports share (password, title, description). */
+    publishWith: (id: string, uploadOptions: UploadOptions) =>
+      this.request<{ item: PublishedMapInfo }>('POST', `/v1/maps/${id}/publish/resources`, { body: { uploadOptions } }).then((r) => r.item),
     unpublish: (id: string) => this.request<void>('DELETE', `/v1/maps/${id}/unpublish`),
     published: () => this.request<Page<PublishedMapInfo>>('GET', '/v1/maps/published'),
     publishedSamples: () => this.request<Page<PublishedMapInfo>>('GET', '/v1/maps/published/samples'),

@@ -56,6 +56,22 @@ describe.each(STORES)('published maps, as their readers see them, on %s', (kind)
     expect(await views()).toBe(before + 1);
   });
 
+  it('publishes with the documented uploadOptions body (CAT-159): title, description and password, and refuses options for another record', async () => {
+    const other = (await as('owner', 'POST', '/v1/maps', { name: 'Harbour map', latestState: STATE, datasets: [datasetId] })).json().item.id;
+    const res = await as('owner', 'POST', `/v1/maps/${other}/publish/resources`, { uploadOptions: { title: 'The harbour', description: 'Piers and ferries', password: 'tide' } });
+    expect(res.statusCode).toBe(201);
+    expect(res.json().item).toMatchObject({ mapId: other, name: 'The harbour', description: 'Piers and ferries', passwordProtected: true, datasetIds: [datasetId] });
+    expect(await said(as('anonymous', 'GET', `/v1/maps/${other}/published-map`))).toEqual([401, 'This map is protected by a password']);
+    // Absent options keep the password; the name falls back to the map's own.
+    const again = await as('owner', 'POST', `/v1/maps/${other}/publish/resources`, {});
+    expect(again.json().item).toMatchObject({ name: 'Harbour map', passwordProtected: true });
+    expect((await as('owner', 'POST', `/v1/maps/${other}/publish/resources`, { uploadOptions: { password: null } })).json().item.passwordProtected).toBe(false);
+    expect(await said(as('owner', 'POST', `/v1/maps/${other}/publish/resources`, { uploadOptions: { mapId } }))).toEqual([422, 'uploadOptions.mapId names another map than the path']);
+    expect(await said(as('owner', 'POST', `/v1/maps/${other}/publish/resources`, { uploadOptions: { insightId: other } }))).toEqual([422, 'uploadOptions.insightId names an insight: this publishes a map']);
+    expect((await as('viewer', 'POST', `/v1/maps/${other}/publish/resources`, { uploadOptions: {} })).statusCode).toBeGreaterThanOrEqual(403);
+    expect((await as('anonymous', 'GET', `/v1/maps/${other}/published-map`)).json().item.name).toBe('Harbour map');
+  });
+
   it('a dataset of a map that is not published is not found, and says so', async () => {
     expect(await said(as('anonymous', 'GET', `/v1/maps/${MISSING}/published-map/datasets/${datasetId}`))).toEqual([404, 'Published map not found']);
     expect(await said(as('anonymous', 'GET', `/v1/maps/${MISSING}/published-map`))).toEqual([404, 'Published map not found']);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Id, QueryBool, StudioError, can, notFound } from '@studio/schema';
+import { Id, QueryBool, StudioError, UploadOptions, can, notFound } from '@studio/schema';
 import { clientGone, streamBody } from '../http/streams';
 import { defineRoute, requireCaller, type RouteContext, type RouteDef } from '../http/route';
 import { PublishingService, PUBLISH_KINDS } from '../services/publishing';
@@ -124,6 +124,27 @@ export const publishingRoutes: RouteDef[] = [
     },
   }),
   defineRoute({
+    spec: ['CAT-159'],
+    method: 'POST',
+    url: '/v1/maps/{id}/publish/resources',
+    summary: 'Publish the map with upload options {password, title, description} (the schema insights and reports share): snapshots its saved state and datasets. password: a string sets it, null or empty removes it, absent keeps it; title and description default to the map\'s',
+    tag,
+    auth: 'user',
+    params: IdParam,
+    body: z.object({ uploadOptions: UploadOptions.default({}) }).strict(),
+    resource: { type: 'map', param: 'id', action: 'share' },
+    status: 201,
+    handler: async (ctx) => {
+      const caller = requireCaller(ctx);
+      const { mapId, insightId, ...options } = ctx.body.uploadOptions;
+      if (insightId) throw new StudioError(422, 'uploadOptions.insightId names an insight: this publishes a map');
+      if (mapId && mapId !== ctx.resource!.id) throw new StudioError(422, 'uploadOptions.mapId names another map than the path');
+      const item = await publishing(ctx).publish(ctx.resource!, 'map', caller.user.id, options);
+      await ctx.services.audit.record(caller, 'map.publish', 'map', ctx.resource!.id, { kind: 'map', passwordProtected: item.passwordProtected });
+      return { item };
+    },
+  }),
+  defineRoute({
     spec: ['CAT-160'],
     method: 'POST',
     url: '/v1/maps/{id}/publish/{x}',
@@ -136,7 +157,7 @@ export const publishingRoutes: RouteDef[] = [
     status: 201,
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
-      const item = await publishing(ctx).publish(ctx.resource!, ctx.params.x, caller.user.id, ctx.body?.password);
+      const item = await publishing(ctx).publish(ctx.resource!, ctx.params.x, caller.user.id, { password: ctx.body?.password });
       await ctx.services.audit.record(caller, 'map.publish', 'map', ctx.resource!.id, { kind: ctx.params.x, passwordProtected: item.passwordProtected });
       return { item };
     },

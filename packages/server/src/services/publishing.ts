@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ColumnType, Generated, Kysely } from 'kysely';
-import { PUBLISH_KINDS, StudioError, notFound, type FeaturedMap, type PublishedMap, type PublishedMapInfo } from '@studio/schema';
+import { PUBLISH_KINDS, StudioError, notFound, type FeaturedMap, type PublishedMap, type PublishedMapInfo, type UploadOptions } from '@studio/schema';
 import type { Db } from '../store/db';
 import type { ResourceRow } from './records';
 import { hashPassword, verifyPassword } from '../auth/passwords';
@@ -93,8 +93,12 @@ export class PublishingService {
     this.db = catalog.withTables<PublishingTables>() as unknown as Kysely<PublishingTables>;
   }
 
-  /** Snapshots the map's saved state and datasets; publishing again replaces the snapshot. */
-  async publish(row: ResourceRow, kind: string, publishedBy: string, password: string | null | undefined): Promise<PublishedMapInfo> {
+  /**
+   * Snapshots the map's saved state and datasets; publishing again replaces the snapshot. The options are
+   * uploadOptions' (catalog §7): `title` and `description` name the publication (the map's own by default).
+   */
+  async publish(row: ResourceRow, kind: string, publishedBy: string, options: Pick<UploadOptions, 'password' | 'title' | 'description'> = {}): Promise<PublishedMapInfo> {
+    const { password } = options;
     if (!(PUBLISH_KINDS as readonly string[]).includes(kind)) throw new StudioError(422, `Unknown publication kind: ${kind}`, `One of: ${PUBLISH_KINDS.join(', ')}`);
     if (row.latest_state === null || row.latest_state === undefined) throw new StudioError(422, 'Save the map before publishing it');
     const links = await this.catalog
@@ -109,8 +113,8 @@ export class PublishingService {
     const passwordHash = password === undefined ? (previous?.password_hash ?? null) : password ? await hashPassword(password) : null;
     const values = {
       kind,
-      name: row.name,
-      description: row.description,
+      name: options.title?.trim() || row.name,
+      description: options.description ?? row.description,
       latest_state: JSON.stringify(row.latest_state),
       dataset_ids: JSON.stringify(links.map((l) => l.id)),
       password_hash: passwordHash,

@@ -145,7 +145,7 @@ export default function MapView({ preview = false, embed = false }: { preview?: 
       <div className="map-canvas" ref={box}>
         {store && loaded ? <KeplerMap key={loadKey} store={store} readOnly={loaded.readOnly} expectLayers={loaded.datasetIds.length > 0} onMapReady={() => pending.current?.()} /> : !error && <p className="map-loading">Loading the map…</p>}
       </div>
-      {publishing && loaded?.record && <PublishDialog mapId={loaded.record.id} onClose={() => setPublishing(false)} />}
+      {publishing && loaded?.record && <PublishDialog mapId={loaded.record.id} mapName={name} onClose={() => setPublishing(false)} />}
     </section>
   );
 }

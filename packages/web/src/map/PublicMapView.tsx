@@ -12,7 +12,7 @@ import { exposeMap, showDatasets } from './kepler/actions';
 import { savedView, upgradeMapState } from './state/versions';
 import './map.css';
 
-type View = { state: 'loading' } | { state: 'password'; wrong: boolean; wait?: string } | { state: 'map'; store: ReturnType<typeof createMapStore>; map: PublishedMap; addData: () => void } | { state: 'error'; message: string };
+type View = { state: 'loading' } | { state: 'unpublished' } | { state: 'password'; wrong: boolean; wait?: string } | { state: 'map'; store: ReturnType<typeof createMapStore>; map: PublishedMap; addData: () => void } | { state: 'error'; message: string };
 
 /** /public/{id}: a published map, read only, without signing in; a password form when protected. */
 export default function PublicMapView() {
@@ -40,6 +40,7 @@ export default function PublicMapView() {
       .then((map) => show(map))
       .catch((e: unknown) => {
         if (e instanceof StudioApiError && e.status === 401) setView({ state: 'password', wrong: false });
+        else if (e instanceof StudioApiError && e.status === 404) setView({ state: 'unpublished' });
         else setView({ state: 'error', message: e instanceof Error ? e.message : String(e) });
       });
     // eslint-disable-next-line react-hooks/exhaustive-deps
@@ -62,6 +63,13 @@ export default function PublicMapView() {
 
   if (view.state === 'loading') return <p className="map-loading">Loading the map…</p>;
   if (view.state === 'error') return <ErrorMessage message={view.message} />;
+  if (view.state === 'unpublished')
+    return (
+      <section className="page message-page">
+        <h1>This map is not published</h1>
+        <p className="lead">Its owner has not published it, or has withdrawn it. Ask them for a new link.</p>
+      </section>
+    );
   if (view.state === 'password')
     return (
       <section className="page public-password">
