@@ -1,14 +1,18 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { useNavigate, useParams, useSearchParams } from 'react-router-dom';
 import type { StudioRecord } from '@studio/schema';
+import { StudioApiError } from '@studio/client';
 import { client } from '../app/api';
 import { useUser } from '../app/session';
 import { ErrorMessage } from '../app/ui';
+import { NotFoundPage } from '../pages/NotFound';
+import { isUuid } from './datasets';
 import { loadCatalogDataset } from './datasets';
 import { createMapStore } from './kepler/store';
 import { loadMapLook } from './basemaps/catalog';
 import { KeplerMap, captureMapPng } from './kepler/KeplerMap';
-import { currentConfig, exposeMap, showDatasets } from './kepler/actions';
+import { addDatasets, currentConfig, datasetIdsOnMap, exposeMap, showDatasets } from './kepler/actions';
+import { AddDataContext, type AddDataTarget } from './add-data/CatalogPicker';
 import { savedView, upgradeMapState, wrapKeplerConfig } from './state/versions';
 import { PublishDialog } from './PublishDialog';
 import './map.css';
@@ -39,6 +43,7 @@ export default function MapView({ preview = false, embed = false }: { preview?: 
   const loadKey = mapId && mapId === created.current ? created.current : (mapId ?? `new:${search.getAll('datasetUuid').join(',')}`);
   const [loaded, setLoaded] = useState<Loaded | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const [missing, setMissing] = useState(false);
   const [store, setStore] = useState<ReturnType<typeof createMapStore> | null>(null);
   const [name, setName] = useState('Untitled map');
   const [saving, setSaving] = useState(false);
@@ -53,11 +58,18 @@ export default function MapView({ preview = false, embed = false }: { preview?: 
     let cancelled = false;
     setLoaded(null);
     setError(null);
+    setMissing(false);
     (async () => {
       let record: StudioRecord | null = null;
       let datasetIds = search.getAll('datasetUuid');
       if (mapId) {
-        record = await maps().get(mapId, { acquireLock: !preview });
+        // A mistyped address is a missing map, not an "Invalid UUID" error.
+        if (!isUuid(mapId)) return setMissing(true);
+        record = await maps().get(mapId, { acquireLock: !preview }).catch((e: unknown) => {
+          if (e instanceof StudioApiError && e.status === 404) return null;
+          throw e;
+        });
+        if (!record) return setMissing(true);
         datasetIds = record.datasets.map((d) => d.id);
       }
       const lockedBy = record?.lock && record.lock.ownerId !== user.id && new Date(record.lock.expiresAt) > new Date() ? record.lock.ownerName : null;
@@ -86,6 +98,16 @@ export default function MapView({ preview = false, embed = false }: { preview?: 
 
   useEffect(() => (store ? exposeMap(store) : undefined), [store]);
 
+  // kepler's "Add Data" (the studio's catalog picker) adds to this map's store.
+  const addData = useMemo<AddDataTarget | null>(
+    () =>
+      store && {
+        onMap: () => datasetIdsOnMap(store),
+        add: async (ids) => addDatasets(store, await Promise.all(ids.map(loadCatalogDataset))),
+      },
+    [store],
+  );
+
   const canSave = loaded !== null && !loaded.readOnly;
   const canPublish = loaded?.record && ['owner', 'admin'].includes(loaded.record.access);
 
@@ -96,10 +118,14 @@ export default function MapView({ preview = false, embed = false }: { preview?: 
     setNotice(null);
     try {
       const latestState = wrapKeplerConfig(currentConfig(store));
-      const record = await maps().save({ id: loaded.record?.id, name, latestState, datasets: loaded.datasetIds }, { acquireLock: true });
+      // The datasets on the map now: those it opened with and those added through "Add Data". Data that
+      // has not arrived (or failed to) is not dropped from the map by a save.
+      const onMap = datasetIdsOnMap(store);
+      const datasetIds = onMap.length ? onMap : loaded.datasetIds;
+      const record = await maps().save({ id: loaded.record?.id, name, latestState, datasets: datasetIds }, { acquireLock: true });
       const png = box.current ? await captureMapPng(box.current) : null;
       if (png) await client.raw('PUT', `/v1/maps/${record.id}/thumbnail`, { rawBody: png, contentType: 'image/png' });
-      setLoaded({ ...loaded, record });
+      setLoaded({ ...loaded, record, datasetIds });
       setNotice('Saved');
       if (!loaded.record) {
         created.current = record.id;
@@ -118,6 +144,8 @@ export default function MapView({ preview = false, embed = false }: { preview?: 
     if (loaded.readOnly) return 'Read only: you can view this map.';
     return null;
   }, [loaded]);
+
+  if (missing) return <NotFoundPage title="Map not found" lead="No map has this address, or it was deleted, or you were not given access to it." />;
 
   return (
     <section className={`map-view${embed ? ' map-view-embedded' : ''}`}>
@@ -143,7 +171,13 @@ export default function MapView({ preview = false, embed = false }: { preview?: 
       </header>
       <ErrorMessage message={error} />
       <div className="map-canvas" ref={box}>
-        {store && loaded ? <KeplerMap key={loadKey} store={store} readOnly={loaded.readOnly} expectLayers={loaded.datasetIds.length > 0} onMapReady={() => pending.current?.()} /> : !error && <p className="map-loading">Loading the map…</p>}
+        {store && loaded ? (
+          <AddDataContext.Provider value={addData}>
+            <KeplerMap key={loadKey} store={store} readOnly={loaded.readOnly} expectLayers={loaded.datasetIds.length > 0} onMapReady={() => pending.current?.()} />
+          </AddDataContext.Provider>
+        ) : (
+          !error && <p className="map-loading">Loading the map…</p>
+        )}
       </div>
       {publishing && loaded?.record && <PublishDialog mapId={loaded.record.id} mapName={name} onClose={() => setPublishing(false)} />}
     </section>

@@ -1,7 +1,7 @@
 import { useEffect, useMemo, useRef, useState, type ComponentType } from 'react';
 import { Provider } from 'react-redux';
 import type { Store } from 'redux';
-import { StudioKeplerGl } from '../basemaps/inject';
+import { StudioKeplerGl } from './injections';
 import { markMap } from '../timing';
 import { MAP_ID } from './store';
 

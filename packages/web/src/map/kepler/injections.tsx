@@ -1,0 +1,36 @@
+import type { ComponentProps } from 'react';
+import { ColorRangeSelectorFactory, LoadDataModalFactory, injectComponents } from '@kepler.gl/components';
+import { KEPLER_COLOR_PALETTES } from '@kepler.gl/constants';
+import { getStudioPalettes } from '../basemaps/palettes';
+import { CatalogPicker } from '../add-data/CatalogPicker';
+
+/**
+ * kepler's supported way to change one of its components is dependency injection: a factory replaces
+ * kepler's own, and every component that uses it gets the replacement. The studio replaces two.
+ */
+
+/**
+ * kepler 3.2's color range picker takes its palettes from a `colorPalettes` prop that none of its
+ * callers set (it falls back to KEPLER_COLOR_PALETTES): this one passes the studio's palette assets
+ * first, then kepler's own.
+ */
+function StudioColorRangeSelectorFactory(...deps: Parameters<typeof ColorRangeSelectorFactory>) {
+  const Base = ColorRangeSelectorFactory(...deps);
+  const StudioColorRangeSelector = (props: ComponentProps<typeof Base>) => <Base {...props} colorPalettes={[...getStudioPalettes(), ...KEPLER_COLOR_PALETTES]} />;
+  return StudioColorRangeSelector;
+}
+StudioColorRangeSelectorFactory.deps = ColorRangeSelectorFactory.deps;
+
+/**
+ * kepler's "Add Data" window loads files into the browser only (its "null loader" with no server):
+ * the studio's picks datasets from the catalog, or uploads a file into it, and adds them as Arrow.
+ */
+function StudioLoadDataModalFactory() {
+  return CatalogPicker;
+}
+
+/** KeplerGl with the studio's replacements; same props as kepler's own. */
+export const StudioKeplerGl: unknown = injectComponents([
+  [ColorRangeSelectorFactory, StudioColorRangeSelectorFactory],
+  [LoadDataModalFactory, StudioLoadDataModalFactory],
+] as never);
