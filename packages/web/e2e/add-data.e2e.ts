@@ -65,4 +65,32 @@ describe('adding data to a map', () => {
     expect(s.foreign).toEqual([]);
     await s.context.close();
   }, 180_000);
+
+  it('shows a timestamp as a date and an integer as an integer in the tooltip', async () => {
+    const admin = await asAdmin();
+    const team = await admin.admin.createOrganization(`Tooltip team ${unique()}`);
+    const maker = await createUser(admin, team.id, 'Tia Tooltip', `tia.${unique()}@e2e.studio.test`);
+    const visit = await maker.client.datasets.upload('name,lat,lng,visits,seen_at\nFerry Building,37.7955,-122.3937,1250,2024-03-05 14:30:00\n', { contentType: 'text/csv', name: `Visit ${unique()}` });
+    const s = await openStudio(browser(), baseUrl());
+    const { page } = s;
+    await signInThroughUi(page, baseUrl(), maker.email, maker.password);
+    await page.goto(`${baseUrl()}/new?datasetUuid=${visit.id}`);
+    await waitMapReady(page);
+    // The one point sits where kepler centred the view: the middle of the map.
+    const box = (await page.locator('.kepler-box').boundingBox())!;
+    const popover = page.locator('.map-popover');
+    await expect
+      .poll(async () => {
+        await page.mouse.move(box.x + box.width / 2 + 1, box.y + box.height / 2 + 1);
+        await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+        return popover.count();
+      }, { timeout: 30_000 })
+      .toBeGreaterThan(0);
+    const text = (await popover.innerText()).replace(/\s+/g, ' ');
+    expect(text).toContain('2024-03-05 14:30:00 UTC');
+    expect(text).toMatch(/visits 1,?250(?![.\d])/);
+    await page.screenshot({ path: '/tmp/studio-tooltip.png' });
+    expect(s.foreign).toEqual([]);
+    await s.context.close();
+  }, 120_000);
 });

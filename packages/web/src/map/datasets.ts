@@ -2,7 +2,7 @@ import { tableFromIPC } from 'apache-arrow';
 import { processArrowBatches } from '@kepler.gl/processors';
 import { client } from '../app/api';
 import { markMap } from './timing';
-import { int64ColumnsAsFloat64 } from './arrow-numbers';
+import { int64ColumnsAsNumbers } from './arrow-numbers';
 import { isVectorTileDataset, publishedVectorTileDataset, vectorTileDataset } from './vector-tiles';
 
 /** Whether an address segment can be a record id (ids are UUIDs); anything else is a missing record. */
@@ -19,7 +19,7 @@ export interface KeplerDataset {
 /** Turns an Arrow IPC stream into kepler's dataset (an Arrow data container, no row copy). */
 export function arrowToKepler(id: string, label: string, bytes: ArrayBuffer): KeplerDataset {
   const table = tableFromIPC(new Uint8Array(bytes));
-  const data = processArrowBatches(int64ColumnsAsFloat64(table) as Parameters<typeof processArrowBatches>[0]);
+  const data = processArrowBatches(int64ColumnsAsNumbers(table) as Parameters<typeof processArrowBatches>[0]);
   if (!data) throw new Error(`Dataset ${label} has no rows kepler can read`);
   markMap('data-decoded');
   return { info: { id, label }, data };

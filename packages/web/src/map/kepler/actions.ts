@@ -1,10 +1,11 @@
 import type { Store } from 'redux';
-import { addDataToMap, layerConfigChange, removeLayer } from '@kepler.gl/actions';
+import { addDataToMap, layerConfigChange } from '@kepler.gl/actions';
 import { KeplerGlSchema } from '@kepler.gl/schemas';
 import type { KeplerDataset } from '../datasets';
 import type { KeplerSavedConfig } from '../state/versions';
 import { markMap } from '../timing';
 import { MAP_ID } from './store';
+import { formatFields, oneLayerPerDataset } from './new-datasets';
 
 type AddDataPayload = Parameters<typeof addDataToMap>[0];
 
@@ -24,6 +25,7 @@ export function showDatasets(store: Store, datasets: KeplerDataset[], saved: Kep
   } as unknown as AddDataPayload;
   store.dispatch(addDataToMap(payload));
   if (!config) oneLayerPerDataset(store, datasets.map((d) => d.info.id));
+  formatFields(store, datasets.map((d) => d.info.id));
   markMap('data-added');
 }
 
@@ -33,55 +35,13 @@ export function addDatasets(store: Store, datasets: KeplerDataset[]): void {
   if (!fresh.length) return;
   store.dispatch(addDataToMap({ datasets: fresh, options: { autoCreateLayers: true, centerMap: true, keepExistingConfig: true } } as unknown as AddDataPayload));
   oneLayerPerDataset(store, fresh.map((d) => d.info.id));
+  formatFields(store, fresh.map((d) => d.info.id));
 }
 
 /** The catalog ids of the datasets on the map (kepler's dataset ids are the catalog's). */
 export function datasetIdsOnMap(store: Store): string[] {
   const root = store.getState() as { keplerGl: Record<string, { visState?: { datasets?: Record<string, unknown> } } | undefined> };
   return Object.keys(root.keplerGl[MAP_ID]?.visState?.datasets ?? {});
-}
-
-/**
- * The layer kinds kepler may guess for one dataset, the one to keep first: the geometry a dataset
- * carries says more than the latitude/longitude pair that often comes with it as a label point.
- */
-const LAYER_PREFERENCE = ['geojson', 'hexagonId', 's2', 'vectorTile', 'trip', 'arc', 'line', 'point', 'icon'];
-const preference = (type: string) => {
-  const i = LAYER_PREFERENCE.indexOf(type);
-  return i < 0 ? LAYER_PREFERENCE.length : i;
-};
-
-type LayerLike = { id: string; type: string; config: { dataId: string } };
-const layersOf = (store: Store): LayerLike[] =>
-  (store.getState() as { keplerGl: Record<string, { visState: { layers: LayerLike[] } } | undefined> }).keplerGl[MAP_ID]?.visState.layers ?? [];
-
-/**
- * kepler guesses every layer a dataset could make (a point layer for lat/lng and a GeoJSON layer for
- * its geometry, say); a new map shows one layer per dataset, and the others stay one click away in
- * kepler's "Add layer". kepler makes a dataset's layers once the dataset is processed, which for Arrow
- * data comes after addDataToMap returns: each dataset is trimmed when its layers appear.
- */
-export function oneLayerPerDataset(store: Store, dataIds: string[]): void {
-  const waiting = new Set(dataIds);
-  const trim = () => {
-    const layers = layersOf(store);
-    for (const dataId of [...waiting]) {
-      const own = layers.filter((l) => l.config.dataId === dataId);
-      if (!own.length) continue;
-      waiting.delete(dataId);
-      const kept = own.reduce((best, l) => (preference(l.type) < preference(best.type) ? l : best));
-      for (const layer of own) if (layer.id !== kept.id) store.dispatch(removeLayer(layer.id));
-    }
-    if (!waiting.size) stop();
-  };
-  const unsubscribe = store.subscribe(trim);
-  // A dataset kepler finds no layer for never shows one: stop watching after a while.
-  const timer = window.setTimeout(() => stop(), 120_000);
-  function stop() {
-    unsubscribe();
-    window.clearTimeout(timer);
-  }
-  trim();
 }
 
 /** kepler's config of the map as it is now: `{version, config: {visState, mapState, mapStyle, uiState}}`. */
