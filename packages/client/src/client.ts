@@ -193,8 +193,9 @@ export class StudioClient {
       forOrganization: (p?: ListParams) => this.request<Page<StudioRecord>>('GET', `${base}/for-organization`, { query: listQuery(p) }),
       sharedWithUser: (p?: ListParams) => this.request<Page<StudioRecord>>('GET', `${base}/shared-with-user`, { query: listQuery(p) }),
       samples: (p?: ListParams) => this.request<Page<StudioRecord>>('GET', `${base}${opts.samples ?? '/samples'}`, { query: listQuery(p) }),
-      get: (id: string, q: { acquireLock?: boolean; isAdmin?: boolean } = {}) =>
-        this.request<{ item: StudioRecord }>('GET', `${base}/${id}`, { query: { ...fixed, acquireLock: q.acquireLock || undefined, isAdmin: q.isAdmin || undefined } }).then(item),
+      /** acquireLock takes the edit lock when free; takeOver also from the caller's other tab or device. */
+      get: (id: string, q: { acquireLock?: boolean; takeOver?: boolean; isAdmin?: boolean } = {}) =>
+        this.request<{ item: StudioRecord }>('GET', `${base}/${id}`, { query: { ...fixed, acquireLock: q.acquireLock || undefined, takeOver: q.takeOver || undefined, isAdmin: q.isAdmin || undefined } }).then(item),
       /** Create on first save (no id), update after (analytics-and-admin §4). */
       save: (record: { id?: string; name?: string; description?: string; latestState?: unknown; datasets?: string[] }, q: { acquireLock?: boolean } = {}) => {
         const query = { acquireLock: q.acquireLock || undefined };

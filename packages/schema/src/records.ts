@@ -41,8 +41,13 @@ export const Lock = z.object({
   ownerName: z.string(),
   acquiredAt: IsoDate,
   expiresAt: IsoDate,
+  /** The browser tab holding it (its `x-studio-tab` header); null when an API client took it. */
+  tabId: z.string().nullable(),
 });
 export type Lock = z.infer<typeof Lock>;
+
+/** The header a browser tab sends its id in: an edit lock is held by one tab (see RecordService.acquireLock). */
+export const TAB_HEADER = 'x-studio-tab';
 
 export const Ref = z.object({ id: Id, name: z.string() });
 export const TagRef = z.object({ id: Id, name: z.string(), color: z.string() });

@@ -102,6 +102,8 @@ const EXEMPT: Record<string, string> = {
   'POST /v1/bi/analytic-set-configs datasets.visits': 'the same guard as datasets.places, one loop over the three roles',
   'POST /v1/insights/{id}/publish/resources uploadOptions.insightId': 'must equal the guarded insight of the path (422 otherwise; dashboards.test.ts)',
   'POST /v1/insights/{id}/publish/resources uploadOptions.mapId': 'not read when publishing an insight',
+  'POST /v1/maps/{id}/publish/resources uploadOptions.mapId': 'must equal the guarded map of the path (422 otherwise; publishing-rules.test.ts)',
+  'POST /v1/maps/{id}/publish/resources uploadOptions.insightId': 'refused with 422 when present: a map publication names no insight (publishing-rules.test.ts)',
   'POST /v1/reports/published/resources datasets[]': 'must be datasets the guarded dashboard reads (422 otherwise; dashboards.test.ts): never read under the caller',
   'POST /v1/reports/published/resources uploadOptions.insightId': 'guarded for share before anything (dashboards.test.ts: a viewer gets 403)',
   'POST /v1/reports/published/resources uploadOptions.mapId': 'not read when sending a report',

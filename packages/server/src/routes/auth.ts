@@ -44,11 +44,12 @@ export const authRoutes = [
   defineRoute({
     method: 'POST',
     url: '/v1/auth/sign-out',
-    summary: 'End the current session',
+    summary: 'End the current session; the edit locks its tabs held are released',
     tag: 'auth',
     auth: 'user',
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
+      if (caller.via === 'session') await ctx.services.records.releaseSessionLocks(caller.credentialId);
       await ctx.services.auth.signOut(caller);
       await ctx.services.audit.record(caller, 'auth.sign-out', 'user', caller.user.id);
       return undefined;

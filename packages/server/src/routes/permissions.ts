@@ -106,6 +106,21 @@ export const permissionRoutes = [
     },
   }),
   defineRoute({
+    method: 'DELETE',
+    url: '/v1/locks/{type}/{id}',
+    summary: "Release the caller's edit lock on a record (a tab closing, an editor done); someone else's lock answers 409 naming them",
+    tag: 'permissions',
+    auth: 'user',
+    params: z.object({ type: ResourceType, id: Id }),
+    query: AdminQuery,
+    resource: { type: { param: 'type' }, param: 'id', action: 'read' },
+    handler: async (ctx) => {
+      const caller = requireCaller(ctx);
+      await ctx.services.records.releaseLock(caller, ctx.resource!);
+      return undefined;
+    },
+  }),
+  defineRoute({
     spec: ['CAT-130'],
     method: 'PUT',
     url: '/v1/locks/{type}/{id}/owner',

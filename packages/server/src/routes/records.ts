@@ -15,6 +15,7 @@ import {
   type RecordCollection,
   type ResourceType,
   parseDashboardState,
+  TAB_HEADER,
 } from '@studio/schema';
 import { defineRoute, readJsonBody, requireCaller, type RouteDef, type RouteContext } from '../http/route';
 import type { Services } from '../services';
@@ -25,6 +26,16 @@ import { RESOURCE_LABELS } from '../services/access';
 
 const IdParam = z.object({ id: Id });
 const RecordQuery = z.object({ isAdmin: QueryBool.optional(), acquireLock: QueryBool.optional() });
+/** takeOver=true: take the edit lock the caller holds in another tab or device (the user chose to edit here). */
+const GetQuery = RecordQuery.extend({ takeOver: QueryBool.optional() });
+
+/** The browser tab a request comes from (its `x-studio-tab` header), which holds edit locks; null from API clients. */
+export function tabOf(ctx: RouteContext<unknown, unknown, unknown>): string | null {
+  const value = ctx.req.headers[TAB_HEADER];
+  if (value === undefined || value === '') return null;
+  if (typeof value !== 'string' || !/^[A-Za-z0-9-]{1,64}$/.test(value)) throw badInput(`Invalid ${TAB_HEADER} header`, 'A tab id: 1 to 64 letters, digits and dashes');
+  return value;
+}
 const ListQuery = ListFilters.extend(Paging.shape);
 export const THUMBNAIL_MAX_BYTES = 10 * 1024 * 1024;
 
@@ -203,11 +214,11 @@ export function recordCollectionRoutes(collection: RecordCollection, type: Resou
       spec: [ids.get],
       method: 'GET',
       url: `${base}/{id}`,
-      summary: `One ${label.toLowerCase()}; acquireLock=true takes the edit lock when free`,
+      summary: `One ${label.toLowerCase()}; acquireLock=true takes the edit lock when free (held by the tab of the ${TAB_HEADER} header), takeOver=true also from the caller's other tab or device`,
       tag,
       auth: 'user',
       params: IdParam,
-      query: RecordQuery,
+      query: GetQuery,
       resource: guard('read'),
       handler: async (ctx) => {
         let row = ctx.resource!;
@@ -215,7 +226,7 @@ export function recordCollectionRoutes(collection: RecordCollection, type: Resou
         if (ctx.query.acquireLock && ['editor', 'owner', 'admin'].includes(ctx.access)) {
           // Taking the edit lock is a write (a GET runs in no unit of work of its own): it and its audit record commit together.
           row = await ctx.services.units.run(async () => {
-            const locked = await ctx.services.records.acquireLock(caller, row);
+            const locked = await ctx.services.records.acquireLock(caller, row, { tabId: tabOf(ctx as RouteContext<unknown, unknown, unknown>), takeOver: ctx.query.takeOver });
             if (locked.lock_owner_id === caller.user.id) await ctx.services.audit.record(caller, `${type}.lock`, type, row.id, { expiresAt: locked.lock_expires_at });
             return locked;
           });
@@ -238,7 +249,7 @@ export function recordCollectionRoutes(collection: RecordCollection, type: Resou
         await assertCanCreate(ctx.services.db, caller, type);
         // Datasets named in the body are attached: the caller must be able to read each (404 otherwise).
         await ctx.services.access.guardAll(caller, 'dataset', ctx.body.datasets ?? [], 'read', ctx.adminMode);
-        const row = await ctx.services.records.create(caller, type, checkedState(type, ctx.body), { acquireLock: ctx.query.acquireLock });
+        const row = await ctx.services.records.create(caller, type, checkedState(type, ctx.body), { acquireLock: ctx.query.acquireLock, tabId: tabOf(ctx as RouteContext<unknown, unknown, unknown>) });
         await ctx.services.audit.record(caller, `${type}.create`, type, row.id, { name: row.name });
         return recordItem(ctx.services, row, ctx);
       },
@@ -257,7 +268,7 @@ export function recordCollectionRoutes(collection: RecordCollection, type: Resou
       handler: async (ctx) => {
         const caller = requireCaller(ctx);
         await ctx.services.access.guardAll(caller, 'dataset', ctx.body.datasets ?? [], 'read', ctx.adminMode);
-        const row = await ctx.services.records.update(caller, ctx.resource!, checkedState(type, ctx.body), { adminMode: ctx.adminMode, acquireLock: ctx.query.acquireLock });
+        const row = await ctx.services.records.update(caller, ctx.resource!, checkedState(type, ctx.body), { adminMode: ctx.adminMode, acquireLock: ctx.query.acquireLock, tabId: tabOf(ctx as RouteContext<unknown, unknown, unknown>) });
         await ctx.services.audit.record(caller, ctx.body.ownerId ? `${type}.transfer` : `${type}.update`, type, row.id, { ownerId: ctx.body.ownerId, name: ctx.body.name });
         return recordItem(ctx.services, row, ctx);
       },

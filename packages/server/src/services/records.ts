@@ -61,6 +61,7 @@ interface WireRow {
   lock_owner_id: string | null;
   lock_acquired_at: Date | null;
   lock_expires_at: Date | null;
+  lock_tab_id: string | null;
   thumbnail_key: string | null;
   created_at: Date | string;
   updated_at: Date | string;
@@ -75,11 +76,29 @@ interface WireRow {
 /** Where a record's thumbnail is read, by kind. */
 const THUMBNAIL_PATHS: Record<string, string> = { map: 'maps', insight: 'insights', workbook: 'workbooks', dataset: 'datasets', project: 'projects' };
 
+/** Who holds an edit lock, and until when. */
+interface LockHolder {
+  ownerId: string;
+  sessionId: string | null;
+  tabId: string | null;
+  acquiredAt: Date;
+  expiresAt: Date;
+}
+
+/** The lock columns of a record for a holder, or cleared. */
+const lockColumns = (lock: LockHolder | null) => ({
+  lock_owner_id: lock?.ownerId ?? null,
+  lock_session_id: lock?.sessionId ?? null,
+  lock_tab_id: lock?.tabId ?? null,
+  lock_acquired_at: lock?.acquiredAt ?? null,
+  lock_expires_at: lock?.expiresAt ?? null,
+});
+
 /** One record on the wire; `access` is the caller's standing. */
 function wireOf(w: WireRow, access: Access): StudioRecord {
   const live = w.lock_owner_id && w.lock_expires_at && new Date(w.lock_expires_at).getTime() > Date.now();
   const lock: Lock | null = live
-    ? { ownerId: w.lock_owner_id!, ownerName: w.lock_owner_name ?? '', acquiredAt: iso(w.lock_acquired_at!), expiresAt: iso(w.lock_expires_at!) }
+    ? { ownerId: w.lock_owner_id!, ownerName: w.lock_owner_name ?? '', acquiredAt: iso(w.lock_acquired_at!), expiresAt: iso(w.lock_expires_at!), tabId: w.lock_tab_id ?? null }
     : null;
   const ref = (l: LinkJson) => ({ id: l.id, name: l.name });
   return {
@@ -217,7 +236,7 @@ export class RecordService {
       .leftJoin('users as lu', 'lu.id', 'r.lock_owner_id')
       .select([
         'r.id', 'r.type', 'r.name', 'r.description', 'r.owner_id', 'r.organization_id', 'r.visibility', 'r.is_sample', 'r.import_source',
-        'r.attrs', 'r.lock_owner_id', 'r.lock_acquired_at', 'r.lock_expires_at', 'r.thumbnail_key', 'r.thumbnail_type', 'r.created_at', 'r.updated_at',
+        'r.attrs', 'r.lock_owner_id', 'r.lock_acquired_at', 'r.lock_expires_at', 'r.lock_tab_id', 'r.thumbnail_key', 'r.thumbnail_type', 'r.created_at', 'r.updated_at',
         'u.name as owner_name', 'u.email as owner_email', 'lu.name as lock_owner_name',
         opts.withState ? 'r.latest_state' : sql<null>`null`.as('latest_state'),
 
@@ -253,11 +272,11 @@ export class RecordService {
     caller: Caller,
     type: ResourceType,
     body: RecordCreate & { attrs?: Record<string, unknown>; isSample?: boolean },
-    opts: { acquireLock?: boolean } = {},
+    opts: { acquireLock?: boolean; tabId?: string | null } = {},
   ): Promise<ResourceRow> {
     const id = randomUUID();
     const now = new Date();
-    const lock = opts.acquireLock ? this.lockFor(caller, now) : null;
+    const lock = opts.acquireLock ? this.lockFor(caller, opts.tabId ?? null, now) : null;
     const row = await this.db.transaction().execute(async (trx) => {
       const inserted = await trx
         .insertInto('resources')
@@ -273,9 +292,7 @@ export class RecordService {
           import_source: body.importSource ?? null,
           latest_state: body.latestState === undefined ? null : JSON.stringify(body.latestState),
           attrs: JSON.stringify(body.attrs ?? {}),
-          lock_owner_id: lock?.ownerId ?? null,
-          lock_acquired_at: lock?.acquiredAt ?? null,
-          lock_expires_at: lock?.expiresAt ?? null,
+          ...lockColumns(lock),
           created_at: now,
           updated_at: now,
         })
@@ -292,16 +309,16 @@ export class RecordService {
     caller: Caller,
     row: ResourceRow,
     body: RecordUpdate & { attrs?: Record<string, unknown> },
-    opts: { adminMode: boolean; acquireLock?: boolean },
+    opts: { adminMode: boolean; acquireLock?: boolean; tabId?: string | null },
   ): Promise<ResourceRow> {
-    await this.assertNotLockedByOther(caller, row);
+    await this.assertNotLockedByOther(caller, row, opts.tabId);
     if (body.ownerId !== undefined && body.ownerId !== row.owner_id) {
       if (!opts.adminMode) throw forbidden('Only administrators in admin mode can change the owner');
       const owner = await this.db.selectFrom('users').select('id').where('id', '=', body.ownerId).executeTakeFirst();
       if (!owner) throw notFound('New owner not found');
     }
     const now = new Date();
-    const lock = opts.acquireLock ? this.lockFor(caller, now) : null;
+    const lock = opts.acquireLock ? this.lockFor(caller, opts.tabId ?? null, now) : null;
     return this.db.transaction().execute(async (trx) => {
       const updated = await trx
         .updateTable('resources')
@@ -312,7 +329,7 @@ export class RecordService {
           ...(body.latestState !== undefined && { latest_state: JSON.stringify(body.latestState) }),
           ...(body.attrs !== undefined && { attrs: JSON.stringify({ ...row.attrs, ...body.attrs }) }),
           ...(body.ownerId !== undefined && { owner_id: body.ownerId }),
-          ...(lock && { lock_owner_id: lock.ownerId, lock_acquired_at: lock.acquiredAt, lock_expires_at: lock.expiresAt }),
+          ...(lock && lockColumns(lock)),
           updated_at: now,
         })
         .where('id', '=', row.id)
@@ -358,33 +375,63 @@ export class RecordService {
     return Number(r.numDeletedRows) > 0;
   }
 
-  lockFor(caller: Caller, now = new Date()) {
-    return { ownerId: caller.user.id, acquiredAt: now, expiresAt: new Date(now.getTime() + LOCK_TTL_SECONDS * 1000) };
+  /**
+   * The lock a caller takes: held by the session and, from a browser, the tab (`x-studio-tab`); an API
+   * client sends no tab and holds it as its user.
+   */
+  lockFor(caller: Caller, tabId: string | null, now = new Date()): LockHolder {
+    return { ownerId: caller.user.id, sessionId: caller.via === 'session' ? caller.credentialId : null, tabId, acquiredAt: now, expiresAt: new Date(now.getTime() + LOCK_TTL_SECONDS * 1000) };
   }
 
-  /** Takes the edit lock unless someone else holds a live one (then the record stays read-only). */
-  async acquireLock(caller: Caller, row: ResourceRow): Promise<ResourceRow> {
-    const lock = this.lockFor(caller);
+  /**
+   * Takes the edit lock when it is free or ran out. A lock the caller holds in this tab is renewed; one
+   * the same user holds in another tab or device is taken only with `takeOver` (the user chose to edit
+   * here); a caller with no tab (an API client) takes its user's lock as before. Someone else's live lock
+   * is never taken here (an administrator hands it over: PUT /v1/locks/{type}/{id}/owner).
+   */
+  async acquireLock(caller: Caller, row: ResourceRow, opts: { tabId?: string | null; takeOver?: boolean } = {}): Promise<ResourceRow> {
+    const tabId = opts.tabId ?? null;
+    const lock = this.lockFor(caller, tabId);
     const updated = await this.db
       .updateTable('resources')
-      .set({ lock_owner_id: lock.ownerId, lock_acquired_at: lock.acquiredAt, lock_expires_at: lock.expiresAt })
+      .set(lockColumns(lock))
       .where('id', '=', row.id)
-      .where((eb) =>
-        eb.or([eb('lock_owner_id', 'is', null), eb('lock_owner_id', '=', caller.user.id), eb('lock_expires_at', '<', new Date())]),
-      )
+      .where((eb) => {
+        const mine = eb('lock_owner_id', '=', caller.user.id);
+        const sameHolder = opts.takeOver || tabId === null ? mine : eb.and([mine, eb.or([eb('lock_tab_id', 'is', null), eb('lock_tab_id', '=', tabId)])]);
+        return eb.or([eb('lock_owner_id', 'is', null), eb('lock_expires_at', '<', new Date()), sameHolder]);
+      })
       .returningAll()
       .executeTakeFirst();
     return updated ?? row;
   }
 
-  async assertNotLockedByOther(caller: Caller, row: ResourceRow): Promise<void> {
-    if (!row.lock_owner_id || row.lock_owner_id === caller.user.id) return;
+  /**
+   * Refuses a write while someone else holds a live lock, naming them; from a browser tab (`tabId`), also
+   * while the same user holds it in another tab (the user takes it over there or here first).
+   */
+  async assertNotLockedByOther(caller: Caller, row: ResourceRow, tabId?: string | null): Promise<void> {
+    if (!row.lock_owner_id) return;
     if (!row.lock_expires_at || row.lock_expires_at.getTime() < Date.now()) return;
+    const label = RESOURCE_LABELS[row.type as ResourceType]?.toLowerCase() ?? 'record';
+    if (row.lock_owner_id === caller.user.id) {
+      if (tabId && row.lock_tab_id && row.lock_tab_id !== tabId) throw conflict(`You are editing this ${label} in another tab`, 'Take over the edit lock to save from here');
+      return;
+    }
     const holder = await this.db.selectFrom('users').select(['name', 'email']).where('id', '=', row.lock_owner_id).executeTakeFirst();
-    throw conflict(
-      `This ${RESOURCE_LABELS[row.type as ResourceType]?.toLowerCase() ?? 'record'} is being edited by ${holder?.name ?? 'another user'} (${holder?.email ?? 'unknown'})`,
-      `Locked until ${iso(row.lock_expires_at)}`,
-    );
+    throw conflict(`This ${label} is being edited by ${holder?.name ?? 'another user'} (${holder?.email ?? 'unknown'})`, `Locked until ${iso(row.lock_expires_at)}`);
+  }
+
+  /** Gives the lock up (a tab closing, an editor done): only its user may; someone else's answers 409 naming them. */
+  async releaseLock(caller: Caller, row: ResourceRow): Promise<void> {
+    await this.assertNotLockedByOther(caller, row);
+    await this.db.updateTable('resources').set(lockColumns(null)).where('id', '=', row.id).where('lock_owner_id', '=', caller.user.id).execute();
+  }
+
+  /** Signing out releases the locks the session's tabs held. */
+  async releaseSessionLocks(sessionId: string): Promise<number> {
+    const r = await this.db.updateTable('resources').set(lockColumns(null)).where('lock_session_id', '=', sessionId).executeTakeFirst();
+    return Number(r.numUpdatedRows);
   }
 
   async setLockOwner(row: ResourceRow, ownerId: string): Promise<ResourceRow> {
@@ -393,7 +440,8 @@ export class RecordService {
     const now = new Date();
     return this.db
       .updateTable('resources')
-      .set({ lock_owner_id: ownerId, lock_acquired_at: now, lock_expires_at: new Date(now.getTime() + LOCK_TTL_SECONDS * 1000) })
+      // Handed over: the new owner takes it from any of their tabs (no session or tab yet).
+      .set(lockColumns({ ownerId, sessionId: null, tabId: null, acquiredAt: now, expiresAt: new Date(now.getTime() + LOCK_TTL_SECONDS * 1000) }))
       .where('id', '=', row.id)
       .returningAll()
       .executeTakeFirstOrThrow();

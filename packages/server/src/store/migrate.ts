@@ -9,6 +9,7 @@ import * as m006 from './migrations/006-catalog-version';
 import * as m007 from './migrations/007-publications';
 import * as m008 from './migrations/008-pg-sslmode';
 import * as m009 from './migrations/009-execution-heartbeats';
+import * as m010 from './migrations/010-lock-holders';
 
 /** Versioned migrations, in order; a new one is a new file and a new line here, never an edit. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -21,6 +22,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '007-publications': m007,
   '008-pg-sslmode': m008,
   '009-execution-heartbeats': m009,
+  '010-lock-holders': m010,
 };
 
 class InCodeProvider implements MigrationProvider {

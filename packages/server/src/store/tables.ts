@@ -70,6 +70,9 @@ export interface ResourcesTable {
   lock_owner_id: Generated<string | null>;
   lock_acquired_at: Generated<Date | null>;
   lock_expires_at: Generated<Date | null>;
+  /** The session and browser tab holding the lock (null: taken by an API client, which acts as its user). */
+  lock_session_id: Generated<string | null>;
+  lock_tab_id: Generated<string | null>;
   thumbnail_key: Generated<string | null>;
   thumbnail_type: Generated<string | null>;
   created_at: Timestamp;

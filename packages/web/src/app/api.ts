@@ -1,5 +1,5 @@
 import { NOT_SIGNED_IN, StudioClient } from '@studio/client';
-import type { Session } from '@studio/schema';
+import { TAB_HEADER, type Session } from '@studio/schema';
 
 /** What survives a reload: the tokens only; the user is fetched again with /v1/users/me. */
 export interface StoredSession {
@@ -71,8 +71,9 @@ function bearerOf(init: RequestInit | undefined): string | null {
  * token (another instance refreshed), else refreshes the access token and retries once; when the
  * refresh is refused, the session is dropped and the app signs out.
  */
-export const sessionFetch: typeof fetch = async (input, init) => {
+export const sessionFetch: typeof fetch = async (input, rawInit) => {
   const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+  const init = withTab(rawInit);
   const response = apiAnswer(url, await fetch(input, init));
   if (response.status !== 401 || NO_REFRESH.some((p) => url.includes(p)) || client.token === NOT_SIGNED_IN) return response;
   const stored = readSession();
@@ -88,6 +89,37 @@ export const sessionFetch: typeof fetch = async (input, init) => {
   headers.set('authorization', `Bearer ${token}`);
   return apiAnswer(url, await fetch(input, { ...init, headers }));
 };
+
+/**
+ * This tab's id, sent with every call: an edit lock is held by the tab that took it, so the same user's
+ * other tab sees the lock held (and may take it over). Kept in sessionStorage: a reload stays the same tab.
+ */
+export const TAB_ID: string = (() => {
+  const KEY = 'studio.tab';
+  try {
+    const known = sessionStorage.getItem(KEY);
+    if (known) return known;
+    const id = crypto.randomUUID();
+    sessionStorage.setItem(KEY, id);
+    return id;
+  } catch {
+    return crypto.randomUUID();
+  }
+})();
+
+function withTab(init: RequestInit | undefined): RequestInit {
+  const headers = new Headers(init?.headers);
+  headers.set(TAB_HEADER, TAB_ID);
+  return { ...init, headers };
+}
+
+/**
+ * Gives up this tab's edit lock on a record as the tab closes: a keepalive request outlives the page
+ * (sendBeacon cannot carry the bearer token).
+ */
+export function releaseLockOnExit(type: 'map' | 'insight' | 'workbook', id: string): void {
+  void fetch(client.url(`/v1/locks/${type}/${id}`), { method: 'DELETE', keepalive: true, headers: { authorization: `Bearer ${client.token}`, [TAB_HEADER]: TAB_ID } }).catch(() => undefined);
+}
 
 /**
  * The server answers unknown GET paths with the web app's index page (client-side routes), so an

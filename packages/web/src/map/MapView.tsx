@@ -2,7 +2,7 @@ import { useEffect, useMemo, useRef, useState } from 'react';
 import { useNavigate, useParams, useSearchParams } from 'react-router-dom';
 import type { StudioRecord } from '@studio/schema';
 import { StudioApiError } from '@studio/client';
-import { client } from '../app/api';
+import { client, releaseLockOnExit, TAB_ID } from '../app/api';
 import { useUser } from '../app/session';
 import { ErrorMessage } from '../app/ui';
 import { NotFoundPage } from '../pages/NotFound';
@@ -19,12 +19,20 @@ import './map.css';
 
 const maps = () => client.records('maps');
 
+/** How often an open map renews its edit lock: well inside the lock's LOCK_TTL_SECONDS (300). */
+const LOCK_RENEW_MS = 120_000;
+
+/** Whether the edit lock is this tab's (a lock taken by an API client or handed over has no tab: the user's any tab). */
+const heldHere = (lock: StudioRecord['lock'], userId: string) => Boolean(lock && lock.ownerId === userId && (lock.tabId === null || lock.tabId === TAB_ID));
+
 interface Loaded {
   record: StudioRecord | null;
   datasetIds: string[];
   readOnly: boolean;
   /** Who holds the edit lock when it is someone else. */
   lockedBy: string | null;
+  /** The user holds the edit lock in another tab or device: this tab reads until the user takes it over. */
+  lockElsewhere: boolean;
 }
 
 /**
@@ -73,7 +81,8 @@ export default function MapView({ preview = false, embed = false }: { preview?: 
         datasetIds = record.datasets.map((d) => d.id);
       }
       const lockedBy = record?.lock && record.lock.ownerId !== user.id && new Date(record.lock.expiresAt) > new Date() ? record.lock.ownerName : null;
-      const readOnly = preview || Boolean(record && (['viewer', 'limited-viewer'].includes(record.access) || lockedBy));
+      const lockElsewhere = Boolean(!preview && record?.lock && !lockedBy && !heldHere(record.lock, user.id));
+      const readOnly = preview || Boolean(record && (['viewer', 'limited-viewer'].includes(record.access) || lockedBy || lockElsewhere));
       const saved = upgradeMapState(record?.latestState ?? null);
       // The data downloads and decodes while kepler and the basemap start; it is added once both are there.
       const datasets = Promise.all(datasetIds.map(loadCatalogDataset));
@@ -88,7 +97,7 @@ export default function MapView({ preview = false, embed = false }: { preview?: 
         : null;
       setStore(s);
       setName(record?.name ?? 'Untitled map');
-      setLoaded({ record, datasetIds, readOnly, lockedBy });
+      setLoaded({ record, datasetIds, readOnly, lockedBy, lockElsewhere });
     })().catch((e: unknown) => !cancelled && setError(e instanceof Error ? e.message : String(e)));
     return () => {
       cancelled = true;
@@ -107,6 +116,39 @@ export default function MapView({ preview = false, embed = false }: { preview?: 
       },
     [store],
   );
+
+  // While this tab holds the edit lock: renew it before it runs out, notice when another tab took it
+  // over, and give it up when the tab closes or the map is left.
+  const lockedRecordId = loaded?.record && !loaded.readOnly ? loaded.record.id : null;
+  useEffect(() => {
+    if (!lockedRecordId) return;
+    const renew = window.setInterval(() => {
+      maps()
+        .get(lockedRecordId, { acquireLock: true })
+        .then((r) => {
+          if (!heldHere(r.lock, user.id)) setLoaded((l) => l && { ...l, readOnly: true, lockElsewhere: r.lock?.ownerId === user.id, lockedBy: r.lock && r.lock.ownerId !== user.id ? r.lock.ownerName : null });
+        })
+        .catch(() => undefined);
+    }, LOCK_RENEW_MS);
+    const release = () => releaseLockOnExit('map', lockedRecordId);
+    window.addEventListener('pagehide', release);
+    return () => {
+      window.clearInterval(renew);
+      window.removeEventListener('pagehide', release);
+      release();
+    };
+  }, [lockedRecordId, user.id]);
+
+  /** "Edit here": the user takes their own lock from the other tab, and this tab opens for editing. */
+  async function takeOver() {
+    if (!loaded?.record) return;
+    try {
+      await maps().get(loaded.record.id, { acquireLock: true, takeOver: true });
+      window.location.reload();
+    } catch (e) {
+      setError(e instanceof Error ? e.message : String(e));
+    }
+  }
 
   const canSave = loaded !== null && !loaded.readOnly;
   const canPublish = loaded?.record && ['owner', 'admin'].includes(loaded.record.access);
@@ -141,6 +183,7 @@ export default function MapView({ preview = false, embed = false }: { preview?: 
   const banner = useMemo(() => {
     if (!loaded) return null;
     if (loaded.lockedBy) return `Read only: ${loaded.lockedBy} is editing this map.`;
+    if (loaded.lockElsewhere) return 'Read only: you are editing this map in another tab.';
     if (loaded.readOnly) return 'Read only: you can view this map.';
     return null;
   }, [loaded]);
@@ -168,6 +211,11 @@ export default function MapView({ preview = false, embed = false }: { preview?: 
         )}
         {notice && <span className="map-notice" role="status">{notice}</span>}
         {banner && <span className="map-banner" role="note">{banner}</span>}
+        {loaded?.lockElsewhere && (
+          <button type="button" className="button" onClick={() => void takeOver()}>
+            Edit here
+          </button>
+        )}
       </header>
       <ErrorMessage message={error} />
       <div className="map-canvas" ref={box}>
