@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { useBrowser, openStudio, signInThroughUi } from './browser';
 import { asAdmin, baseUrl, createUser, unique } from './api';
-import { countPixels, waitMapReady } from './pixels';
+import { countPixels, countPngPixels, waitMapReady } from './pixels';
 
 const browser = useBrowser();
 
@@ -44,12 +44,20 @@ describe('adding data to a map', () => {
     await expect.poll(() => countPixels(page, null), { timeout: 30_000 }).toBeGreaterThan(100);
     await page.screenshot({ path: '/tmp/studio-add-data.png' });
 
-    // Saved, the map keeps the dataset added through the picker.
+    // Saved, the map keeps the dataset added through the picker, and its thumbnail shows in the maps list.
+    const mapName = `Airports ${unique()}`;
+    await page.getByLabel('Map name').fill(mapName);
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.getByRole('status').filter({ hasText: 'Saved' }).waitFor();
     const mapId = new URL(page.url()).pathname.slice(1);
     const saved = await maker.client.records('maps').get(mapId);
     expect(saved.datasets.map((d) => d.id)).toEqual([layer!.dataId]);
+    expect(saved.thumbnailUrl).toBeTruthy();
+    const thumbnail = await maker.client.raw('GET', saved.thumbnailUrl!);
+    expect([thumbnail.status, thumbnail.headers.get('content-type')]).toEqual([200, 'image/png']);
+    expect(await countPngPixels(page, Buffer.from(await thumbnail.arrayBuffer()), null)).toBeGreaterThan(1000);
+    await page.goto(`${baseUrl()}/workspace/maps`);
+    await page.getByRole('row').filter({ hasText: mapName }).locator('.thumb[data-thumbnail="loaded"]').waitFor();
 
     // Two datasets in the address: two layers, whatever kepler could guess for each.
     await page.goto(`${baseUrl()}/new?datasetUuid=${points.id}&datasetUuid=${cafes.id}`);

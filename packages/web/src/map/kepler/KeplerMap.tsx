@@ -4,6 +4,7 @@ import type { Store } from 'redux';
 import { StudioKeplerGl } from './injections';
 import { markMap } from '../timing';
 import { MAP_ID } from './store';
+import { STUDIO_TEXTS } from './studio-texts';
 
 /** The part of deck.gl's Deck the ready check reads. */
 interface DeckLike {
@@ -19,6 +20,7 @@ interface KeplerProps {
   mapboxApiAccessToken: string;
   appName: string;
   readOnly?: boolean;
+  localeMessages?: Record<string, Record<string, string>>;
   deckGlProps?: object;
   onDeckInitialized?: (deck: DeckLike) => void;
   onKeplerGlInitialized?: () => void;
@@ -114,6 +116,7 @@ export function KeplerMap({ store, readOnly, expectLayers, onInitialized, onMapR
             height={size.height}
             mapboxApiAccessToken=""
             appName="Studio"
+            localeMessages={STUDIO_TEXTS}
             readOnly={readOnly}
             deckGlProps={DECK_GL_PROPS}
             // kepler registers its instance when it mounts; data dispatched before that is dropped.
