@@ -1,4 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import http from 'node:http';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { DataType, tableFromIPC, type Table } from 'apache-arrow';
 import { STORES, seedCast, startStudio, useWarehouse, warehouseConnection, type TestStudio } from './harness';
 
@@ -131,6 +133,41 @@ describe.each(STORES)('Arrow straight from PostgreSQL on %s', (kind) => {
     expect(table.numRows).toBe(200000 - Math.floor((200000 + 4) / 7));
     expect(typesOf(table)).toEqual(['id: Int32', 'zone: Utf8', 'fare: Float64', 'vendor: Int32']);
     expect(rowsOf(table).slice(0, 2)).toEqual([{ id: 1, zone: 'zone_1', fare: 1.5, vendor: 1 }, { id: 2, zone: 'zone_2', fare: 3, vendor: 2 }]);
+  });
+
+  it('keeps running a shared CSV push-down for the readers left when the first one hangs up', async () => {
+    const live = await liveDataset('select g as id from generate_series(1, 3) g cross join (select pg_sleep(1.5)) s');
+    const address = new URL(await s.app.listen({ port: 0, host: '127.0.0.1' }));
+    const body = JSON.stringify({ type: 'dataset', uuid: live });
+    const send = () => {
+      const req = http.request({ host: '127.0.0.1', port: address.port, method: 'POST', path: '/v1/query?format=csv', headers: { authorization: cast.tokens.owner, 'content-type': 'application/json' } });
+      const answer = new Promise<{ status: number; text: string }>((resolve, reject) => {
+        req.on('response', (res) => {
+          let text = '';
+          res.on('data', (c) => (text += c));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+        });
+        req.on('error', reject);
+      });
+      req.end(body);
+      return { req, answer };
+    };
+    const first = send();
+    first.answer.catch(() => undefined);
+    const second = send();
+    // The event the test waits for: the warehouse is running the shared query (both readers joined it).
+    const admin = new pg.Client({ connectionString: inject('warehouseServer').adminUrl });
+    await admin.connect();
+    try {
+      const running = async () => Number((await admin.query(`select count(*) from pg_stat_activity where datname = $1 and state = 'active' and query like '%pg_sleep%'`, [WAREHOUSE])).rows[0].count);
+      await expect.poll(running, { timeout: 15_000, interval: 20 }).toBe(1);
+    } finally {
+      await admin.end();
+    }
+    first.req.destroy();
+    const { status, text } = await second.answer;
+    expect(status).toBe(200);
+    expect(text.trim().split('\n')).toEqual(['id', '1', '2', '3']);
   });
 
   it("answers the warehouse's own message as a status when the query fails before its first row", async () => {

@@ -11,7 +11,7 @@ import { ARROW_STREAM } from './datasets';
 import { clientGone, engineError, primed, streamBody } from '../http/streams';
 import { compileForCaller } from '../services/pipelines';
 import { createHash } from 'node:crypto';
-import { sharedRun } from '../services/shared-runs';
+import { joinRun } from '../services/shared-runs';
 import fs from 'node:fs/promises';
 import { readSharedArrow } from '../services/shared-arrow';
 
@@ -91,11 +91,17 @@ function pushDownKey(pushDown: PushDown): string {
  * answers the DuckDB SELECT that reads the result file.
  */
 function readShared(key: string, start: (file: string, signal: AbortSignal) => Promise<string>, file: string, signal: AbortSignal) {
+  // Every reader is a member of the run: it is cancelled only when all of them have gone (joinRun), not
+  // when the first one does.
+  const membership = joinRun(`rows:${key}`);
+  const leave = () => membership.leave();
+  signal.addEventListener('abort', leave);
+  if (signal.aborted) leave();
   let entry = pushDownResults.get(key);
   if (!entry) {
     const e: SharedResult = { file, readers: 0, ready: Promise.resolve(''), answers: new Map() };
-    // Cancelled only when every reader has gone (sharedRun); a failed run is forgotten for the next caller.
-    e.ready = sharedRun(key, signal, (shared) => start(file, shared));
+    e.ready = start(file, membership.signal);
+    // A failed run is forgotten for the next caller.
     e.ready.catch(() => {
       if (pushDownResults.get(key) === e) pushDownResults.delete(key);
     });
@@ -108,6 +114,8 @@ function readShared(key: string, start: (file: string, signal: AbortSignal) => P
   const release = async () => {
     if (released) return;
     released = true;
+    signal.removeEventListener('abort', leave);
+    membership.done();
     if (--e.readers > 0) return;
     if (pushDownResults.get(key) === e) pushDownResults.delete(key);
     await fs.rm(e.file, { force: true });
