@@ -15,7 +15,7 @@ export const TABS = [
   { id: 'shared', label: 'Shared with me', call: 'sharedWithUser' },
   { id: 'samples', label: 'Samples', call: 'samples' },
 ] as const;
-type TabId = (typeof TABS)[number]['id'];
+export type TabId = (typeof TABS)[number]['id'];
 
 export const SORTS: Record<string, { label: string; sortBy: ListParams['sortBy']; sortOrder: ListParams['sortOrder'] }> = {
   recent: { label: 'Recently updated', sortBy: 'updatedAt', sortOrder: 'desc' },

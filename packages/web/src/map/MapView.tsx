@@ -1,12 +1,11 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { useNavigate, useParams, useSearchParams } from 'react-router-dom';
-import type { StudioRecord } from '@studio/schema';
+import { Id, type StudioRecord } from '@studio/schema';
 import { StudioApiError } from '@studio/client';
 import { client, releaseLockOnExit, TAB_ID } from '../app/api';
 import { useUser } from '../app/session';
 import { ErrorMessage } from '../app/ui';
 import { NotFoundPage } from '../pages/NotFound';
-import { isUuid } from './datasets';
 import { loadCatalogDataset } from './datasets';
 import { createMapStore } from './kepler/store';
 import { loadMapLook } from './basemaps/catalog';
@@ -72,7 +71,7 @@ export default function MapView({ preview = false, embed = false }: { preview?: 
       let datasetIds = search.getAll('datasetUuid');
       if (mapId) {
         // A mistyped address is a missing map, not an "Invalid UUID" error.
-        if (!isUuid(mapId)) return setMissing(true);
+        if (!Id.safeParse(mapId).success) return setMissing(true);
         record = await maps().get(mapId, { acquireLock: !preview }).catch((e: unknown) => {
           if (e instanceof StudioApiError && e.status === 404) return null;
           throw e;

@@ -5,9 +5,6 @@ import { markMap } from './timing';
 import { int64ColumnsAsNumbers } from './arrow-numbers';
 import { isVectorTileDataset, publishedVectorTileDataset, vectorTileDataset } from './vector-tiles';
 
-/** Whether an address segment can be a record id (ids are UUIDs); anything else is a missing record. */
-export const isUuid = (s: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(s);
-
 export const ARROW_STREAM = 'application/vnd.apache.arrow.stream';
 
 /** One dataset in the shape addDataToMap takes; its id is the catalog id, so saved configs match it. */

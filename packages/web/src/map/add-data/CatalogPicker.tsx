@@ -3,6 +3,7 @@ import type { StudioRecord } from '@studio/schema';
 import { client } from '../../app/api';
 import { ErrorMessage } from '../../app/ui';
 import { errorMessage, useLoad } from '../../app/useLoad';
+import { TABS, type TabId } from '../../list/RecordList';
 import { ACCEPT, defaultName, formatOf, uploadDataset, type UploadPhase } from '../../datasets/upload';
 import './add-data.css';
 
@@ -15,22 +16,11 @@ export interface AddDataTarget {
 }
 export const AddDataContext = createContext<AddDataTarget | null>(null);
 
-/** The catalog's lists a user picks from (catalog §7's dataset scopes). */
-const SCOPES = [
-  { id: 'own', label: 'My datasets' },
-  { id: 'shared', label: 'Shared with me' },
-  { id: 'organization', label: 'My organization' },
-  { id: 'samples', label: 'Samples' },
-] as const;
-type Scope = (typeof SCOPES)[number]['id'];
-
 const datasets = () => client.records('datasets');
-const listOf = (scope: Scope, search: string) => {
-  const p = { search: search || undefined, sortBy: 'updatedAt' as const, sortOrder: 'desc' as const, limit: 100 };
-  if (scope === 'own') return datasets().list(p);
-  if (scope === 'shared') return datasets().sharedWithUser(p);
-  if (scope === 'organization') return datasets().forOrganization(p);
-  return datasets().samples(p);
+/** One of the catalog's lists (the workspace lists' tabs: mine, organization, shared, samples), searched by name. */
+const listOf = (scope: TabId, search: string) => {
+  const tab = TABS.find((t) => t.id === scope)!;
+  return datasets()[tab.call]({ search: search || undefined, sortBy: 'updatedAt', sortOrder: 'desc', limit: 100 });
 };
 
 /**
@@ -75,7 +65,7 @@ export function CatalogPicker({ onClose }: { onClose?: () => void }) {
 }
 
 function CatalogTab({ onMap, adding, onAdd }: { onMap: string[]; adding: boolean; onAdd: (ids: string[]) => void }) {
-  const [scope, setScope] = useState<Scope>('own');
+  const [scope, setScope] = useState<TabId>('mine');
   const [search, setSearch] = useState('');
   const [picked, setPicked] = useState<string[]>([]);
   const list = useLoad(() => listOf(scope, search.trim()), [scope, search]);
@@ -85,8 +75,8 @@ function CatalogTab({ onMap, adding, onAdd }: { onMap: string[]; adding: boolean
   return (
     <div className="add-data-catalog" role="tabpanel" aria-label="Catalog">
       <div className="add-data-filters">
-        <select aria-label="Datasets" value={scope} onChange={(e) => setScope(e.target.value as Scope)}>
-          {SCOPES.map((s) => (
+        <select aria-label="Datasets" value={scope} onChange={(e) => setScope(e.target.value as TabId)}>
+          {TABS.map((s) => (
             <option key={s.id} value={s.id}>
               {s.label}
             </option>
