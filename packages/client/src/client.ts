@@ -19,6 +19,7 @@ import type {
   RefusedConnection,
 } from '@studio/schema';
 import { PUBLICATION_GRANT_HEADER } from '@studio/schema';
+import type { MapAssetCreateBody, MapAssetFields, MapAssetType, MapAssetUpdateBody } from '@studio/schema';
 import type { ConnectionFields, DataConnectionBody, Dataset, StorageListing, Parameter, Publication, PublicationInfo, PublicationKind, Widget, WidgetBatchBody, WidgetBatchLine, WidgetResult, WidgetRunBody, UploadOptions } from '@studio/schema';
 import { checkStatus, type AppErrorHandler } from './errors';
 import { readLines } from './ndjson';
@@ -81,6 +82,9 @@ const grantHeader = (grant: string | undefined): Record<string, string> => (gran
 /** A data connection as the API answers it: the record and its connection fields (secrets never). */
 export type DataConnection = StudioRecord & z.infer<typeof ConnectionFields>;
 /** A saved query: its text and the connection it runs on (none: over the studio's datasets). */
+/** A map style or color palette as the catalog answers it: the record and its asset fields. */
+export type MapAsset = StudioRecord & MapAssetFields & { thumbnailUrl: string | null };
+
 export type Bookmark = StudioRecord & { query: string; connectionId: string | null };
 
 /** One run of a query (catalog §3 query result). */
@@ -305,6 +309,30 @@ export class StudioClient {
       return ((await response.json()) as { item: Dataset }).item;
     },
     delete: (id: string) => this.request<void>('DELETE', `/v1/datasets/${id}`),
+  };
+
+  // --- map assets (catalog §3): map styles and color palettes -----------------------------------
+  mapAssets = {
+    list: (type: MapAssetType, p: ListParams = {}) => this.collection('/v1/map-assets', { query: { type } }).list(p) as Promise<Page<MapAsset>>,
+    get: (id: string) => this.request<{ item: MapAsset }>('GET', `/v1/map-assets/${id}`).then((r) => r.item),
+    create: (body: MapAssetCreateBody) => this.request<{ item: MapAsset }>('POST', '/v1/map-assets', { body }).then((r) => r.item),
+    update: (id: string, body: MapAssetUpdateBody) => this.request<{ item: MapAsset }>('PUT', `/v1/map-assets/${id}`, { body }).then((r) => r.item),
+    delete: (id: string) => this.request<void>('DELETE', `/v1/map-assets/${id}`),
+    /** Uploads a map style's style file (a MapLibre style JSON, checked by the server: 422 when it is not one). */
+    uploadStyleFile: async (id: string, file: BodyInit) => {
+      const { item } = await this.request<{ item: UploadPolicy }>('POST', `/v1/map-assets/${id}/files`, { body: { assetContentType: 'application/json' } });
+      return this.uploadWithPolicy(item, file);
+    },
+    uploadThumbnail: async (id: string, image: Blob, contentType: 'image/png' | 'image/jpeg' | 'image/webp' = 'image/png') => {
+      const { item } = await this.request<{ item: UploadPolicy }>('POST', `/v1/map-assets/${id}/files`, { body: { thumbnailContentType: contentType } });
+      return this.uploadWithPolicy(item, image);
+    },
+    /** The style document of a map style: the one saved in the asset, else its uploaded file; null when it has neither. */
+    styleOf: async (asset: MapAsset): Promise<Record<string, unknown> | null> => {
+      if (asset.style) return asset.style;
+      if (!asset.readPath) return null;
+      return this.request<Record<string, unknown>>('GET', asset.readPath);
+    },
   };
 
   // --- map publishing (catalog §7 Maps) ------------------------------------------------------

@@ -40,21 +40,52 @@ const withAssetType = <T extends z.ZodType>(t: T) =>
     return v;
   }, t);
 
-export const MapAssetCreate = withAssetType(
-  z.discriminatedUnion('assetType', [
-    z.object({ assetType: z.literal('map-style'), name: Name, description: Description.default(''), ...styleFields }),
-    z.object({ assetType: z.literal('color-palette'), name: Name, description: Description.default(''), palette: Palette }),
-  ]),
-);
+const MapAssetCreateShape = z.discriminatedUnion('assetType', [
+  z.object({ assetType: z.literal('map-style'), name: Name, description: Description.default(''), ...styleFields }),
+  z.object({ assetType: z.literal('color-palette'), name: Name, description: Description.default(''), palette: Palette }),
+]);
+export const MapAssetCreate = withAssetType(MapAssetCreateShape);
 export type MapAssetCreate = z.infer<typeof MapAssetCreate>;
+/** What a client sends to create an asset. */
+export type MapAssetCreateBody = z.input<typeof MapAssetCreateShape>;
 
-export const MapAssetUpdate = withAssetType(
-  z.discriminatedUnion('assetType', [
-    z.object({ assetType: z.literal('map-style'), name: Name.optional(), description: Description.optional(), ...styleFields }),
-    z.object({ assetType: z.literal('color-palette'), name: Name.optional(), description: Description.optional(), palette: Palette.optional() }),
-  ]),
-);
+const MapAssetUpdateShape = z.discriminatedUnion('assetType', [
+  z.object({ assetType: z.literal('map-style'), name: Name.optional(), description: Description.optional(), ...styleFields }),
+  z.object({ assetType: z.literal('color-palette'), name: Name.optional(), description: Description.optional(), palette: Palette.optional() }),
+]);
+export const MapAssetUpdate = withAssetType(MapAssetUpdateShape);
 export type MapAssetUpdate = z.infer<typeof MapAssetUpdate>;
+/** What a client sends to change an asset (fields left out are kept). */
+export type MapAssetUpdateBody = z.input<typeof MapAssetUpdateShape>;
+
+/**
+ * What the studio checks of an uploaded style file (and the editor before it uploads): a MapLibre style
+ * document, version 8, with its sources and a list of layers that each have an id and a type. The rest
+ * (paint, filters, expressions) is the renderer's business; a style it cannot draw shows its background.
+ */
+export const STYLE_FILE_MESSAGE = 'Style file must be a MapLibre style: a JSON object with version 8, sources and layers';
+export const MapLibreStyle = z.looseObject({
+  version: z.literal(8),
+  sources: z.record(z.string(), z.looseObject({ type: z.string() })),
+  layers: z.array(z.looseObject({ id: z.string().min(1), type: z.string().min(1) })).max(5_000),
+});
+export type MapLibreStyle = z.infer<typeof MapLibreStyle>;
+
+/** The style in `text`, or the one message that says why it is not a style. */
+export function parseStyleFile(text: string): { style: MapLibreStyle } | { error: string } {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { error: `${STYLE_FILE_MESSAGE} (the file is not JSON)` };
+  }
+  const parsed = MapLibreStyle.safeParse(value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    return { error: `${STYLE_FILE_MESSAGE} (${issue.path.join('.') || 'document'}: ${issue.message})` };
+  }
+  return { style: parsed.data };
+}
 
 /** What `attrs` of a map-asset row hold; rows that fail this are skipped in lists. */
 export const StoredMapAsset = z.discriminatedUnion('assetType', [

@@ -110,4 +110,24 @@ describe.each(STORES)('map assets on %s', (kind) => {
     expect((await as('outsider', 'GET', got.readPath)).statusCode).toBe(404);
     expect((await as('owner', 'POST', `/v1/map-assets/${item.id}/files`, { assetContentType: 'image/png' })).statusCode).toBe(422);
   });
+
+  it.each([
+    ['text that is not JSON', '{"version": 8,', 'the file is not JSON'],
+    ['a JSON array', '[1, 2]', 'document'],
+    ['a style of another version', JSON.stringify({ ...STYLE, version: 7 }), 'version'],
+    ['a style without layers', JSON.stringify({ version: 8, sources: {} }), 'layers'],
+    ['a layer without a type', JSON.stringify({ ...STYLE, layers: [{ id: 'bg' }] }), 'layers.0.type'],
+  ])('refuses an uploaded style file that is %s (422) and keeps the style it had', async (_label, bytes, where) => {
+    const item = await create({ assetType: 'map-style', name: 'Checked upload' });
+    const upload = async (text: string) => {
+      const policy = (await as('owner', 'POST', `/v1/map-assets/${item.id}/files`, { assetContentType: 'application/json' })).json().item;
+      return studio.ctx.s.app.inject({ method: 'POST', url: `${policy.url}?${new URLSearchParams(policy.fields)}`, payload: text, headers: { 'content-type': 'application/json' } });
+    };
+    expect((await upload(JSON.stringify(STYLE))).statusCode).toBe(200);
+    const refused = await upload(bytes);
+    expect(refused.statusCode).toBe(422);
+    expect(refused.json().message).toContain('Style file must be a MapLibre style: a JSON object with version 8, sources and layers');
+    expect(refused.json().message).toContain(where);
+    expect((await as('owner', 'GET', `/v1/map-assets/${item.id}/files/asset`)).json()).toEqual(STYLE);
+  });
 });

@@ -3,6 +3,7 @@ import type { StudioRecord } from '@studio/schema';
 import { useBrowser, openStudio, signInThroughUi } from './browser';
 import { asAdmin, baseUrl, createUser, unique } from './api';
 import { countPixels, waitMapReady } from './pixels';
+import { colorFirstLayerBy, pickPaletteWith } from './kepler-panels';
 
 const browser = useBrowser();
 
@@ -32,29 +33,11 @@ describe("the builder's color picker", () => {
     await page.goto(`${baseUrl()}/new?datasetUuid=${dataset.id}`);
     await waitMapReady(page);
 
-    // Color based on `value`, through kepler's own layer panel (kepler's new point layer may already
-    // have picked it: it is the one measure). `value` is a BIGINT column: it used to fail on BigInt
-    // values, leaving the layer with no field.
-    await page.locator('.layer__enable-config').first().click();
-    const colorBy = page.locator('.layer-panel .channel-by-value-selector').first();
-    await colorBy.waitFor();
-    if (!(await colorBy.innerText()).includes('value')) {
-      await colorBy.locator('.item-selector__dropdown').first().click();
-      // kepler's field list opens in a portal (react-modal) over the page.
-      await page.locator('.ReactModalPortal .list__item__anchor').filter({ hasText: /^value$/ }).click();
-    }
-    await expect.poll(() => colorBy.innerText()).toContain('value');
-    // The color range picker: our palette is among its palettes, its swatches in its own colors.
-    await page.locator('.layer-panel .color-selector__selector').first().click();
-    const palettes = page.locator('.color-palette-outer');
-    await palettes.first().waitFor();
-    const swatchColors = await palettes.evaluateAll((items) =>
-      items.map((item) => [...item.querySelectorAll('div')].map((d) => getComputedStyle(d).backgroundColor).filter((c) => c.startsWith('rgb(') && c !== 'rgb(0, 0, 0)')),
-    );
-    const ours = swatchColors.findIndex((colors) => colors.includes('rgb(255, 0, 255)') && colors.includes('rgb(0, 255, 255)'));
-    expect(ours, `palettes shown: ${JSON.stringify(swatchColors.slice(0, 5))}`).toBeGreaterThanOrEqual(0);
-    await palettes.nth(ours).click();
-    await page.locator('.map-toolbar').click();
+    // Color based on `value`, through kepler's own layer panel. `value` is a BIGINT column: it used to
+    // fail on BigInt values, leaving the layer with no field. Our palette is among the color range's
+    // palettes, its swatches in its own colors.
+    await colorFirstLayerBy(page, 'value');
+    await pickPaletteWith(page, ['rgb(255, 0, 255)', 'rgb(0, 255, 255)']);
     // The points now wear the palette's colors.
     for (const hex of COLORS) await expect.poll(() => countPixels(page, rgbOf(hex)), { timeout: 10_000 }).toBeGreaterThan(20);
     expect(s.foreign).toEqual([]);

@@ -13,6 +13,8 @@ import { ConnectorPage, NewConnectorPage, SavedQueryPage } from './connectors/Co
 import { AnalyticsView } from './analytics/AnalyticsView';
 import { DashboardPage } from './dashboard/DashboardPage';
 import { PublicDashboardPage } from './dashboard/PublicDashboardPage';
+import { MapStyleEditorPage } from './map-assets/MapStyleEditor';
+import { PaletteEditorPage } from './map-assets/PaletteEditor';
 
 function RequireAdmin({ children }: { children: JSX.Element }) {
   const user = useUser();
@@ -68,6 +70,10 @@ export const routes: RouteObject[] = [
           { path: 'connectors/new', element: <NewConnectorPage /> },
           { path: 'connectors/:id', element: <ConnectorPage /> },
           { path: 'queries/:id', element: <SavedQueryPage /> },
+          { path: 'basemaps/new', element: <MapStyleEditorPage key="new" /> },
+          { path: 'basemaps/:id', element: <MapStyleEditorPage key="saved" /> },
+          { path: 'colors/new', element: <PaletteEditorPage key="new" /> },
+          { path: 'colors/:id', element: <PaletteEditorPage key="saved" /> },
           // analytics-and-admin §2 links datasets as {datasets base}/details/{id}: the same page.
           { path: 'datasets/details/:id', element: <DatasetDetailsRedirect /> },
           { path: 'admin/organizations', element: <RequireAdmin><OrganizationsPage /></RequireAdmin> },

@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import { z } from 'zod';
 import {
   Id,
@@ -10,6 +11,7 @@ import {
   StudioError,
   badInput,
   notFound,
+  parseStyleFile,
   type MapAssetFields,
   type MapAssetType,
 } from '@studio/schema';
@@ -84,6 +86,18 @@ const kind: Kind<typeof MapAssetCreate, typeof MapAssetUpdate> = {
 
 const assetKeyOf = (id: string) => `map-assets/${id}/asset`;
 
+/** The whole body, or 413 past `maxBytes` (as BlobStore.write answers). */
+async function readAtMost(body: NodeJS.ReadableStream, maxBytes: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > maxBytes) throw new StudioError(413, `Upload is larger than ${maxBytes} bytes`);
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
+
 /** Upload purposes of map assets, registered in routes/uploads.ts. */
 export const mapAssetUploadHandlers: [string, UploadHandler][] = [
   [
@@ -93,8 +107,13 @@ export const mapAssetUploadHandlers: [string, UploadHandler][] = [
       if (!row || row.type !== 'map-asset') throw new StudioError(409, 'Record is not upload-ready');
       assertAssetType(row, 'map-style');
       if (!body || typeof body.pipe !== 'function') throw badInput('Upload body is missing');
+      // The file is read whole (20 MB at most) and checked before it replaces the stored one: a file that
+      // is not a style answers 422 and the asset keeps the style it had.
+      const bytes = await readAtMost(body, claims.maxBytes);
+      const parsed = parseStyleFile(bytes.toString('utf8'));
+      if ('error' in parsed) throw badInput(parsed.error);
       const key = assetKeyOf(row.id);
-      await services.blobs.write(key, body, claims.maxBytes);
+      await services.blobs.write(key, Readable.from([bytes]), claims.maxBytes);
       await services.units.run(async () => {
         await services.db
           .updateTable('resources')

@@ -94,13 +94,15 @@ export const COLLECTIONS: CollectionConfig[] = [
   {
     slug: 'basemaps', title: 'Basemaps', noun: 'basemap', plural: 'basemaps', resourceType: 'map-asset',
     api: () => client.collection('/v1/map-assets', { query: { type: 'map-style' }, body: { assetType: 'map-style' } }),
-    emptyHint: 'add a map style to use it under your layers.',
+    emptyHint: 'add a map style (a MapLibre style file) with “New basemap” to use it under your layers.',
+    href: (id) => `/workspace/basemaps/${id}`, newHref: '/workspace/basemaps/new',
     share: 'permissions', samples: false,
   },
   {
     slug: 'colors', title: 'Colors', noun: 'color palette', plural: 'color palettes', resourceType: 'map-asset',
     api: () => client.collection('/v1/map-assets', { query: { type: 'color-palette' }, body: { assetType: 'color-palette' } }),
-    emptyHint: 'save a color palette to reuse it across maps.',
+    emptyHint: 'make a color palette with “New color palette” to reuse it across maps.',
+    href: (id) => `/workspace/colors/${id}`, newHref: '/workspace/colors/new',
     share: 'permissions', samples: false,
   },
 ];

@@ -20,9 +20,6 @@ export interface KeplerMapStyle {
 interface BasemapList {
   items: { id: string; label: string; styleUrl: string }[];
 }
-interface AssetPage<T> {
-  items: ({ id: string; name: string } & T)[];
-}
 
 /** The colors a style paints its background and land with, for the picker's swatch. */
 function styleColors(style: StyleJson): [string, string] {
@@ -64,17 +61,23 @@ export async function loadBuiltInBasemaps(): Promise<Record<string, KeplerMapSty
 }
 
 /**
- * The caller's map-style assets that carry a style document (assets with only an external URL are left
- * out: they would be fetched from another host), keyed `asset:{id}`.
+ * The caller's map styles that carry a style document (saved in the asset or uploaded as its file),
+ * keyed `asset:{id}`. Styles with only an external URL are left out: the token that URL needs stays on
+ * the server, and the builder loads nothing from another host on its own.
  */
 async function loadStyleAssets(): Promise<Record<string, KeplerMapStyle>> {
-  const page = await client.request<AssetPage<{ style: StyleJson | null }>>('GET', '/v1/map-assets', { query: { type: 'map-style' } });
-  const styles = page.items.filter((a) => a.style && Array.isArray(a.style.layers)).map((a) => toKeplerStyle(`asset:${a.id}`, a.name, a.style!));
-  return Object.fromEntries(styles.map((s) => [s.id, s]));
+  const page = await client.mapAssets.list('map-style', { limit: 100 });
+  const styles = await Promise.all(
+    page.items.map(async (a) => {
+      const style = (await client.mapAssets.styleOf(a)) as StyleJson | null;
+      return style && Array.isArray(style.layers) ? [toKeplerStyle(`asset:${a.id}`, a.name, style)] : [];
+    }),
+  );
+  return Object.fromEntries(styles.flat().map((s) => [s.id, s]));
 }
 
 async function loadPaletteAssets(): Promise<void> {
-  const page = await client.request<AssetPage<{ palette: StudioPalette | null }>>('GET', '/v1/map-assets', { query: { type: 'color-palette' } });
+  const page = await client.mapAssets.list('color-palette', { limit: 100 });
   setStudioPalettes(page.items.flatMap((a) => (a.palette ? [paletteToKepler(a.name, a.palette)] : [])));
 }
 

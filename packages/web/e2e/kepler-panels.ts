@@ -1,0 +1,32 @@
+import { expect } from 'vitest';
+import type { Page } from 'playwright-core';
+
+/**
+ * Colors the first layer by `field` through kepler's own layer panel (kepler's new point layer may already
+ * have picked it when it is the one measure).
+ */
+export async function colorFirstLayerBy(page: Page, field: string): Promise<void> {
+  await page.locator('.layer__enable-config').first().click();
+  const colorBy = page.locator('.layer-panel .channel-by-value-selector').first();
+  await colorBy.waitFor();
+  if (!(await colorBy.innerText()).includes(field)) {
+    await colorBy.locator('.item-selector__dropdown').first().click();
+    // kepler's field list opens in a portal (react-modal) over the page.
+    await page.locator('.ReactModalPortal .list__item__anchor').filter({ hasText: new RegExp(`^${field}$`) }).click();
+  }
+  await expect.poll(() => colorBy.innerText()).toContain(field);
+}
+
+/** Opens the first layer's color range picker and picks the palette whose swatches show every one of `colors` (CSS rgb() text). */
+export async function pickPaletteWith(page: Page, colors: string[]): Promise<void> {
+  await page.locator('.layer-panel .color-selector__selector').first().click();
+  const palettes = page.locator('.color-palette-outer');
+  await palettes.first().waitFor();
+  const swatchColors = await palettes.evaluateAll((items) =>
+    items.map((item) => [...item.querySelectorAll('div')].map((d) => getComputedStyle(d).backgroundColor).filter((c) => c.startsWith('rgb(') && c !== 'rgb(0, 0, 0)')),
+  );
+  const ours = swatchColors.findIndex((shown) => colors.every((c) => shown.includes(c)));
+  expect(ours, `palettes shown: ${JSON.stringify(swatchColors.slice(0, 5))}`).toBeGreaterThanOrEqual(0);
+  await palettes.nth(ours).click();
+  await page.locator('.map-toolbar').click();
+}
