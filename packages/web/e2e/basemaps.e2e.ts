@@ -6,25 +6,36 @@ import { mapAreaPng } from './pixels';
 
 const browser = useBrowser();
 
-/** Mean color of the basemap canvas right of kepler's side panel, from a real screenshot. */
-async function meanColor(page: Page): Promise<[number, number, number]> {
+/**
+ * The basemap canvas right of kepler's side panel, from a real screenshot: its mean color, and how many
+ * pixels are darker than `dark` (0–255 brightness: text ink, which no border or land color comes near).
+ */
+async function pixelStats(page: Page, dark = 110): Promise<{ mean: [number, number, number]; darkPixels: number }> {
   const png = await mapAreaPng(page, 80);
-  return page.evaluate(async (url) => {
-    const img = new Image();
-    img.src = url;
-    await img.decode();
-    const c = document.createElement('canvas');
-    c.width = img.width;
-    c.height = img.height;
-    const ctx = c.getContext('2d')!;
-    ctx.drawImage(img, 0, 0);
-    const { data } = ctx.getImageData(0, 0, c.width, c.height);
-    const sum = [0, 0, 0];
-    for (let i = 0; i < data.length; i += 4) for (let k = 0; k < 3; k++) sum[k]! += data[i + k]!;
-    const n = data.length / 4;
-    return sum.map((v) => Math.round(v / n)) as [number, number, number];
-  }, `data:image/png;base64,${png.toString('base64')}`);
+  return page.evaluate(
+    async ({ url, dark }) => {
+      const img = new Image();
+      img.src = url;
+      await img.decode();
+      const c = document.createElement('canvas');
+      c.width = img.width;
+      c.height = img.height;
+      const ctx = c.getContext('2d')!;
+      ctx.drawImage(img, 0, 0);
+      const { data } = ctx.getImageData(0, 0, c.width, c.height);
+      const sum = [0, 0, 0];
+      let darkPixels = 0;
+      for (let i = 0; i < data.length; i += 4) {
+        for (let k = 0; k < 3; k++) sum[k]! += data[i + k]!;
+        if ((data[i]! + data[i + 1]! + data[i + 2]!) / 3 < dark) darkPixels++;
+      }
+      const n = data.length / 4;
+      return { mean: sum.map((v) => Math.round(v / n)) as [number, number, number], darkPixels };
+    },
+    { url: `data:image/png;base64,${png.toString('base64')}`, dark },
+  );
 }
+const meanColor = async (page: Page) => (await pixelStats(page)).mean;
 const brightness = (c: number[]) => (c[0]! + c[1]! + c[2]!) / 3;
 
 describe('built-in basemaps', () => {
@@ -50,6 +61,35 @@ describe('built-in basemaps', () => {
     // Long enough for a slow machine running other browser tests alongside.
     await expect.poll(async () => brightness(await meanColor(page)), { timeout: 40_000 }).toBeLessThan(70);
     await page.screenshot({ path: '/tmp/studio-basemap-dark.png' });
+    expect(s.foreign).toEqual([]);
+    await s.context.close();
+  }, 120_000);
+
+  it('draws place names on the labelled basemap with the browser able to reach only the studio', async () => {
+    const admin = await asAdmin();
+    const team = await admin.admin.createOrganization(`Label team ${unique()}`);
+    const user = await createUser(admin, team.id, 'Lou Labels', `lou.${unique()}@e2e.studio.test`);
+    const s = await openStudio(browser(), baseUrl());
+    const { page, context } = s;
+    // The network as an offline install has it: anything but the studio's host fails.
+    const host = new URL(baseUrl()).host;
+    await context.route('**/*', (route) => (new URL(route.request().url()).host === host ? route.continue() : route.abort('addressunreachable')));
+    const glyphs: string[] = [];
+    page.on('response', (r) => r.url().includes('/v1/basemaps/glyphs/') && r.status() === 200 && glyphs.push(r.url()));
+    await signInThroughUi(page, baseUrl(), user.email, user.password);
+    await page.goto(`${baseUrl()}/new`);
+    await page.waitForFunction(() => window.__studioMapReady === true, undefined, { timeout: 45_000 });
+    // The light style has no text: its darkest pixels are borders (brightness 154), lighter than the labels' ink.
+    await expect.poll(async () => brightness(await meanColor(page)), { timeout: 15_000 }).toBeGreaterThan(180);
+    expect((await pixelStats(page)).darkPixels).toBeLessThan(20);
+
+    await page.locator('[data-for="map-nav"]').click();
+    await page.locator('.map-dropdown-option:not(.collapsed)').first().click();
+    await page.locator('.map-dropdown-option .map-preview-name').getByText('Light with place names', { exact: true }).click();
+    await expect.poll(() => glyphs.length, { timeout: 30_000 }).toBeGreaterThan(0);
+    // Dozens of names around the Bay: thousands of dark pixels of ink.
+    await expect.poll(async () => (await pixelStats(page)).darkPixels, { timeout: 30_000 }).toBeGreaterThan(1_000);
+    await page.screenshot({ path: '/tmp/studio-basemap-labelled.png' });
     expect(s.foreign).toEqual([]);
     await s.context.close();
   }, 120_000);

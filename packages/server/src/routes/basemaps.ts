@@ -2,11 +2,14 @@ import { z } from 'zod';
 import type { FastifyRequest } from 'fastify';
 import { defineRoute, type RouteDef } from '../http/route';
 import { BasemapTiles } from '../services/basemaps/tiles';
+import { GlyphRanges } from '../services/basemaps/glyphs';
 import { BASEMAPS, TILE_PATH, basemapOf, styleJson } from '../services/basemaps/styles';
 
 const BASE = '/v1/basemaps';
 /** One tile builder per process: the geography is the same for every studio in it. */
 const tiles = new BasemapTiles();
+/** Likewise the glyphs: one font, made into ranges as maps ask for them. */
+const glyphs = new GlyphRanges();
 /** Tiles change only with the installed data packages; styles may follow a new release sooner. */
 const TILE_CACHE = 'public, max-age=86400, stale-while-revalidate=604800';
 const STYLE_CACHE = 'public, max-age=300';
@@ -56,6 +59,18 @@ export const basemapRoutes: RouteDef[] = [
       reply.header('cache-control', TILE_CACHE).header('access-control-allow-origin', '*');
       if (!bytes) return reply.code(204).send();
       return reply.header('content-type', 'application/vnd.mapbox-vector-tile').send(bytes);
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    url: `${BASE}/glyphs/{fontstack}/{range}.pbf`,
+    summary: 'Signed distance field glyphs of 256 code points (MapLibre glyph protobuf) for the basemaps’ labels; any font stack gets the studio’s font',
+    tag: 'basemaps',
+    auth: 'public',
+    params: z.object({ fontstack: z.string().min(1).max(200), range: z.string().max(16) }),
+    handler: async ({ reply, params }) => {
+      const bytes = await glyphs.range(params.range);
+      return reply.header('cache-control', TILE_CACHE).header('access-control-allow-origin', '*').header('content-type', 'application/x-protobuf').send(Buffer.from(bytes));
     },
   }),
 ];

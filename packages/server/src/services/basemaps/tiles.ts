@@ -1,5 +1,5 @@
 import { checkTile, encodeTile, vtIndex, type VtIndex, type VtTile } from '../vector-tiles/mvt';
-import { BASEMAP_LAYERS, LAYER_MIN_ZOOM, buildGeography, type BasemapLayer } from './geography';
+import { BASEMAP_LAYERS, LAYER_MIN_ZOOM, buildGeography, placeRankAt, type BasemapLayer } from './geography';
 
 /** Tiles are cut up to this zoom; styles declare it as the source's maxzoom and the map overzooms past it. */
 export const TILE_MAX_ZOOM = 10;
@@ -8,6 +8,13 @@ export const TILE_REQUEST_MAX_ZOOM = 14;
 const CACHE_SIZE = 512;
 
 type Index = VtIndex;
+
+/** A places tile with only the ranks named at its zoom (a copy: geojson-vt keeps its tiles). */
+function placesUpToRank(tile: VtTile | null, maxRank: number): VtTile | null {
+  if (!tile) return null;
+  const features = tile.features.filter((f) => Number((f.tags as { rank?: unknown }).rank) <= maxRank);
+  return features.length ? { ...tile, features } : null;
+}
 
 /**
  * Mapbox Vector Tiles of the built-in geography. The GeoJSON and the geojson-vt indexes are built once,
@@ -53,6 +60,7 @@ export class BasemapTiles {
     const indexes = await this.load();
     const layers: Record<string, VtTile | null> = {};
     for (const name of BASEMAP_LAYERS) if (z >= LAYER_MIN_ZOOM[name]) layers[name] = indexes[name].getTile(z, x, y);
+    layers.places = placesUpToRank(layers.places ?? null, placeRankAt(z));
     const encoded = encodeTile(layers);
     const bytes = encoded ? Buffer.from(encoded) : null;
     this.cache.set(key, bytes);
