@@ -4,20 +4,31 @@
 // config, same basemap) on the app's `/bench/kepler-csv/{mapId}` page, in the same Chromium.
 // BENCH_MAP_POINTS (default 1,000,000) points (lat, lng, value). Runs the built app on the real server,
 // started as the browser tests start it (e2e/global-setup.ts, which also rebuilds a stale app).
+// Two more figures, each against a measurement of the same run:
+// - map.add_data_first_frame: /new, kepler's "Add Data" (the studio's catalog picker), the same dataset picked
+//   and added, to the frame that draws it; against the stock kepler.gl CSV baseline (target <= 0.5).
+// - map.tile_first_frame: a vector-tile dataset of BENCH_MAP_TILE_POINTS (default 10,000,000) points, tiled
+//   by the studio from a query on the embedded engine, opened in /new until its tiles are drawn; against the
+//   N-point Arrow map above (target <= 1.0: with tiles, size stops mattering). BENCH_MAP_TILE_POINTS=0 skips it.
 // Standalone: `npx tsx packages/web/bench/map.bench.ts`. Each page's steps (user-timing marks the app sets,
 // src/map/timing.ts) are printed after the figure; BENCH_MAP_TRACE=1 also traces the browser and prints
 // how much of each page's time the GPU process spent running WebGL commands (SwiftShader, software).
+import http from 'node:http';
+import os from 'node:os';
 import { StudioClient } from '@studio/client';
 import type { CDPSession, Page } from 'playwright-core';
 import startServer, { ADMIN } from '../e2e/global-setup';
 import { launchBrowser, openStudio, signInThroughUi } from '../e2e/browser';
 
 const N = Number(process.env.BENCH_MAP_POINTS ?? 1_000_000);
+const TILE_POINTS = Number(process.env.BENCH_MAP_TILE_POINTS ?? 10_000_000);
 const READY_TIMEOUT_MS = 300_000;
 const TRACE = process.env.BENCH_MAP_TRACE === '1';
 
 
 // window.__studioMapReady / __studioMap are declared by the app (src/map/kepler).
+
+const loadLine = () => `${os.loadavg().map((l) => l.toFixed(2)).join(' ')} on ${os.cpus().length} cores`;
 
 /** N points around San Francisco from a fixed-seed generator, as CSV. */
 function pointsCsv(n: number): string {
@@ -119,6 +130,75 @@ async function firstFrame(page: Page, url: string, datasetId: string, label: str
   return ms;
 }
 
+/**
+ * /new, then "Add Data" → the catalog picker → the dataset found by name → "Add to map", until the frame
+ * that draws it: milliseconds from navigation, as for the other pages.
+ */
+async function addDataFirstFrame(page: Page, baseUrl: string, dataset: { id: string; name: string }): Promise<number> {
+  const t0 = performance.now();
+  await page.goto(`${baseUrl}/new`);
+  await page.waitForFunction(() => window.__studioMapReady === true, undefined, { timeout: READY_TIMEOUT_MS, polling: 50 });
+  await page.getByText('Add Data', { exact: true }).first().click();
+  const picker = page.locator('.add-data');
+  await picker.getByLabel('Search datasets').fill(dataset.name);
+  await picker.getByRole('checkbox', { name: dataset.name, exact: true }).check();
+  await picker.getByRole('button', { name: 'Add to map' }).click();
+  await page.waitForFunction((id) => window.__studioMap?.layers().some((l) => l.dataId === id) === true, dataset.id, { timeout: READY_TIMEOUT_MS, polling: 50 });
+  // The layer exists; the next two animation frames come after the frame that draws it.
+  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+  const ms = performance.now() - t0;
+  const layers = await page.evaluate(() => window.__studioMap?.layers() ?? []);
+  if (layers.length !== 1 || layers[0]!.type !== 'point') throw new Error(`Add Data: unexpected layers ${JSON.stringify(layers)}`);
+  console.log(`  studio (/new, Add Data): ${Math.round(ms)} ms; settled ${Math.round(await settle(page))} ms after`);
+  return ms;
+}
+
+/**
+ * A vector-tile dataset opened in /new until its tiles are drawn: the map's first frame, then no tile
+ * request left unanswered, then two animation frames.
+ */
+async function tileFirstFrame(page: Page, baseUrl: string, datasetId: string): Promise<number> {
+  const pending = new Set<string>();
+  let tiles = 0;
+  page.on('request', (r) => r.url().includes(`/v1/vector-tiles/${datasetId}/`) && pending.add(r.url()));
+  const done = (url: string) => {
+    if (pending.delete(url) && /\/\d+\/\d+\/\d+/.test(new URL(url).pathname)) tiles++;
+  };
+  page.on('requestfinished', (r) => done(r.url()));
+  page.on('requestfailed', (r) => done(r.url()));
+  const t0 = performance.now();
+  await page.goto(`${baseUrl}/new?datasetUuid=${datasetId}`);
+  await page.waitForFunction(() => window.__studioMapReady === true, undefined, { timeout: READY_TIMEOUT_MS, polling: 50 });
+  while (tiles === 0 || pending.size > 0) {
+    if (performance.now() - t0 > READY_TIMEOUT_MS) throw new Error('tile layer: tiles still loading');
+    await page.waitForTimeout(20);
+  }
+  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+  const ms = performance.now() - t0;
+  const layers = await page.evaluate(() => window.__studioMap?.layers() ?? []);
+  if (layers.length !== 1 || layers[0]!.type !== 'vectorTile') throw new Error(`tile layer: unexpected layers ${JSON.stringify(layers)}`);
+  console.log(`  studio (vector tiles): ${Math.round(ms)} ms, ${tiles} tiles; settled ${Math.round(await settle(page))} ms after`);
+  return ms;
+}
+
+/**
+ * PUT /v1/data-queries/vector-tiling answers once the pyramid is cut, minutes for millions of rows:
+ * longer than fetch's 5-minute header timeout, so this call goes through node:http with none.
+ */
+function tileQuery(baseUrl: string, token: string, body: unknown): Promise<{ id: string }> {
+  return new Promise((resolve, reject) => {
+    const payload = JSON.stringify(body);
+    const req = http.request(`${baseUrl}/v1/data-queries/vector-tiling`, { method: 'PUT', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (text += c));
+      res.on('end', () => (res.statusCode === 201 ? resolve((JSON.parse(text) as { item: { id: string } }).item) : reject(new Error(`vector tiling: ${res.statusCode} ${text}`))));
+    });
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
 async function main() {
   // The server's sample data (generated in the background on a first start) would compete for the two
   // cores with the measured pages.
@@ -186,6 +266,30 @@ async function main() {
     const baseline = await measure(`${baseUrl}/bench/kepler-csv/${map.id}`, 'baseline (CSV)');
     const studio = await measure(`${baseUrl}/${map.id}`, 'studio (Arrow)');
     console.log(`map.first_frame ${N} points: ${Math.round(studio)} ms (ratio ${(studio / baseline).toFixed(2)} vs baseline stock kepler.gl CSV ${Math.round(baseline)} ms; target <= 0.5)`);
+    const inTab = async <T>(fn: (tab: Page) => Promise<T>) => {
+      const tab = await context.newPage();
+      tab.setDefaultTimeout(READY_TIMEOUT_MS);
+      try {
+        return await fn(tab);
+      } finally {
+        await tab.close();
+      }
+    };
+    const added = await inTab((tab) => addDataFirstFrame(tab, baseUrl, { id: dataset.id, name: dataset.name }));
+    console.log(`map.add_data_first_frame ${N} points: ${Math.round(added)} ms (ratio ${(added / baseline).toFixed(2)} vs baseline stock kepler.gl CSV ${Math.round(baseline)} ms; target <= 0.5; load ${loadLine()})`);
+
+    if (TILE_POINTS > 0) {
+      const tTile = performance.now();
+      // The Arrow map's points, TILE_POINTS / N times over, each copy shifted by a metre or so (user SQL may
+      // not call table functions such as range(); a VALUES list may be joined).
+      const copies = Math.max(1, Math.round(TILE_POINTS / N));
+      const offsets = Array.from({ length: copies }, (_, k) => `(${k})`).join(', ');
+      const query = `select lat + k * 0.00001 as lat, lng - k * 0.00001 as lng, value from "${dataset.id}" cross join (values ${offsets}) as copies(k)`;
+      const tiled = await tileQuery(baseUrl, admin.token, { query, name: `Bench tiles ${copies * N}`, latColumn: 'lat', lngColumn: 'lng', maxZoom: 12 });
+      console.log(`(setup: ${copies * N} points tiled to z12 in ${Math.round(performance.now() - tTile)} ms)`);
+      const tileMs = await inTab((tab) => tileFirstFrame(tab, baseUrl, tiled.id));
+      console.log(`map.tile_first_frame ${copies * N} points: ${Math.round(tileMs)} ms (ratio ${(tileMs / studio).toFixed(2)} vs the ${N}-point Arrow map ${Math.round(studio)} ms; target <= 1.0; load ${loadLine()})`);
+    }
   } finally {
     await browser.close();
     await stop();
