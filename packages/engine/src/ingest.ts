@@ -11,6 +11,7 @@ import { createGunzip } from 'node:zlib';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { badInput, isStudioError } from '@studio/schema';
 import { detectRoles } from './detect';
+import { CONVERTED_CONTENT_TYPES, convertUpload, type ConvertedFormat } from './formats';
 import type { PooledConnection } from './pool';
 import { quoteLiteral } from './sql';
 import { parseCopyStats, statsOf, type CopyStats } from './stats';
@@ -29,7 +30,8 @@ export interface IngestOptions {
   onProgress?: (fraction: number) => void;
 }
 
-type Format = 'csv' | 'tsv' | 'json' | 'geojson' | 'parquet';
+/** What DuckDB reads: the upload itself, or (`sheet`) the CSV an Excel sheet was turned into. */
+type Format = 'csv' | 'tsv' | 'json' | 'geojson' | 'parquet' | 'sheet';
 
 const FORMATS: Record<string, Format | 'sniff'> = {
   'text/csv': 'csv',
@@ -44,6 +46,8 @@ const FORMATS: Record<string, Format | 'sniff'> = {
   'application/octet-stream': 'sniff',
 };
 
+const CONVERTERS_BY_FORMAT = new Set<string>(Object.values(CONVERTED_CONTENT_TYPES));
+
 /**
  * Throws 422 'Unsupported content type' for a type ingest never accepts, so a server can refuse before
  * streaming the body to disk (application/octet-stream passes here; ingest still checks its Parquet magic).
@@ -52,9 +56,9 @@ export function assertSupportedContentType(contentType: string): void {
   formatOf(contentType);
 }
 
-export function formatOf(contentType: string): Format | 'sniff' {
+export function formatOf(contentType: string): Format | 'sniff' | ConvertedFormat {
   const base = contentType.split(';')[0]!.trim().toLowerCase();
-  const f = FORMATS[base];
+  const f = FORMATS[base] ?? CONVERTED_CONTENT_TYPES[base];
   if (!f) throw badInput('Unsupported content type');
   return f;
 }
@@ -107,6 +111,9 @@ async function sourceSelect(conn: DuckDBConnection, format: Format, file: string
       return `SELECT * FROM read_csv(${f}, ${CSV_BUFFER})`;
     case 'tsv':
       return `SELECT * FROM read_csv(${f}, delim = '\t', ${CSV_BUFFER})`;
+    case 'sheet':
+      // Written by formats/xlsx.ts: a header row, then rows as wide as their last filled cell.
+      return `SELECT * FROM read_csv(${f}, header = true, null_padding = true, ${CSV_BUFFER})`;
     case 'json': {
       // DuckDB reserves twice the maximum object size as a buffer: size it to the file (records are
       // smaller than the file), so small uploads fit a small memory limit and large ones still parse.
@@ -164,7 +171,7 @@ const firstLine = (e: unknown) => String((e as Error)?.message ?? e).split('\n')
 export function readError(format: Format, e: unknown): Error {
   if (isStudioError(e)) return e;
   const msg = String((e as Error)?.message ?? e);
-  const label = format === 'tsv' ? 'TSV' : format === 'geojson' ? 'GeoJSON' : format.toUpperCase();
+  const label = format === 'tsv' ? 'TSV' : format === 'geojson' ? 'GeoJSON' : format === 'sheet' ? 'the Excel sheet' : format.toUpperCase();
   const line = /Error on Line:\s*(\d+)/i.exec(msg)?.[1];
   const conv = /converting column "([^"]+)"\. Could not convert string "(.*?)" to '([^']+)'/s.exec(msg);
   if (line && conv) {
@@ -232,8 +239,14 @@ export async function ingest(
       if (!(await hasParquetMagic(input))) throw badInput('Unsupported content type');
       format = 'parquet';
     }
+    if (CONVERTERS_BY_FORMAT.has(format)) {
+      const converted = await convertUpload(format as ConvertedFormat, input, path.join(tmpDir, `ingest-${id}.converted`));
+      temps.push(converted.file);
+      input = converted.file;
+      format = converted.into;
+    }
     if (format === 'json' && (await isFeatureCollection(input))) format = 'geojson';
-    const fmt: Format = format;
+    const fmt = format as Format;
     progress(0.05);
     let copyStats: CopyStats;
     // LZ4 rather than DuckDB's default Snappy: the same size on the bench data, and a one-thread copy of a

@@ -41,7 +41,10 @@ export const DatasetColumn = z.object({
 });
 export type DatasetColumn = z.infer<typeof DatasetColumn>;
 
-/** Upload media types (catalog §5: json, parquet, csv, tsv; GeoJSON is JSON). */
+/**
+ * Upload media types (catalog §5: json, parquet, csv, tsv; GeoJSON is JSON), and the formats the studio
+ * converts with a reader made for each: zipped Shapefile, KML/KMZ, GPX, FlatGeobuf, Excel .xlsx.
+ */
 export const UPLOAD_CONTENT_TYPES = [
   'text/csv',
   'text/tab-separated-values',
@@ -51,6 +54,15 @@ export const UPLOAD_CONTENT_TYPES = [
   'application/vnd.apache.parquet',
   'application/x-parquet',
   'application/octet-stream',
+  'application/zip',
+  'application/x-zip-compressed',
+  'application/x-shapefile',
+  'application/vnd.google-earth.kml+xml',
+  'application/vnd.google-earth.kmz',
+  'application/gpx+xml',
+  'application/flatgeobuf',
+  'application/vnd.flatgeobuf',
+  'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
 ] as const;
 
 export const DatasetMetadata = z.object({

@@ -3,6 +3,7 @@ import { PassThrough } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import { tableFromIPC } from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KML, shapefileZip, xlsx } from '../../engine/test/format-files';
 import { STORES, seedCast, startStudio, type TestStudio } from './harness';
 
 const CSV = 'name,lat,lng,visits\nFerry Building,37.7955,-122.3937,10\nCoit Tower,37.8024,-122.4058,\nPainted Ladies,37.7763,-122.4328,7\n';
@@ -58,6 +59,24 @@ describe.each(STORES)('datasets on %s', (kind) => {
     expect(res.headers['content-type']).toBe('application/vnd.apache.arrow.stream');
     const table = tableFromIPC(res.rawPayload);
     expect(table.toArray().map((r) => ({ ...r.toJSON() }))).toEqual(ROWS.map((r) => ({ ...r, visits: r.visits === null ? null : BigInt(r.visits) })));
+  });
+
+  it.each([
+    ['a zipped Shapefile', 'application/zip', () => shapefileZip()],
+    ['a KML file', 'application/vnd.google-earth.kml+xml', () => Buffer.from(KML)],
+    ['an Excel workbook', 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', xlsx],
+  ])('ingests %s in one step, ready with its rows and location', async (_label, contentType, make) => {
+    const res = await upload(await make(), contentType);
+    expect(res.statusCode).toBeLessThan(300);
+    const item = res.json().item;
+    expect(item).toMatchObject({ status: 'ready', metadata: { rowCount: 3, contentType } });
+    expect(Object.keys(item.metadata.detected)).toEqual(expect.arrayContaining(['latitude', 'longitude']));
+  });
+
+  it('refuses a zip without a Shapefile with the reason and no server path', async () => {
+    const res = await upload(shapefileZip({ withShp: false }), 'application/zip');
+    expect([res.statusCode, res.json().message]).toEqual([422, 'The zip holds no Shapefile (.shp)']);
+    expect(res.body).not.toMatch(/\/tmp\/|\.studio|ingest-/);
   });
 
   it('refuses an unsupported type and leaves the dataset in error with the message', async () => {

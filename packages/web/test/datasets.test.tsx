@@ -26,7 +26,13 @@ describe('upload formats', () => {
     ['notes.txt', null],
     ['archive.gz', null],
     ['README', null],
-    ['sheet.xlsx', null],
+    ['sheet.xlsx', { contentType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet' }],
+    ['parcels.zip', { contentType: 'application/zip' }],
+    ['trails.kml', { contentType: 'application/vnd.google-earth.kml+xml' }],
+    ['trails.kmz', { contentType: 'application/vnd.google-earth.kmz' }],
+    ['ride.gpx', { contentType: 'application/gpx+xml' }],
+    ['zones.fgb', { contentType: 'application/flatgeobuf' }],
+    ['old.xls', null],
   ])('%s', (name, format) => {
     expect(formatOf(name)).toEqual(format);
   });

@@ -11,6 +11,13 @@ export const MEDIA_TYPES: Record<string, string> = {
   jsonl: 'application/x-ndjson',
   geojson: 'application/geo+json',
   parquet: 'application/vnd.apache.parquet',
+  // Read by a reader made for each (engine/src/formats): a Shapefile comes zipped with its .dbf and .prj.
+  zip: 'application/zip',
+  kml: 'application/vnd.google-earth.kml+xml',
+  kmz: 'application/vnd.google-earth.kmz',
+  gpx: 'application/gpx+xml',
+  fgb: 'application/flatgeobuf',
+  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
 };
 
 /** What the file picker offers. */

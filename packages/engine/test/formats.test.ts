@@ -1,0 +1,78 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { assertSupportedContentType } from '../src';
+import { setup, type Ctx } from './helpers';
+import { GPX, KML, PLACES, flatgeobuf, kmz, shapefileZip, xlsx } from './format-files';
+
+let ctx: Ctx;
+beforeAll(async () => {
+  ctx = await setup();
+});
+afterAll(() => ctx.cleanup());
+
+type Row = Record<string, unknown>;
+const geometryType = (r: Row) => (JSON.parse(String(r._geojson)) as { type: string }).type;
+
+/** The first place's row: its latitude and longitude within 1e-6° of where it is. */
+function expectFerryBuilding(rows: Row[]) {
+  const row = rows.find((r) => r.name === 'Ferry Building')!;
+  expect(row, JSON.stringify(rows)).toBeDefined();
+  expect(Math.abs(Number(row.latitude ?? row.lat) - PLACES[0]!.lat)).toBeLessThan(1e-6);
+  expect(Math.abs(Number(row.longitude ?? row.lng) - PLACES[0]!.lng)).toBeLessThan(1e-6);
+}
+
+describe('formats read through a reader made for each', () => {
+  it.each([
+    ['a zipped Shapefile in UTM 10N (reprojected from its .prj)', 'places.zip', 'application/zip', async () => shapefileZip(), 3, ['Point'], { visits: 120 }],
+    ['KML with nested folders (kept as a folder column)', 'places.kml', 'application/vnd.google-earth.kml+xml', async () => Buffer.from(KML), 3, ['Point'], { folder: 'Landmarks / Waterfront' }],
+    ['KMZ (its doc.kml)', 'places.kmz', 'application/vnd.google-earth.kmz', async () => kmz(), 3, ['Point'], { folder: 'Landmarks / Waterfront' }],
+    ['FlatGeobuf', 'places.fgb', 'application/flatgeobuf', async () => flatgeobuf(), 3, ['Point'], { visits: 120 }],
+    ['an .xlsx with two sheets (the first one)', 'places.xlsx', 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', xlsx, 3, null, { visits: 120, opened: '2000-01-02T09:30:00.000Z' }],
+  ] as const)('%s', async (_label, name, contentType, make, rowCount, geometryTypes, ferry) => {
+    const key = `formats/${name}.parquet`;
+    const result = await ctx.engine.ingest({ sourceFile: await ctx.file(name, await make()), contentType, key });
+    expect(result.rowCount).toBe(rowCount);
+    const rows = (await ctx.engine.preview(key)) as Row[];
+    expectFerryBuilding(rows);
+    expect(rows.find((r) => r.name === 'Ferry Building')).toMatchObject(ferry);
+    if (geometryTypes) {
+      expect(result.detected).toMatchObject({ geometry: '_geojson', latitude: 'latitude', longitude: 'longitude' });
+      expect([...new Set(rows.map(geometryType))]).toEqual(geometryTypes);
+    } else {
+      expect(result.detected).toMatchObject({ latitude: 'lat', longitude: 'lng' });
+      expect(result.columns.find((c) => c.name === 'opened')?.type).toBe('TIMESTAMP');
+    }
+  });
+
+  it('reads a GPX track as one line with its points, and its waypoint', async () => {
+    const key = 'formats/walk.parquet';
+    const result = await ctx.engine.ingest({ sourceFile: await ctx.file('walk.gpx', GPX), contentType: 'application/gpx+xml', key });
+    expect(result.rowCount).toBe(2);
+    const rows = (await ctx.engine.preview(key)) as Row[];
+    const track = rows.find((r) => r.name === 'Morning walk')!;
+    const line = JSON.parse(String(track._geojson)) as { type: string; coordinates: number[][] };
+    expect(line.type).toBe('LineString');
+    expect(line.coordinates.map(([lng, lat]) => [lng, lat])).toEqual(PLACES.map((p) => [p.lng, p.lat]));
+    const start = rows.find((r) => r.name === 'Start')!;
+    expect([start.latitude, start.longitude]).toEqual([PLACES[0]!.lat, PLACES[0]!.lng]);
+  });
+
+  it.each([
+    ['a zip with no Shapefile in it', 'no-shp.zip', 'application/zip', () => shapefileZip({ withShp: false }), 'The zip holds no Shapefile (.shp)'],
+    ['a "zip" that is not one', 'fake.zip', 'application/zip', () => Buffer.from('just text'), 'Could not read the zip: the file is not a zip archive or it is damaged'],
+    ['KML cut short', 'cut.kml', 'application/vnd.google-earth.kml+xml', () => Buffer.from(KML.slice(0, 200)), 'Could not read KML'],
+    ['XML that is not KML', 'other.kml', 'application/vnd.google-earth.kml+xml', () => Buffer.from('<?xml version="1.0"?><svg></svg>'), 'Could not read KML: the document is not KML (no <kml> root)'],
+    ['a KMZ with no KML inside', 'empty.kmz', 'application/vnd.google-earth.kmz', () => shapefileZip(), 'The KMZ holds no KML document'],
+    ['a damaged workbook', 'bad.xlsx', 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', () => Buffer.from('PK not really'), 'Could not read the Excel workbook'],
+    ['text sent as FlatGeobuf', 'bad.fgb', 'application/flatgeobuf', () => Buffer.from('not a flatgeobuf file at all'), 'Could not read FlatGeobuf'],
+  ])('refuses %s with a 422 that says why, and no server path', async (_label, name, contentType, make, message) => {
+    const file = await ctx.file(name, make());
+    const err = await ctx.engine.ingest({ sourceFile: file, contentType, key: `formats/bad-${name}.parquet` }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ status: 422 });
+    expect((err as Error).message).toContain(message);
+    expect((err as Error).message).not.toContain(ctx.dir);
+  });
+
+  it.each(['application/zip', 'application/gpx+xml', 'application/flatgeobuf', 'application/vnd.google-earth.kmz'])('accepts %s before reading the body', (type) => {
+    expect(() => assertSupportedContentType(type)).not.toThrow();
+  });
+});
