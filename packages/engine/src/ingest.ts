@@ -11,6 +11,8 @@ import { createGunzip } from 'node:zlib';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { badInput, isStudioError } from '@studio/schema';
 import { detectRoles } from './detect';
+import { CSV_BUFFER, csvSelect } from './csv';
+import { geometryProblemSql } from './geojson-check';
 import { CONVERTED_CONTENT_TYPES, convertUpload, type ConvertedFormat } from './formats';
 import type { PooledConnection } from './pool';
 import { quoteLiteral } from './sql';
@@ -96,21 +98,15 @@ async function gunzipTo(src: string, dest: string): Promise<void> {
   }
 }
 
-/**
- * The CSV reader's buffer per thread. DuckDB's default (32 MB) kept ~100 MB of buffers alive while a 1 GB
- * CSV was copied to Parquet; 8 MB peaked ~100-140 MB lower at the same speed (median ratio 0.97 vs the
- * default, interleaved runs). Still well above the longest line DuckDB accepts by default (2 MB).
- */
-const CSV_BUFFER = `buffer_size = ${8 * 1024 * 1024}`;
 
 /** The SELECT reading the upload, by format. File paths are engine-made temp/upload paths. */
 async function sourceSelect(conn: DuckDBConnection, format: Format, file: string): Promise<string> {
   const f = quoteLiteral(file);
   switch (format) {
     case 'csv':
-      return `SELECT * FROM read_csv(${f}, ${CSV_BUFFER})`;
+      return csvSelect(conn, file, null);
     case 'tsv':
-      return `SELECT * FROM read_csv(${f}, delim = '\t', ${CSV_BUFFER})`;
+      return csvSelect(conn, file, '\t');
     case 'sheet':
       // Written by formats/xlsx.ts: a header row, then rows as wide as their last filled cell.
       return `SELECT * FROM read_csv(${f}, header = true, null_padding = true, ${CSV_BUFFER})`;
@@ -142,12 +138,20 @@ async function geojsonSelect(conn: DuckDBConnection, f: string, bytes: number): 
     const r = await conn.runAndReadAll(`DESCRIBE SELECT features[1].properties AS p FROM read_json(${f}, ${size})`);
     propsType = String(r.getRowObjectsJS()[0]?.column_type ?? '');
   } catch (e) {
-    throw badInput('Could not read GeoJSON: expected a FeatureCollection with a "features" array', firstLine(e));
+    throw badInput('Could not read GeoJSON: expected a FeatureCollection with a "features" array', withoutPaths(firstLine(e)));
   }
   const structProps = propsType.startsWith('STRUCT(');
   const featureType = `STRUCT(properties ${structProps ? propsType : 'JSON'}, geometry JSON)[]`;
   const from = `FROM (SELECT unnest(features) AS f FROM read_json(${f}, ${size},
       columns = {'type': 'VARCHAR', 'features': ${quoteLiteral(featureType)}}))`;
+  // The first feature whose geometry cannot be read stops the upload, named by its number (from 1).
+  const bad = await conn.runAndReadAll(`SELECT i, problem FROM (
+      SELECT i, ${geometryProblemSql('f.geometry')} AS problem
+      FROM (SELECT unnest(features) AS f, generate_subscripts(features, 1) AS i FROM read_json(${f}, ${size},
+        columns = {'type': 'VARCHAR', 'features': ${quoteLiteral(featureType)}})))
+    WHERE problem IS NOT NULL ORDER BY i LIMIT 1`);
+  const [first] = bad.getRowObjectsJS();
+  if (first) throw badInput(`Could not read GeoJSON: feature ${Number(first.i)} has an invalid geometry: ${String(first.problem)}`);
   // Property names, to keep derived columns from colliding with them (binding only: the types are given).
   const taken = new Set<string>();
   if (structProps) {
@@ -167,10 +171,19 @@ async function geojsonSelect(conn: DuckDBConnection, f: string, bytes: number): 
 
 const firstLine = (e: unknown) => String((e as Error)?.message ?? e).split('\n')[0]!;
 
+/**
+ * A reader's message without the server's file paths (DuckDB names the file it read): answers go to
+ * users, and where the studio keeps its files is none of theirs.
+ */
+export function withoutPaths(message: string, file?: string): string {
+  const named = file ? message.replaceAll(file, 'the file') : message;
+  return named.replace(/(["'])\/[^"'\n]*\1/g, 'the file').replace(/(^|\s)\/(?:[\w.-]+\/)+[\w.-]*/g, '$1the file');
+}
+
 /** DuckDB's reader errors -> a message saying what and where. */
-export function readError(format: Format, e: unknown): Error {
+export function readError(format: Format, e: unknown, file?: string): Error {
   if (isStudioError(e)) return e;
-  const msg = String((e as Error)?.message ?? e);
+  const msg = withoutPaths(String((e as Error)?.message ?? e), file);
   const label = format === 'tsv' ? 'TSV' : format === 'geojson' ? 'GeoJSON' : format === 'sheet' ? 'the Excel sheet' : format.toUpperCase();
   const line = /Error on Line:\s*(\d+)/i.exec(msg)?.[1];
   const conv = /converting column "([^"]+)"\. Could not convert string "(.*?)" to '([^']+)'/s.exec(msg);
@@ -184,11 +197,14 @@ export function readError(format: Format, e: unknown): Error {
   if (line && cols) {
     return badInput(`Could not read ${label} at line ${line}: expected ${cols[1]} columns but found ${cols[2]}`, msg);
   }
+  if (line && /unterminated quote/i.test(msg)) {
+    return badInput(`Could not read ${label} at line ${line}: a quoted value is never closed (unterminated quote)`, msg);
+  }
   if (line) {
     const why = msg.split('\n').find((l, i) => i > 0 && l.trim() && !l.startsWith('Original Line')) ?? firstLine(e);
     return badInput(`Could not read ${label} at line ${line}: ${why.trim()}`, msg);
   }
-  return badInput(`Could not read ${label}: ${firstLine(e).replace(/^[A-Za-z ]+Error:\s*/, '')}`, msg);
+  return badInput(`Could not read ${label}: ${msg.split('\n')[0]!.replace(/^[A-Za-z ]+Error:\s*/, '')}`, msg);
 }
 
 /** Polls DuckDB's query progress while `work` runs. */
@@ -254,8 +270,8 @@ export async function ingest(
     const pooled = await acquire(inputBytes);
     try {
       const conn = pooled.connection;
-      const select = await sourceSelect(conn, fmt, input);
       try {
+        const select = await sourceSelect(conn, fmt, input);
         const written = await withProgress(
           conn,
           (pct) => progress(0.05 + (0.75 * pct) / 100),
@@ -263,7 +279,7 @@ export async function ingest(
         );
         copyStats = parseCopyStats(written.getRowObjectsJS());
       } catch (e) {
-        throw readError(fmt, e);
+        throw readError(fmt, e, input);
       }
     } finally {
       pooled.release();

@@ -76,3 +76,62 @@ describe('formats read through a reader made for each', () => {
     expect(() => assertSupportedContentType(type)).not.toThrow();
   });
 });
+
+describe('strict CSV: a malformed file names its line and reason, a well-formed one of any common dialect reads', () => {
+  it.each([
+    ['an unterminated quote', 'a,b\n1,2\n3,"unterminated\n4,5\n', 'Could not read CSV at line 3: a quoted value is never closed (unterminated quote)'],
+    ['an unterminated quote on the last line', 'a,b\n1,2\n3,"unterminated\n', 'Could not read CSV at line 3: a quoted value is never closed (unterminated quote)'],
+    ['a row with a column too many', 'a,b\n1,2\n3,4,5\n6,7\n', 'Could not read CSV at line 3: expected 2 columns but found 3'],
+    ['a row with a column too few', 'a,b,c\n1,2,3\n4,5\n6,7,8\n', 'Could not read CSV at line 3: expected 3 columns but found 2'],
+    ['binary bytes named .csv', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 0x0d, 1, 2, 3, 0xff, 0xfe, 0, 0, 10]), 'Could not read CSV: the file is binary, not text'],
+  ])('refuses %s', async (_label, body, message) => {
+    const file = await ctx.file(`broken-${Math.random().toString(36).slice(2)}.csv`, body);
+    const err = (await ctx.engine.ingest({ sourceFile: file, contentType: 'text/csv', key: 'strict/broken.parquet' }).catch((e: unknown) => e)) as Error & { status: number; details?: string };
+    expect([err.status, err.message]).toEqual([422, message]);
+    expect(`${err.message} ${err.details ?? ''}`).not.toContain(ctx.dir);
+  });
+
+  it.each([
+    ['commas with quoted commas and quotes', 'name,note\n"Doe, Jane","said ""hi"""\nBo,plain\n', [{ name: 'Doe, Jane', note: 'said "hi"' }, { name: 'Bo', note: 'plain' }]],
+    ['semicolons (European exports)', 'name;price\nA;1.5\nB;2\n', [{ name: 'A', price: 1.5 }, { name: 'B', price: 2 }]],
+    ['Windows line endings', 'name,n\r\nA,1\r\nB,2\r\n', [{ name: 'A', n: 1 }, { name: 'B', n: 2 }]],
+    ['a quoted value over two lines', 'name,address\nA,"1 Main St\nSpringfield"\n', [{ name: 'A', address: '1 Main St\nSpringfield' }]],
+    ['one column', 'name\nA\nB\n', [{ name: 'A' }, { name: 'B' }]],
+  ])('reads %s', async (_label, body, rows) => {
+    const key = `strict/${Math.random().toString(36).slice(2)}.parquet`;
+    await ctx.engine.ingest({ sourceFile: await ctx.file(`ok-${Math.random().toString(36).slice(2)}.csv`, body), contentType: 'text/csv', key });
+    expect(await ctx.engine.preview(key)).toEqual(rows);
+  });
+});
+
+describe('GeoJSON geometries are checked: the first unreadable one is named by its feature number', () => {
+  const collection = (...geometries: unknown[]) =>
+    JSON.stringify({ type: 'FeatureCollection', features: geometries.map((geometry, i) => ({ type: 'Feature', properties: { n: i + 1 }, geometry })) });
+  const point = { type: 'Point', coordinates: [1, 2] };
+  it.each([
+    ['a Polygon ring of 2 positions', [point, { type: 'Polygon', coordinates: [[[1, 2], [3, 4]]] }], 'feature 2 has an invalid geometry: each ring of a Polygon needs at least 4 positions'],
+    ['a LineString of one position', [point, point, { type: 'LineString', coordinates: [[1, 2]] }], 'feature 3 has an invalid geometry: a LineString needs at least 2 positions'],
+    ['a Point of text', [{ type: 'Point', coordinates: ['a', 'b'] }], 'feature 1 has an invalid geometry: a Point needs two numeric coordinates'],
+    ['an unknown type', [point, { type: 'Circle', coordinates: [1, 2] }], 'feature 2 has an invalid geometry: unknown geometry type Circle'],
+    ['a MultiPolygon with a short ring', [{ type: 'MultiPolygon', coordinates: [[[[0, 0], [1, 0], [1, 1], [0, 0]]], [[[0, 0], [1, 1]]]] }], 'feature 1 has an invalid geometry: each ring of a MultiPolygon needs at least 4 positions'],
+  ])('refuses %s', async (_label, geometries, reason) => {
+    const file = await ctx.file(`g-${Math.random().toString(36).slice(2)}.geojson`, collection(...geometries));
+    const err = (await ctx.engine.ingest({ sourceFile: file, contentType: 'application/geo+json', key: 'geo/bad.parquet' }).catch((e: unknown) => e)) as Error & { status: number };
+    expect([err.status, err.message]).toEqual([422, `Could not read GeoJSON: ${reason}`]);
+  });
+
+  it('reads valid geometries of every type, and features without one', async () => {
+    const file = await ctx.file('all-types.geojson', collection(
+      point,
+      { type: 'MultiPoint', coordinates: [[1, 2], [3, 4]] },
+      { type: 'LineString', coordinates: [[1, 2], [3, 4]] },
+      { type: 'MultiLineString', coordinates: [[[1, 2], [3, 4]]] },
+      { type: 'Polygon', coordinates: [[[0, 0], [1, 0], [1, 1], [0, 0]]] },
+      { type: 'MultiPolygon', coordinates: [[[[0, 0], [1, 0], [1, 1], [0, 0]]]] },
+      { type: 'GeometryCollection', geometries: [point] },
+      null,
+    ));
+    const result = await ctx.engine.ingest({ sourceFile: file, contentType: 'application/geo+json', key: 'geo/all.parquet' });
+    expect(result.rowCount).toBe(8);
+  });
+});

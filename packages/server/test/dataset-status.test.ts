@@ -88,7 +88,9 @@ describe.each(STORES)('dataset ingestion on %s', (kind) => {
 
   it('lists each dataset with its own status, and a read path only for data that is ready', async () => {
     const ready = (await call('POST', '/v1/datasets/data?name=Listed%20ready', CSV, { 'content-type': 'text/csv' })).json().item;
-    const broken = await call('POST', '/v1/datasets/data?name=Listed%20broken', '<xml/>', { 'content-type': 'application/xml' });
+    // Made first, then given a file it refuses: the record stays, in error (a one-step upload would leave none).
+    const made = (await call('POST', '/v1/datasets', JSON.stringify({ name: 'Listed broken', contentType: 'text/csv' }), { 'content-type': 'application/json' })).json().item;
+    const broken = await call('PUT', `/v1/datasets/${made.id}/data`, '<xml/>', { 'content-type': 'application/xml' });
     expect(broken.statusCode).toBe(422);
     const items = (await call('GET', '/v1/datasets?search=Listed&sortBy=name&sortOrder=asc')).json().items as { id: string; name: string; status: string; metadata: { storageReadPath: string | null } }[];
     expect(items.map((d) => [d.name, d.status, d.metadata.storageReadPath])).toEqual([

@@ -7,7 +7,7 @@ const browser = useBrowser();
 const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
 
 /** A signed-in maker of a fresh organization, on the dataset list. */
-async function onDatasets(): Promise<StudioPage> {
+async function onDatasets(): Promise<StudioPage & { user: Awaited<ReturnType<typeof createUser>> }> {
   const admin = await asAdmin();
   const team = await admin.admin.createOrganization(`Data team ${unique()}`);
   const u = await createUser(admin, team.id, 'Dana Data', `dana.${unique()}@e2e.studio.test`);
@@ -15,7 +15,7 @@ async function onDatasets(): Promise<StudioPage> {
   await signInThroughUi(s.page, baseUrl(), u.email, u.password);
   await s.page.goto(`${baseUrl()}/workspace/datasets`);
   await s.page.getByRole('heading', { name: 'Datasets' }).waitFor();
-  return s;
+  return { ...s, user: u };
 }
 
 /** Records every value the upload progress bar takes, however briefly it is on screen. */
@@ -122,7 +122,7 @@ describe('datasets', () => {
     await s.context.close();
   });
 
-  it('shows an ingestion error past the CSV sniffing sample in the dialog, the list and the details page', async () => {
+  it('shows an ingestion error past the CSV sniffing sample in the dialog and keeps no dataset; a record made first shows it in the list and its page', async () => {
     const s = await onDatasets();
     const { page } = s;
     const lines = ['id,score'];
@@ -139,7 +139,13 @@ describe('datasets', () => {
     expect(message).not.toContain('Possible solutions');
     expect(page.url()).toBe(`${baseUrl()}/workspace/datasets`);
     await dialog.getByRole('button', { name: 'Cancel' }).click();
+    // The one-step upload of a refused file leaves no dataset behind.
+    await page.getByRole('status').filter({ hasText: 'No datasets yet' }).waitFor();
 
+    // A record the client created first (the SDK's two-step upload) stays, in error with the reason.
+    const made = await s.user.client.request<{ item: { id: string } }>('POST', '/v1/datasets', { body: { name: 'Broken scores', contentType: 'text/csv' } });
+    await expect(s.user.client.datasets.upload(lines.join('\n'), { contentType: 'text/csv' }, made.item.id)).rejects.toThrow(/Could not read CSV at line/);
+    await page.reload();
     const row = page.getByRole('table', { name: 'Datasets' }).getByRole('row', { name: /Broken scores/ });
     await row.getByText('Error', { exact: true }).waitFor();
     await row.getByText(/Could not read CSV at line \d+/).waitFor();

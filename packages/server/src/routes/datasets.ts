@@ -8,12 +8,13 @@ import {
   QueryBool,
   StudioError,
   badInput,
+  isStudioError,
   type Access,
 } from '@studio/schema';
 import { defineRoute, requireCaller, type RouteContext, type RouteDef } from '../http/route';
 import { answerList, listRoutes } from './records';
 import { assertCanCreate } from '../services/quota';
-import { datasetAttrs, EMPTY_METADATA, type DatasetAttrs } from '../services/datasets';
+import { CUT_OFF, datasetAttrs, EMPTY_METADATA, type DatasetAttrs } from '../services/datasets';
 import type { Services } from '../services';
 import type { ListOptions, ResourceRow } from '../services/records';
 import type { Caller } from '../http/caller';
@@ -52,6 +53,14 @@ function readableData(row: ResourceRow): DatasetAttrs & { storageKey: string } {
 }
 
 /** A new managed dataset and its audit record, in one unit of work (for routes that ingest outside one). */
+/** Removes a dataset the one-step upload made for a file that was refused, with whatever it had stored. */
+async function discardRefused(services: Services, caller: Caller, id: string): Promise<void> {
+  const row = await services.records.get(id);
+  if (!row) return;
+  await services.records.delete(caller, row);
+  await services.datasets.deleteData(row);
+}
+
 export function createManaged(services: Services, caller: Caller, fields: { name: string; description: string }, details: Record<string, unknown> = {}, live: { datasetType?: 'sql'; dataConnectionId?: string } = {}) {
   return services.units.run(async () => {
     const attrs = newAttrs(live.datasetType ?? 'managed', live.dataConnectionId ? { dataConnectionId: live.dataConnectionId } : {});
@@ -226,7 +235,15 @@ export const datasetRoutes: RouteDef[] = [
       await assertCanCreate(ctx.services.db, caller, 'dataset');
       if (!contentTypeOf(ctx)) throw badInput('Unsupported content type');
       const row = await createManaged(ctx.services, caller, { name: ctx.query.name, description: ctx.query.description });
-      return uploadInto(ctx as RouteContext<unknown, unknown, unknown>, row, { skipArrow: ctx.query.skipArrow });
+      try {
+        return await uploadInto(ctx as RouteContext<unknown, unknown, unknown>, row, { skipArrow: ctx.query.skipArrow });
+      } catch (e) {
+        // A refused file (422: malformed or unsupported, 413: too large) leaves nothing behind in the one-step
+        // upload, whose caller never saw the record; the two-step flow keeps its record, in error with the
+        // reason, for another upload. An upload cut off on the way stays in error, as before.
+        if (isStudioError(e) && (e.status === 422 || e.status === 413) && e.message !== CUT_OFF) await discardRefused(ctx.services, caller, row.id);
+        throw e;
+      }
     },
   }),
   defineRoute({
