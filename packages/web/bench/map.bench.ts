@@ -143,6 +143,10 @@ async function addDataFirstFrame(page: Page, baseUrl: string, dataset: { id: str
   await picker.getByLabel('Search datasets').fill(dataset.name);
   await picker.getByRole('checkbox', { name: dataset.name, exact: true }).check();
   await picker.getByRole('button', { name: 'Add to map' }).click();
+  // The pointer leaves for the page header: left over the map when the picker closes, Chromium's synthetic
+  // mousemove makes deck render its hover-picking pass of every point right after the first frame (as
+  // any hover does, on both paths), and the two frames below would count it too.
+  await page.mouse.move(2, 2);
   await page.waitForFunction((id) => window.__studioMap?.layers().some((l) => l.dataId === id) === true, dataset.id, { timeout: READY_TIMEOUT_MS, polling: 50 });
   // The layer exists; the next two animation frames come after the frame that draws it.
   await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { KeplerGlSchema } from '@kepler.gl/schemas';
 import { STUDIO_STATE_VERSION, savedView, upgradeMapState, wrapKeplerConfig, type KeplerSavedConfig } from '../src/map/state/versions';
+import { boundsOf } from '../src/map/datasets';
 
 // A kepler config as KeplerGlSchema.getConfigToSave writes it for one point layer.
 const KEPLER: KeplerSavedConfig = {
@@ -71,5 +72,20 @@ describe('saved map state', () => {
     ['no config', null, null],
   ])('reads the view a map opens on from %s', (_label, kepler, view) => {
     expect(savedView(kepler as KeplerSavedConfig | null)).toEqual(view);
+  });
+});
+
+describe('a catalog dataset’s bounds, for fitting the view before its data arrives', () => {
+  const meta = (detected: Record<string, string>, stats: Record<string, { min?: number | string; max?: number | string }>) => ({
+    metadata: { detected, columns: Object.entries(stats).map(([name, s]) => ({ name, type: 'DOUBLE', stats: { nullCount: 0, ...s } })) },
+  }) as unknown as Parameters<typeof boundsOf>[0];
+  it.each([
+    ['lat/lng columns', meta({ latitude: 'lat', longitude: 'lng' }, { lat: { min: 37.6, max: 37.9 }, lng: { min: -122.6, max: -122.3 } }), [-122.6, 37.6, -122.3, 37.9]],
+    ['one place, padded', meta({ latitude: 'lat', longitude: 'lng' }, { lat: { min: 10, max: 10 }, lng: { min: 20, max: 20 } }), [19.995, 9.995, 20.005, 10.005]],
+    ['no detected columns', meta({}, { lat: { min: 1, max: 2 } }), undefined],
+    ['statistics that are text', meta({ latitude: 'lat', longitude: 'lng' }, { lat: { min: 'a', max: 'b' }, lng: { min: 1, max: 2 } }), undefined],
+    ['latitudes beyond the poles', meta({ latitude: 'lat', longitude: 'lng' }, { lat: { min: -100, max: 10 }, lng: { min: 1, max: 2 } }), undefined],
+  ])('%s', (_label, m, bounds) => {
+    expect(boundsOf(m)).toEqual(bounds);
   });
 });

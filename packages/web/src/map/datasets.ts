@@ -1,4 +1,5 @@
 import { tableFromIPC } from 'apache-arrow';
+import type { Dataset } from '@studio/schema';
 import { processArrowBatches } from '@kepler.gl/processors';
 import { client } from '../app/api';
 import { markMap } from './timing';
@@ -11,6 +12,30 @@ export const ARROW_STREAM = 'application/vnd.apache.arrow.stream';
 export interface KeplerDataset {
   info: { id: string; label: string };
   data: NonNullable<ReturnType<typeof processArrowBatches>>;
+  /**
+   * [west, south, east, north] of its points, from the catalog's column statistics, when it has latitude and
+   * longitude columns: the view is fitted before the data is added, so a large layer is drawn once.
+   */
+  bounds?: Bounds;
+}
+
+export type Bounds = [number, number, number, number];
+
+/** The extent of a dataset's detected latitude/longitude columns, from their min/max statistics. */
+export function boundsOf(meta: Pick<Dataset, 'metadata'>): Bounds | undefined {
+  const { latitude, longitude } = meta.metadata.detected;
+  const stat = (name: string | undefined) => meta.metadata.columns.find((c) => c.name === name)?.stats;
+  const lat = stat(latitude);
+  const lng = stat(longitude);
+  const nums = [lng?.min, lat?.min, lng?.max, lat?.max];
+  if (!nums.every((n): n is number => typeof n === 'number' && Number.isFinite(n))) return undefined;
+  const [w, s, e, n] = nums as Bounds;
+  if (!(w >= -180 && e <= 180 && s >= -90 && n <= 90 && w <= e && s <= n)) return undefined;
+  // One place (or a line of them) has no extent to fit: a few hundred metres around it.
+  const pad = (lo: number, hi: number, max: number): [number, number] => (hi - lo > 1e-6 ? [lo, hi] : [Math.max(-max, lo - 0.005), Math.min(max, hi + 0.005)]);
+  const [west, east] = pad(w, e, 180);
+  const [south, north] = pad(s, n, 90);
+  return [west, south, east, north];
 }
 
 /** Turns an Arrow IPC stream into kepler's dataset (an Arrow data container, no row copy). */
@@ -27,7 +52,7 @@ export async function loadCatalogDataset(id: string): Promise<KeplerDataset> {
   const meta = await client.datasets.get(id);
   if (isVectorTileDataset(meta)) return vectorTileDataset(meta);
   const response = await client.raw('GET', `/v1/datasets/${id}/data`, { headers: { accept: ARROW_STREAM } });
-  return arrowToKepler(id, meta.name, await response.arrayBuffer());
+  return { ...arrowToKepler(id, meta.name, await response.arrayBuffer()), bounds: boundsOf(meta) };
 }
 
 /** A dataset of a published map, for anonymous viewers; `grant` (from the password form) when the map is protected. */

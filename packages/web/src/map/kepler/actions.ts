@@ -1,13 +1,34 @@
 import type { Store } from 'redux';
-import { addDataToMap, layerConfigChange } from '@kepler.gl/actions';
+import { addDataToMap, fitBounds, layerConfigChange } from '@kepler.gl/actions';
 import { KeplerGlSchema } from '@kepler.gl/schemas';
-import type { KeplerDataset } from '../datasets';
+import type { Bounds, KeplerDataset } from '../datasets';
 import type { KeplerSavedConfig } from '../state/versions';
 import { markMap } from '../timing';
 import { MAP_ID } from './store';
 import { formatFields, oneLayerPerDataset } from './new-datasets';
 
 type AddDataPayload = Parameters<typeof addDataToMap>[0];
+
+const withoutBounds = ({ bounds: _bounds, ...dataset }: KeplerDataset) => dataset;
+
+/** Resolves after `n` animation frames. */
+const frames = (n: number) => new Promise<void>((resolve) => (n <= 0 ? resolve() : requestAnimationFrame(() => void frames(n - 1).then(resolve))));
+
+/**
+ * Fits the view to the datasets' bounds before their data arrives, when every one has bounds, and waits
+ * until the new view has reached deck (maplibre applies a camera change in its next frame and deck follows
+ * maplibre). Otherwise the layer's first frame is drawn at the old view and drawn again at the new one: with
+ * kepler's centerMap, or with the data added right after the fit, a frame of a million points (seconds in
+ * software WebGL) was drawn twice. Answers whether it fitted.
+ */
+async function fitFirst(store: Store, datasets: KeplerDataset[]): Promise<boolean> {
+  const all = datasets.map((d) => d.bounds);
+  if (!all.length || !all.every((b): b is Bounds => Boolean(b))) return false;
+  const union: Bounds = [Math.min(...all.map((b) => b[0])), Math.min(...all.map((b) => b[1])), Math.max(...all.map((b) => b[2])), Math.max(...all.map((b) => b[3]))];
+  store.dispatch(fitBounds(union));
+  await frames(3);
+  return true;
+}
 
 /**
  * Adds the datasets; with a saved config, applies it (layers, colors, filters, view come back as
@@ -19,7 +40,7 @@ export function showDatasets(store: Store, datasets: KeplerDataset[], saved: Kep
   if (Object.keys(root.keplerGl[MAP_ID]?.visState?.datasets ?? {}).length > 0) return;
   const config = saved ? KeplerGlSchema.parseSavedConfig(saved as Parameters<typeof KeplerGlSchema.parseSavedConfig>[0]) : null;
   const payload = {
-    datasets,
+    datasets: datasets.map(withoutBounds),
     options: { autoCreateLayers: !config, centerMap: !config, readOnly, keepExistingConfig: false },
     ...(config ? { config } : {}),
   } as unknown as AddDataPayload;
@@ -30,10 +51,11 @@ export function showDatasets(store: Store, datasets: KeplerDataset[], saved: Kep
 }
 
 /** Adds datasets to a map that has some already (kepler's "Add Data"): one new layer each, the view fitted to them. */
-export function addDatasets(store: Store, datasets: KeplerDataset[]): void {
+export async function addDatasets(store: Store, datasets: KeplerDataset[]): Promise<void> {
   const fresh = datasets.filter((d) => !datasetIdsOnMap(store).includes(d.info.id));
   if (!fresh.length) return;
-  store.dispatch(addDataToMap({ datasets: fresh, options: { autoCreateLayers: true, centerMap: true, keepExistingConfig: true } } as unknown as AddDataPayload));
+  const fitted = await fitFirst(store, fresh);
+  store.dispatch(addDataToMap({ datasets: fresh.map(withoutBounds), options: { autoCreateLayers: true, centerMap: !fitted, keepExistingConfig: true } } as unknown as AddDataPayload));
   oneLayerPerDataset(store, fresh.map((d) => d.info.id));
   formatFields(store, fresh.map((d) => d.info.id));
 }
