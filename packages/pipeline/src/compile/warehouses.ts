@@ -120,7 +120,7 @@ export const databricksDialect = dialectOf({
 
 /** A dialect that is another's with the placeholders of push-down and no H3 (PostgreSQL-like, DuckDB-like). */
 function variantOf(base: Dialect, name: string, types?: Partial<Record<SqlType, string>>): Dialect {
-  return {
+  const variant: Dialect = {
     ...base,
     name,
     placeholder: template,
@@ -128,9 +128,12 @@ function variantOf(base: Dialect, name: string, types?: Partial<Record<SqlType, 
     typeName: (t) => types?.[t] ?? base.typeName(t),
     call: (fn, a) => {
       if (fn.startsWith('h3_')) throw h3Unavailable(name);
-      return base.call(fn, a);
+      // The shared functions with the variant's own type names (a cast to text on Redshift is VARCHAR(65535),
+      // not the base's TEXT, which Redshift reads as VARCHAR(256) and cuts longer values at); the rest as the base writes them.
+      return commonCall(variant, fn, a) ?? base.call(fn, a);
     },
   };
+  return variant;
 }
 
 export const postgresPushDialect = variantOf(postgres, 'postgres');
