@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { WAREHOUSE_DIALECTS } from '../src/index';
+import { commonCall, h3Unavailable } from '../src/compile/dialect';
+import { duckdb } from '../src/compile/duckdb';
+import { postgres } from '../src/compile/postgres';
 
 /**
  * The SQL each warehouse receives for the pipeline's functions, types and operators: a table per concern,
@@ -114,5 +117,32 @@ describe('types, division, quoting and placeholders per warehouse', () => {
     if (own) expect(key).toBe('(CASE WHEN x IS NULL THEN 1 ELSE 0 END) ASC, x DESC');
     else expect(key).toBeUndefined();
     if (own) expect(d(kind).orderKey!('x', false)).toBe('(CASE WHEN x IS NULL THEN 1 ELSE 0 END) ASC, x ASC');
+  });
+});
+
+describe('functions every engine writes alike', () => {
+  const same = ['sum', 'min', 'max', 'avg', 'abs', 'floor', 'ceil', 'sqrt', 'ln', 'log10', 'exp', 'lower', 'upper', 'length', 'trim', 'concat', 'coalesce', 'nullif'];
+  it.each(same)('%s(a, b) keeps its name and arguments', (fn) => {
+    expect(commonCall(duckdb, fn, ['a', 'b'])).toBe(`${fn}(a, b)`);
+  });
+
+  it.each([
+    ['count', ['x', 'ignored'], 'count(x)'],
+    ['substring', ['s', '{{p1}}', '{{p2}}'], 'substr(s, {{p1}}, {{p2}})'],
+    ['to_double', ['x'], 'CAST(x AS DOUBLE PRECISION)'],
+    ['to_integer', ['x'], 'CAST(x AS BIGINT)'],
+    ['to_string', ['x'], 'CAST(x AS TEXT)'],
+    ['to_timestamp', ['x'], 'CAST(x AS TIMESTAMP)'],
+    ['year', ['t'], 'CAST(EXTRACT(YEAR FROM t) AS BIGINT)'],
+    ['month', ['t'], 'CAST(EXTRACT(MONTH FROM t) AS BIGINT)'],
+    ['day', ['t'], 'CAST(EXTRACT(DAY FROM t) AS BIGINT)'],
+    ['hour', ['t'], 'CAST(EXTRACT(HOUR FROM t) AS BIGINT)'],
+    ['median', ['x'], undefined],
+  ])('%s on PostgreSQL is %s', (fn, args, sql) => {
+    expect(commonCall(postgres, fn, [...args])).toBe(sql);
+  });
+
+  it('says where H3 expressions run when a connection cannot', () => {
+    expect(h3Unavailable('snowflake')).toMatchObject({ status: 409, details: 'Run H3 expressions (h3_*, enrich with LATLNG) on the DuckDB engine' });
   });
 });
