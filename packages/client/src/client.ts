@@ -292,9 +292,11 @@ export class StudioClient {
      * method, URL and headers, so a caller that needs upload progress (XMLHttpRequest) sends the same
      * request `upload` does.
      */
-    uploadRequest: (file: { contentType: string; contentEncoding?: string; name?: string; description?: string }, datasetId?: string) => ({
+    uploadRequest: (file: { contentType: string; contentEncoding?: string; name?: string; description?: string; skipBadRows?: boolean }, datasetId?: string) => ({
       method: datasetId ? 'PUT' : 'POST',
-      url: datasetId ? this.url(`/v1/datasets/${datasetId}/data`) : this.url('/v1/datasets/data', { name: file.name, description: file.description }),
+      url: datasetId
+        ? this.url(`/v1/datasets/${datasetId}/data`, { skipBadRows: file.skipBadRows || undefined })
+        : this.url('/v1/datasets/data', { name: file.name, description: file.description, skipBadRows: file.skipBadRows || undefined }),
       headers: {
         authorization: `Bearer ${this.token}`,
         'content-type': file.contentType,
@@ -302,7 +304,7 @@ export class StudioClient {
       } as Record<string, string>,
     }),
     /** Uploads (or, with `datasetId`, replaces) data; answers the ingested dataset or raises the ingestion error. */
-    upload: async (body: BodyInit, file: { contentType: string; contentEncoding?: string; name?: string; description?: string }, datasetId?: string) => {
+    upload: async (body: BodyInit, file: { contentType: string; contentEncoding?: string; name?: string; description?: string; skipBadRows?: boolean }, datasetId?: string) => {
       const r = this.datasets.uploadRequest(file, datasetId);
       const response = await this.fetchImpl(r.url, { method: r.method, headers: r.headers, body, duplex: 'half' } as RequestInit);
       await checkStatus(response, r.url, this.onError);

@@ -75,6 +75,22 @@ export function headerFields(head: string, delim: string): string[] {
   return fields;
 }
 
+/** The temp tables (per connection) DuckDB records rejected lines in: names unique to one ingestion. */
+export interface RejectTables {
+  errors: string;
+  scans: string;
+}
+
+/** How many lines the read left out, then the tables dropped (a pooled connection outlives the ingestion). */
+export async function countRejected(conn: DuckDBConnection, rejects: RejectTables): Promise<number> {
+  try {
+    const r = await conn.runAndReadAll(`SELECT count(DISTINCT line) AS n FROM ${rejects.errors}`);
+    return Number(r.getRowObjectsJS()[0]?.n ?? 0);
+  } finally {
+    await conn.run(`DROP TABLE IF EXISTS ${rejects.errors}; DROP TABLE IF EXISTS ${rejects.scans}`);
+  }
+}
+
 interface Sniffed {
   Delimiter: string;
   HasHeader: boolean;
@@ -84,26 +100,32 @@ interface Sniffed {
 }
 
 /** The SELECT that reads `file` as strict CSV; `delimiter` fixed by the content type (TSV), else found. */
-export async function csvSelect(conn: DuckDBConnection, file: string, delimiter: string | null): Promise<string> {
+export async function csvSelect(conn: DuckDBConnection, file: string, delimiter: string | null, rejects?: RejectTables): Promise<string> {
   const f = quoteLiteral(file);
   const head = await headOf(file);
   const fixed = delimiter ?? headerDelimiter(head);
   const dialect = `quote = '"', escape = '"'${fixed ? `, delim = ${quoteLiteral(fixed)}` : ''}`;
+  const header = headerFields(head, fixed ?? ',');
+  const asText = (): Sniffed => ({ Delimiter: fixed ?? ',', HasHeader: true, Columns: header.map((name, i) => ({ name: name || `column${i}`, type: 'VARCHAR' })), DateFormat: null, TimestampFormat: null });
   let sniffed: Sniffed;
   try {
-    // Not strict while sniffing: the sample may hold a malformed row, and the strict read below names it.
-    const r = await conn.runAndReadAll(`SELECT Delimiter, HasHeader, Columns, DateFormat, TimestampFormat FROM sniff_csv(${f}, ${dialect}, strict_mode = false)`);
+    // Not strict while sniffing, and padding short rows: the sample may hold a malformed row, which the
+    // strict read below names; a row too wide only adds columns past the header's, which are dropped.
+    const r = await conn.runAndReadAll(`SELECT Delimiter, HasHeader, Columns, DateFormat, TimestampFormat FROM sniff_csv(${f}, ${dialect}, strict_mode = false, null_padding = true)`);
     sniffed = r.getRowObjectsJS()[0] as unknown as Sniffed;
+    if (sniffed.Columns.length < header.length) sniffed = asText();
+    else sniffed = { ...sniffed, Columns: sniffed.Columns.slice(0, header.length) };
   } catch {
-    // The sniffer gives up on a sample it cannot make consistent (a row of the wrong width, a quote left
-    // open): the header's names as text, so that the strict read reaches the bad line and says which.
-    const d = fixed ?? ',';
-    sniffed = { Delimiter: d, HasHeader: true, Columns: headerFields(head, d).map((name, i) => ({ name: name || `column${i}`, type: 'VARCHAR' })), DateFormat: null, TimestampFormat: null };
+    // The sniffer gives up on a sample it cannot make consistent (a quote left open): the header's names as
+    // text, so that the strict read reaches the bad line and says which.
+    sniffed = asText();
   }
   const columns = sniffed.Columns.map((c) => `${quoteLiteral(c.name)}: ${quoteLiteral(c.type)}`).join(', ');
   const formats = [
     sniffed.DateFormat ? `dateformat = ${quoteLiteral(sniffed.DateFormat)}` : null,
     sniffed.TimestampFormat ? `timestampformat = ${quoteLiteral(sniffed.TimestampFormat)}` : null,
   ].filter(Boolean);
-  return `SELECT * FROM read_csv(${f}, delim = ${quoteLiteral(fixed ?? sniffed.Delimiter)}, quote = '"', escape = '"', header = ${sniffed.HasHeader}, columns = {${columns}}, auto_detect = false, strict_mode = true${formats.map((x) => `, ${x}`).join('')}, ${CSV_BUFFER})`;
+  // "Skip bad rows": malformed lines are left out and recorded in the connection's temp tables (DuckDB's store_rejects).
+  const skip = rejects ? `, ignore_errors = true, store_rejects = true, rejects_table = ${quoteLiteral(rejects.errors)}, rejects_scan = ${quoteLiteral(rejects.scans)}` : '';
+  return `SELECT * FROM read_csv(${f}, delim = ${quoteLiteral(fixed ?? sniffed.Delimiter)}, quote = '"', escape = '"', header = ${sniffed.HasHeader}, columns = {${columns}}, auto_detect = false, strict_mode = true${formats.map((x) => `, ${x}`).join('')}${skip}, ${CSV_BUFFER})`;
 }

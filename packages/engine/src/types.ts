@@ -38,6 +38,8 @@ export interface IngestResult {
   byteSize: number;
   columns: IngestColumn[];
   detected: Partial<Record<ColumnRole, string>>;
+  /** With skipBadRows: how many malformed lines were left out (CSV and TSV); absent otherwise. */
+  rejectedRows?: number;
 }
 
 /** DuckDB type text (as DESCRIBE prints it) -> the spec's column type. */

@@ -135,3 +135,30 @@ describe('GeoJSON geometries are checked: the first unreadable one is named by i
     expect(result.rowCount).toBe(8);
   });
 });
+
+describe('"skip bad rows": malformed lines left out and counted, when the user asks', () => {
+  it.each([
+    ['a row too wide', 'a,b\n1,2\n3,4,5\n6,7\n', [{ a: 1, b: 2 }, { a: 6, b: 7 }], 1],
+    // DuckDB's sniffer cannot read a sample with an open quote: the columns stay text.
+    ['a row too wide and a quote never closed', 'a,b\n1,2\n3,4,5\n6,7\nx,"open\n', [{ a: '1', b: '2' }, { a: '6', b: '7' }], 2],
+    ['a well-formed file', 'a,b\n1,2\n', [{ a: 1, b: 2 }], 0],
+  ])('%s', async (_label, body, rows, rejected) => {
+    const key = `skip/${Math.random().toString(36).slice(2)}.parquet`;
+    const result = await ctx.engine.ingest({ sourceFile: await ctx.file(`skip-${Math.random().toString(36).slice(2)}.csv`, body), contentType: 'text/csv', key, skipBadRows: true });
+    expect([result.rowCount, result.rejectedRows]).toEqual([rows.length, rejected]);
+    expect(await ctx.engine.preview(key)).toEqual(rows);
+  });
+
+  it('counts each ingestion on its own (the reject tables do not outlive it on a pooled connection)', async () => {
+    const body = 'a,b\n1,2\n3,4,5\n';
+    for (let i = 0; i < 3; i++) {
+      const result = await ctx.engine.ingest({ sourceFile: await ctx.file(`again-${i}.csv`, body), contentType: 'text/csv', key: `skip/again-${i}.parquet`, skipBadRows: true });
+      expect(result.rejectedRows).toBe(1);
+    }
+  });
+
+  it('says nothing of rejected rows when not asked', async () => {
+    const result = await ctx.engine.ingest({ sourceFile: await ctx.file('plain.csv', 'a\n1\n'), contentType: 'text/csv', key: 'skip/plain.parquet' });
+    expect(result.rejectedRows).toBeUndefined();
+  });
+});

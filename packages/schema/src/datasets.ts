@@ -85,6 +85,8 @@ export const DatasetMetadata = z.object({
   errorDetails: z.string().nullable(),
   query: z.string().nullable(),
   ingestedAt: IsoDate.nullable(),
+  /** Uploaded with "skip bad rows" (CSV, TSV): how many malformed lines were left out; null otherwise. */
+  rejectedRows: z.number().int().nonnegative().nullable().optional(),
   /** Vector-tile datasets: their tile pyramid (see vector-tiles.ts). */
   vectorTile: VectorTileInfo.nullable().optional(),
 });

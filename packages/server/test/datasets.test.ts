@@ -73,6 +73,20 @@ describe.each(STORES)('datasets on %s', (kind) => {
     expect(Object.keys(item.metadata.detected)).toEqual(expect.arrayContaining(['latitude', 'longitude']));
   });
 
+  it('leaves malformed lines out and counts them when asked to skip bad rows, on upload and on replace', async () => {
+    const body = 'name,visits\nA,1\nB,2,extra\nC,3\n';
+    const skipped = await s.app.inject({ method: 'POST', url: '/v1/datasets/data?name=Skipping&skipBadRows=true', payload: body, headers: { authorization: cast.tokens.owner, 'content-type': 'text/csv' } });
+    expect(skipped.json().item).toMatchObject({ status: 'ready', metadata: { rowCount: 2, rejectedRows: 1 } });
+    const id = skipped.json().item.id;
+    expect((await get(`/v1/datasets/${id}/data`)).body.trim().split('\n')).toEqual(['name,visits', 'A,1', 'C,3']);
+    const strict = await s.app.inject({ method: 'PUT', url: `/v1/datasets/${id}/data`, payload: body, headers: { authorization: cast.tokens.owner, 'content-type': 'text/csv' } });
+    expect([strict.statusCode, strict.json().message]).toEqual([422, 'Could not read CSV at line 3: expected 2 columns but found 3']);
+    const clean = await s.app.inject({ method: 'PUT', url: `/v1/datasets/${id}/data?skipBadRows=true`, payload: 'name,visits\nD,4\n', headers: { authorization: cast.tokens.owner, 'content-type': 'text/csv' } });
+    expect(clean.json().item.metadata).toMatchObject({ rowCount: 1, rejectedRows: 0 });
+    const plain = (await upload('name\nE\n', 'text/csv')).json().item;
+    expect(plain.metadata.rejectedRows).toBeNull();
+  });
+
   it('refuses a zip without a Shapefile with the reason and no server path', async () => {
     const res = await upload(shapefileZip({ withShp: false }), 'application/zip');
     expect([res.statusCode, res.json().message]).toEqual([422, 'The zip holds no Shapefile (.shp)']);

@@ -172,4 +172,30 @@ describe('datasets', () => {
     expect(s.foreign).toEqual([]);
     await s.context.close();
   });
+
+  it('skips bad rows when asked, says how many on the dataset page, and reads a KML file', async () => {
+    const s = await onDatasets();
+    const { page } = s;
+    const dialog = await chooseFile(page, 'visits.csv', 'name,visits\nA,1\nB,2,oops\nC,3\n');
+    await dialog.getByLabel(/Skip bad rows/).check();
+    await dialog.getByRole('button', { name: 'Upload', exact: true }).click();
+    await page.waitForURL(new RegExp(`/workspace/datasets/${UUID}$`));
+    await page.getByText('Ready', { exact: true }).waitFor();
+    await page.getByText('1 malformed (uploaded with “skip bad rows”)').waitFor();
+    expect(await previewRow(page, 2).getByRole('cell').allTextContents()).toEqual(['C', '3']);
+
+    await page.goto(`${baseUrl()}/workspace/datasets`);
+    const kml = '<?xml version="1.0"?><kml xmlns="http://www.opengis.net/kml/2.2"><Document><Folder><name>Parks</name><Placemark><name>Dolores</name><Point><coordinates>-122.4276,37.7596</coordinates></Point></Placemark></Folder></Document></kml>';
+    const kmlDialog = await chooseFile(page, 'parks.kml', kml);
+    await kmlDialog.getByLabel('Chosen file').getByText('application/vnd.google-earth.kml+xml').waitFor();
+    // Not delimited text: nothing to skip.
+    expect(await kmlDialog.getByLabel(/Skip bad rows/).count()).toBe(0);
+    await kmlDialog.getByRole('button', { name: 'Upload', exact: true }).click();
+    await page.waitForURL(new RegExp(`/workspace/datasets/${UUID}$`));
+    await page.getByText('Ready', { exact: true }).waitFor();
+    await previewRow(page, 1).getByText('Dolores').waitFor();
+    await previewRow(page, 1).getByText('Parks').waitFor();
+    expect(s.foreign).toEqual([]);
+    await s.context.close();
+  });
 });

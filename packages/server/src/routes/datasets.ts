@@ -71,7 +71,7 @@ export function createManaged(services: Services, caller: Caller, fields: { name
 }
 
 /** Upload the request body as the dataset's data; answers the dataset, or the ingestion error. */
-async function uploadInto(ctx: RouteContext<unknown, unknown, unknown>, row: ResourceRow, opts: { skipArrow?: boolean }) {
+async function uploadInto(ctx: RouteContext<unknown, unknown, unknown>, row: ResourceRow, opts: { skipArrow?: boolean; skipBadRows?: boolean }) {
   const contentType = contentTypeOf(ctx);
   if (!contentType) throw badInput('Unsupported content type', 'Send the file with its media type as Content-Type');
   const body = ctx.req.body as NodeJS.ReadableStream | undefined;
@@ -224,10 +224,10 @@ export const datasetRoutes: RouteDef[] = [
   defineRoute({
     method: 'POST',
     url: '/v1/datasets/data',
-    summary: 'Upload a file as a new dataset (Studio Data SDK): the body is the file, Content-Type its media type, optionally gzip-encoded; skipArrow=true as for PUT /{id}/data',
+    summary: 'Upload a file as a new dataset (Studio Data SDK): the body is the file, Content-Type its media type, optionally gzip-encoded; skipArrow=true and skipBadRows=true as for PUT /{id}/data',
     tag: 'datasets',
     auth: 'user',
-    query: z.object({ name: z.string().trim().min(1).max(500).default('Uploaded dataset'), description: z.string().max(10_000).default(''), skipArrow: QueryBool.optional() }),
+    query: z.object({ name: z.string().trim().min(1).max(500).default('Uploaded dataset'), description: z.string().max(10_000).default(''), skipArrow: QueryBool.optional(), skipBadRows: QueryBool.optional() }),
     rawBody: true,
     status: 201,
     handler: async (ctx) => {
@@ -236,7 +236,7 @@ export const datasetRoutes: RouteDef[] = [
       if (!contentTypeOf(ctx)) throw badInput('Unsupported content type');
       const row = await createManaged(ctx.services, caller, { name: ctx.query.name, description: ctx.query.description });
       try {
-        return await uploadInto(ctx as RouteContext<unknown, unknown, unknown>, row, { skipArrow: ctx.query.skipArrow });
+        return await uploadInto(ctx as RouteContext<unknown, unknown, unknown>, row, { skipArrow: ctx.query.skipArrow, skipBadRows: ctx.query.skipBadRows });
       } catch (e) {
         // A refused file (422: malformed or unsupported, 413: too large) leaves nothing behind in the one-step
         // upload, whose caller never saw the record; the two-step flow keeps its record, in error with the
@@ -250,18 +250,18 @@ export const datasetRoutes: RouteDef[] = [
     spec: ['CAT-114'],
     method: 'PUT',
     url: '/v1/datasets/{id}/data',
-    summary: 'Replace the data of a dataset. It is stored as Parquet and, once ready, an Arrow copy is written for fast Arrow reads; skipArrow=true leaves that copy to the first Arrow read',
+    summary: 'Replace the data of a dataset. It is stored as Parquet and, once ready, an Arrow copy is written for fast Arrow reads; skipArrow=true leaves that copy to the first Arrow read; skipBadRows=true (CSV, TSV) leaves malformed lines out and counts them (metadata.rejectedRows) instead of refusing the file',
     tag: 'datasets',
     auth: 'user',
     params: IdParam,
-    query: z.object({ skipArrow: QueryBool.optional(), isAdmin: QueryBool.optional() }),
+    query: z.object({ skipArrow: QueryBool.optional(), skipBadRows: QueryBool.optional(), isAdmin: QueryBool.optional() }),
     rawBody: true,
     resource: { type: 'dataset', param: 'id', action: 'write' },
     handler: async (ctx) => {
       const a = datasetAttrs(ctx.resource!);
       if (a.datasetType !== 'managed') throw badInput(`Only managed datasets store uploaded data; this one is ${a.datasetType}`);
       if (a.status === 'pending') throw new StudioError(409, 'Record is not upload-ready', 'Data is being ingested; try again when it is done');
-      return uploadInto(ctx as RouteContext<unknown, unknown, unknown>, ctx.resource!, { skipArrow: ctx.query.skipArrow });
+      return uploadInto(ctx as RouteContext<unknown, unknown, unknown>, ctx.resource!, { skipArrow: ctx.query.skipArrow, skipBadRows: ctx.query.skipBadRows });
     },
   }),
   defineRoute({

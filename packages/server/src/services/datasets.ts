@@ -49,6 +49,8 @@ export const datasetAttrs = (row: Pick<ResourceRow, 'attrs'>): DatasetAttrs => {
 /** How an ingestion stores its data: `skipArrow` leaves the Arrow copy to the first read (spec: PUT /{id}/data). */
 export interface IngestOpts {
   skipArrow?: boolean;
+  /** CSV and TSV: leave malformed lines out and count them (metadata.rejectedRows) instead of refusing the file. */
+  skipBadRows?: boolean;
   /** Writes that belong to the caller's claim of the dataset (its audit record): committed with the move to pending. */
   onClaim?: () => Promise<unknown>;
 }
@@ -216,7 +218,7 @@ export class DatasetService {
       const { contentType, contentEncoding } = await produce(file);
       const previous = datasetAttrs(pending).storageKey;
       const key = `datasets/${row.id}/${Date.now().toString(36)}-${randomUUID().slice(0, 8)}.parquet`;
-      const result = await this.engine.ingest({ sourceFile: file, contentType, contentEncoding, key });
+      const result = await this.engine.ingest({ sourceFile: file, contentType, contentEncoding, key, skipBadRows: opts.skipBadRows });
       const derived = finish ? await finish(key, result).catch(async (e: unknown) => {
         await this.engine.store.delete(key).catch(() => undefined);
         throw e;
@@ -232,6 +234,7 @@ export class DatasetService {
           errorMessage: null,
           errorDetails: null,
           ingestedAt: new Date().toISOString(),
+          rejectedRows: result.rejectedRows ?? null,
           ...derived,
         },
       }, opts);

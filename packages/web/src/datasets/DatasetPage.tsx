@@ -32,6 +32,7 @@ function Facts({ d }: { d: Dataset }) {
   const facts: [string, string][] = [
     ['Owner', d.owner.name ? `${d.owner.name} (${d.owner.email})` : d.owner.email],
     ['Rows', formatCount(d.metadata.rowCount)],
+    ...(d.metadata.rejectedRows ? [['Rows skipped', `${formatCount(d.metadata.rejectedRows)} malformed (uploaded with “skip bad rows”)`] as [string, string]] : []),
     ['Stored size', formatBytes(d.metadata.byteSize)],
     ['Source', [d.metadata.source, d.metadata.contentType].filter(Boolean).join(' · ') || '—'],
     ['Type', d.type],

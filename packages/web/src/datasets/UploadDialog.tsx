@@ -44,6 +44,7 @@ export function UploadDialog({ replace, onClose, onUploaded, onFailed }: UploadD
   const [file, setFile] = useState<File | null>(null);
   const [name, setName] = useState('');
   const [description, setDescription] = useState('');
+  const [skipBadRows, setSkipBadRows] = useState(false);
   const [dragging, setDragging] = useState(false);
   const [phase, setPhase] = useState<UploadPhase | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -52,11 +53,13 @@ export function UploadDialog({ replace, onClose, onUploaded, onFailed }: UploadD
 
   const format = file ? formatOf(file.name) : null;
   const busy = phase !== null;
+  // Skipping malformed lines applies to delimited text; other formats are read whole or refused.
+  const tabular = format?.contentType === 'text/csv' || format?.contentType === 'text/tab-separated-values';
 
   const choose = (f: File | undefined) => {
     if (!f || busy) return;
     setFile(f);
-    setError(formatOf(f.name) ? null : `“${f.name}” is not a file the studio reads: upload CSV, TSV, JSON, NDJSON, GeoJSON or Parquet (optionally .gz).`);
+    setError(formatOf(f.name) ? null : `“${f.name}” is not a file the studio reads: upload CSV, TSV, JSON, NDJSON, GeoJSON, Parquet (optionally .gz), a zipped Shapefile, KML, KMZ, GPX, FlatGeobuf or Excel .xlsx.`);
     if (!replace) setName(defaultName(f.name));
   };
 
@@ -72,7 +75,7 @@ export function UploadDialog({ replace, onClose, onUploaded, onFailed }: UploadD
     setError(null);
     abort.current = new AbortController();
     try {
-      const meta = { ...format, name: name.trim() || defaultName(file.name), description };
+      const meta = { ...format, name: name.trim() || defaultName(file.name), description, skipBadRows: tabular && skipBadRows };
       const dataset = await uploadDataset(file, meta, setPhase, replace?.id, abort.current.signal);
       onUploaded(dataset);
     } catch (err) {
@@ -106,7 +109,7 @@ export function UploadDialog({ replace, onClose, onUploaded, onFailed }: UploadD
               <input type="file" className="visually-hidden" aria-label="File" accept={ACCEPT} disabled={busy} onChange={(e) => choose(e.target.files?.[0])} />
             </label>
           </p>
-          <p className="muted small">CSV, TSV, JSON, NDJSON, GeoJSON or Parquet; gzip-compressed (.gz) files too.</p>
+          <p className="muted small">CSV, TSV, JSON, NDJSON, GeoJSON or Parquet (gzip-compressed .gz too); a zipped Shapefile, KML, KMZ, GPX, FlatGeobuf or Excel .xlsx.</p>
           {file && (
             <p className="chosen-file" aria-label="Chosen file">
               {file.name} · {formatBytes(file.size)}
@@ -119,6 +122,12 @@ export function UploadDialog({ replace, onClose, onUploaded, onFailed }: UploadD
             <TextField label="Name" value={name} onChange={(e) => setName(e.target.value)} maxLength={500} disabled={busy} />
             <TextField label="Description" value={description} onChange={(e) => setDescription(e.target.value)} maxLength={10_000} disabled={busy} />
           </>
+        )}
+        {tabular && (
+          <label className="checkbox-field">
+            <input type="checkbox" checked={skipBadRows} onChange={(e) => setSkipBadRows(e.target.checked)} disabled={busy} />
+            Skip bad rows (malformed lines are left out and counted instead of stopping the upload)
+          </label>
         )}
         {phase && <UploadProgress phase={phase} />}
         <ErrorMessage message={error} />
