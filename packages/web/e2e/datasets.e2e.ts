@@ -182,7 +182,8 @@ describe('datasets', () => {
     await page.waitForURL(new RegExp(`/workspace/datasets/${UUID}$`));
     await page.getByText('Ready', { exact: true }).waitFor();
     await page.getByText('1 malformed (uploaded with “skip bad rows”)').waitFor();
-    expect(await previewRow(page, 2).getByRole('cell').allTextContents()).toEqual(['C', '3']);
+    // The preview's rows fill in as their page arrives.
+    await expect.poll(() => previewRow(page, 2).getByRole('cell').allTextContents()).toEqual(['C', '3']);
 
     await page.goto(`${baseUrl()}/workspace/datasets`);
     const kml = '<?xml version="1.0"?><kml xmlns="http://www.opengis.net/kml/2.2"><Document><Folder><name>Parks</name><Placemark><name>Dolores</name><Point><coordinates>-122.4276,37.7596</coordinates></Point></Placemark></Folder></Document></kml>';
