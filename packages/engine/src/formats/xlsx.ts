@@ -1,7 +1,8 @@
 import { createWriteStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { once } from 'node:events';
 import ExcelJS from 'exceljs';
-import { badInput } from '@studio/schema';
+import { StudioError, badInput } from '@studio/schema';
 
 /** A cell's value as CSV text: formulas by their result, rich text and links by their text, dates as ISO timestamps. */
 export function cellText(v: ExcelJS.CellValue): string {
@@ -18,37 +19,41 @@ export function cellText(v: ExcelJS.CellValue): string {
 const csvCell = (s: string) => (/[",\n\r]/.test(s) || s !== s.trim() ? `"${s.replaceAll('"', '""')}"` : s);
 
 /**
- * The first worksheet of an .xlsx (or the one named `sheet`) as CSV, streamed by exceljs's workbook reader:
- * a row is read and written at a time. The first row is the header; empty rows are skipped; rows of
- * different widths are left so (the CSV is read with null padding). Answers the data rows written.
+ * Workbooks are read whole (exceljs's streaming reader fails now and then on a valid file whose zip holds the
+ * worksheets before workbook.xml: "Cannot read properties of undefined (reading 'sheets')"), so they take
+ * files up to this size (an .xlsx is compressed: its cells take several times as much memory).
+ */
+export const XLSX_MAX_BYTES = 50 * 1024 * 1024;
+
+/**
+ * The first worksheet of an .xlsx (or the one named `sheet`) as CSV. The first row is the header; empty
+ * rows are skipped; rows of different widths are left so (the CSV is read with null padding). Answers the
+ * data rows written.
  */
 export async function xlsxToCsv(input: string, out: string, sheet?: string): Promise<number> {
-  const reader = new ExcelJS.stream.xlsx.WorkbookReader(input, { sharedStrings: 'cache', styles: 'cache', hyperlinks: 'ignore', worksheets: 'emit', entries: 'emit' });
-  const file = createWriteStream(out);
-  let rows = 0;
-  let found = false;
+  const { size } = await stat(input);
+  if (size > XLSX_MAX_BYTES) throw new StudioError(413, `Excel workbooks are read whole: at most ${XLSX_MAX_BYTES / 2 ** 20} MB`);
+  const workbook = new ExcelJS.Workbook();
   try {
-    for await (const worksheet of reader) {
-      const ws = worksheet as unknown as AsyncIterable<ExcelJS.Row> & { name?: string };
-      if (found || (sheet && ws.name !== sheet)) {
-        for await (const _ of ws) void _; // the reader must be drained to reach the next sheet
-        continue;
-      }
-      found = true;
-      for await (const row of ws) {
-        const values = (row.values as ExcelJS.CellValue[]).slice(1).map(cellText);
-        if (!values.some((v) => v !== '')) continue;
-        if (!file.write(`${values.map(csvCell).join(',')}\n`)) await once(file, 'drain');
-        rows++;
-      }
-    }
+    await workbook.xlsx.readFile(input);
   } catch (e) {
     throw badInput(`Could not read the Excel workbook: ${String((e as Error).message ?? e).split('\n')[0]}`);
+  }
+  const ws = sheet ? workbook.getWorksheet(sheet) : workbook.worksheets[0];
+  if (!ws) throw badInput(sheet ? `The workbook has no sheet named '${sheet}'` : 'The workbook has no sheet');
+  const file = createWriteStream(out);
+  let rows = 0;
+  try {
+    for (let i = 1; i <= ws.rowCount; i++) {
+      const values = (ws.getRow(i).values as ExcelJS.CellValue[]).slice(1).map(cellText);
+      if (!values.some((v) => v !== '')) continue;
+      if (!file.write(`${values.map(csvCell).join(',')}\n`)) await once(file, 'drain');
+      rows++;
+    }
   } finally {
     file.end();
     await once(file, 'close');
   }
-  if (!found) throw badInput(sheet ? `The workbook has no sheet named '${sheet}'` : 'The workbook has no sheet');
   if (!rows) throw badInput('The sheet is empty');
   return rows - 1;
 }
