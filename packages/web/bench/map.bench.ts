@@ -257,21 +257,9 @@ async function main() {
     // Each page in a tab of its own, closed once it has settled: a page navigated away from could still
     // be drawing while the next one loads (same renderer). The baseline goes first, so anything left over
     // would slow our page, not the baseline.
-    const measure = async (url: string, label: string) => {
-      const tab = await context.newPage();
-      tab.on('pageerror', (e) => console.error('pageerror', e.message));
-      tab.setDefaultTimeout(READY_TIMEOUT_MS);
-      try {
-        return await firstFrame(tab, url, dataset.id, label);
-      } finally {
-        await tab.close();
-      }
-    };
-    const baseline = await measure(`${baseUrl}/bench/kepler-csv/${map.id}`, 'baseline (CSV)');
-    const studio = await measure(`${baseUrl}/${map.id}`, 'studio (Arrow)');
-    console.log(`map.first_frame ${N} points: ${Math.round(studio)} ms (ratio ${(studio / baseline).toFixed(2)} vs baseline stock kepler.gl CSV ${Math.round(baseline)} ms; target <= 0.5)`);
     const inTab = async <T>(fn: (tab: Page) => Promise<T>) => {
       const tab = await context.newPage();
+      tab.on('pageerror', (e) => console.error('pageerror', e.message));
       tab.setDefaultTimeout(READY_TIMEOUT_MS);
       try {
         return await fn(tab);
@@ -279,6 +267,10 @@ async function main() {
         await tab.close();
       }
     };
+    const measure = (url: string, label: string) => inTab((tab) => firstFrame(tab, url, dataset.id, label));
+    const baseline = await measure(`${baseUrl}/bench/kepler-csv/${map.id}`, 'baseline (CSV)');
+    const studio = await measure(`${baseUrl}/${map.id}`, 'studio (Arrow)');
+    console.log(`map.first_frame ${N} points: ${Math.round(studio)} ms (ratio ${(studio / baseline).toFixed(2)} vs baseline stock kepler.gl CSV ${Math.round(baseline)} ms; target <= 0.5)`);
     const added = await inTab((tab) => addDataFirstFrame(tab, baseUrl, { id: dataset.id, name: dataset.name }));
     console.log(`map.add_data_first_frame ${N} points: ${Math.round(added)} ms (ratio ${(added / baseline).toFixed(2)} vs baseline stock kepler.gl CSV ${Math.round(baseline)} ms; target <= 0.5; load ${loadLine()})`);
 

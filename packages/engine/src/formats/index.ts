@@ -31,7 +31,7 @@ const CONVERTERS: Record<ConvertedFormat, { into: ConvertedInto; convert: (input
   kmz: { into: 'geojson', convert: kmzToGeoJson },
   gpx: { into: 'geojson', convert: gpxToGeoJson },
   flatgeobuf: { into: 'geojson', convert: flatgeobufToGeoJson },
-  xlsx: { into: 'sheet', convert: (input, out) => xlsxToCsv(input, out) },
+  xlsx: { into: 'sheet', convert: xlsxToCsv },
 };
 
 /** Converts `input` into `outBase` + its extension; answers the file and how to read it. */

@@ -26,11 +26,11 @@ const csvCell = (s: string) => (/[",\n\r]/.test(s) || s !== s.trim() ? `"${s.rep
 export const XLSX_MAX_BYTES = 50 * 1024 * 1024;
 
 /**
- * The first worksheet of an .xlsx (or the one named `sheet`) as CSV. The first row is the header; empty
+ * The first worksheet of an .xlsx as CSV. The first row is the header; empty
  * rows are skipped; rows of different widths are left so (the CSV is read with null padding). Answers the
  * data rows written.
  */
-export async function xlsxToCsv(input: string, out: string, sheet?: string): Promise<number> {
+export async function xlsxToCsv(input: string, out: string): Promise<number> {
   const { size } = await stat(input);
   if (size > XLSX_MAX_BYTES) throw new StudioError(413, `Excel workbooks are read whole: at most ${XLSX_MAX_BYTES / 2 ** 20} MB`);
   const workbook = new ExcelJS.Workbook();
@@ -39,8 +39,8 @@ export async function xlsxToCsv(input: string, out: string, sheet?: string): Pro
   } catch (e) {
     throw badInput(`Could not read the Excel workbook: ${String((e as Error).message ?? e).split('\n')[0]}`);
   }
-  const ws = sheet ? workbook.getWorksheet(sheet) : workbook.worksheets[0];
-  if (!ws) throw badInput(sheet ? `The workbook has no sheet named '${sheet}'` : 'The workbook has no sheet');
+  const ws = workbook.worksheets[0];
+  if (!ws) throw badInput('The workbook has no sheet');
   const file = createWriteStream(out);
   let rows = 0;
   try {
