@@ -20,7 +20,7 @@ import type {
 } from '@studio/schema';
 import { PUBLICATION_GRANT_HEADER } from '@studio/schema';
 import type { MapAssetCreateBody, MapAssetFields, MapAssetType, MapAssetUpdateBody } from '@studio/schema';
-import type { ConnectionFields, DataConnectionBody, Dataset, StorageListing, Parameter, Publication, PublicationInfo, PublicationKind, Widget, WidgetBatchBody, WidgetBatchLine, WidgetResult, WidgetRunBody, UploadOptions } from '@studio/schema';
+import type { ConnectionFields, DataConnectionBody, Dataset, DatasetDownloadFormat, StorageListing, Parameter, Publication, PublicationInfo, PublicationKind, Widget, WidgetBatchBody, WidgetBatchLine, WidgetResult, WidgetRunBody, UploadOptions } from '@studio/schema';
 import { checkStatus, type AppErrorHandler } from './errors';
 import { readLines } from './ndjson';
 
@@ -284,9 +284,9 @@ export class StudioClient {
       this.request<{ items: Record<string, unknown>[]; total: number }>('GET', `/v1/datasets/${id}/preview`, { query: { offset, limit }, signal }),
     /** Maps that use the dataset and that the caller can read. */
     maps: (id: string) => this.request<Page<StudioRecord>>('GET', `/v1/datasets/${id}/maps`),
-    /** The stored data as CSV (or an Arrow IPC stream), for downloads. */
-    data: (id: string, format: 'csv' | 'arrow' = 'csv') =>
-      this.raw('GET', `/v1/datasets/${id}/data`, { headers: format === 'arrow' ? { accept: 'application/vnd.apache.arrow.stream' } : {} }).then((r) => r.blob()),
+    /** The stored data for downloads: CSV, GeoJSON, Parquet (GeoParquet), an Arrow IPC stream or FlatGeobuf. */
+    data: (id: string, format: DatasetDownloadFormat = 'csv') =>
+      this.raw('GET', `/v1/datasets/${id}/data`, { query: format === 'csv' ? {} : { format } }).then((r) => r.blob()),
     /**
      * The request that uploads a file as a new dataset (no `datasetId`) or replaces a dataset's data:
      * method, URL and headers, so a caller that needs upload progress (XMLHttpRequest) sends the same

@@ -18,6 +18,7 @@ import { quoteLiteral } from './sql';
 import { LocalObjectStore, type ObjectStore } from './store';
 import { arrowIpc, csvText, type StreamOptions } from './stream';
 import { arrowWithCopy, writeArrowCopy } from './arrow-copy';
+import { flatgeobufBytes, geojsonText, parquetFile, registerGeometryFunctions, type ExportFormat, type ExportLocation } from './exports';
 import { plain, type IngestResult } from './types';
 
 export interface EngineOptions {
@@ -102,6 +103,7 @@ export class Engine {
       if (!registered) {
         registered = true;
         await (opts.functions ?? registerH3)(c);
+        registerGeometryFunctions(c);
       }
     });
     // The instance for large uploads, opened on first use (its own spill folder: two instances must not
@@ -208,6 +210,24 @@ export class Engine {
   async *csvStream(source: Source, opts?: StreamOptions): AsyncGenerator<Uint8Array> {
     const { sql, params } = await this.resolve(source);
     yield* csvText(() => this.pool.acquire(), this.tmpDir, sql, params, opts);
+  }
+
+  /**
+   * A stored dataset in a format users take elsewhere (exports.ts): CSV, Arrow, GeoJSON, Parquet
+   * (GeoParquet with a location) or FlatGeobuf. `location` is what ingestion detected.
+   */
+  async *exportStream(key: string, format: ExportFormat, opts: StreamOptions & { location?: ExportLocation } = {}): AsyncGenerator<Uint8Array> {
+    if (format === 'csv') return yield* this.csvStream(key, opts);
+    if (format === 'arrow') return yield* this.datasetArrowStream(key, opts);
+    const file = await this.store.localPath(key);
+    const columns = (await this.query(`SELECT column_name FROM (DESCRIBE SELECT * FROM read_parquet(${quoteLiteral(file)}))`)).map((r) => String(r.column_name));
+    const loc = opts.location ?? {};
+    const acquire = () => this.pool.acquire();
+    if (format === 'geojson') return yield* geojsonText(acquire, file, columns, loc, opts);
+    if (format === 'parquet') return yield* parquetFile(acquire, this.tmpDir, file, columns, loc, opts);
+    // Parquet keeps the row count in its footer: FlatGeobuf refuses a dataset too large before reading it.
+    const [{ n }] = (await this.query(`SELECT count(*) AS n FROM read_parquet(${quoteLiteral(file)})`)) as [{ n: number | bigint }];
+    yield await flatgeobufBytes(acquire, file, columns, Number(n), loc, opts);
   }
 
   /** Remove leftovers of interrupted work (call at start-up). */

@@ -15,7 +15,7 @@ import { CSV_BUFFER, countRejected, csvSelect, type RejectTables } from './csv';
 import { geometryProblemSql } from './geojson-check';
 import { CONVERTED_CONTENT_TYPES, convertUpload, type ConvertedFormat } from './formats';
 import type { PooledConnection } from './pool';
-import { quoteLiteral } from './sql';
+import { quoteIdent, quoteLiteral } from './sql';
 import { parseCopyStats, statsOf, type CopyStats } from './stats';
 import { checkKey, removeQuietly, type ObjectStore } from './store';
 import type { IngestResult } from './types';
@@ -38,7 +38,7 @@ export interface IngestOptions {
 }
 
 /** What DuckDB reads: the upload itself, or (`sheet`) the CSV an Excel sheet was turned into. */
-type Format = 'csv' | 'tsv' | 'json' | 'geojson' | 'parquet' | 'sheet';
+type Format = 'csv' | 'tsv' | 'json' | 'geojson' | 'geojsonseq' | 'parquet' | 'sheet';
 
 const FORMATS: Record<string, Format | 'sniff'> = {
   'text/csv': 'csv',
@@ -81,18 +81,36 @@ async function hasParquetMagic(file: string): Promise<boolean> {
   }
 }
 
-/** A GeoJSON FeatureCollection sent as plain application/json (browsers label .geojson files so). */
-async function isFeatureCollection(file: string): Promise<boolean> {
+/** The first bytes of a file, as text. */
+async function headOf(file: string, bytes = 65536): Promise<string> {
   const fh = await open(file, 'r');
   try {
-    const buf = Buffer.alloc(4096);
+    const buf = Buffer.alloc(bytes);
     const { bytesRead } = await fh.read(buf, 0, buf.length, 0);
-    const head = buf.subarray(0, bytesRead).toString('utf8');
-    return /^\s*\{/.test(head) && /"type"\s*:\s*"FeatureCollection"/.test(head);
+    return buf.subarray(0, bytesRead).toString('utf8');
   } finally {
     await fh.close();
   }
 }
+
+/**
+ * Which GeoJSON a JSON upload holds, if any: a FeatureCollection (browsers label .geojson files
+ * application/json), or newline-delimited GeoJSON (one Feature a line, as `ogr2ogr -f GeoJSONSeq` and
+ * BigQuery exports write it).
+ */
+async function geojsonKindOf(file: string): Promise<GeoJsonKind | null> {
+  const head = await headOf(file);
+  if (/^\s*\{/.test(head.slice(0, 4096)) && /"type"\s*:\s*"FeatureCollection"/.test(head.slice(0, 4096))) return 'collection';
+  const firstLine = head.trimStart().split('\n')[0]!;
+  try {
+    const o = JSON.parse(firstLine) as { type?: unknown };
+    return o && o.type === 'Feature' ? 'sequence' : null;
+  } catch {
+    return null;
+  }
+}
+
+type GeoJsonKind = 'collection' | 'sequence';
 
 async function gunzipTo(src: string, dest: string): Promise<void> {
   try {
@@ -104,8 +122,9 @@ async function gunzipTo(src: string, dest: string): Promise<void> {
 }
 
 
-/** The SELECT reading the upload, by format. File paths are engine-made temp/upload paths. */
-async function sourceSelect(conn: DuckDBConnection, format: Format, file: string, rejects?: RejectTables): Promise<string> {
+/** The SELECT reading the upload (or the Parquet parts it was converted into), by format. Paths are engine-made. */
+async function sourceSelect(conn: DuckDBConnection, format: Format, files: string[], rejects?: RejectTables): Promise<string> {
+  const file = files[0]!;
   const f = quoteLiteral(file);
   switch (format) {
     case 'csv':
@@ -123,37 +142,93 @@ async function sourceSelect(conn: DuckDBConnection, format: Format, file: string
       return `SELECT * FROM read_json(${f}, format = 'auto', maximum_object_size = ${maxObject})`;
     }
     case 'parquet':
-      return `SELECT * FROM read_parquet(${f})`;
+      return geoparquetSelect(conn, `read_parquet([${files.map(quoteLiteral).join(', ')}])`);
     case 'geojson':
-      return geojsonSelect(conn, f, (await stat(file)).size);
+    case 'geojsonseq':
+      return geojsonSelect(conn, f, (await stat(file)).size, format === 'geojson' ? 'collection' : 'sequence');
+  }
+}
+
+/** Coordinate reference systems a GeoParquet column may be in and be read as longitude/latitude. */
+const LONGITUDE_LATITUDE_CRS = /^(OGC:CRS84|EPSG:4326|CRS84|OGC:CRS84h|EPSG:4979)$/i;
+
+/**
+ * A column's CRS as DuckDB reports it — an identifier ("OGC:CRS84") or GeoParquet's PROJJSON — as its
+ * authority:code and a label to name it by; null when the column states none (longitude/latitude then).
+ */
+function crsName(value: unknown): { id: string; label: string } | null {
+  if (value === null || value === undefined || value === '') return null;
+  const text = String(value);
+  if (!text.trimStart().startsWith('{')) return { id: text, label: text };
+  try {
+    const j = JSON.parse(text) as { name?: string; id?: { authority?: string; code?: string | number } };
+    const id = j.id?.authority ? `${j.id.authority}:${j.id.code}` : (j.name ?? 'an unnamed CRS');
+    return { id, label: j.name && j.id?.authority ? `${j.name} (${id})` : id };
+  } catch {
+    return { id: text, label: 'a CRS that cannot be read' };
   }
 }
 
 /**
- * GeoJSON FeatureCollection: properties become columns, geometry stays GeoJSON text in `_geojson`, and Points
+ * Parquet, and GeoParquet: DuckDB reads a column its `geo` metadata names as GEOMETRY (WKB in the file).
+ * The studio keeps geometry as text every reader here parses (WKT), so GEOMETRY columns are written as
+ * WKT; the primary one also gives Points a latitude and longitude, as GeoJSON uploads do. A column in a
+ * projected CRS is refused by name: its coordinates are not degrees.
+ */
+async function geoparquetSelect(conn: DuckDBConnection, read: string): Promise<string> {
+  const described = (await conn.runAndReadAll(`DESCRIBE SELECT * FROM ${read}`)).getRowObjectsJS();
+  const geometries = described.filter((c) => String(c.column_type).startsWith('GEOMETRY')).map((c) => String(c.column_name));
+  if (!geometries.length) return `SELECT * FROM ${read}`;
+  const crs = await conn.runAndReadAll(`SELECT ${geometries.map((g, i) => `ST_CRS(${quoteIdent(g)}) AS c${i}`).join(', ')} FROM ${read} LIMIT 1`);
+  const [row] = crs.getRowObjectsJS();
+  geometries.forEach((g, i) => {
+    const crs = crsName(row?.[`c${i}`]);
+    if (crs && !LONGITUDE_LATITUDE_CRS.test(crs.id)) {
+      throw badInput(`Could not read GeoParquet: column '${g}' is in ${crs.label}, not longitude/latitude (EPSG:4326); reproject it before uploading`);
+    }
+  });
+  const taken = new Set(described.map((c) => String(c.column_name).toLowerCase()));
+  const cols = described.map((c) => {
+    const name = quoteIdent(String(c.column_name));
+    return geometries.includes(String(c.column_name)) ? `ST_AsText(${name}) AS ${name}` : name;
+  });
+  if (!taken.has('latitude') && !taken.has('longitude')) {
+    const wkt = `ST_AsText(${quoteIdent(geometries[0]!)})`;
+    const point = (i: number) => `TRY_CAST(regexp_extract(${wkt}, '^POINT \\((\\S+) (\\S+)\\)$', ${i}) AS DOUBLE)`;
+    cols.push(`${point(2)} AS latitude`, `${point(1)} AS longitude`);
+  }
+  return `SELECT ${cols.join(', ')} FROM ${read}`;
+}
+
+/**
+ * GeoJSON, a FeatureCollection or one Feature a line: properties become columns, geometry stays GeoJSON text in `_geojson`, and Points
  * also get latitude/longitude. Geometry is read as JSON (auto-detection would coerce mixed coordinate
  * shapes to strings); properties keep DuckDB's inferred struct type, found by a first DESCRIBE.
  */
-async function geojsonSelect(conn: DuckDBConnection, f: string, bytes: number): Promise<string> {
-  // The FeatureCollection is one JSON object: the maximum object size must cover the file, no more
-  // (DuckDB reserves twice it as a buffer).
+async function geojsonSelect(conn: DuckDBConnection, f: string, bytes: number, kind: GeoJsonKind): Promise<string> {
+  // A FeatureCollection is one JSON object: the maximum object size must cover the file, no more (DuckDB
+  // reserves twice it as a buffer). A sequence's objects are its lines, each smaller than the file.
   const size = `maximum_object_size = ${Math.min(2 ** 31 - 1, Math.max(16 * 1024 * 1024, bytes + 1024))}`;
+  const read = kind === 'collection' ? `read_json(${f}, ${size})` : `read_json(${f}, ${size}, format = 'newline_delimited')`;
   let propsType: string | null = null;
   try {
-    const r = await conn.runAndReadAll(`DESCRIBE SELECT features[1].properties AS p FROM read_json(${f}, ${size})`);
+    const r = await conn.runAndReadAll(`DESCRIBE SELECT ${kind === 'collection' ? 'features[1].properties' : 'properties'} AS p FROM ${read}`);
     propsType = String(r.getRowObjectsJS()[0]?.column_type ?? '');
   } catch (e) {
     throw badInput('Could not read GeoJSON: expected a FeatureCollection with a "features" array', withoutPaths(firstLine(e)));
   }
   const structProps = propsType.startsWith('STRUCT(');
-  const featureType = `STRUCT(properties ${structProps ? propsType : 'JSON'}, geometry JSON)[]`;
-  const from = `FROM (SELECT unnest(features) AS f FROM read_json(${f}, ${size},
-      columns = {'type': 'VARCHAR', 'features': ${quoteLiteral(featureType)}}))`;
+  const propsOf = structProps ? propsType : 'JSON';
+  // Each feature as `f` (its properties and geometry) with its number from 1 as `i`.
+  const features =
+    kind === 'collection'
+      ? `SELECT unnest(features) AS f, generate_subscripts(features, 1) AS i FROM read_json(${f}, ${size},
+          columns = {'type': 'VARCHAR', 'features': ${quoteLiteral(`STRUCT(properties ${propsOf}, geometry JSON)[]`)}})`
+      : `SELECT {'properties': properties, 'geometry': geometry} AS f, row_number() OVER () AS i FROM read_json(${f}, ${size},
+          format = 'newline_delimited', columns = {'type': 'VARCHAR', 'properties': ${quoteLiteral(propsOf)}, 'geometry': 'JSON'})`;
+  const from = `FROM (${features})`;
   // The first feature whose geometry cannot be read stops the upload, named by its number (from 1).
-  const bad = await conn.runAndReadAll(`SELECT i, problem FROM (
-      SELECT i, ${geometryProblemSql('f.geometry')} AS problem
-      FROM (SELECT unnest(features) AS f, generate_subscripts(features, 1) AS i FROM read_json(${f}, ${size},
-        columns = {'type': 'VARCHAR', 'features': ${quoteLiteral(featureType)}})))
+  const bad = await conn.runAndReadAll(`SELECT i, problem FROM (SELECT i, ${geometryProblemSql('f.geometry')} AS problem ${from})
     WHERE problem IS NOT NULL ORDER BY i LIMIT 1`);
   const [first] = bad.getRowObjectsJS();
   if (first) throw badInput(`Could not read GeoJSON: feature ${Number(first.i)} has an invalid geometry: ${String(first.problem)}`);
@@ -189,7 +264,7 @@ export function withoutPaths(message: string, file?: string): string {
 export function readError(format: Format, e: unknown, file?: string): Error {
   if (isStudioError(e)) return e;
   const msg = withoutPaths(String((e as Error)?.message ?? e), file);
-  const label = format === 'tsv' ? 'TSV' : format === 'geojson' ? 'GeoJSON' : format === 'sheet' ? 'the Excel sheet' : format.toUpperCase();
+  const label = { tsv: 'TSV', geojson: 'GeoJSON', geojsonseq: 'newline-delimited GeoJSON', sheet: 'the Excel sheet', parquet: 'Parquet' }[format as string] ?? format.toUpperCase();
   const line = /Error on Line:\s*(\d+)/i.exec(msg)?.[1];
   const conv = /converting column "([^"]+)"\. Could not convert string "(.*?)" to '([^']+)'/s.exec(msg);
   if (line && conv) {
@@ -260,13 +335,17 @@ export async function ingest(
       if (!(await hasParquetMagic(input))) throw badInput('Unsupported content type');
       format = 'parquet';
     }
+    let files = [input];
     if (CONVERTERS_BY_FORMAT.has(format)) {
       const converted = await convertUpload(format as ConvertedFormat, input, path.join(tmpDir, `ingest-${id}.converted`));
-      temps.push(converted.file);
-      input = converted.file;
+      temps.push(...converted.files);
+      files = converted.files;
       format = converted.into;
     }
-    if (format === 'json' && (await isFeatureCollection(input))) format = 'geojson';
+    if (format === 'json') {
+      const kind = await geojsonKindOf(input);
+      if (kind) format = kind === 'collection' ? 'geojson' : 'geojsonseq';
+    }
     const fmt = format as Format;
     progress(0.05);
     let copyStats: CopyStats;
@@ -279,7 +358,7 @@ export async function ingest(
       const suffix = id.replaceAll('-', '');
       const rejects = opts.skipBadRows && (fmt === 'csv' || fmt === 'tsv') ? { errors: `rejects_${suffix}`, scans: `reject_scans_${suffix}` } : undefined;
       try {
-        const select = await sourceSelect(conn, fmt, input, rejects);
+        const select = await sourceSelect(conn, fmt, files, rejects);
         const written = await withProgress(
           conn,
           (pct) => progress(0.05 + (0.75 * pct) / 100),
@@ -288,7 +367,7 @@ export async function ingest(
         copyStats = parseCopyStats(written.getRowObjectsJS());
         if (rejects) rejectedRows = await countRejected(conn, rejects);
       } catch (e) {
-        throw readError(fmt, e, input);
+        throw readError(fmt, e, files[0]);
       }
     } finally {
       pooled.release();

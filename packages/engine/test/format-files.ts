@@ -1,3 +1,5 @@
+import { DuckDBInstance } from '@duckdb/node-api';
+import { CompressionType, RecordBatchFileWriter, RecordBatchStreamWriter, tableFromArrays } from 'apache-arrow';
 import ExcelJS from 'exceljs';
 import { zipSync, strToU8 } from 'fflate';
 import { serialize } from 'flatgeobuf/lib/mjs/geojson.js';
@@ -113,3 +115,51 @@ export async function xlsx(): Promise<Buffer> {
   notes.addRow(['not the first sheet']);
   return Buffer.from(await wb.xlsx.writeBuffer());
 }
+
+/** PLACES as an Arrow table: ids, names, visits and the coordinates as doubles. */
+function placesTable() {
+  return tableFromArrays({
+    name: PLACES.map((p) => p.name),
+    visits: Int32Array.from(PLACES.map((p) => p.visits)),
+    lat: Float64Array.from(PLACES.map((p) => p.lat)),
+    lng: Float64Array.from(PLACES.map((p) => p.lng)),
+  });
+}
+
+/**
+ * PLACES as Arrow IPC: a file (Feather v2) or a stream, its buffers uncompressed or compressed as pyarrow
+ * writes them (LZ4 frames by default, ZSTD on request); the engine registers both codecs.
+ */
+export function arrowIpc(kind: 'file' | 'stream', compression: 'none' | 'lz4' | 'zstd' = 'none'): Buffer {
+  const compressionType = compression === 'lz4' ? CompressionType.LZ4_FRAME : compression === 'zstd' ? CompressionType.ZSTD : null;
+  const Writer = kind === 'file' ? RecordBatchFileWriter : RecordBatchStreamWriter;
+  const writer = new Writer({ compressionType });
+  return Buffer.from(writer.writeAll(placesTable()).toUint8Array(true));
+}
+
+/** PLACES as newline-delimited GeoJSON: one Feature a line, as `ogr2ogr -f GeoJSONSeq` writes. */
+export const GEOJSON_SEQ = PLACES.map((p) => JSON.stringify({ type: 'Feature', properties: { name: p.name, visits: p.visits }, geometry: { type: 'Point', coordinates: [p.lng, p.lat] } })).join('\n') + '\n';
+
+/**
+ * PLACES as GeoParquet, written by DuckDB (its GEOMETRY columns carry the `geo` metadata): points, and a
+ * polygon row around the first; `crs` (PROJJSON, as GeoParquet states it) sets the column's CRS.
+ */
+export async function geoparquet(file: string, crs?: object): Promise<void> {
+  const db = await DuckDBInstance.create(':memory:');
+  const conn = await db.connect();
+  try {
+    const rows = PLACES.map((p) => `(${sqlText(p.name)}, ${p.visits}, 'POINT (${p.lng} ${p.lat})')`);
+    const [p] = PLACES;
+    rows.push(`('Ferry Building block', 0, 'POLYGON ((${p!.lng - 0.001} ${p!.lat - 0.001}, ${p!.lng + 0.001} ${p!.lat - 0.001}, ${p!.lng + 0.001} ${p!.lat + 0.001}, ${p!.lng - 0.001} ${p!.lat - 0.001}))')`);
+    const geometry = crs ? `ST_SetCRS(wkt::GEOMETRY, ${sqlText(JSON.stringify(crs))})` : 'wkt::GEOMETRY';
+    await conn.run(`COPY (SELECT name, visits, ${geometry} AS geometry FROM (VALUES ${rows.join(', ')}) AS t(name, visits, wkt)) TO ${sqlText(file)} (FORMAT parquet)`);
+  } finally {
+    conn.closeSync();
+    db.closeSync();
+  }
+}
+
+const sqlText = (s: string) => `'${s.replace(/'/g, "''")}'`;
+
+/** WGS 84 / UTM zone 10N as GeoParquet names a CRS (PROJJSON, cut to its name and id): metres, not degrees. */
+export const UTM_10N_PROJJSON = { type: 'ProjectedCRS', name: 'WGS 84 / UTM zone 10N', id: { authority: 'EPSG', code: 32610 } };

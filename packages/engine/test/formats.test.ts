@@ -1,7 +1,8 @@
+import { readdir } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertSupportedContentType } from '../src';
 import { setup, type Ctx } from './helpers';
-import { GPX, KML, PLACES, flatgeobuf, kmz, shapefileZip, xlsx } from './format-files';
+import { GEOJSON_SEQ, GPX, KML, PLACES, arrowIpc, flatgeobuf, geoparquet, kmz, shapefileZip, xlsx, UTM_10N_PROJJSON } from './format-files';
 
 let ctx: Ctx;
 beforeAll(async () => {
@@ -41,6 +42,75 @@ describe('formats read through a reader made for each', () => {
       expect(result.detected).toMatchObject({ latitude: 'lat', longitude: 'lng' });
       expect(result.columns.find((c) => c.name === 'opened')?.type).toBe('TIMESTAMP');
     }
+  });
+
+  it.each([
+    ['an Arrow IPC file (Feather v2)', 'file', 'none', 'application/vnd.apache.arrow.file'],
+    ['an Arrow IPC stream', 'stream', 'none', 'application/vnd.apache.arrow.stream'],
+    ['a Feather file with LZ4-compressed buffers (pyarrow\'s default)', 'file', 'lz4', 'application/x-feather'],
+    ['an Arrow IPC stream with ZSTD-compressed buffers', 'stream', 'zstd', 'application/vnd.apache.arrow.stream'],
+  ] as const)('reads %s with its column types', async (_label, kind, compression, contentType) => {
+    const key = `formats/arrow-${kind}-${compression}.parquet`;
+    const result = await ctx.engine.ingest({ sourceFile: await ctx.file(`places-${kind}-${compression}.arrow`, arrowIpc(kind, compression)), contentType, key });
+    expect(result.rowCount).toBe(3);
+    expect(Object.fromEntries(result.columns.map((c) => [c.name, c.type]))).toEqual({ name: 'STRING', visits: 'INTEGER', lat: 'DOUBLE', lng: 'DOUBLE' });
+    expect(result.detected).toMatchObject({ latitude: 'lat', longitude: 'lng' });
+    const rows = (await ctx.engine.preview(key)) as Row[];
+    expectFerryBuilding(rows);
+    expect(rows.map((r) => r.visits)).toEqual(PLACES.map((p) => p.visits));
+  });
+
+  it('refuses a damaged Arrow file and a Feather v1 file, and leaves no part behind', async () => {
+    const cut = arrowIpc('stream').subarray(0, 200);
+    for (const [name, body, message] of [
+      ['cut.arrows', cut, 'Could not read Arrow IPC'],
+      ['old.feather', Buffer.concat([Buffer.from('FEA1'), Buffer.alloc(64)]), 'Could not read Arrow IPC: this is a Feather version 1 file; save it as Feather version 2 (Arrow IPC)'],
+    ] as const) {
+      const err = (await ctx.engine.ingest({ sourceFile: await ctx.file(name, body), contentType: 'application/vnd.apache.arrow.stream', key: `formats/bad-${name}.parquet` }).catch((e: unknown) => e)) as Error & { status: number };
+      expect(err.status).toBe(422);
+      expect(err.message).toContain(message);
+      expect(err.message).not.toContain(ctx.dir);
+    }
+    expect((await readdir(ctx.dir)).filter((f) => f.includes('-part-'))).toEqual([]);
+  });
+
+  it('reads newline-delimited GeoJSON: one Feature a line, with its geometry', async () => {
+    const key = 'formats/places-seq.parquet';
+    const result = await ctx.engine.ingest({ sourceFile: await ctx.file('places.geojsonl', GEOJSON_SEQ), contentType: 'application/x-ndjson', key });
+    expect(result.rowCount).toBe(3);
+    expect(result.detected).toMatchObject({ geometry: '_geojson', latitude: 'latitude', longitude: 'longitude' });
+    const rows = (await ctx.engine.preview(key)) as Row[];
+    expectFerryBuilding(rows);
+    expect(rows.map(geometryType)).toEqual(['Point', 'Point', 'Point']);
+    expect(rows.map((r) => r.visits)).toEqual(PLACES.map((p) => p.visits));
+  });
+
+  it('names the line of newline-delimited GeoJSON whose geometry cannot be read', async () => {
+    const lines = GEOJSON_SEQ.trim().split('\n');
+    lines[1] = JSON.stringify({ type: 'Feature', properties: { name: 'x', visits: 1 }, geometry: { type: 'LineString', coordinates: [[1, 2]] } });
+    const err = (await ctx.engine.ingest({ sourceFile: await ctx.file('bad.geojsonl', lines.join('\n')), contentType: 'application/x-ndjson', key: 'formats/bad-seq.parquet' }).catch((e: unknown) => e)) as Error & { status: number };
+    expect([err.status, err.message]).toEqual([422, 'Could not read GeoJSON: feature 2 has an invalid geometry: a LineString needs at least 2 positions']);
+  });
+
+  it('reads GeoParquet: its geo-metadata column as geometry, points with their coordinates', async () => {
+    const file = `${ctx.dir}/places-geo.parquet`;
+    await geoparquet(file);
+    const key = 'formats/places-geo.parquet';
+    const result = await ctx.engine.ingest({ sourceFile: file, contentType: 'application/vnd.apache.parquet', key });
+    expect(result.rowCount).toBe(4);
+    expect(result.detected).toMatchObject({ geometry: 'geometry', latitude: 'latitude', longitude: 'longitude' });
+    expect(result.columns.find((c) => c.name === 'geometry')?.type).toBe('GEOMETRY');
+    const rows = (await ctx.engine.preview(key)) as Row[];
+    expectFerryBuilding(rows);
+    expect(String(rows.find((r) => r.name === 'Ferry Building block')!.geometry)).toMatch(/^POLYGON \(\(/);
+    expect(rows.find((r) => r.name === 'Ferry Building block')!.latitude).toBeNull();
+  });
+
+  it('refuses GeoParquet in a projected CRS by its column and CRS', async () => {
+    const file = `${ctx.dir}/places-utm.parquet`;
+    await geoparquet(file, UTM_10N_PROJJSON);
+    const err = (await ctx.engine.ingest({ sourceFile: file, contentType: 'application/vnd.apache.parquet', key: 'formats/utm.parquet' }).catch((e: unknown) => e)) as Error & { status: number };
+    expect([err.status, err.message]).toEqual([422, "Could not read GeoParquet: column 'geometry' is in WGS 84 / UTM zone 10N (EPSG:32610), not longitude/latitude (EPSG:4326); reproject it before uploading"]);
   });
 
   it('reads a GPX track as one line with its points, and its waypoint', async () => {

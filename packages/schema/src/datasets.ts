@@ -43,7 +43,7 @@ export type DatasetColumn = z.infer<typeof DatasetColumn>;
 
 /**
  * Upload media types (catalog §5: json, parquet, csv, tsv; GeoJSON is JSON), and the formats the studio
- * converts with a reader made for each: zipped Shapefile, KML/KMZ, GPX, FlatGeobuf, Excel .xlsx.
+ * converts with a reader made for each: zipped Shapefile, KML/KMZ, GPX, FlatGeobuf, Excel .xlsx, Arrow IPC.
  */
 export const UPLOAD_CONTENT_TYPES = [
   'text/csv',
@@ -63,7 +63,19 @@ export const UPLOAD_CONTENT_TYPES = [
   'application/flatgeobuf',
   'application/vnd.flatgeobuf',
   'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+  'application/vnd.apache.arrow.file',
+  'application/vnd.apache.arrow.stream',
+  'application/x-apache-arrow',
+  'application/x-feather',
 ] as const;
+
+/**
+ * Formats a dataset downloads in (`GET /v1/datasets/{id}/data?format=`, or by Accept): CSV (the default),
+ * GeoJSON, Parquet (GeoParquet when the dataset has a location), an Arrow IPC stream, FlatGeobuf.
+ */
+export const DATASET_DOWNLOAD_FORMATS = ['csv', 'geojson', 'parquet', 'arrow', 'flatgeobuf'] as const;
+export const DatasetDownloadFormat = z.enum(DATASET_DOWNLOAD_FORMATS);
+export type DatasetDownloadFormat = z.infer<typeof DatasetDownloadFormat>;
 
 export const DatasetMetadata = z.object({
   /** Where the data is read: `GET /v1/datasets/{id}/data`. */

@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { useBrowser, openStudio, signInThroughUi, type StudioPage } from './browser';
@@ -80,6 +81,16 @@ describe('datasets', () => {
     // Download: the CSV arrives through the client (with the token) as a blob download.
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download CSV' }).click()]);
     expect(download.suggestedFilename()).toBe('stores.csv');
+    // The same data as GeoJSON: one Point feature a row, at the row's latitude and longitude.
+    await page.getByLabel('Download format').selectOption('geojson');
+    const [geojson] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download GeoJSON' }).click()]);
+    expect(geojson.suggestedFilename()).toBe('stores.geojson');
+    const collection = JSON.parse(await readFile((await geojson.path())!, 'utf8')) as { features: { properties: { store: string }; geometry: { coordinates: number[] } }[] };
+    expect(collection.features.map((f) => [f.properties.store, ...f.geometry.coordinates])).toEqual([
+      ['Harbor', -74.006, 40.7128],
+      ['Midtown', -73.984, 40.7549],
+      ['Bay', -122.4194, 37.7749],
+    ]);
 
     await page.getByRole('link', { name: '← Datasets' }).click();
     const row = page.getByRole('table', { name: 'Datasets' }).getByRole('row', { name: /stores/ });

@@ -1,14 +1,15 @@
+import { arrowIpcToParquetParts } from './arrow-ipc';
 import { flatgeobufToGeoJson } from './flatgeobuf';
 import { shapefileToGeoJson } from './shapefile';
 import { gpxToGeoJson, kmlToGeoJson, kmzToGeoJson } from './xml-geo';
 import { xlsxToCsv } from './xlsx';
 
 /**
- * Formats DuckDB cannot read here (its spatial and Excel extensions cannot be downloaded): each is turned
- * by a reader made for it into a file DuckDB reads — GeoJSON for the geographic ones, CSV for sheets —
- * and that file is ingested as usual.
+ * Formats DuckDB cannot read here (its spatial, Excel and Arrow extensions cannot be downloaded): each is
+ * turned by a reader made for it into files DuckDB reads — GeoJSON for the geographic ones, CSV for
+ * sheets, Parquet for Arrow IPC — and those are ingested as usual.
  */
-export type ConvertedFormat = 'shapefile' | 'kml' | 'kmz' | 'gpx' | 'flatgeobuf' | 'xlsx';
+export type ConvertedFormat = 'shapefile' | 'kml' | 'kmz' | 'gpx' | 'flatgeobuf' | 'xlsx' | 'arrow';
 
 export const CONVERTED_CONTENT_TYPES: Record<string, ConvertedFormat> = {
   'application/zip': 'shapefile',
@@ -20,24 +21,39 @@ export const CONVERTED_CONTENT_TYPES: Record<string, ConvertedFormat> = {
   'application/flatgeobuf': 'flatgeobuf',
   'application/vnd.flatgeobuf': 'flatgeobuf',
   'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': 'xlsx',
+  'application/vnd.apache.arrow.file': 'arrow',
+  'application/vnd.apache.arrow.stream': 'arrow',
+  'application/x-apache-arrow': 'arrow',
+  'application/x-feather': 'arrow',
 };
 
-/** What a converted file is read as: a GeoJSON FeatureCollection, or a CSV with a header and ragged rows. */
-export type ConvertedInto = 'geojson' | 'sheet';
+/**
+ * What converted files are read as: a GeoJSON FeatureCollection, a CSV with a header and ragged rows, or
+ * Parquet parts read as one table.
+ */
+export type ConvertedInto = 'geojson' | 'sheet' | 'parquet';
 
-const CONVERTERS: Record<ConvertedFormat, { into: ConvertedInto; convert: (input: string, out: string) => Promise<number> }> = {
-  shapefile: { into: 'geojson', convert: shapefileToGeoJson },
-  kml: { into: 'geojson', convert: kmlToGeoJson },
-  kmz: { into: 'geojson', convert: kmzToGeoJson },
-  gpx: { into: 'geojson', convert: gpxToGeoJson },
-  flatgeobuf: { into: 'geojson', convert: flatgeobufToGeoJson },
-  xlsx: { into: 'sheet', convert: xlsxToCsv },
+/** One output file named `outBase` + its extension, written by `write`. */
+const single =
+  (extension: string, write: (input: string, out: string) => Promise<number>) =>
+  async (input: string, outBase: string): Promise<string[]> => {
+    const file = `${outBase}.${extension}`;
+    await write(input, file);
+    return [file];
+  };
+
+const CONVERTERS: Record<ConvertedFormat, { into: ConvertedInto; convert: (input: string, outBase: string) => Promise<string[]> }> = {
+  shapefile: { into: 'geojson', convert: single('geojson', shapefileToGeoJson) },
+  kml: { into: 'geojson', convert: single('geojson', kmlToGeoJson) },
+  kmz: { into: 'geojson', convert: single('geojson', kmzToGeoJson) },
+  gpx: { into: 'geojson', convert: single('geojson', gpxToGeoJson) },
+  flatgeobuf: { into: 'geojson', convert: single('geojson', flatgeobufToGeoJson) },
+  xlsx: { into: 'sheet', convert: single('csv', xlsxToCsv) },
+  arrow: { into: 'parquet', convert: arrowIpcToParquetParts },
 };
 
-/** Converts `input` into `outBase` + its extension; answers the file and how to read it. */
-export async function convertUpload(format: ConvertedFormat, input: string, outBase: string): Promise<{ file: string; into: ConvertedInto }> {
+/** Converts `input` into files named from `outBase`; answers them and how to read them. */
+export async function convertUpload(format: ConvertedFormat, input: string, outBase: string): Promise<{ files: string[]; into: ConvertedInto }> {
   const { into, convert } = CONVERTERS[format];
-  const file = `${outBase}.${into === 'geojson' ? 'geojson' : 'csv'}`;
-  await convert(input, file);
-  return { file, into };
+  return { files: await convert(input, outBase), into };
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import {
+  DatasetDownloadFormat,
   DatasetCreate,
   DatasetFromQuery,
   WorkbenchBody,
@@ -19,13 +20,34 @@ import type { Services } from '../services';
 import type { ListOptions, ResourceRow } from '../services/records';
 import type { Caller } from '../http/caller';
 import { clientGone, primed, sendStream, streamBody } from '../http/streams';
-import { BufferPool, quoteIdent } from '@studio/engine';
+import { BufferPool, EXPORTS, quoteIdent } from '@studio/engine';
 import { datasetFileFor } from '../services/dataset-tables';
 import { copyDatasetFiles } from '../services/dataset-copy';
 
 const IdParam = z.object({ id: Id });
 const AdminQuery = z.object({ isAdmin: QueryBool.optional() });
 export const ARROW_STREAM = 'application/vnd.apache.arrow.stream';
+
+/** Media types a download may be asked for by in Accept, by format. */
+const ACCEPTED: [string, DatasetDownloadFormat][] = [
+  [ARROW_STREAM, 'arrow'],
+  ['application/geo+json', 'geojson'],
+  ['application/vnd.apache.parquet', 'parquet'],
+  ['application/x-parquet', 'parquet'],
+  ['application/flatgeobuf', 'flatgeobuf'],
+  ['application/vnd.flatgeobuf', 'flatgeobuf'],
+  ['text/csv', 'csv'],
+];
+
+/** The format an Accept header asks for: its first media type the studio writes; CSV otherwise (and for any type). */
+export function formatAccepted(accept: string): DatasetDownloadFormat {
+  for (const part of accept.split(',')) {
+    const type = part.split(';')[0]!.trim().toLowerCase();
+    const found = ACCEPTED.find(([t]) => t === type);
+    if (found) return found[1];
+  }
+  return 'csv';
+}
 /** Dataset uploads: large files are the point, so the cap is far above the JSON body limit. */
 export const UPLOAD_MAX_BYTES = 20 * 1024 ** 3;
 
@@ -113,25 +135,29 @@ export const datasetRoutes: RouteDef[] = [
     spec: ['CAT-106'],
     method: 'GET',
     url: '/v1/datasets/{id}/data',
-    summary: `The stored data: an Arrow IPC stream when Accept is ${ARROW_STREAM}, CSV otherwise`,
+    summary: 'The stored data: CSV by default; GeoJSON, Parquet (GeoParquet), an Arrow IPC stream or FlatGeobuf by ?format= or Accept',
     tag: 'datasets',
     auth: 'user',
     params: IdParam,
-    query: AdminQuery,
+    query: z.object({ isAdmin: QueryBool.optional(), format: DatasetDownloadFormat.optional() }),
     resource: { type: 'dataset', param: 'id', action: 'read' },
     handler: async (ctx) => {
       const a = readableData(ctx.resource!);
       const signal = clientGone(ctx.reply);
-      const arrow = String(ctx.req.headers.accept ?? '').includes(ARROW_STREAM);
+      const format = ctx.query.format ?? formatAccepted(String(ctx.req.headers.accept ?? ''));
       const safeName = ctx.resource!.name.replace(/[^\w.-]+/g, '_').slice(0, 100) || 'dataset';
-      ctx.reply
-        .header('content-type', arrow ? ARROW_STREAM : 'text/csv; charset=utf-8')
-        .header('content-disposition', `attachment; filename="${safeName}.${arrow ? 'arrow' : 'csv'}"`);
-      if (!arrow) return ctx.reply.send(streamBody(ctx.services.engine.csvStream(a.storageKey, { signal })));
+      const { mediaType, extension } = EXPORTS[format];
+      if (format === 'csv') {
+        ctx.reply.header('content-type', mediaType).header('content-disposition', `attachment; filename="${safeName}.csv"`);
+        return ctx.reply.send(streamBody(ctx.services.engine.csvStream(a.storageKey, { signal })));
+      }
       // Arrow batches are written straight to the socket and their buffers reused once written (see BufferPool);
-      // a dataset read before comes from its Arrow copy.
-      const pool = new BufferPool();
-      return sendStream(ctx.reply, await primed(ctx.services.engine.datasetArrowStream(a.storageKey, { signal, pool })), pool);
+      // a dataset read before comes from its Arrow copy. The first piece is made before the headers leave, so
+      // a refusal (FlatGeobuf past its size) still answers with its status.
+      const pool = format === 'arrow' ? new BufferPool() : undefined;
+      const stream = await primed(ctx.services.engine.exportStream(a.storageKey, format, { signal, pool, location: a.metadata.detected }));
+      ctx.reply.header('content-type', mediaType).header('content-disposition', `attachment; filename="${safeName}.${extension}"`);
+      return sendStream(ctx.reply, stream, pool);
     },
   }),
   defineRoute({

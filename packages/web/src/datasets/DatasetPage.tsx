@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import { Link, Navigate, useNavigate, useParams } from 'react-router-dom';
-import { can, type Dataset } from '@studio/schema';
+import { can, type Dataset, type DatasetDownloadFormat } from '@studio/schema';
 import { client } from '../app/api';
 import { useLoad } from '../app/useLoad';
 import { ConfirmDialog, ErrorMessage, formatDate, useAction } from '../app/ui';
@@ -14,18 +14,50 @@ import './datasets.css';
 /** How often a dataset being ingested is asked for again. */
 const POLL_MS = 1500;
 
-/** Fetches the CSV with the session's token and hands it to the browser as a download. */
-async function downloadCsv(d: Dataset): Promise<void> {
-  const blob = await client.datasets.data(d.id, 'csv');
+/** Download formats, by what the user knows them as; the geographic ones need a location. */
+const DOWNLOADS: { format: DatasetDownloadFormat; label: string; extension: string; needsLocation: boolean }[] = [
+  { format: 'csv', label: 'CSV', extension: 'csv', needsLocation: false },
+  { format: 'geojson', label: 'GeoJSON', extension: 'geojson', needsLocation: true },
+  { format: 'parquet', label: 'GeoParquet', extension: 'parquet', needsLocation: false },
+  { format: 'flatgeobuf', label: 'FlatGeobuf', extension: 'fgb', needsLocation: true },
+  { format: 'arrow', label: 'Arrow', extension: 'arrow', needsLocation: false },
+];
+
+const hasLocation = (d: Dataset) => Boolean(d.metadata.detected.geometry || (d.metadata.detected.latitude && d.metadata.detected.longitude));
+
+/** Fetches the data in `format` with the session's token and hands it to the browser as a download. */
+async function download(d: Dataset, format: DatasetDownloadFormat): Promise<void> {
+  const blob = await client.datasets.data(d.id, format);
   const url = URL.createObjectURL(blob);
   const a = document.createElement('a');
   a.href = url;
-  a.download = `${d.name.replace(/[^\w.-]+/g, '_').slice(0, 100) || 'dataset'}.csv`;
+  a.download = `${d.name.replace(/[^\w.-]+/g, '_').slice(0, 100) || 'dataset'}.${DOWNLOADS.find((x) => x.format === format)!.extension}`;
   document.body.append(a);
   a.click();
   a.remove();
   // The browser has started reading the blob by now; the URL only has to outlive that.
   setTimeout(() => URL.revokeObjectURL(url), 60_000);
+}
+
+/** The download button and the format it downloads in (GeoJSON and FlatGeobuf only for data with a location). */
+function DownloadButton({ d, action }: { d: Dataset; action: ReturnType<typeof useAction> }) {
+  const offered = DOWNLOADS.filter((x) => !x.needsLocation || hasLocation(d));
+  const [format, setFormat] = useState<DatasetDownloadFormat>('csv');
+  const label = offered.find((x) => x.format === format)?.label ?? 'CSV';
+  return (
+    <span className="download-group">
+      <select aria-label="Download format" value={format} onChange={(e) => setFormat(e.target.value as DatasetDownloadFormat)} disabled={action.pending}>
+        {offered.map((x) => (
+          <option key={x.format} value={x.format}>
+            {x.label}
+          </option>
+        ))}
+      </select>
+      <button type="button" className="button" disabled={d.status !== 'ready' || action.pending} onClick={() => void action.run(() => download(d, format))}>
+        {action.pending ? 'Preparing…' : `Download ${label}`}
+      </button>
+    </span>
+  );
 }
 
 function Facts({ d }: { d: Dataset }) {
@@ -76,7 +108,7 @@ export function DatasetPage() {
   const navigate = useNavigate();
   const loaded = useLoad(() => client.datasets.get(id), [id]);
   const [dialog, setDialog] = useState<'replace' | 'delete' | null>(null);
-  const download = useAction();
+  const downloading = useAction();
   const d = loaded.data?.id === id ? loaded.data : undefined;
 
   useEffect(() => {
@@ -118,9 +150,7 @@ export function DatasetPage() {
           <StatusBadge status={d.status} message={d.metadata.errorMessage} />
         </div>
         <div className="dataset-actions">
-          <button type="button" className="button" disabled={d.status !== 'ready' || download.pending} onClick={() => void download.run(() => downloadCsv(d))}>
-            {download.pending ? 'Preparing…' : 'Download CSV'}
-          </button>
+          <DownloadButton d={d} action={downloading} />
           <Link className="button" to={`/new?datasetUuid=${d.id}`}>
             Create map
           </Link>
@@ -140,7 +170,7 @@ export function DatasetPage() {
         </div>
       </header>
       {d.description ? <p className="lead">{d.description}</p> : <p className="muted">No description.</p>}
-      <ErrorMessage message={download.error} />
+      <ErrorMessage message={downloading.error} />
       <Facts d={d} />
 
       {d.status === 'error' && (

@@ -59,7 +59,7 @@ export function UploadDialog({ replace, onClose, onUploaded, onFailed }: UploadD
   const choose = (f: File | undefined) => {
     if (!f || busy) return;
     setFile(f);
-    setError(formatOf(f.name) ? null : `“${f.name}” is not a file the studio reads: upload CSV, TSV, JSON, NDJSON, GeoJSON, Parquet (optionally .gz), a zipped Shapefile, KML, KMZ, GPX, FlatGeobuf or Excel .xlsx.`);
+    setError(formatOf(f.name) ? null : `“${f.name}” is not a file the studio reads: upload CSV, TSV, JSON, NDJSON, GeoJSON (one collection or a Feature a line), Parquet or GeoParquet (optionally .gz), Arrow IPC / Feather, a zipped Shapefile, KML, KMZ, GPX, FlatGeobuf or Excel .xlsx.`);
     if (!replace) setName(defaultName(f.name));
   };
 
@@ -109,7 +109,7 @@ export function UploadDialog({ replace, onClose, onUploaded, onFailed }: UploadD
               <input type="file" className="visually-hidden" aria-label="File" accept={ACCEPT} disabled={busy} onChange={(e) => choose(e.target.files?.[0])} />
             </label>
           </p>
-          <p className="muted small">CSV, TSV, JSON, NDJSON, GeoJSON or Parquet (gzip-compressed .gz too); a zipped Shapefile, KML, KMZ, GPX, FlatGeobuf or Excel .xlsx.</p>
+          <p className="muted small">CSV, TSV, JSON, NDJSON, GeoJSON (also a Feature a line) or Parquet and GeoParquet (gzip-compressed .gz too); Arrow IPC / Feather, a zipped Shapefile, KML, KMZ, GPX, FlatGeobuf or Excel .xlsx.</p>
           {file && (
             <p className="chosen-file" aria-label="Chosen file">
               {file.name} · {formatBytes(file.size)}

@@ -10,6 +10,9 @@ export const MEDIA_TYPES: Record<string, string> = {
   ndjson: 'application/x-ndjson',
   jsonl: 'application/x-ndjson',
   geojson: 'application/geo+json',
+  // Newline-delimited GeoJSON (one Feature a line): read as JSON, its geometry found by the server.
+  geojsonl: 'application/x-ndjson',
+  geojsons: 'application/x-ndjson',
   parquet: 'application/vnd.apache.parquet',
   // Read by a reader made for each (engine/src/formats): a Shapefile comes zipped with its .dbf and .prj.
   zip: 'application/zip',
@@ -18,6 +21,10 @@ export const MEDIA_TYPES: Record<string, string> = {
   gpx: 'application/gpx+xml',
   fgb: 'application/flatgeobuf',
   xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+  arrow: 'application/vnd.apache.arrow.file',
+  feather: 'application/vnd.apache.arrow.file',
+  ipc: 'application/vnd.apache.arrow.file',
+  arrows: 'application/vnd.apache.arrow.stream',
 };
 
 /** What the file picker offers. */

@@ -1,0 +1,182 @@
+/**
+ * A stored dataset in the formats users take elsewhere: CSV and Arrow (as before), GeoJSON, Parquet with
+ * GeoParquet's `geo` metadata, and FlatGeobuf. Geometry comes from the dataset's detected location — its
+ * geometry column (GeoJSON or WKT text) or its latitude/longitude pair — through two scalar functions the
+ * engine registers (studio_geometry_geojson, studio_geometry_wkt): DuckDB's own GEOMETRY type reads WKT,
+ * and the text kept here may be either.
+ */
+import { createReadStream } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { DuckDBScalarFunction, VARCHAR, type DuckDBConnection } from '@duckdb/node-api';
+import type { Feature, FeatureCollection, Geometry } from 'geojson';
+import { DATASET_DOWNLOAD_FORMATS, StudioError, type DatasetDownloadFormat } from '@studio/schema';
+import { parseGeometry, toWkt } from './geometry-text';
+import { quoteIdent, quoteLiteral } from './sql';
+import { removeQuietly } from './store';
+import type { StreamOptions } from './stream';
+import type { PooledConnection } from './pool';
+
+/** The shared schema's list (the API validates `?format=` with it). */
+export const EXPORT_FORMATS = DATASET_DOWNLOAD_FORMATS;
+export type ExportFormat = DatasetDownloadFormat;
+
+/** The media type each format is answered with, and the extension of its file name. */
+export const EXPORTS: Record<ExportFormat, { mediaType: string; extension: string }> = {
+  csv: { mediaType: 'text/csv; charset=utf-8', extension: 'csv' },
+  geojson: { mediaType: 'application/geo+json', extension: 'geojson' },
+  parquet: { mediaType: 'application/vnd.apache.parquet', extension: 'parquet' },
+  arrow: { mediaType: 'application/vnd.apache.arrow.stream', extension: 'arrow' },
+  flatgeobuf: { mediaType: 'application/flatgeobuf', extension: 'fgb' },
+};
+
+/**
+ * FlatGeobuf's writer (the flatgeobuf package) takes the whole collection at once: its header counts the
+ * features. Downloads in it hold at most this many rows (413 past it; GeoParquet and GeoJSON stream).
+ */
+export const FLATGEOBUF_MAX_ROWS = 250_000;
+
+/** Where a dataset's rows are: the columns ingestion detected (metadata.detected). */
+export interface ExportLocation {
+  geometry?: string;
+  latitude?: string;
+  longitude?: string;
+}
+
+/** Registers studio_geometry_geojson(VARCHAR) and studio_geometry_wkt(VARCHAR): null for text that is neither. */
+export function registerGeometryFunctions(c: DuckDBConnection): void {
+  const textFunction = (name: string, convert: (g: Geometry) => string | null) =>
+    DuckDBScalarFunction.create({
+      name,
+      returnType: VARCHAR,
+      parameterTypes: [VARCHAR],
+      mainFunction: (_info, input, output) => {
+        const v = input.getColumnVector(0);
+        for (let i = 0; i < input.rowCount; i++) {
+          const text = v.getItem(i) as string | null;
+          const g = text === null ? null : parseGeometry(text);
+          output.setItem(i, g ? convert(g) : null);
+        }
+        output.flush();
+      },
+    });
+  c.registerScalarFunction(textFunction('studio_geometry_geojson', (g) => JSON.stringify(g)));
+  c.registerScalarFunction(textFunction('studio_geometry_wkt', toWkt));
+}
+
+/** SQL of a row's geometry as WKT (GeoJSON text when `as` is 'geojson'), null where it has none. */
+function geometrySql(loc: ExportLocation, as: 'wkt' | 'geojson'): string | null {
+  if (loc.geometry) return `studio_geometry_${as}(CAST(${quoteIdent(loc.geometry)} AS VARCHAR))`;
+  if (!loc.latitude || !loc.longitude) return null;
+  const lat = `CAST(${quoteIdent(loc.latitude)} AS DOUBLE)`;
+  const lng = `CAST(${quoteIdent(loc.longitude)} AS DOUBLE)`;
+  const text =
+    as === 'wkt'
+      ? `'POINT (' || CAST(${lng} AS VARCHAR) || ' ' || CAST(${lat} AS VARCHAR) || ')'`
+      : `'{"type":"Point","coordinates":[' || CAST(${lng} AS VARCHAR) || ',' || CAST(${lat} AS VARCHAR) || ']}'`;
+  return `CASE WHEN isfinite(${lat}) AND isfinite(${lng}) THEN ${text} END`;
+}
+
+/** A free column name for a geometry added beside the existing columns. */
+function freeName(columns: string[], wanted: string): string {
+  const taken = new Set(columns.map((c) => c.toLowerCase()));
+  let name = wanted;
+  for (let i = 2; taken.has(name.toLowerCase()); i++) name = `${wanted}_${i}`;
+  return name;
+}
+
+/**
+ * GeoParquet: the stored columns, with the geometry as DuckDB's GEOMETRY type (DuckDB writes the `geo`
+ * metadata for it) — in place of the geometry column, or added as `geometry` beside a latitude/longitude
+ * pair. A dataset without a location is plain Parquet.
+ */
+export function geoparquetSql(file: string, columns: string[], loc: ExportLocation): string {
+  const wkt = geometrySql(loc, 'wkt');
+  const from = `FROM read_parquet(${quoteLiteral(file)})`;
+  if (!wkt) return `SELECT * ${from}`;
+  const geometry = `CAST(${wkt} AS GEOMETRY)`;
+  if (loc.geometry) return `SELECT * REPLACE (${geometry} AS ${quoteIdent(loc.geometry)}) ${from}`;
+  return `SELECT *, ${geometry} AS ${quoteIdent(freeName(columns, 'geometry'))} ${from}`;
+}
+
+/**
+ * Each row as a GeoJSON Feature's text: the geometry (null without one) and every other column as a
+ * property (DuckDB's to_json of the row: numbers stay numbers, times ISO-like text, nested values JSON).
+ * The geometry rides in the row under a name of the engine's own, taken out of the properties again.
+ */
+export function featureSql(file: string, columns: string[], loc: ExportLocation): string {
+  const geojson = geometrySql(loc, 'geojson') ?? 'NULL';
+  const g = freeName(columns, '__studio_geometry');
+  const rest = loc.geometry ? ` EXCLUDE (${quoteIdent(loc.geometry)})` : '';
+  return `SELECT '{"type":"Feature","properties":' || CAST(json_merge_patch(to_json(q), ${quoteLiteral(JSON.stringify({ [g]: null }))}) AS VARCHAR)
+      || ',"geometry":' || coalesce(q.${quoteIdent(g)}, 'null') || '}' AS feature
+    FROM (SELECT *${rest}, ${geojson} AS ${quoteIdent(g)} FROM read_parquet(${quoteLiteral(file)})) q`;
+}
+
+/** Streams the text of a one-column query a chunk at a time (the connection is given back at the end). */
+async function* textRows(acquire: () => Promise<PooledConnection>, sql: string, signal?: AbortSignal): AsyncGenerator<string[]> {
+  const pooled = await acquire();
+  const stop = () => pooled.connection.interrupt();
+  signal?.addEventListener('abort', stop, { once: true });
+  try {
+    const result = await pooled.connection.stream(sql);
+    for (;;) {
+      const chunk = await result.fetchChunk();
+      if (!chunk || chunk.rowCount === 0) return;
+      yield chunk.getColumnVector(0).toArray() as string[];
+    }
+  } finally {
+    signal?.removeEventListener('abort', stop);
+    pooled.release();
+  }
+}
+
+/** A GeoJSON FeatureCollection, streamed: its features leave as DuckDB makes them. */
+export async function* geojsonText(acquire: () => Promise<PooledConnection>, file: string, columns: string[], loc: ExportLocation, opts: StreamOptions = {}): AsyncGenerator<Uint8Array> {
+  yield Buffer.from('{"type":"FeatureCollection","features":[\n');
+  let first = true;
+  for await (const rows of textRows(acquire, featureSql(file, columns, loc), opts.signal)) {
+    const text = rows.join(',\n');
+    yield Buffer.from(first ? text : `,\n${text}`);
+    first = false;
+  }
+  yield Buffer.from('\n]}\n');
+}
+
+/** FlatGeobuf of the rows (at most FLATGEOBUF_MAX_ROWS), written whole by the flatgeobuf package. */
+export async function flatgeobufBytes(acquire: () => Promise<PooledConnection>, file: string, columns: string[], rowCount: number, loc: ExportLocation, opts: StreamOptions = {}): Promise<Uint8Array> {
+  if (rowCount > FLATGEOBUF_MAX_ROWS) {
+    throw new StudioError(413, `FlatGeobuf downloads hold at most ${FLATGEOBUF_MAX_ROWS.toLocaleString('en-US')} rows: download GeoParquet or GeoJSON for larger datasets`);
+  }
+  if (!geometrySql(loc, 'geojson')) throw new StudioError(422, 'FlatGeobuf needs a location: this dataset has no geometry or latitude/longitude columns');
+  const features: Feature[] = [];
+  for await (const rows of textRows(acquire, featureSql(file, columns, loc), opts.signal)) {
+    for (const row of rows) features.push(JSON.parse(row) as Feature);
+  }
+  const { serialize } = await import('flatgeobuf/lib/mjs/geojson.js');
+  return serialize({ type: 'FeatureCollection', features } as FeatureCollection);
+}
+
+/** A Parquet file (GeoParquet when the dataset has a location) written by DuckDB, streamed, then removed. */
+export async function* parquetFile(acquire: () => Promise<PooledConnection>, tmpDir: string, file: string, columns: string[], loc: ExportLocation, opts: StreamOptions = {}): AsyncGenerator<Uint8Array> {
+  const out = path.join(tmpDir, `export-${randomUUID()}.parquet`);
+  try {
+    const pooled = await acquire();
+    const stop = () => pooled.connection.interrupt();
+    opts.signal?.addEventListener('abort', stop, { once: true });
+    try {
+      await pooled.connection.run(`COPY (${geoparquetSql(file, columns, loc)}) TO ${quoteLiteral(out)} (FORMAT parquet, COMPRESSION zstd)`);
+    } finally {
+      opts.signal?.removeEventListener('abort', stop);
+      pooled.release();
+    }
+    const stream = createReadStream(out, { highWaterMark: 1 << 20 });
+    try {
+      for await (const buf of stream) yield buf as Uint8Array;
+    } finally {
+      stream.destroy();
+    }
+  } finally {
+    await removeQuietly(out);
+  }
+}
