@@ -18,11 +18,24 @@ import type {
   FeaturedMap,
   RefusedConnection,
 } from '@studio/schema';
-import { PUBLICATION_GRANT_HEADER } from '@studio/schema';
+import { PUBLICATION_GRANT_HEADER, type UPLOAD_COLUMN_TYPES } from '@studio/schema';
 import type { MapAssetCreateBody, MapAssetFields, MapAssetType, MapAssetUpdateBody } from '@studio/schema';
 import type { ConnectionFields, DataConnectionBody, Dataset, DatasetDownloadFormat, StorageListing, Parameter, Publication, PublicationInfo, PublicationKind, Widget, WidgetBatchBody, WidgetBatchLine, WidgetResult, WidgetRunBody, UploadOptions } from '@studio/schema';
 import { checkStatus, type AppErrorHandler } from './errors';
 import { readLines } from './ndjson';
+
+/**
+ * A file upload: its media type (and gzip), the new dataset's name and description, "skip bad rows", and
+ * what the user sets instead of what is detected when a CSV or TSV is read (UploadReadOptions).
+ */
+export interface UploadFileOptions {
+  contentType: string;
+  contentEncoding?: string;
+  name?: string;
+  description?: string;
+  skipBadRows?: boolean;
+  read?: { delimiter?: ',' | ';' | '\t' | '|'; header?: boolean; encoding?: 'utf-8' | 'utf-16' | 'latin-1'; columnTypes?: Record<string, (typeof UPLOAD_COLUMN_TYPES)[number]> };
+}
 
 export const NOT_SIGNED_IN = 'not-signed-in';
 
@@ -284,6 +297,8 @@ export class StudioClient {
       this.request<{ items: Record<string, unknown>[]; total: number }>('GET', `/v1/datasets/${id}/preview`, { query: { offset, limit }, signal }),
     /** Maps that use the dataset and that the caller can read. */
     maps: (id: string) => this.request<Page<StudioRecord>>('GET', `/v1/datasets/${id}/maps`),
+    /** The lines a "skip bad rows" upload left out, as CSV (line, column, error, reason, text). */
+    rejectedLines: (id: string) => this.raw('GET', `/v1/datasets/${id}/rejected-lines`).then((r) => r.blob()),
     /** The stored data for downloads: CSV, GeoJSON, Parquet (GeoParquet), an Arrow IPC stream or FlatGeobuf. */
     data: (id: string, format: DatasetDownloadFormat = 'csv') =>
       this.raw('GET', `/v1/datasets/${id}/data`, { query: format === 'csv' ? {} : { format } }).then((r) => r.blob()),
@@ -292,19 +307,27 @@ export class StudioClient {
      * method, URL and headers, so a caller that needs upload progress (XMLHttpRequest) sends the same
      * request `upload` does.
      */
-    uploadRequest: (file: { contentType: string; contentEncoding?: string; name?: string; description?: string; skipBadRows?: boolean }, datasetId?: string) => ({
-      method: datasetId ? 'PUT' : 'POST',
-      url: datasetId
-        ? this.url(`/v1/datasets/${datasetId}/data`, { skipBadRows: file.skipBadRows || undefined })
-        : this.url('/v1/datasets/data', { name: file.name, description: file.description, skipBadRows: file.skipBadRows || undefined }),
-      headers: {
-        authorization: `Bearer ${this.token}`,
-        'content-type': file.contentType,
-        ...(file.contentEncoding ? { 'content-encoding': file.contentEncoding } : {}),
-      } as Record<string, string>,
-    }),
+    uploadRequest: (file: UploadFileOptions, datasetId?: string) => {
+      const read = {
+        delimiter: file.read?.delimiter,
+        header: file.read?.header,
+        encoding: file.read?.encoding,
+        columnTypes: file.read?.columnTypes && Object.keys(file.read.columnTypes).length ? JSON.stringify(file.read.columnTypes) : undefined,
+      };
+      return {
+        method: datasetId ? 'PUT' : 'POST',
+        url: datasetId
+          ? this.url(`/v1/datasets/${datasetId}/data`, { skipBadRows: file.skipBadRows || undefined, ...read })
+          : this.url('/v1/datasets/data', { name: file.name, description: file.description, skipBadRows: file.skipBadRows || undefined, ...read }),
+        headers: {
+          authorization: `Bearer ${this.token}`,
+          'content-type': file.contentType,
+          ...(file.contentEncoding ? { 'content-encoding': file.contentEncoding } : {}),
+        } as Record<string, string>,
+      };
+    },
     /** Uploads (or, with `datasetId`, replaces) data; answers the ingested dataset or raises the ingestion error. */
-    upload: async (body: BodyInit, file: { contentType: string; contentEncoding?: string; name?: string; description?: string; skipBadRows?: boolean }, datasetId?: string) => {
+    upload: async (body: BodyInit, file: UploadFileOptions, datasetId?: string) => {
       const r = this.datasets.uploadRequest(file, datasetId);
       const response = await this.fetchImpl(r.url, { method: r.method, headers: r.headers, body, duplex: 'half' } as RequestInit);
       await checkStatus(response, r.url, this.onError);

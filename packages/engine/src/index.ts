@@ -1,6 +1,7 @@
 export { Engine, type EngineOptions, type Source } from './engine';
 export { LocalObjectStore, checkKey, type ObjectStore } from './store';
 export { assertSupportedContentType, type IngestOptions } from './ingest';
+export { detectEncoding, rejectedLinesKey, type CsvEncoding, type CsvOverrides } from './csv';
 export type { StreamOptions } from './stream';
 export { BufferPool } from './buffers';
 export { arrowCopyKey } from './arrow-copy';

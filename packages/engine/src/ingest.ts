@@ -11,7 +11,7 @@ import { createGunzip } from 'node:zlib';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { badInput, isStudioError } from '@studio/schema';
 import { detectRoles } from './detect';
-import { CSV_BUFFER, countRejected, csvSelect, type RejectTables } from './csv';
+import { CSV_BUFFER, collectRejected, csvSelect, rejectedLinesKey, type CsvOverrides, type RejectTables } from './csv';
 import { geometryProblemSql } from './geojson-check';
 import { CONVERTED_CONTENT_TYPES, convertUpload, type ConvertedFormat } from './formats';
 import type { PooledConnection } from './pool';
@@ -35,6 +35,8 @@ export interface IngestOptions {
    * a file is read whole or not at all unless the user asks.
    */
   skipBadRows?: boolean;
+  /** CSV and TSV: what the user set instead of what is detected (delimiter, header, encoding, column types). */
+  csv?: CsvOverrides;
 }
 
 /** What DuckDB reads: the upload itself, or (`sheet`) the CSV an Excel sheet was turned into. */
@@ -123,14 +125,14 @@ async function gunzipTo(src: string, dest: string): Promise<void> {
 
 
 /** The SELECT reading the upload (or the Parquet parts it was converted into), by format. Paths are engine-made. */
-async function sourceSelect(conn: DuckDBConnection, format: Format, files: string[], rejects?: RejectTables): Promise<string> {
+async function sourceSelect(conn: DuckDBConnection, format: Format, files: string[], rejects?: RejectTables, csv?: CsvOverrides): Promise<string> {
   const file = files[0]!;
   const f = quoteLiteral(file);
   switch (format) {
     case 'csv':
-      return csvSelect(conn, file, null, rejects);
+      return csvSelect(conn, file, null, rejects, csv);
     case 'tsv':
-      return csvSelect(conn, file, '\t', rejects);
+      return csvSelect(conn, file, '\t', rejects, csv);
     case 'sheet':
       // Written by formats/xlsx.ts: a header row, then rows as wide as their last filled cell.
       return `SELECT * FROM read_csv(${f}, header = true, null_padding = true, ${CSV_BUFFER})`;
@@ -358,14 +360,19 @@ export async function ingest(
       const suffix = id.replaceAll('-', '');
       const rejects = opts.skipBadRows && (fmt === 'csv' || fmt === 'tsv') ? { errors: `rejects_${suffix}`, scans: `reject_scans_${suffix}` } : undefined;
       try {
-        const select = await sourceSelect(conn, fmt, files, rejects);
+        const select = await sourceSelect(conn, fmt, files, rejects, opts.csv);
         const written = await withProgress(
           conn,
           (pct) => progress(0.05 + (0.75 * pct) / 100),
           conn.runAndReadAll(`COPY (${select}) TO ${quoteLiteral(out)} (FORMAT parquet, COMPRESSION lz4_raw, RETURN_STATS true)`),
         );
         copyStats = parseCopyStats(written.getRowObjectsJS());
-        if (rejects) rejectedRows = await countRejected(conn, rejects);
+        if (rejects) {
+          const lines = path.join(tmpDir, `ingest-${id}.rejected.csv`);
+          temps.push(lines);
+          rejectedRows = await collectRejected(conn, rejects, lines);
+          if (rejectedRows > 0) await store.put(rejectedLinesKey(opts.key), lines);
+        }
       } catch (e) {
         throw readError(fmt, e, files[0]);
       }

@@ -1,6 +1,6 @@
 import { readdir } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { assertSupportedContentType } from '../src';
+import { assertSupportedContentType, detectEncoding, type CsvOverrides } from '../src';
 import { setup, type Ctx } from './helpers';
 import { GEOJSON_SEQ, GPX, KML, PLACES, arrowIpc, flatgeobuf, geoparquet, kmz, shapefileZip, xlsx, UTM_10N_PROJJSON } from './format-files';
 
@@ -171,6 +171,46 @@ describe('strict CSV: a malformed file names its line and reason, a well-formed 
     const key = `strict/${Math.random().toString(36).slice(2)}.parquet`;
     await ctx.engine.ingest({ sourceFile: await ctx.file(`ok-${Math.random().toString(36).slice(2)}.csv`, body), contentType: 'text/csv', key });
     expect(await ctx.engine.preview(key)).toEqual(rows);
+  });
+});
+
+describe('what the user sets on upload wins over what is detected (CSV and TSV)', () => {
+  const read = async (body: string | Buffer, csv: CsvOverrides, contentType = 'text/csv') => {
+    const key = `overrides/${Math.random().toString(36).slice(2)}.parquet`;
+    const result = await ctx.engine.ingest({ sourceFile: await ctx.file(`o-${Math.random().toString(36).slice(2)}.csv`, body), contentType, key, csv });
+    return { result, rows: await ctx.engine.preview(key) };
+  };
+  const LATIN1 = Buffer.from('name;city\nRené;Zürich\nAoife;Dún Laoghaire\n', 'latin1');
+
+  it('detects a Latin-1 export (accented letters that are not UTF-8) and stores it as UTF-8', async () => {
+    expect(detectEncoding(LATIN1)).toBe('latin-1');
+    expect((await read(LATIN1, {})).rows).toEqual([{ name: 'René', city: 'Zürich' }, { name: 'Aoife', city: 'Dún Laoghaire' }]);
+  });
+
+  it('reads UTF-16 (by its byte-order mark) and UTF-8 with one', async () => {
+    const text = 'name,city\nRené,Zürich\n';
+    expect((await read(Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]), {})).rows).toEqual([{ name: 'René', city: 'Zürich' }]);
+    expect((await read(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(text)]), {})).rows).toEqual([{ name: 'René', city: 'Zürich' }]);
+  });
+
+  it.each([
+    ['the encoding, chosen', LATIN1, { encoding: 'latin-1' }, [{ name: 'René', city: 'Zürich' }, { name: 'Aoife', city: 'Dún Laoghaire' }]],
+    ['the delimiter: a pipe file whose header has a comma in a name', 'id|"a, b"\n1|x,y\n', { delimiter: '|' }, [{ id: 1, 'a, b': 'x,y' }]],
+    ['no header line: every line is data', '1,2\n3,4\n', { header: false }, [{ column0: 1, column1: 2 }, { column0: 3, column1: 4 }]],
+    ['a column type: store codes that look like numbers kept as text', 'code,n\n7,1\n12,2\n', { columnTypes: { code: 'STRING' } }, [{ code: '7', n: 1 }, { code: '12', n: 2 }]],
+    ['a column type: a count read as DOUBLE', 'zip,n\n02134,1\n', { columnTypes: { n: 'DOUBLE' } }, [{ zip: '02134', n: 1 }]],
+  ] as const)('%s', async (_label, body, csv, rows) => {
+    const { result, rows: got } = await read(body, csv as CsvOverrides);
+    expect(got).toEqual(rows);
+    if ((csv as CsvOverrides).columnTypes?.n === 'DOUBLE') expect(result.columns.find((c) => c.name === 'n')?.type).toBe('DOUBLE');
+  });
+
+  it.each([
+    ['a column the file does not have', 'a,b\n1,2\n', { columnTypes: { c: 'DOUBLE' } }, 'Column types name a column the file does not have: c'],
+    ['a type its values do not fit', 'a,b\n1,2\nx,3\n', { columnTypes: { a: 'INTEGER' } }, "Could not read CSV at line 3, column 'a': expected INTEGER but found 'x'"],
+  ] as const)('refuses %s', async (_label, body, csv, message) => {
+    const err = (await read(body, csv as CsvOverrides).catch((e: unknown) => e)) as Error & { status: number };
+    expect([err.status, err.message]).toEqual([422, message]);
   });
 });
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Id, IsoDate } from './common';
+import { Id, IsoDate, QueryBool } from './common';
 import { StudioRecord } from './records';
 import { VectorTileInfo } from './vector-tiles';
 
@@ -76,6 +76,34 @@ export const UPLOAD_CONTENT_TYPES = [
 export const DATASET_DOWNLOAD_FORMATS = ['csv', 'geojson', 'parquet', 'arrow', 'flatgeobuf'] as const;
 export const DatasetDownloadFormat = z.enum(DATASET_DOWNLOAD_FORMATS);
 export type DatasetDownloadFormat = z.infer<typeof DatasetDownloadFormat>;
+
+/** Column types a user may set on upload, over the reader's guess (CSV and TSV). */
+export const UPLOAD_COLUMN_TYPES = ['STRING', 'INTEGER', 'BIGINT', 'DOUBLE', 'BOOLEAN', 'DATE', 'TIMESTAMP'] as const;
+
+/**
+ * What the user sets instead of what is detected when a CSV or TSV is read (query parameters of the
+ * uploads): `delimiter` (one of , ; | or a tab), `header` (is the first line names), `encoding` (utf-8,
+ * utf-16, latin-1; detected otherwise), `columnTypes` (JSON: {"zip": "STRING"}).
+ */
+export const UploadReadOptions = z.object({
+  delimiter: z.enum([',', ';', '\t', '|'], { error: 'delimiter must be one of , ; | or a tab' }).optional(),
+  header: QueryBool.optional(),
+  encoding: z.enum(['utf-8', 'utf-16', 'latin-1'], { error: 'encoding must be utf-8, utf-16 or latin-1' }).optional(),
+  columnTypes: z
+    .string()
+    .max(100_000)
+    .transform((text, c) => {
+      try {
+        return JSON.parse(text) as unknown;
+      } catch {
+        c.addIssue({ code: 'custom', message: 'columnTypes must be a JSON object such as {"zip": "STRING"}' });
+        return z.NEVER;
+      }
+    })
+    .pipe(z.record(z.string().min(1), z.enum(UPLOAD_COLUMN_TYPES, { error: `column types are ${UPLOAD_COLUMN_TYPES.join(', ')}` })))
+    .optional(),
+});
+export type UploadReadOptions = z.infer<typeof UploadReadOptions>;
 
 export const DatasetMetadata = z.object({
   /** Where the data is read: `GET /v1/datasets/{id}/data`. */

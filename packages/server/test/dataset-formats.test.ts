@@ -140,6 +140,56 @@ describe.each(STORES)('dataset formats on %s', (kind) => {
     }
   });
 
+  it('reads a CSV as the user says: delimiter, header, encoding and column types override what is detected', async () => {
+    const body = Buffer.from('7|René|Zürich\n12|Aoife|Dún Laoghaire\n', 'latin1');
+    const types = encodeURIComponent(JSON.stringify({ column0: 'STRING' }));
+    const res = await ctx.s.app.inject({
+      method: 'POST',
+      url: `/v1/datasets/data?name=Overrides&delimiter=${encodeURIComponent('|')}&header=false&encoding=latin-1&columnTypes=${types}`,
+      payload: body,
+      headers: { authorization: ctx.cast.tokens.owner, 'content-type': 'text/csv' },
+    });
+    expect(res.statusCode, res.body).toBe(201);
+    const ds = res.json().item;
+    expect(ds.metadata.columns.map((c: { name: string; type: string }) => [c.name, c.type])).toEqual([['column0', 'STRING'], ['column1', 'STRING'], ['column2', 'STRING']]);
+    const rows = (await as('owner', 'GET', `/v1/datasets/${ds.id}/preview`)).json().items;
+    expect(rows).toEqual([{ column0: '7', column1: 'René', column2: 'Zürich' }, { column0: '12', column1: 'Aoife', column2: 'Dún Laoghaire' }]);
+  });
+
+  it.each([
+    ['delimiter=x', 'delimiter must be one of , ; | or a tab'],
+    ['encoding=ebcdic', 'encoding must be utf-8, utf-16 or latin-1'],
+    [`columnTypes=${encodeURIComponent('{zip')}`, 'columnTypes must be a JSON object such as {"zip": "STRING"}'],
+    [`columnTypes=${encodeURIComponent('{"zip":"TEXT"}')}`, 'column types are STRING, INTEGER, BIGINT, DOUBLE, BOOLEAN, DATE, TIMESTAMP'],
+    [`columnTypes=${encodeURIComponent('{"zap":"STRING"}')}`, 'Column types name a column the file does not have: zap'],
+  ])('refuses ?%s with its reason and keeps no dataset', async (query, message) => {
+    const before = (await as('owner', 'GET', '/v1/datasets')).json().items.length;
+    const res = await ctx.s.app.inject({ method: 'POST', url: `/v1/datasets/data?name=Refused&${query}`, payload: 'zip,n\n02134,1\n', headers: { authorization: ctx.cast.tokens.owner, 'content-type': 'text/csv' } });
+    expect(res.statusCode).toBe(422);
+    expect(res.body).toContain(JSON.stringify(message).slice(1, -1));
+    expect((await as('owner', 'GET', '/v1/datasets')).json().items.length).toBe(before);
+  });
+
+  it('keeps the lines a "skip bad rows" upload left out, for download, and says so when there are none', async () => {
+    const res = await ctx.s.app.inject({ method: 'POST', url: '/v1/datasets/data?name=Skipped&skipBadRows=true', payload: 'name,visits\nA,1\nB,2,oops\nC,3\n"D,4\n', headers: { authorization: ctx.cast.tokens.owner, 'content-type': 'text/csv' } });
+    expect(res.statusCode, res.body).toBe(201);
+    const ds = res.json().item;
+    expect(ds.metadata.rejectedRows).toBe(2);
+    const lines = await as('owner', 'GET', `/v1/datasets/${ds.id}/rejected-lines`);
+    expect(lines.statusCode).toBe(200);
+    expect(lines.headers['content-disposition']).toBe('attachment; filename="Skipped-rejected-lines.csv"');
+    const file = path.join(dir, `rejected-${ds.id}.csv`);
+    await writeFile(file, lines.rawPayload);
+    const rows = await ctx.s.services.engine.query(`SELECT line, error, text FROM read_csv('${file}', all_varchar = true) ORDER BY CAST(line AS INTEGER)`);
+    expect(rows.map((r) => [Number(r.line), r.error])).toEqual([[3, 'TOO MANY COLUMNS'], [5, 'UNQUOTED VALUE']]);
+    expect(rows[0]!.text).toBe('B,2,oops');
+    // Someone who cannot read the dataset cannot read its rejected lines either.
+    expect((await as('outsider', 'GET', `/v1/datasets/${ds.id}/rejected-lines`)).statusCode).toBe(404);
+    const clean = (await ctx.s.app.inject({ method: 'POST', url: '/v1/datasets/data?name=Clean', payload: 'name\nA\n', headers: { authorization: ctx.cast.tokens.owner, 'content-type': 'text/csv' } })).json().item;
+    const none = await as('owner', 'GET', `/v1/datasets/${clean.id}/rejected-lines`);
+    expect([none.statusCode, none.json().message]).toEqual([404, 'This dataset has no rejected lines']);
+  });
+
   it('answers 422 for a format it does not write, and CSV for an Accept it does not know', async () => {
     const ds = (await upload('plain', 'text/csv', Buffer.from(CSV))).json().item;
     const bad = await as('owner', 'GET', `/v1/datasets/${ds.id}/data?format=shp`);

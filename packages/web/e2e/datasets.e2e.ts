@@ -34,7 +34,7 @@ async function watchProgress(page: Page): Promise<() => Promise<(number | null)[
 }
 
 /** Opens the upload dialog and sets the file on its input, as a file picker would. */
-async function chooseFile(page: Page, name: string, content: string) {
+async function chooseFile(page: Page, name: string, content: string | Buffer) {
   await page.getByRole('button', { name: 'Upload dataset' }).click();
   const dialog = page.getByRole('dialog', { name: 'Upload a dataset' });
   await dialog.getByLabel('File').setInputFiles({ name, mimeType: 'application/octet-stream', buffer: Buffer.from(content) });
@@ -184,6 +184,23 @@ describe('datasets', () => {
     await s.context.close();
   });
 
+  it('reads a CSV as the user says in its reading options: no header line, a type for a column', async () => {
+    const s = await onDatasets();
+    const { page } = s;
+    // A Latin-1 export without names: store numbers that must stay text, and accented names.
+    const dialog = await chooseFile(page, 'branches.csv', Buffer.from('007;René\n012;Zoë\n', 'latin1'));
+    await dialog.getByText('Reading options').click();
+    await dialog.getByLabel('First line').selectOption('false');
+    await dialog.getByLabel('Type of column0').selectOption('STRING');
+    await dialog.getByRole('button', { name: 'Upload', exact: true }).click();
+    await page.waitForURL(new RegExp(`/workspace/datasets/${UUID}$`));
+    await page.getByText('Ready', { exact: true }).waitFor();
+    await expect.poll(() => previewRow(page, 1).getByRole('cell').allTextContents()).toEqual(['007', 'René']);
+    await expect.poll(() => previewRow(page, 2).getByRole('cell').allTextContents()).toEqual(['012', 'Zoë']);
+    expect(s.foreign).toEqual([]);
+    await s.context.close();
+  });
+
   it('skips bad rows when asked, says how many on the dataset page, and reads a KML file', async () => {
     const s = await onDatasets();
     const { page } = s;
@@ -193,6 +210,9 @@ describe('datasets', () => {
     await page.waitForURL(new RegExp(`/workspace/datasets/${UUID}$`));
     await page.getByText('Ready', { exact: true }).waitFor();
     await page.getByText('1 malformed (uploaded with “skip bad rows”)').waitFor();
+    const [rejected] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download the 1 rejected line' }).click()]);
+    expect(rejected.suggestedFilename()).toBe('visits-rejected-lines.csv');
+    expect(await readFile((await rejected.path())!, 'utf8')).toContain('B,2,oops');
     // The preview's rows fill in as their page arrives.
     await expect.poll(() => previewRow(page, 2).getByRole('cell').allTextContents()).toEqual(['C', '3']);
 

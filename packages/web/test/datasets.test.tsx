@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DatasetColumn } from '@studio/schema';
-import { defaultName, formatOf } from '../src/datasets/upload';
+import { defaultName, formatOf, headerNames } from '../src/datasets/upload';
 import { pagesOf, previewWindow } from '../src/datasets/previewWindow';
 import { formatBytes, formatCell, formatStat } from '../src/datasets/format';
 import { SchemaTable } from '../src/datasets/SchemaTable';
@@ -32,6 +32,10 @@ describe('upload formats', () => {
     ['trails.kmz', { contentType: 'application/vnd.google-earth.kmz' }],
     ['ride.gpx', { contentType: 'application/gpx+xml' }],
     ['zones.fgb', { contentType: 'application/flatgeobuf' }],
+    ['trips.arrow', { contentType: 'application/vnd.apache.arrow.file' }],
+    ['trips.feather', { contentType: 'application/vnd.apache.arrow.file' }],
+    ['trips.arrows', { contentType: 'application/vnd.apache.arrow.stream' }],
+    ['roads.geojsonl', { contentType: 'application/x-ndjson' }],
     ['old.xls', null],
   ])('%s', (name, format) => {
     expect(formatOf(name)).toEqual(format);
@@ -44,6 +48,15 @@ describe('upload formats', () => {
     ['.csv', '.csv'],
   ])('names %s as %s', (file, name) => {
     expect(defaultName(file)).toBe(name);
+  });
+
+  it.each([
+    ['the most used delimiter', 'id;name;"a;b"\n1;x;y\n', undefined, ['id', 'name', 'a;b']],
+    ['quotes with a doubled quote and a comma', 'name,"said ""hi"", then",n\r\n', undefined, ['name', 'said "hi", then', 'n']],
+    ['the chosen delimiter', 'a,b|c\n', '|', ['a,b', 'c']],
+    ['tabs, after a byte-order mark', '\uFEFFx\ty\n', undefined, ['x', 'y']],
+  ])('reads the column names of a first line: %s', (_label, text, delimiter, names) => {
+    expect(headerNames(text, delimiter)).toEqual(names);
   });
 });
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import {
   DatasetDownloadFormat,
+  UploadReadOptions,
   DatasetCreate,
   DatasetFromQuery,
   WorkbenchBody,
@@ -20,7 +21,7 @@ import type { Services } from '../services';
 import type { ListOptions, ResourceRow } from '../services/records';
 import type { Caller } from '../http/caller';
 import { clientGone, primed, sendStream, streamBody } from '../http/streams';
-import { BufferPool, EXPORTS, quoteIdent } from '@studio/engine';
+import { BufferPool, EXPORTS, quoteIdent, rejectedLinesKey } from '@studio/engine';
 import { datasetFileFor } from '../services/dataset-tables';
 import { copyDatasetFiles } from '../services/dataset-copy';
 
@@ -93,17 +94,23 @@ export function createManaged(services: Services, caller: Caller, fields: { name
 }
 
 /** Upload the request body as the dataset's data; answers the dataset, or the ingestion error. */
-async function uploadInto(ctx: RouteContext<unknown, unknown, unknown>, row: ResourceRow, opts: { skipArrow?: boolean; skipBadRows?: boolean }) {
+async function uploadInto(ctx: RouteContext<unknown, unknown, unknown>, row: ResourceRow, opts: { skipArrow?: boolean; skipBadRows?: boolean; read: UploadReadOptions }) {
   const contentType = contentTypeOf(ctx);
   if (!contentType) throw badInput('Unsupported content type', 'Send the file with its media type as Content-Type');
   const body = ctx.req.body as NodeJS.ReadableStream | undefined;
   if (!body || typeof body.pipe !== 'function') throw badInput('Unsupported content type', 'The body must be the file itself');
+  const { read, ...rest } = opts;
+  const csv = Object.values(read).some((v) => v !== undefined) ? read : undefined;
   const ready = await ctx.services.datasets.ingestUpload(row, body, contentType, ctx.req.headers['content-encoding'] as string | undefined, {
-    ...opts,
+    ...rest,
+    csv,
     onClaim: () => ctx.services.audit.record(ctx.caller, 'dataset.upload', 'dataset', row.id, { contentType }),
   });
   return datasetItem(ctx.services, ready, ctx);
 }
+
+/** The reading options of an upload's query (UploadReadOptions), without its other parameters. */
+const readOptionsOf = (q: UploadReadOptions): UploadReadOptions => ({ delimiter: q.delimiter, header: q.header, encoding: q.encoding, columnTypes: q.columnTypes });
 
 export const datasetRoutes: RouteDef[] = [
   ...listRoutes('/v1/datasets', 'dataset', 'datasets', { own: 'CAT-101', organization: 'CAT-103', shared: 'CAT-104' }, {
@@ -158,6 +165,24 @@ export const datasetRoutes: RouteDef[] = [
       const stream = await primed(ctx.services.engine.exportStream(a.storageKey, format, { signal, pool, location: a.metadata.detected }));
       ctx.reply.header('content-type', mediaType).header('content-disposition', `attachment; filename="${safeName}.${extension}"`);
       return sendStream(ctx.reply, stream, pool);
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    url: '/v1/datasets/{id}/rejected-lines',
+    summary: 'The lines a "skip bad rows" upload left out, as CSV: line number, column, error, reason and the line as it was',
+    tag: 'datasets',
+    auth: 'user',
+    params: IdParam,
+    query: AdminQuery,
+    resource: { type: 'dataset', param: 'id', action: 'read' },
+    handler: async (ctx) => {
+      const a = readableData(ctx.resource!);
+      const key = rejectedLinesKey(a.storageKey);
+      if (!a.metadata.rejectedRows || !(await ctx.services.engine.store.exists(key))) throw new StudioError(404, 'This dataset has no rejected lines', 'Only an upload with skipBadRows=true that left lines out keeps them');
+      const safeName = ctx.resource!.name.replace(/[^\w.-]+/g, '_').slice(0, 100) || 'dataset';
+      ctx.reply.header('content-type', 'text/csv; charset=utf-8').header('content-disposition', `attachment; filename="${safeName}-rejected-lines.csv"`);
+      return ctx.reply.send(ctx.services.engine.store.createReadStream(key));
     },
   }),
   defineRoute({
@@ -253,7 +278,7 @@ export const datasetRoutes: RouteDef[] = [
     summary: 'Upload a file as a new dataset (Studio Data SDK): the body is the file, Content-Type its media type, optionally gzip-encoded; skipArrow=true and skipBadRows=true as for PUT /{id}/data',
     tag: 'datasets',
     auth: 'user',
-    query: z.object({ name: z.string().trim().min(1).max(500).default('Uploaded dataset'), description: z.string().max(10_000).default(''), skipArrow: QueryBool.optional(), skipBadRows: QueryBool.optional() }),
+    query: UploadReadOptions.extend({ name: z.string().trim().min(1).max(500).default('Uploaded dataset'), description: z.string().max(10_000).default(''), skipArrow: QueryBool.optional(), skipBadRows: QueryBool.optional() }),
     rawBody: true,
     status: 201,
     handler: async (ctx) => {
@@ -262,7 +287,7 @@ export const datasetRoutes: RouteDef[] = [
       if (!contentTypeOf(ctx)) throw badInput('Unsupported content type');
       const row = await createManaged(ctx.services, caller, { name: ctx.query.name, description: ctx.query.description });
       try {
-        return await uploadInto(ctx as RouteContext<unknown, unknown, unknown>, row, { skipArrow: ctx.query.skipArrow, skipBadRows: ctx.query.skipBadRows });
+        return await uploadInto(ctx as RouteContext<unknown, unknown, unknown>, row, { skipArrow: ctx.query.skipArrow, skipBadRows: ctx.query.skipBadRows, read: readOptionsOf(ctx.query) });
       } catch (e) {
         // A refused file (422: malformed or unsupported, 413: too large) leaves nothing behind in the one-step
         // upload, whose caller never saw the record; the two-step flow keeps its record, in error with the
@@ -280,14 +305,14 @@ export const datasetRoutes: RouteDef[] = [
     tag: 'datasets',
     auth: 'user',
     params: IdParam,
-    query: z.object({ skipArrow: QueryBool.optional(), skipBadRows: QueryBool.optional(), isAdmin: QueryBool.optional() }),
+    query: UploadReadOptions.extend({ skipArrow: QueryBool.optional(), skipBadRows: QueryBool.optional(), isAdmin: QueryBool.optional() }),
     rawBody: true,
     resource: { type: 'dataset', param: 'id', action: 'write' },
     handler: async (ctx) => {
       const a = datasetAttrs(ctx.resource!);
       if (a.datasetType !== 'managed') throw badInput(`Only managed datasets store uploaded data; this one is ${a.datasetType}`);
       if (a.status === 'pending') throw new StudioError(409, 'Record is not upload-ready', 'Data is being ingested; try again when it is done');
-      return uploadInto(ctx as RouteContext<unknown, unknown, unknown>, ctx.resource!, { skipArrow: ctx.query.skipArrow, skipBadRows: ctx.query.skipBadRows });
+      return uploadInto(ctx as RouteContext<unknown, unknown, unknown>, ctx.resource!, { skipArrow: ctx.query.skipArrow, skipBadRows: ctx.query.skipBadRows, read: readOptionsOf(ctx.query) });
     },
   }),
   defineRoute({

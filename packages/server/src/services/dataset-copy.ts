@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { arrowCopyKey, type Engine } from '@studio/engine';
+import { arrowCopyKey, rejectedLinesKey, type Engine } from '@studio/engine';
 import { archiveKeyOf } from './hextiles/service';
 import { tilesKeyOf } from './vector-tiles';
 
@@ -10,7 +10,7 @@ import { tilesKeyOf } from './vector-tiles';
  * a hex-tile dataset's tile archive and a vector-tile dataset's PMTiles archive (each sits beside the
  * table under the same name and switches with it), and the table's Arrow copy when it has one.
  */
-const DATA_FILES: ((tableKey: string) => string)[] = [(key) => key, archiveKeyOf, tilesKeyOf, arrowCopyKey];
+const DATA_FILES: ((tableKey: string) => string)[] = [(key) => key, archiveKeyOf, tilesKeyOf, arrowCopyKey, rejectedLinesKey];
 
 /**
  * Copies a dataset's data files from `fromKey` to `toKey` (a clone's data): every file that exists, so a

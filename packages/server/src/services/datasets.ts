@@ -5,7 +5,7 @@ import { pipeline } from 'node:stream/promises';
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { StudioError, isStudioError, type Access, type Dataset, type DatasetMetadata, type DatasetStatus, DATASET_TRANSITIONS } from '@studio/schema';
-import { arrowCopyKey, type Engine, type IngestResult } from '@studio/engine';
+import { arrowCopyKey, rejectedLinesKey, type CsvOverrides, type Engine, type IngestResult } from '@studio/engine';
 import { every } from './every';
 import type { Db } from '../store/db';
 import { atomically } from '../store/unit-of-work';
@@ -51,6 +51,8 @@ export interface IngestOpts {
   skipArrow?: boolean;
   /** CSV and TSV: leave malformed lines out and count them (metadata.rejectedRows) instead of refusing the file. */
   skipBadRows?: boolean;
+  /** CSV and TSV: what the user set instead of what is detected (UploadReadOptions). */
+  csv?: CsvOverrides;
   /** Writes that belong to the caller's claim of the dataset (its audit record): committed with the move to pending. */
   onClaim?: () => Promise<unknown>;
 }
@@ -218,7 +220,7 @@ export class DatasetService {
       const { contentType, contentEncoding } = await produce(file);
       const previous = datasetAttrs(pending).storageKey;
       const key = `datasets/${row.id}/${Date.now().toString(36)}-${randomUUID().slice(0, 8)}.parquet`;
-      const result = await this.engine.ingest({ sourceFile: file, contentType, contentEncoding, key, skipBadRows: opts.skipBadRows });
+      const result = await this.engine.ingest({ sourceFile: file, contentType, contentEncoding, key, skipBadRows: opts.skipBadRows, csv: opts.csv });
       const derived = finish ? await finish(key, result).catch(async (e: unknown) => {
         await this.engine.store.delete(key).catch(() => undefined);
         throw e;
@@ -241,6 +243,7 @@ export class DatasetService {
       if (previous && previous !== key) {
         await this.engine.store.delete(previous).catch(() => undefined);
         await this.engine.store.delete(arrowCopyKey(previous)).catch(() => undefined);
+        await this.engine.store.delete(rejectedLinesKey(previous)).catch(() => undefined);
       }
       return ready;
     } catch (e) {

@@ -25,13 +25,19 @@ const DOWNLOADS: { format: DatasetDownloadFormat; label: string; extension: stri
 
 const hasLocation = (d: Dataset) => Boolean(d.metadata.detected.geometry || (d.metadata.detected.latitude && d.metadata.detected.longitude));
 
+const fileBase = (d: Dataset) => d.name.replace(/[^\w.-]+/g, '_').slice(0, 100) || 'dataset';
+
 /** Fetches the data in `format` with the session's token and hands it to the browser as a download. */
 async function download(d: Dataset, format: DatasetDownloadFormat): Promise<void> {
-  const blob = await client.datasets.data(d.id, format);
+  saveBlob(await client.datasets.data(d.id, format), `${fileBase(d)}.${DOWNLOADS.find((x) => x.format === format)!.extension}`);
+}
+
+/** Hands a fetched file to the browser as a download named `name`. */
+function saveBlob(blob: Blob, name: string): void {
   const url = URL.createObjectURL(blob);
   const a = document.createElement('a');
   a.href = url;
-  a.download = `${d.name.replace(/[^\w.-]+/g, '_').slice(0, 100) || 'dataset'}.${DOWNLOADS.find((x) => x.format === format)!.extension}`;
+  a.download = name;
   document.body.append(a);
   a.click();
   a.remove();
@@ -172,6 +178,14 @@ export function DatasetPage() {
       {d.description ? <p className="lead">{d.description}</p> : <p className="muted">No description.</p>}
       <ErrorMessage message={downloading.error} />
       <Facts d={d} />
+      {d.metadata.rejectedRows ? (
+        <p className="muted small">
+          <button type="button" className="link-button" disabled={downloading.pending} onClick={() => void downloading.run(async () => saveBlob(await client.datasets.rejectedLines(d.id), `${fileBase(d)}-rejected-lines.csv`))}>
+            Download the {formatCount(d.metadata.rejectedRows)} rejected {d.metadata.rejectedRows === 1 ? 'line' : 'lines'}
+          </button>{' '}
+          with their line numbers and reasons.
+        </p>
+      ) : null}
 
       {d.status === 'error' && (
         <div className="error dataset-error" role="alert">

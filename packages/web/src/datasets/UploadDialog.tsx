@@ -3,7 +3,9 @@ import type { Dataset } from '@studio/schema';
 import { StudioApiError } from '@studio/client';
 import { Dialog, ErrorMessage, TextField } from '../app/ui';
 import { errorMessage } from '../app/useLoad';
-import { ACCEPT, defaultName, formatOf, uploadDataset, type UploadPhase } from './upload';
+import { ACCEPT, defaultName, formatOf, headerNames, uploadDataset, type UploadPhase } from './upload';
+import type { UploadFileOptions } from '@studio/client';
+import { UPLOAD_COLUMN_TYPES } from '@studio/schema';
 import { formatBytes } from './format';
 import './datasets.css';
 
@@ -39,12 +41,114 @@ function UploadProgress({ phase }: { phase: UploadPhase }) {
   );
 }
 
+type ReadOptions = NonNullable<UploadFileOptions['read']>;
+
+/**
+ * How a CSV or TSV is read, when the user wants other than what the studio detects: delimiter, whether the
+ * first line holds the names, the text encoding, and a type for any column (by the names on its first line).
+ */
+function ReadingOptions({ file, value, onChange, disabled }: { file: File; value: ReadOptions; onChange: (v: ReadOptions) => void; disabled: boolean }) {
+  const [names, setNames] = useState<string[]>([]);
+  // The options are drawn (and the file's first line read) once the user opens them.
+  const [open, setOpen] = useState(false);
+  useEffect(() => {
+    if (!open) return;
+    let live = true;
+    void file
+      .slice(0, 65536)
+      .text()
+      .then((text) => live && setNames(headerNames(text, value.delimiter)));
+    return () => {
+      live = false;
+    };
+  }, [open, file, value.delimiter]);
+  const set = (patch: Partial<ReadOptions>) => onChange({ ...value, ...patch });
+  const columnLabel = (name: string, i: number) => (value.header === false ? `column${i}` : name || `column${i}`);
+  return (
+    <details className="reading-options" onToggle={(e) => setOpen(e.currentTarget.open)}>
+      <summary>Reading options</summary>
+      {open && (
+        <>
+          <div className="reading-grid">
+            <div className="reading-field">
+              <span aria-hidden="true">Delimiter</span>
+              <select aria-label="Delimiter" value={value.delimiter ?? ''} disabled={disabled} onChange={(e) => set({ delimiter: (e.target.value || undefined) as ReadOptions['delimiter'], columnTypes: {} })}>
+                <option value="">Detect</option>
+                <option value=",">Comma</option>
+                <option value=";">Semicolon</option>
+                <option value={'\t'}>Tab</option>
+                <option value="|">Pipe</option>
+              </select>
+            </div>
+            <div className="reading-field">
+              <span aria-hidden="true">First line</span>
+              <select aria-label="First line" value={value.header === undefined ? '' : String(value.header)} disabled={disabled} onChange={(e) => set({ header: e.target.value === '' ? undefined : e.target.value === 'true', columnTypes: {} })}>
+                <option value="">Detect</option>
+                <option value="true">Header (column names)</option>
+                <option value="false">Data (no header)</option>
+              </select>
+            </div>
+            <div className="reading-field">
+              <span aria-hidden="true">Encoding</span>
+              <select aria-label="Encoding" value={value.encoding ?? ''} disabled={disabled} onChange={(e) => set({ encoding: (e.target.value || undefined) as ReadOptions['encoding'] })}>
+                <option value="">Detect</option>
+                <option value="utf-8">UTF-8</option>
+                <option value="latin-1">Latin-1 (Windows)</option>
+                <option value="utf-16">UTF-16</option>
+              </select>
+            </div>
+          </div>
+          {names.length > 0 && (
+            <table className="column-types" aria-label="Column types">
+              <thead>
+                <tr>
+                  <th>Column</th>
+                  <th>Type</th>
+                </tr>
+              </thead>
+              <tbody>
+                {names.slice(0, 200).map((n, i) => {
+                  const column = columnLabel(n, i);
+                  return (
+                    <tr key={`${i}-${column}`}>
+                      <td>{column}</td>
+                      <td>
+                        <select
+                          aria-label={`Type of ${column}`}
+                          value={value.columnTypes?.[column] ?? ''}
+                          disabled={disabled}
+                          onChange={(e) => {
+                            const { [column]: _dropped, ...rest } = value.columnTypes ?? {};
+                            set({ columnTypes: e.target.value ? { ...rest, [column]: e.target.value as (typeof UPLOAD_COLUMN_TYPES)[number] } : rest });
+                          }}
+                        >
+                          <option value="">Detect</option>
+                          {UPLOAD_COLUMN_TYPES.map((t) => (
+                            <option key={t} value={t}>
+                              {t}
+                            </option>
+                          ))}
+                        </select>
+                      </td>
+                    </tr>
+                  );
+                })}
+              </tbody>
+            </table>
+          )}
+        </>
+      )}
+    </details>
+  );
+}
+
 /** Upload a file as a new dataset, or as the new data of one: drop or pick, name, progress. */
 export function UploadDialog({ replace, onClose, onUploaded, onFailed }: UploadDialogProps) {
   const [file, setFile] = useState<File | null>(null);
   const [name, setName] = useState('');
   const [description, setDescription] = useState('');
   const [skipBadRows, setSkipBadRows] = useState(false);
+  const [read, setRead] = useState<ReadOptions>({});
   const [dragging, setDragging] = useState(false);
   const [phase, setPhase] = useState<UploadPhase | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -59,6 +163,7 @@ export function UploadDialog({ replace, onClose, onUploaded, onFailed }: UploadD
   const choose = (f: File | undefined) => {
     if (!f || busy) return;
     setFile(f);
+    setRead({});
     setError(formatOf(f.name) ? null : `“${f.name}” is not a file the studio reads: upload CSV, TSV, JSON, NDJSON, GeoJSON (one collection or a Feature a line), Parquet or GeoParquet (optionally .gz), Arrow IPC / Feather, a zipped Shapefile, KML, KMZ, GPX, FlatGeobuf or Excel .xlsx.`);
     if (!replace) setName(defaultName(f.name));
   };
@@ -75,7 +180,7 @@ export function UploadDialog({ replace, onClose, onUploaded, onFailed }: UploadD
     setError(null);
     abort.current = new AbortController();
     try {
-      const meta = { ...format, name: name.trim() || defaultName(file.name), description, skipBadRows: tabular && skipBadRows };
+      const meta = { ...format, name: name.trim() || defaultName(file.name), description, skipBadRows: tabular && skipBadRows, read: tabular ? read : undefined };
       const dataset = await uploadDataset(file, meta, setPhase, replace?.id, abort.current.signal);
       onUploaded(dataset);
     } catch (err) {
@@ -129,6 +234,7 @@ export function UploadDialog({ replace, onClose, onUploaded, onFailed }: UploadD
             Skip bad rows (malformed lines are left out and counted instead of stopping the upload)
           </label>
         )}
+        {tabular && file && <ReadingOptions file={file} value={read} onChange={setRead} disabled={busy} />}
         {phase && <UploadProgress phase={phase} />}
         <ErrorMessage message={error} />
         <div className="dialog-actions">

@@ -1,4 +1,4 @@
-import { checkStatus } from '@studio/client';
+import { checkStatus, type UploadFileOptions } from '@studio/client';
 import type { Dataset } from '@studio/schema';
 import { client } from '../app/api';
 
@@ -67,7 +67,7 @@ export type UploadPhase = { kind: 'sending'; loaded: number; total: number } | {
  */
 export async function uploadDataset(
   file: Blob,
-  meta: UploadFormat & { name?: string; description?: string },
+  meta: UploadFormat & Omit<UploadFileOptions, 'contentType' | 'contentEncoding'>,
   onPhase: (p: UploadPhase) => void,
   datasetId?: string,
   signal?: AbortSignal,
@@ -91,4 +91,38 @@ export async function uploadDataset(
   });
   await checkStatus(response, req.url);
   return ((await response.json()) as { item: Dataset }).item;
+}
+
+/**
+ * The column names on the first line of a delimited file (quotes honoured, `""` is a quote), split on
+ * `delimiter` or, when none is given, on the one of , ; tab | that line uses most: the names the dialog
+ * offers type choices for. The server reads the file itself; this only labels the choices.
+ */
+export function headerNames(firstBytes: string, delimiter?: string): string[] {
+  const line = firstBytes.replace(/^\uFEFF/, '');
+  const split = (d: string) => {
+    const fields: string[] = [];
+    let field = '';
+    let quoted = false;
+    for (let i = 0; i < line.length; i++) {
+      const ch = line[i]!;
+      if (quoted && ch === '"' && line[i + 1] === '"') {
+        field += '"';
+        i++;
+      } else if (ch === '"') {
+        quoted = !quoted;
+      } else if (!quoted && ch === d) {
+        fields.push(field);
+        field = '';
+      } else if (!quoted && (ch === '\n' || ch === '\r')) {
+        break;
+      } else {
+        field += ch;
+      }
+    }
+    fields.push(field);
+    return fields;
+  };
+  if (delimiter) return split(delimiter);
+  return [',', ';', '\t', '|'].map(split).reduce((best, f) => (f.length > best.length ? f : best));
 }
