@@ -15,6 +15,11 @@ export function run(cmd, args, opts = {}) {
       stdio: opts.capture ? ['ignore', 'pipe', 'pipe'] : 'inherit',
       env: { ...process.env, PATH: `${BIN}${path.delimiter}${process.env.PATH}`, ...opts.env },
     });
+    // Ctrl-C or a service manager's SIGTERM stops the child too (a studio server left running would
+    // keep its port and data folder): the signal is passed on, and the child's exit ends the wait.
+    const forward = (signal) => child.kill(signal);
+    process.on('SIGINT', forward);
+    process.on('SIGTERM', forward);
     let out = '';
     if (opts.capture) {
       child.stdout.on('data', (d) => {
@@ -23,7 +28,11 @@ export function run(cmd, args, opts = {}) {
       });
       child.stderr.on('data', (d) => process.stderr.write(d));
     }
-    child.on('close', (code) => resolve({ code: code ?? 1, out }));
+    child.on('close', (code, signal) => {
+      process.off('SIGINT', forward);
+      process.off('SIGTERM', forward);
+      resolve({ code: code ?? (signal === 'SIGTERM' || signal === 'SIGINT' ? 0 : 1), out });
+    });
   });
 }
 

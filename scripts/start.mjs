@@ -20,5 +20,6 @@ if (fs.existsSync(path.join(web, 'src')) && (!fs.existsSync(built) || fs.statSyn
   const { code } = await run('npm', ['run', 'build']);
   if (code !== 0) process.exit(code);
 }
-const { code } = await run('tsx', [path.join('packages', 'server', 'src', 'main.ts')]);
+// Arguments pass through: `npm start -- --print-config` prints the effective configuration.
+const { code } = await run('tsx', [path.join('packages', 'server', 'src', 'main.ts'), ...process.argv.slice(2)]);
 process.exit(code);

@@ -8,6 +8,8 @@ export const ErrorBody = z.object({
   appStatusCode: z.number().int(),
   message: z.string(),
   details: z.string().optional(),
+  /** The request's id, also in the X-Request-Id header and the server's log lines. */
+  requestId: z.string().optional(),
 });
 export type ErrorBody = z.infer<typeof ErrorBody>;
 

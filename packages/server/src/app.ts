@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
 import rateLimit from '@fastify/rate-limit';
 import type { StudioConfig } from './config';
@@ -20,6 +21,15 @@ export interface Studio {
   close(): Promise<void>;
 }
 
+/**
+ * A request's id: the one a proxy in front passed in X-Request-Id when it is a plain token (so one id
+ * follows the request through both logs), else a new random one.
+ */
+function requestIdOf(req: { headers: Record<string, string | string[] | undefined> }): string {
+  const given = req.headers['x-request-id'];
+  return typeof given === 'string' && /^[\w.:-]{8,100}$/.test(given) ? given : randomUUID();
+}
+
 /** Builds the whole server (not listening): catalog, services, routes, docs and the web app. */
 export async function buildStudio(config: StudioConfig, opts: { inMemoryCatalog?: boolean; logger?: boolean } = {}): Promise<Studio> {
   const store = await openCatalog({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, inMemory: opts.inMemoryCatalog });
@@ -30,7 +40,22 @@ export async function buildStudio(config: StudioConfig, opts: { inMemoryCatalog?
   await services.executions.failInterrupted();
   // Every node sweeps, now and each minute, what a stopped node left behind: datasets pending, executions running.
   const stopSweeping = [services.datasets.startSweeping(), every(60_000, () => services.executions.failInterrupted())];
-  const app = Fastify({ logger: opts.logger ? { level: config.logLevel } : false, bodyLimit: 64 * 1024 * 1024, trustProxy: config.trustProxy });
+  const app = Fastify({
+    logger: opts.logger ? { level: config.logLevel } : false,
+    bodyLimit: 64 * 1024 * 1024,
+    trustProxy: config.trustProxy,
+    requestIdHeader: false,
+    genReqId: requestIdOf,
+  });
+  // Every answer names its request (X-Request-Id, and `requestId` in error bodies): a user's report
+  // of a failure finds its log lines.
+  app.addHook('onRequest', async (req, reply) => {
+    reply.header('x-request-id', req.id);
+  });
+  // Request counts and latencies for /metrics, by route pattern.
+  app.addHook('onResponse', async (req, reply) => {
+    services.metrics.observe(req.method, req.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
+  });
   installErrorHandling(app);
   // Bodies that are not JSON (files, images) reach handlers as the raw stream: uploads never buffer.
   app.addContentTypeParser('*', (_req, payload, done) => done(null, payload));
@@ -53,7 +78,7 @@ export async function buildStudio(config: StudioConfig, opts: { inMemoryCatalog?
     app.get('/*', async (req, reply) => {
       // API paths never fall back to the app: an unknown call is a JSON 404.
       if (req.url.startsWith('/v1/') || req.url === '/v1') {
-        return reply.code(404).send({ appStatusCode: 404, message: `No route for GET ${req.url.split('?')[0]}` });
+        return reply.code(404).send({ appStatusCode: 404, message: `No route for GET ${req.url.split('?')[0]}`, requestId: req.id });
       }
       const file = path.join(config.webDir!, decodeURIComponent(req.url.split('?')[0]!));
       if (file.startsWith(config.webDir!) && fs.existsSync(file) && fs.statSync(file).isFile()) return reply.sendFile(path.relative(config.webDir!, file));

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { z } from 'zod';
 import { DEFAULT_DRIVER_SETTINGS, type DriverSettings } from '@studio/warehouses';
 import { fileURLToPath } from 'node:url';
 import { parseHostPatterns, type HostPattern } from './services/network-reach';
@@ -46,7 +47,7 @@ export interface StudioConfig {
   redisPrefix: string;
   /** Throttling of sign-ins, map passwords and costly calls (code defaults; tests may raise them). */
   rateLimits: RateLimitSettings;
-  /** STUDIO_TRUST_PROXY: whose X-Forwarded-For names the client (true: anyone's; false: nobody's; else these addresses). */
+  /** STUDIO_TRUST_PROXY: whose X-Forwarded-For names the client (unset or false: nobody's; true: anyone's; else these addresses). */
   trustProxy: boolean | string;
   /** STUDIO_WIDGET_TIMEOUT_MS: a dashboard widget's query is cancelled after this long (ms). */
   widgetTimeoutMs: number;
@@ -56,53 +57,142 @@ export interface StudioConfig {
   smtpFrom: string | null;
 }
 
-function trustProxy(raw: string | undefined): boolean | string {
-  if (raw === undefined || raw === '' || raw === 'true') return true;
-  return raw === 'false' ? false : raw;
+/** An unset or empty variable: the default applies. */
+const unset = (v: unknown) => (v === '' ? undefined : v);
+const text = () => z.preprocess(unset, z.string().optional());
+const wholeNumber = (min: number, max = Number.MAX_SAFE_INTEGER) =>
+  z.preprocess(unset, z.coerce.number({ error: `must be a whole number from ${min}` }).int(`must be a whole number from ${min}`).min(min, `must be a whole number from ${min}`).max(max, `must be at most ${max}`).optional());
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+const url = (schemes: string[]) =>
+  z.preprocess(
+    unset,
+    z
+      .string()
+      .refine((v) => URL.canParse(v) && schemes.includes(new URL(v).protocol), `must be a URL starting with ${schemes.map((p) => `${p}//`).join(' or ')}`)
+      .optional(),
+  );
+
+/**
+ * Every environment variable the server reads, with what it expects (documented in the README). A bad
+ * value stops the start naming the variable and what it expects; unset or empty takes the default.
+ */
+export const ConfigEnv = z.object({
+  PORT: wholeNumber(0, 65535),
+  HOST: text(),
+  STUDIO_DATA_DIR: text(),
+  DATABASE_URL: url(['postgres:', 'postgresql:']),
+  STUDIO_ADMIN_EMAIL: z.preprocess(unset, z.email('must be an email address').optional()),
+  STUDIO_ADMIN_PASSWORD: text(),
+  STUDIO_SECRET: text(),
+  STUDIO_KEY_FILE: text(),
+  STUDIO_NODE_ID: z.preprocess(unset, z.string().regex(/^[\w.-]{1,100}$/, 'must be letters, digits, ".", "_" or "-" (at most 100)').optional()),
+  STUDIO_WEB_DIR: text(),
+  STUDIO_PUBLIC_URL: url(['http:', 'https:']),
+  LOG_LEVEL: z.preprocess(unset, z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }).optional()),
+  STUDIO_AUTH_CACHE_MS: wholeNumber(0),
+  STUDIO_DUCKDB_MEMORY: z.preprocess(unset, z.string().regex(/^\d+(\.\d+)?\s*(KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i, 'must be a size such as 512MB or 2GB').optional()),
+  STUDIO_LIST_CACHE_ENTRIES: wholeNumber(0),
+  STUDIO_SANDBOX_INSTANCES: wholeNumber(1),
+  STUDIO_CONNECTION_HOSTS: text(),
+  STUDIO_WAREHOUSE_STATEMENT_TIMEOUT_MS: wholeNumber(1),
+  STUDIO_WAREHOUSE_MAX_ROWS: wholeNumber(1),
+  STUDIO_DUCKDB_FOLDERS: text(),
+  REDIS_URL: url(['redis:', 'rediss:']),
+  STUDIO_REDIS_PREFIX: text(),
+  STUDIO_TRUST_PROXY: text(),
+  STUDIO_WIDGET_TIMEOUT_MS: wholeNumber(1),
+  SMTP_URL: url(['smtp:', 'smtps:']),
+  SMTP_FROM: z.preprocess(unset, z.email('must be an email address').optional()),
+  STUDIO_SAMPLES: z.preprocess(unset, z.enum(['on', 'off'], { error: 'must be on or off' }).optional()),
+});
+
+/** A configuration the server cannot start with: each bad variable, what it expects and what it got. */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`The studio cannot start with this configuration:\n${problems.map((p) => `  ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
 }
 
-function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a whole number of at least 1, got ${raw}`);
-  return n;
+/**
+ * STUDIO_TRUST_PROXY: unset trusts nobody's X-Forwarded-For (the studio faces its clients); `true` anyone's
+ * (only behind a proxy that overwrites it); else the proxies' addresses or CIDRs, comma-separated.
+ */
+function trustProxy(raw: string | undefined): boolean | string {
+  if (raw === undefined || raw === 'false') return false;
+  return raw === 'true' ? true : raw;
 }
 
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): StudioConfig {
-  const port = Number(env.PORT ?? 8080);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be a port number, got ${env.PORT}`);
-  const host = env.HOST ?? '127.0.0.1';
+  const parsed = ConfigEnv.safeParse(env);
+  if (!parsed.success) {
+    throw new ConfigError(
+      parsed.error.issues.map((i) => {
+        const name = String(i.path[0]);
+        return `${name} ${i.message}, got ${JSON.stringify(env[name])}`;
+      }),
+    );
+  }
+  const e = parsed.data;
+  const port = e.PORT ?? 8080;
+  const host = e.HOST ?? '127.0.0.1';
+  let connectionHosts: HostPattern[];
+  try {
+    connectionHosts = parseHostPatterns(e.STUDIO_CONNECTION_HOSTS);
+  } catch (err) {
+    throw new ConfigError([(err as Error).message]);
+  }
   return {
     port,
     host,
-    dataDir: path.resolve(env.STUDIO_DATA_DIR ?? './.studio'),
-    databaseUrl: env.DATABASE_URL || null,
-    adminEmail: env.STUDIO_ADMIN_EMAIL || null,
-    adminPassword: env.STUDIO_ADMIN_PASSWORD || null,
-    secret: env.STUDIO_SECRET || null,
-    keyFile: env.STUDIO_KEY_FILE ? path.resolve(env.STUDIO_KEY_FILE) : null,
-    nodeId: env.STUDIO_NODE_ID || null,
-    webDir: env.STUDIO_WEB_DIR ? path.resolve(env.STUDIO_WEB_DIR) : DEFAULT_WEB_DIR,
-    publicUrl: env.STUDIO_PUBLIC_URL ?? `http://${host}:${port}`,
-    logLevel: env.LOG_LEVEL ?? 'warn',
-    authCacheMs: Number(env.STUDIO_AUTH_CACHE_MS ?? 2000),
-    duckdbMemory: env.STUDIO_DUCKDB_MEMORY ?? '512MB',
-    listCacheEntries: Number(env.STUDIO_LIST_CACHE_ENTRIES ?? 10_000),
-    sandboxInstances: positiveInt(env, 'STUDIO_SANDBOX_INSTANCES', 4),
-    connectionHosts: parseHostPatterns(env.STUDIO_CONNECTION_HOSTS),
+    dataDir: path.resolve(e.STUDIO_DATA_DIR ?? './.studio'),
+    databaseUrl: e.DATABASE_URL ?? null,
+    adminEmail: e.STUDIO_ADMIN_EMAIL ?? null,
+    adminPassword: e.STUDIO_ADMIN_PASSWORD ?? null,
+    secret: e.STUDIO_SECRET ?? null,
+    keyFile: e.STUDIO_KEY_FILE ? path.resolve(e.STUDIO_KEY_FILE) : null,
+    nodeId: e.STUDIO_NODE_ID ?? null,
+    webDir: e.STUDIO_WEB_DIR ? path.resolve(e.STUDIO_WEB_DIR) : DEFAULT_WEB_DIR,
+    publicUrl: e.STUDIO_PUBLIC_URL ?? `http://${host}:${port}`,
+    logLevel: e.LOG_LEVEL ?? 'info',
+    authCacheMs: e.STUDIO_AUTH_CACHE_MS ?? 2000,
+    duckdbMemory: e.STUDIO_DUCKDB_MEMORY ?? '512MB',
+    listCacheEntries: e.STUDIO_LIST_CACHE_ENTRIES ?? 10_000,
+    sandboxInstances: e.STUDIO_SANDBOX_INSTANCES ?? 4,
+    connectionHosts,
     warehouse: {
       connectTimeoutMs: DEFAULT_DRIVER_SETTINGS.connectTimeoutMs,
-      statementTimeoutMs: positiveInt(env, 'STUDIO_WAREHOUSE_STATEMENT_TIMEOUT_MS', DEFAULT_DRIVER_SETTINGS.statementTimeoutMs),
-      maxRows: positiveInt(env, 'STUDIO_WAREHOUSE_MAX_ROWS', DEFAULT_DRIVER_SETTINGS.maxRows),
-      duckdbFolders: (env.STUDIO_DUCKDB_FOLDERS ?? '').split(path.delimiter).filter(Boolean).map((f) => path.resolve(f)),
+      statementTimeoutMs: e.STUDIO_WAREHOUSE_STATEMENT_TIMEOUT_MS ?? DEFAULT_DRIVER_SETTINGS.statementTimeoutMs,
+      maxRows: e.STUDIO_WAREHOUSE_MAX_ROWS ?? DEFAULT_DRIVER_SETTINGS.maxRows,
+      duckdbFolders: (e.STUDIO_DUCKDB_FOLDERS ?? '').split(path.delimiter).filter(Boolean).map((f) => path.resolve(f)),
     },
-    redisUrl: env.REDIS_URL || null,
-    redisPrefix: env.STUDIO_REDIS_PREFIX || 'studio:',
+    redisUrl: e.REDIS_URL ?? null,
+    redisPrefix: e.STUDIO_REDIS_PREFIX ?? 'studio:',
     rateLimits: DEFAULT_RATE_LIMITS,
-    trustProxy: trustProxy(env.STUDIO_TRUST_PROXY),
-    widgetTimeoutMs: positiveInt(env, 'STUDIO_WIDGET_TIMEOUT_MS', 30_000),
-    smtpUrl: env.SMTP_URL || null,
-    smtpFrom: env.SMTP_FROM || null,
+    trustProxy: trustProxy(e.STUDIO_TRUST_PROXY),
+    widgetTimeoutMs: e.STUDIO_WIDGET_TIMEOUT_MS ?? 30_000,
+    smtpUrl: e.SMTP_URL ?? null,
+    smtpFrom: e.SMTP_FROM ?? null,
+  };
+}
+
+/** Secrets in a URL's user info are shown as ***. */
+function withoutPassword(value: string | null): string | null {
+  if (!value || !URL.canParse(value)) return value;
+  const u = new URL(value);
+  if (u.password) u.password = '***';
+  return u.toString();
+}
+
+/** `--print-config`: the effective configuration, secrets left out (passwords, the secret, keys in URLs). */
+export function printableConfig(config: StudioConfig): Record<string, unknown> {
+  return {
+    ...config,
+    adminPassword: config.adminPassword ? '***' : null,
+    secret: config.secret ? '***' : null,
+    databaseUrl: withoutPassword(config.databaseUrl),
+    redisUrl: withoutPassword(config.redisUrl),
+    smtpUrl: withoutPassword(config.smtpUrl),
+    connectionHosts: config.connectionHosts.map((h) => `${h.host}:${h.port ?? '*'}`),
   };
 }

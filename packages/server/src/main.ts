@@ -1,4 +1,4 @@
-import { configFromEnv } from './config';
+import { ConfigError, configFromEnv, printableConfig } from './config';
 import { buildStudio } from './app';
 import { ensureFirstAdmin, firstAdminCaller } from './bootstrap';
 import { ensureSampleDatasets } from './samples/datasets';
@@ -7,6 +7,10 @@ import { refusedConnections } from './services/connections';
 /** `npm start`: one process serving the API under /v1 and the built web app on one port. */
 async function main() {
   const config = configFromEnv();
+  if (process.argv.includes('--print-config')) {
+    console.log(JSON.stringify(printableConfig(config), null, 2));
+    return;
+  }
   const studio = await buildStudio(config, { logger: true });
   await ensureFirstAdmin(studio.services.db, config, (line) => console.log(line));
   await studio.app.listen({ port: config.port, host: config.host });
@@ -29,7 +33,12 @@ async function main() {
     const owner = await firstAdminCaller(studio.services);
     if (owner) await ensureSampleDatasets(studio.services, owner, (line) => console.log(line)).catch((e) => console.error('Sample data failed:', e));
   }
+  // SIGTERM (a service manager) or SIGINT (Ctrl-C, often sent to the whole process group, so twice):
+  // stop taking requests, let those in flight finish, close the stores, once.
+  let stopping = false;
   const stop = async () => {
+    if (stopping) return;
+    stopping = true;
     await studio.close();
     process.exit(0);
   };
@@ -38,6 +47,7 @@ async function main() {
 }
 
 main().catch((e) => {
-  console.error(e);
+  // A bad configuration is the operator's to fix: its message names each variable, no stack needed.
+  console.error(e instanceof ConfigError ? e.message : e);
   process.exit(1);
 });

@@ -58,7 +58,7 @@ describe.each(cases)('rate limits on %s with %s counters', (kind, counters) => {
     const blocked = await signIn(b, PASSWORD, '198.51.100.9');
     expect(blocked.statusCode).toBe(429);
     expect(blocked.headers['retry-after']).toBe('1');
-    expect(blocked.json()).toEqual({ appStatusCode: 429, message: 'Too many failed sign-ins for this account; try again in 1 s' });
+    expect(blocked.json()).toMatchObject({ appStatusCode: 429, message: 'Too many failed sign-ins for this account; try again in 1 s' });
     expect((await signIn(b, PASSWORD, ATTACKER)).statusCode).toBe(429);
     // The administrator's own address signed in a moment ago: not locked out.
     expect((await signIn(b, PASSWORD, '127.0.0.1')).statusCode).toBe(200);

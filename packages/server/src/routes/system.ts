@@ -29,6 +29,39 @@ export const systemRoutes = [
     },
   }),
   defineRoute({
+    method: 'GET',
+    url: '/v1/ready',
+    summary: 'Readiness for traffic: the catalog, the data engine and Redis (when configured) answer; 503 naming what does not',
+    tag: 'system',
+    auth: 'public',
+    handler: async ({ services, reply }) => {
+      const check = async (work: () => Promise<unknown>) => {
+        try {
+          await work();
+          return 'ok';
+        } catch {
+          return 'unreachable';
+        }
+      };
+      const checks = {
+        catalog: await check(() => ping(services.db)),
+        engine: await check(() => services.engine.query('SELECT 1')),
+        redis: services.limits.redis ? await check(() => services.limits.redis!.ping()) : 'not configured',
+      };
+      const ready = Object.values(checks).every((c) => c !== 'unreachable');
+      if (!ready) reply.code(503);
+      return { item: { status: ready ? 'ready' : 'not ready', checks } };
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    url: '/metrics',
+    summary: 'Metrics for Prometheus (text exposition format): requests and latencies by route, work waiting, DuckDB memory, the process; administrators only',
+    tag: 'system',
+    auth: 'admin',
+    handler: async ({ services, reply }) => reply.type(services.metrics.contentType).send(await services.metrics.text()),
+  }),
+  defineRoute({
     spec: ['CAT-188'],
     method: 'GET',
     url: '/v1/tiers',

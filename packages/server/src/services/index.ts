@@ -20,6 +20,7 @@ import { ListCache } from './list-cache';
 import { SqlSandbox } from './sql-sandbox';
 import { NetworkReach } from './network-reach';
 import { RateLimits } from './rate-limits';
+import { StudioMetrics } from './metrics';
 import { unitOfWork, type UnitOfWork } from '../store/unit-of-work';
 import { DashboardWidgets } from './dashboards/widgets';
 import { PublicationService } from './dashboards/publications';
@@ -54,6 +55,8 @@ export interface Services {
   widgets: DashboardWidgets;
   /** Published insights (dashboards) and reports. */
   publications: PublicationService;
+  /** Request, work and engine metrics for Prometheus (GET /metrics). */
+  metrics: StudioMetrics;
 }
 
 /** STUDIO_NODE_ID, or an id made once and kept in the data directory (so a restart knows its own work). */
@@ -94,6 +97,7 @@ export async function buildServices(config: StudioConfig, catalog: Db): Promise<
   });
   const base: CoreServices = {
     config,
+    metrics: new StudioMetrics(db, engine),
     db,
     units,
     secrets,
