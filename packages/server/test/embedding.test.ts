@@ -18,7 +18,7 @@ describe.each(STORES)('embedding published maps on %s', (kind) => {
   const publishedMap = async (password?: string) => {
     const dataset = (await ctx.s.app.inject({ method: 'POST', url: '/v1/datasets/data?name=Landmarks', payload: CSV, headers: { authorization: ctx.cast.tokens.owner, 'content-type': 'text/csv' } })).json().item.id as string;
     const map = (await as('owner', 'POST', '/v1/maps', { name: 'Embedded', latestState: STATE, datasets: [dataset] })).json().item.id as string;
-    expect((await as('owner', 'POST', `/v1/maps/${map}/publish/map`, password ? { password } : {})).statusCode).toBe(200);
+    expect((await as('owner', 'POST', `/v1/maps/${map}/publish/map`, password ? { password } : {})).statusCode).toBe(201);
     return { map, dataset };
   };
 

@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { normalizeIP } from '@fastify/rate-limit';
 import { z } from 'zod';
-import { StudioError, unauthorized, type Access, type Action, type ResourceType } from '@studio/schema';
+import { PUBLICATION_GRANT_HEADER, PUBLICATION_PASSWORD_HEADER, StudioError, unauthorized, type Access, type Action, type ResourceType } from '@studio/schema';
+import { MAP_GRANT_HEADER, MAP_PASSWORD_HEADER } from '../services/publishing';
 import type { Selectable } from 'kysely';
 import type { ResourcesTable } from '../store/tables';
 import type { Caller } from './caller';
@@ -79,6 +80,12 @@ export interface RouteDef<P extends z.ZodType = z.ZodType, Q extends z.ZodType =
    * run (an ingestion's pending state): they group their writes with `atomically` themselves.
    */
   transaction?: false;
+  /**
+   * Published content another site may embed (published maps and insights, their tiles, the basemaps):
+   * answered to any origin (CORS `*`, no cookies are involved: callers send grants in headers), with a
+   * preflight that allows the grant and password headers. A protected map still needs its grant.
+   */
+  embeddable?: true;
   handler: (ctx: RouteContext<z.infer<P>, z.infer<Q>, z.infer<B>>) => Promise<unknown>;
 }
 
@@ -143,13 +150,39 @@ function routeLimiter(app: FastifyInstance, def: RouteDef, services: Services) {
   };
 }
 
+/** Headers a page on another origin may send to embeddable routes: content type and the publication grants. */
+const EMBED_REQUEST_HEADERS = ['content-type', MAP_GRANT_HEADER, MAP_PASSWORD_HEADER, PUBLICATION_GRANT_HEADER, PUBLICATION_PASSWORD_HEADER].join(', ');
+
+/** CORS for embeddable routes: any origin reads the answer, and its request id and back-off. */
+function allowEmbedding(reply: FastifyReply): void {
+  reply.header('access-control-allow-origin', '*').header('access-control-expose-headers', 'x-request-id, retry-after');
+}
+
 function addRoutes(app: FastifyInstance, routes: RouteDef[], services: Services): void {
+  // One preflight answer per embeddable path, whatever methods it has.
+  const preflights = new Map<string, Set<string>>();
+  for (const def of routes.filter((r) => r.embeddable)) {
+    const url = def.url.replace(/\{(\w+)\}/g, ':$1');
+    preflights.set(url, (preflights.get(url) ?? new Set()).add(def.method));
+  }
+  for (const [url, methods] of preflights) {
+    app.options(url, async (_req, reply) => {
+      allowEmbedding(reply);
+      return reply
+        .code(204)
+        .header('access-control-allow-methods', [...methods, 'OPTIONS'].join(', '))
+        .header('access-control-allow-headers', EMBED_REQUEST_HEADERS)
+        .header('access-control-max-age', '600')
+        .send();
+    });
+  }
   for (const def of routes) {
     const limit = routeLimiter(app, def, services);
     app.route({
       method: def.method,
       url: def.url.replace(/\{(\w+)\}/g, ':$1'),
       handler: async (req, reply) => {
+        if (def.embeddable) allowEmbedding(reply);
         try {
           return await handle(def, limit, services, req, reply);
         } catch (e) {

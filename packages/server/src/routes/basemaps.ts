@@ -23,6 +23,7 @@ export const basemapRoutes: RouteDef[] = [
   defineRoute({
     method: 'GET',
     url: BASE,
+    embeddable: true,
     summary: 'The built-in basemaps (offline, served by the studio): id, label, description and style URL',
     tag: 'basemaps',
     auth: 'public',
@@ -38,6 +39,7 @@ export const basemapRoutes: RouteDef[] = [
   defineRoute({
     method: 'GET',
     url: `${BASE}/{id}/style.json`,
+    embeddable: true,
     summary: 'A built-in basemap as a MapLibre/Mapbox style v8 whose tiles are the studio’s own',
     tag: 'basemaps',
     auth: 'public',
@@ -50,6 +52,7 @@ export const basemapRoutes: RouteDef[] = [
   defineRoute({
     method: 'GET',
     url: `${BASE}/tiles/{z}/{x}/{y}.pbf`,
+    embeddable: true,
     summary: 'A Mapbox Vector Tile of the built-in geography (layers land, countries, states, counties from z5); 204 where empty',
     tag: 'basemaps',
     auth: 'public',
@@ -64,6 +67,7 @@ export const basemapRoutes: RouteDef[] = [
   defineRoute({
     method: 'GET',
     url: `${BASE}/glyphs/{fontstack}/{range}.pbf`,
+    embeddable: true,
     summary: 'Signed distance field glyphs of 256 code points (MapLibre glyph protobuf) for the basemaps’ labels; any font stack gets the studio’s font',
     tag: 'basemaps',
     auth: 'public',

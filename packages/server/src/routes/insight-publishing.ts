@@ -60,12 +60,16 @@ async function reportInsight(ctx: Ctx, reportId: string) {
   return { info, insight: resource };
 }
 
+/** Published insights are public by choice and may be embedded; reports go to invited readers only. */
+const embeddableIf = (kind: PublicationKind): true | undefined => (kind === 'insight' ? true : undefined);
+
 /** A publication's widget rows and parameter choices, for readers without an account. */
 function readerRoutes(kind: PublicationKind, base: string, tag: string): RouteDef[] {
   return [
     defineRoute({
       method: 'POST',
       url: `${base}/widgets/query`,
+      embeddable: embeddableIf(kind),
       summary: `Rows of several widgets of the ${kind} at once (no sign-in; the grant when protected): body {parameters, crossFilters, widgets: [{id, page, sort}]}; answers NDJSON lines {index, widgetId, item | error} as each widget is ready`,
       tag,
       auth: 'public',
@@ -85,6 +89,7 @@ function readerRoutes(kind: PublicationKind, base: string, tag: string): RouteDe
     defineRoute({
       method: 'POST',
       url: `${base}/widgets/{widgetId}/query`,
+      embeddable: embeddableIf(kind),
       summary: `Rows of one widget of the ${kind} (no sign-in; the password's grant in ${PUBLICATION_GRANT_HEADER} when protected): the snapshot's query with the given parameter values and cross-filters; format=csv downloads up to 1M rows`,
       tag,
       auth: 'public',
@@ -103,6 +108,7 @@ function readerRoutes(kind: PublicationKind, base: string, tag: string): RouteDe
     defineRoute({
       method: 'GET',
       url: `${base}/parameters/{parameterId}/values`,
+      embeddable: embeddableIf(kind),
       summary: `The choices of one parameter of the ${kind} (no sign-in; the grant when protected)`,
       tag,
       auth: 'public',
@@ -170,6 +176,7 @@ export const insightPublishingRoutes: RouteDef[] = [
     spec: ['CAT-148'],
     method: 'GET',
     url: '/v1/insights/{id}/published-insight',
+    embeddable: true,
     summary: `The published insight, without signing in. infoOnly=true: the info without state (never asks the password). A protected one answers 401 with details passwordRequired unless the caller can read the insight or sends a grant in ${PUBLICATION_GRANT_HEADER}`,
     tag: 'insights',
     auth: 'public',

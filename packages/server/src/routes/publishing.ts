@@ -23,9 +23,9 @@ const PasswordBody = z.object({ password: z.string().min(1).max(200) });
 const FeaturedBody = z.object({ mapId: Id, title: z.string().max(200).optional(), description: z.string().max(2000).optional(), position: z.number().int().min(0).max(10_000).optional() });
 const FeaturedUpdate = FeaturedBody.omit({ mapId: true });
 /** The header that carries a publication's password to the dataset route (never the query: logs). */
-export const MAP_PASSWORD_HEADER = 'x-map-password';
 /** The header that carries the grant POST …/published-map/password answers (instead of the password). */
-export const MAP_GRANT_HEADER = 'x-map-grant';
+export { MAP_GRANT_HEADER, MAP_PASSWORD_HEADER } from '../services/publishing';
+import { MAP_GRANT_HEADER, MAP_PASSWORD_HEADER } from '../services/publishing';
 
 export const publishing = (ctx: { services: Pick<Services, 'db' | 'limits'> }) => new PublishingService(ctx.services.db, ctx.services.limits);
 
@@ -181,6 +181,7 @@ export const publishingRoutes: RouteDef[] = [
     spec: ['CAT-155'],
     method: 'GET',
     url: '/v1/maps/{id}/published-map',
+    embeddable: true,
     summary: `The published map, without signing in. infoOnly=true: the info without state (never asks the password). A protected map answers 401 with details passwordRequired unless the caller can read the map or sends a grant in the ${MAP_GRANT_HEADER} header`,
     tag,
     auth: 'public',
@@ -202,6 +203,7 @@ export const publishingRoutes: RouteDef[] = [
     spec: ['CAT-156'],
     method: 'POST',
     url: '/v1/maps/{id}/published-map/password',
+    embeddable: true,
     summary: `The published map when the password matches (403 otherwise), and a grant {token, expiresAt} that later calls send in the ${MAP_GRANT_HEADER} header instead of the password. Wrong passwords back off per address (429 with Retry-After)`,
     tag,
     auth: 'public',
@@ -216,6 +218,7 @@ export const publishingRoutes: RouteDef[] = [
   defineRoute({
     method: 'GET',
     url: '/v1/maps/{id}/published-map/datasets/{datasetId}',
+    embeddable: true,
     summary: `Data of one dataset of a published map as an Arrow IPC stream, without signing in; for a protected map, the grant in the ${MAP_GRANT_HEADER} header (or the password in ${MAP_PASSWORD_HEADER})`,
     tag,
     auth: 'public',

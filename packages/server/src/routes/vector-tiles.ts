@@ -132,6 +132,7 @@ export const vectorTileRoutes: RouteDef[] = [
   defineRoute({
     method: 'GET',
     url: '/v1/maps/{id}/published-map/datasets/{datasetId}/tiles/link',
+    embeddable: true,
     summary: `Signed tile links of a vector-tile dataset of a published map, without signing in (for a protected map, the grant in the ${MAP_GRANT_HEADER} header or the password in ${MAP_PASSWORD_HEADER}); item null for a dataset that is not a vector-tile dataset`,
     tag: 'maps',
     auth: 'public',
@@ -145,6 +146,7 @@ export const vectorTileRoutes: RouteDef[] = [
   defineRoute({
     method: 'GET',
     url: `${LINK_BASE}/{id}/tiles.json`,
+    embeddable: true,
     summary: 'TileJSON of a vector-tile dataset through a signed link (see /v1/datasets/{id}/tiles/link); its tile URLs carry the same signature',
     tag: TAG,
     auth: 'public',
@@ -155,6 +157,7 @@ export const vectorTileRoutes: RouteDef[] = [
   defineRoute({
     method: 'GET',
     url: `${LINK_BASE}/{id}/{z}/{x}/{y}`,
+    embeddable: true,
     summary: 'One tile of a vector-tile dataset through a signed link',
     tag: TAG,
     auth: 'public',
