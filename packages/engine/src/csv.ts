@@ -1,6 +1,6 @@
-import { open } from 'node:fs/promises';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { badInput } from '@studio/schema';
+import { badInput, headerDelimiter, headerFields } from '@studio/schema';
+import { fileHead } from './file-head';
 import { quoteLiteral } from './sql';
 
 /**
@@ -19,7 +19,6 @@ import { quoteLiteral } from './sql';
  */
 export const CSV_BUFFER = `buffer_size = ${8 * 1024 * 1024}`;
 
-const DELIMITERS = [',', ';', '\t', '|'] as const;
 /** The header line is looked for in the first bytes; a longer one is read as DuckDB reads it. */
 const HEAD_BYTES = 1024 * 1024;
 
@@ -57,56 +56,11 @@ export function detectEncoding(head: Buffer): CsvEncoding {
 
 /** The file's first bytes as text in their encoding, or 422 when they are not text (NUL bytes: an image or archive named .csv). */
 async function headOf(file: string, encoding?: CsvEncoding): Promise<{ head: string; encoding: CsvEncoding }> {
-  const fh = await open(file, 'r');
-  try {
-    const buf = Buffer.alloc(HEAD_BYTES);
-    const { bytesRead } = await fh.read(buf, 0, buf.length, 0);
-    const bytes = buf.subarray(0, bytesRead);
-    const found = encoding ?? detectEncoding(bytes);
-    if (found !== 'utf-16' && bytes.subarray(0, 8192).includes(0)) throw badInput('Could not read CSV: the file is binary, not text');
-    const head = found === 'utf-16' ? bytes.subarray(2).toString('utf16le') : bytes.toString(found === 'latin-1' ? 'latin1' : 'utf8');
-    return { head: head.replace(/^\uFEFF/, ''), encoding: found };
-  } finally {
-    await fh.close();
-  }
-}
-
-/** The delimiter the header line uses most, outside quotes; null for a one-column file. */
-export function headerDelimiter(head: string): string | null {
-  const counts = new Map<string, number>();
-  let quoted = false;
-  for (const ch of head) {
-    if (ch === '"') quoted = !quoted;
-    else if (!quoted && (ch === '\n' || ch === '\r')) break;
-    else if (!quoted && (DELIMITERS as readonly string[]).includes(ch)) counts.set(ch, (counts.get(ch) ?? 0) + 1);
-  }
-  let best: string | null = null;
-  for (const d of DELIMITERS) if ((counts.get(d) ?? 0) > (best ? counts.get(best)! : 0)) best = d;
-  return best;
-}
-
-/** The header line's fields, split on `delim` outside quotes (a quoted `""` is one quote). */
-export function headerFields(head: string, delim: string): string[] {
-  const fields: string[] = [];
-  let field = '';
-  let quoted = false;
-  for (let i = 0; i < head.length; i++) {
-    const ch = head[i]!;
-    if (quoted) {
-      if (ch === '"' && head[i + 1] === '"') {
-        field += '"';
-        i++;
-      } else if (ch === '"') quoted = false;
-      else field += ch;
-    } else if (ch === '"') quoted = true;
-    else if (ch === delim) {
-      fields.push(field);
-      field = '';
-    } else if (ch === '\n' || ch === '\r') break;
-    else field += ch;
-  }
-  fields.push(field);
-  return fields;
+  const bytes = await fileHead(file, HEAD_BYTES);
+  const found = encoding ?? detectEncoding(bytes);
+  if (found !== 'utf-16' && bytes.subarray(0, 8192).includes(0)) throw badInput('Could not read CSV: the file is binary, not text');
+  const head = found === 'utf-16' ? bytes.subarray(2).toString('utf16le') : bytes.toString(found === 'latin-1' ? 'latin1' : 'utf8');
+  return { head: head.replace(/^\uFEFF/, ''), encoding: found };
 }
 
 /** The temp tables (per connection) DuckDB records rejected lines in: names unique to one ingestion. */

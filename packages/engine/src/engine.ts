@@ -18,7 +18,7 @@ import { quoteLiteral } from './sql';
 import { LocalObjectStore, type ObjectStore } from './store';
 import { arrowIpc, csvText, type StreamOptions } from './stream';
 import { arrowWithCopy, writeArrowCopy } from './arrow-copy';
-import { flatgeobufBytes, geojsonText, parquetFile, registerGeometryFunctions, type ExportFormat, type ExportLocation } from './exports';
+import { flatgeobufBytes, geojsonText, parquetFile, registerGeometryFunctions, type ExportFormat, type ExportLocation, type ExportShape } from './exports';
 import { plain, type IngestResult } from './types';
 
 export interface EngineOptions {
@@ -216,18 +216,22 @@ export class Engine {
    * A stored dataset in a format users take elsewhere (exports.ts): CSV, Arrow, GeoJSON, Parquet
    * (GeoParquet with a location) or FlatGeobuf. `location` is what ingestion detected.
    */
-  async *exportStream(key: string, format: ExportFormat, opts: StreamOptions & { location?: ExportLocation } = {}): AsyncGenerator<Uint8Array> {
+  /**
+   * A stored dataset in a download format. `shape` is what the catalog knows of it (its column names and row
+   * count, recorded at ingestion), so a download does not describe and count the file again.
+   */
+  async *exportStream(key: string, format: ExportFormat, opts: StreamOptions & { location?: ExportLocation; shape: ExportShape }): AsyncGenerator<Uint8Array> {
     if (format === 'csv') return yield* this.csvStream(key, opts);
     if (format === 'arrow') return yield* this.datasetArrowStream(key, opts);
     const file = await this.store.localPath(key);
-    const columns = (await this.query(`SELECT column_name FROM (DESCRIBE SELECT * FROM read_parquet(${quoteLiteral(file)}))`)).map((r) => String(r.column_name));
+    const { columns, rowCount } = opts.shape;
     const loc = opts.location ?? {};
     const acquire = () => this.pool.acquire();
     if (format === 'geojson') return yield* geojsonText(acquire, file, columns, loc, opts);
     if (format === 'parquet') return yield* parquetFile(acquire, this.tmpDir, file, columns, loc, opts);
-    // Parquet keeps the row count in its footer: FlatGeobuf refuses a dataset too large before reading it.
-    const [{ n }] = (await this.query(`SELECT count(*) AS n FROM read_parquet(${quoteLiteral(file)})`)) as [{ n: number | bigint }];
-    yield await flatgeobufBytes(acquire, file, columns, Number(n), loc, opts);
+    // FlatGeobuf refuses a dataset too large before reading it (Parquet keeps the count in its footer).
+    const n = rowCount ?? Number(((await this.query(`SELECT count(*) AS n FROM read_parquet(${quoteLiteral(file)})`)) as [{ n: number | bigint }])[0].n);
+    yield await flatgeobufBytes(acquire, file, columns, n, loc, opts);
   }
 
   /** Remove leftovers of interrupted work (call at start-up). */

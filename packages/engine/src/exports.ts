@@ -37,6 +37,12 @@ export const EXPORTS: Record<ExportFormat, { mediaType: string; extension: strin
 export const FLATGEOBUF_MAX_ROWS = 250_000;
 
 /** Where a dataset's rows are: the columns ingestion detected (metadata.detected). */
+/** What the catalog recorded of a dataset at ingestion: its column names and row count (null when not counted). */
+export interface ExportShape {
+  columns: string[];
+  rowCount: number | null;
+}
+
 export interface ExportLocation {
   geometry?: string;
   latitude?: string;

@@ -10,5 +10,5 @@ export { quoteIdent, quoteLiteral } from './sql';
 export type { IngestResult, IngestColumn, ColumnStats, ColumnRole, SpecColumnType } from './types';
 export { specType } from './types';
 export { bindable, runArgs, type BoundParams } from './params';
-export { EXPORTS, EXPORT_FORMATS, FLATGEOBUF_MAX_ROWS, type ExportFormat, type ExportLocation } from './exports';
+export { EXPORTS, EXPORT_FORMATS, FLATGEOBUF_MAX_ROWS, type ExportFormat, type ExportLocation, type ExportShape } from './exports';
 export { parseGeometry, toWkt } from './geometry-text';

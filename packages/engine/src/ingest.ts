@@ -3,7 +3,7 @@
  * small sample for role detection. No per-row JavaScript.
  */
 import { createReadStream, createWriteStream } from 'node:fs';
-import { open, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -12,6 +12,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { badInput, isStudioError } from '@studio/schema';
 import { detectRoles } from './detect';
 import { CSV_BUFFER, collectRejected, csvSelect, rejectedLinesKey, type CsvOverrides, type RejectTables } from './csv';
+import { fileHead } from './file-head';
 import { geometryProblemSql } from './geojson-check';
 import { CONVERTED_CONTENT_TYPES, convertUpload, type ConvertedFormat } from './formats';
 import type { PooledConnection } from './pool';
@@ -72,28 +73,7 @@ export function formatOf(contentType: string): Format | 'sniff' | ConvertedForma
   return f;
 }
 
-async function hasParquetMagic(file: string): Promise<boolean> {
-  const fh = await open(file, 'r');
-  try {
-    const buf = Buffer.alloc(4);
-    const { bytesRead } = await fh.read(buf, 0, 4, 0);
-    return bytesRead === 4 && buf.toString('latin1') === 'PAR1';
-  } finally {
-    await fh.close();
-  }
-}
-
-/** The first bytes of a file, as text. */
-async function headOf(file: string, bytes = 65536): Promise<string> {
-  const fh = await open(file, 'r');
-  try {
-    const buf = Buffer.alloc(bytes);
-    const { bytesRead } = await fh.read(buf, 0, buf.length, 0);
-    return buf.subarray(0, bytesRead).toString('utf8');
-  } finally {
-    await fh.close();
-  }
-}
+const hasParquetMagic = async (file: string): Promise<boolean> => (await fileHead(file, 4)).toString('latin1') === 'PAR1';
 
 /**
  * Which GeoJSON a JSON upload holds, if any: a FeatureCollection (browsers label .geojson files
@@ -101,7 +81,7 @@ async function headOf(file: string, bytes = 65536): Promise<string> {
  * BigQuery exports write it).
  */
 async function geojsonKindOf(file: string): Promise<GeoJsonKind | null> {
-  const head = await headOf(file);
+  const head = (await fileHead(file, 65536)).toString('utf8');
   if (/^\s*\{/.test(head.slice(0, 4096)) && /"type"\s*:\s*"FeatureCollection"/.test(head.slice(0, 4096))) return 'collection';
   const firstLine = head.trimStart().split('\n')[0]!;
   try {

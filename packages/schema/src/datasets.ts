@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { Id, IsoDate, QueryBool } from './common';
+import { UPLOAD_DELIMITERS } from './delimited';
 import { StudioRecord } from './records';
 import { VectorTileInfo } from './vector-tiles';
 
@@ -86,7 +87,7 @@ export const UPLOAD_COLUMN_TYPES = ['STRING', 'INTEGER', 'BIGINT', 'DOUBLE', 'BO
  * utf-16, latin-1; detected otherwise), `columnTypes` (JSON: {"zip": "STRING"}).
  */
 export const UploadReadOptions = z.object({
-  delimiter: z.enum([',', ';', '\t', '|'], { error: 'delimiter must be one of , ; | or a tab' }).optional(),
+  delimiter: z.enum(UPLOAD_DELIMITERS, { error: 'delimiter must be one of , ; | or a tab' }).optional(),
   header: QueryBool.optional(),
   encoding: z.enum(['utf-8', 'utf-16', 'latin-1'], { error: 'encoding must be utf-8, utf-16 or latin-1' }).optional(),
   columnTypes: z

@@ -3,6 +3,7 @@ export * from './common';
 export * from './identity';
 export * from './permissions';
 export * from './records';
+export * from './delimited';
 export * from './datasets';
 export * from './map-assets';
 export * from './connections';

@@ -5,6 +5,7 @@ import { CompressionType, RecordBatchReader, Table, compressionRegistry, tableTo
 import lz4 from 'lz4js';
 import * as parquet from 'parquet-wasm';
 import { badInput, isStudioError } from '@studio/schema';
+import { fileHead } from '../file-head';
 
 /**
  * Arrow IPC buffers may be compressed (pyarrow writes Feather v2 with LZ4 by default): apache-arrow reads
@@ -20,16 +21,7 @@ compressionRegistry.set(CompressionType.ZSTD, {
 /** Record batches gathered into one Parquet part: memory holds about this much Arrow data at once. */
 export const ARROW_PART_BYTES = 64 * 1024 * 1024;
 
-async function magicOf(file: string): Promise<string> {
-  const fh = await open(file, 'r');
-  try {
-    const buf = Buffer.alloc(6);
-    const { bytesRead } = await fh.read(buf, 0, 6, 0);
-    return buf.subarray(0, bytesRead).toString('latin1');
-  } finally {
-    await fh.close();
-  }
-}
+const magicOf = async (file: string): Promise<string> => (await fileHead(file, 6)).toString('latin1');
 
 /**
  * Arrow IPC, as a file (Feather v2, `ARROW1` magic, read with random access) or a stream, a record batch

@@ -11,6 +11,7 @@ import {
   StudioError,
   badInput,
   isStudioError,
+  downloadFileBase,
   type Access,
 } from '@studio/schema';
 import { defineRoute, requireCaller, type RouteContext, type RouteDef } from '../http/route';
@@ -20,7 +21,7 @@ import { CUT_OFF, datasetAttrs, EMPTY_METADATA, type DatasetAttrs } from '../ser
 import type { Services } from '../services';
 import type { ListOptions, ResourceRow } from '../services/records';
 import type { Caller } from '../http/caller';
-import { clientGone, primed, sendStream, streamBody } from '../http/streams';
+import { clientGone, primed, sendStream } from '../http/streams';
 import { BufferPool, EXPORTS, quoteIdent, rejectedLinesKey } from '@studio/engine';
 import { datasetFileFor } from '../services/dataset-tables';
 import { copyDatasetFiles } from '../services/dataset-copy';
@@ -152,18 +153,14 @@ export const datasetRoutes: RouteDef[] = [
       const a = readableData(ctx.resource!);
       const signal = clientGone(ctx.reply);
       const format = ctx.query.format ?? formatAccepted(String(ctx.req.headers.accept ?? ''));
-      const safeName = ctx.resource!.name.replace(/[^\w.-]+/g, '_').slice(0, 100) || 'dataset';
       const { mediaType, extension } = EXPORTS[format];
-      if (format === 'csv') {
-        ctx.reply.header('content-type', mediaType).header('content-disposition', `attachment; filename="${safeName}.csv"`);
-        return ctx.reply.send(streamBody(ctx.services.engine.csvStream(a.storageKey, { signal })));
-      }
       // Arrow batches are written straight to the socket and their buffers reused once written (see BufferPool);
       // a dataset read before comes from its Arrow copy. The first piece is made before the headers leave, so
-      // a refusal (FlatGeobuf past its size) still answers with its status.
+      // a refusal (FlatGeobuf past its size) or a failing read still answers with its status.
       const pool = format === 'arrow' ? new BufferPool() : undefined;
-      const stream = await primed(ctx.services.engine.exportStream(a.storageKey, format, { signal, pool, location: a.metadata.detected }));
-      ctx.reply.header('content-type', mediaType).header('content-disposition', `attachment; filename="${safeName}.${extension}"`);
+      const shape = { columns: a.metadata.columns.map((c) => c.name), rowCount: a.metadata.rowCount };
+      const stream = await primed(ctx.services.engine.exportStream(a.storageKey, format, { signal, pool, location: a.metadata.detected, shape }));
+      ctx.reply.header('content-type', mediaType).header('content-disposition', `attachment; filename="${downloadFileBase(ctx.resource!.name)}.${extension}"`);
       return sendStream(ctx.reply, stream, pool);
     },
   }),
@@ -180,8 +177,7 @@ export const datasetRoutes: RouteDef[] = [
       const a = readableData(ctx.resource!);
       const key = rejectedLinesKey(a.storageKey);
       if (!a.metadata.rejectedRows || !(await ctx.services.engine.store.exists(key))) throw new StudioError(404, 'This dataset has no rejected lines', 'Only an upload with skipBadRows=true that left lines out keeps them');
-      const safeName = ctx.resource!.name.replace(/[^\w.-]+/g, '_').slice(0, 100) || 'dataset';
-      ctx.reply.header('content-type', 'text/csv; charset=utf-8').header('content-disposition', `attachment; filename="${safeName}-rejected-lines.csv"`);
+      ctx.reply.header('content-type', 'text/csv; charset=utf-8').header('content-disposition', `attachment; filename="${downloadFileBase(ctx.resource!.name)}-rejected-lines.csv"`);
       return ctx.reply.send(ctx.services.engine.store.createReadStream(key));
     },
   }),

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import { Link, Navigate, useNavigate, useParams } from 'react-router-dom';
-import { can, type Dataset, type DatasetDownloadFormat } from '@studio/schema';
+import { can, downloadFileBase, type Dataset, type DatasetDownloadFormat } from '@studio/schema';
 import { client } from '../app/api';
 import { useLoad } from '../app/useLoad';
 import { ConfirmDialog, ErrorMessage, formatDate, useAction } from '../app/ui';
@@ -25,11 +25,9 @@ const DOWNLOADS: { format: DatasetDownloadFormat; label: string; extension: stri
 
 const hasLocation = (d: Dataset) => Boolean(d.metadata.detected.geometry || (d.metadata.detected.latitude && d.metadata.detected.longitude));
 
-const fileBase = (d: Dataset) => d.name.replace(/[^\w.-]+/g, '_').slice(0, 100) || 'dataset';
-
 /** Fetches the data in `format` with the session's token and hands it to the browser as a download. */
 async function download(d: Dataset, format: DatasetDownloadFormat): Promise<void> {
-  saveBlob(await client.datasets.data(d.id, format), `${fileBase(d)}.${DOWNLOADS.find((x) => x.format === format)!.extension}`);
+  saveBlob(await client.datasets.data(d.id, format), `${downloadFileBase(d.name)}.${DOWNLOADS.find((x) => x.format === format)!.extension}`);
 }
 
 /** Hands a fetched file to the browser as a download named `name`. */
@@ -180,7 +178,7 @@ export function DatasetPage() {
       <Facts d={d} />
       {d.metadata.rejectedRows ? (
         <p className="muted small">
-          <button type="button" className="link-button" disabled={downloading.pending} onClick={() => void downloading.run(async () => saveBlob(await client.datasets.rejectedLines(d.id), `${fileBase(d)}-rejected-lines.csv`))}>
+          <button type="button" className="link-button" disabled={downloading.pending} onClick={() => void downloading.run(async () => saveBlob(await client.datasets.rejectedLines(d.id), `${downloadFileBase(d.name)}-rejected-lines.csv`))}>
             Download the {formatCount(d.metadata.rejectedRows)} rejected {d.metadata.rejectedRows === 1 ? 'line' : 'lines'}
           </button>{' '}
           with their line numbers and reasons.

@@ -1,5 +1,5 @@
 import { checkStatus, type UploadFileOptions } from '@studio/client';
-import type { Dataset } from '@studio/schema';
+import { headerDelimiter, headerFields, type Dataset } from '@studio/schema';
 import { client } from '../app/api';
 
 /** Media types of the files the server ingests, by extension (catalog §5). */
@@ -99,30 +99,6 @@ export async function uploadDataset(
  * offers type choices for. The server reads the file itself; this only labels the choices.
  */
 export function headerNames(firstBytes: string, delimiter?: string): string[] {
-  const line = firstBytes.replace(/^\uFEFF/, '');
-  const split = (d: string) => {
-    const fields: string[] = [];
-    let field = '';
-    let quoted = false;
-    for (let i = 0; i < line.length; i++) {
-      const ch = line[i]!;
-      if (quoted && ch === '"' && line[i + 1] === '"') {
-        field += '"';
-        i++;
-      } else if (ch === '"') {
-        quoted = !quoted;
-      } else if (!quoted && ch === d) {
-        fields.push(field);
-        field = '';
-      } else if (!quoted && (ch === '\n' || ch === '\r')) {
-        break;
-      } else {
-        field += ch;
-      }
-    }
-    fields.push(field);
-    return fields;
-  };
-  if (delimiter) return split(delimiter);
-  return [',', ';', '\t', '|'].map(split).reduce((best, f) => (f.length > best.length ? f : best));
+  const head = firstBytes.replace(/^\uFEFF/, '');
+  return headerFields(head, delimiter ?? headerDelimiter(head) ?? ',');
 }
