@@ -1,5 +1,6 @@
 // Shared helpers of the project scripts (plain ESM so they run before anything is built).
 import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -46,4 +47,14 @@ export const portOpen = (port, host = '127.0.0.1') =>
 
 export function sh(command) {
   return spawnSync('bash', ['-lc', command], { stdio: 'inherit' }).status === 0;
+}
+
+/** The newest modification time of any file under `dir`: a build older than it is stale. */
+export function newestMtime(dir) {
+  let newest = 0;
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestMtime(p) : fs.statSync(p).mtimeMs);
+  }
+  return newest;
 }

@@ -1,25 +1,12 @@
-// `npm start`: build the web app when its build is missing or older than its sources, then serve the
-// studio (API under /v1 and the web app) on one port. Sample data is loaded by the server on first start.
-import fs from 'node:fs';
+// `npm start`: build the web app and the server when a build is missing or older than its sources, then
+// serve the studio (API under /v1 and the web app) on one port with the compiled server, as production
+// runs it (node, no tsx). Sample data is loaded by the server on first start.
 import path from 'node:path';
-import { ROOT, run } from './lib.mjs';
+import { builds } from './builds.mjs';
+import { run } from './lib.mjs';
 
-function newestMtime(dir) {
-  let newest = 0;
-  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-    const p = path.join(dir, entry.name);
-    newest = Math.max(newest, entry.isDirectory() ? newestMtime(p) : fs.statSync(p).mtimeMs);
-  }
-  return newest;
-}
-
-const web = path.join(ROOT, 'packages', 'web');
-const built = path.join(web, 'dist', 'index.html');
-if (fs.existsSync(path.join(web, 'src')) && (!fs.existsSync(built) || fs.statSync(built).mtimeMs < newestMtime(path.join(web, 'src')))) {
-  console.log('Building the web app…');
-  const { code } = await run('npm', ['run', 'build']);
-  if (code !== 0) process.exit(code);
-}
+await builds({ ifStale: true });
 // Arguments pass through: `npm start -- --print-config` prints the effective configuration.
-const { code } = await run('tsx', [path.join('packages', 'server', 'src', 'main.ts'), ...process.argv.slice(2)]);
+// `node` is the pinned Node 22 (node_modules/.bin comes first on run()'s PATH).
+const { code } = await run('node', [path.join('packages', 'server', 'dist', 'main.js'), ...process.argv.slice(2)]);
 process.exit(code);

@@ -32,8 +32,10 @@ function counts(out) {
 await ensureServices();
 const steps = [
   ['typecheck', 'tsc', ['-p', 'tsconfig.json', '--noEmit'], false],
+  ['typecheck of the browser tests', 'tsc', ['-p', 'packages/web/tsconfig.e2e.json', '--noEmit'], false],
   ['unit and API tests (PGlite and PostgreSQL)', 'vitest', ['run'], true],
-  ['build web app', 'npm', ['run', 'build'], false],
+  // The README's deployment build (web app and server bundle); the browser tests run what it makes.
+  ['build', 'npm', ['run', 'build'], false],
   ['browser end-to-end tests', 'vitest', ['run', '-c', 'packages/web/vitest.e2e.config.ts'], true],
   // The flows that touch the catalog and the caches again, on the production stores (PostgreSQL + Redis).
   ['browser end-to-end tests on PostgreSQL + Redis', 'vitest', ['run', '-c', 'packages/web/vitest.e2e.config.ts', 'sign-in', 'datasets', 'e2e/map.e2e', 'e2e/publish', 'e2e/add-data', 'e2e/locks', 'sharing', 'analytics', 'list', 'admin', 'dashboard', 'connectors'], true, { STUDIO_E2E_STORE: 'postgres' }],

@@ -14,6 +14,18 @@ async function main() {
   const studio = await buildStudio(config, { logger: true });
   await ensureFirstAdmin(studio.services.db, config, (line) => console.log(line));
   await studio.app.listen({ port: config.port, host: config.host });
+  // From the first request on (sample data may still be loading), SIGTERM (a service manager) or SIGINT
+  // (Ctrl-C, often sent to the whole process group, so twice): stop taking requests, let those in flight
+  // finish, close the stores, once.
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    await studio.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
   console.log(`Studio listening on ${config.publicUrl} (catalog: ${studio.store.kind}, data: ${config.dataDir})`);
   // Saved connections the network rule refuses (e.g. saved before STUDIO_CONNECTION_HOSTS existed) are
   // named once, so the administrator can list their hosts; the admin page lists them too.
@@ -33,17 +45,6 @@ async function main() {
     const owner = await firstAdminCaller(studio.services);
     if (owner) await ensureSampleDatasets(studio.services, owner, (line) => console.log(line)).catch((e) => console.error('Sample data failed:', e));
   }
-  // SIGTERM (a service manager) or SIGINT (Ctrl-C, often sent to the whole process group, so twice):
-  // stop taking requests, let those in flight finish, close the stores, once.
-  let stopping = false;
-  const stop = async () => {
-    if (stopping) return;
-    stopping = true;
-    await studio.close();
-    process.exit(0);
-  };
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
 }
 
 main().catch((e) => {

@@ -105,7 +105,8 @@ describe('the master key', () => {
     const oldKey = fs.readFileSync(path.join(dir, 'master.key'), 'utf8').trim();
     await s.close();
     studios.pop();
-    const out = execFileSync(path.join(repoRoot, 'node_modules/.bin/tsx'), ['packages/server/src/cli/rotate-key.ts'], {
+    // The command as an operator types it: it runs the compiled server's rotate-key (built first if stale).
+    const out = execFileSync('npm', ['run', '--silent', 'rotate-key'], {
       cwd: repoRoot, env: { ...process.env, STUDIO_DATA_DIR: dir, DATABASE_URL: '', STUDIO_SECRET: '', STUDIO_KEY_FILE: '' }, encoding: 'utf8',
     });
     expect(out).toMatch(/Re-sealed 1 stored secrets/);

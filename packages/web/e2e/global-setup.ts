@@ -1,10 +1,11 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TestProject } from 'vitest/node';
+import { builds, SERVER_DIST, WEB_DIST } from '../../../scripts/builds.mjs';
 import { CHROMIUM } from './browser';
 import startWarehouse, { type WarehouseServer } from '../../server/test/warehouse-server';
 import { startS3Server } from '../../warehouses/test/servers/s3';
@@ -54,21 +55,6 @@ async function waitForHealth(url: string, server: ChildProcess, output: () => st
   throw new Error(`The studio server did not answer ${url}/v1/health within ${timeoutMs / 1000}s:\n${output()}`);
 }
 
-/** Newest modification time below `dir` (files only). */
-function newest(dir: string): number {
-  if (!fs.existsSync(dir)) return 0;
-  const stat = fs.statSync(dir);
-  if (!stat.isDirectory()) return stat.mtimeMs;
-  return Math.max(0, ...fs.readdirSync(dir).map((name) => newest(path.join(dir, name))));
-}
-
-/** The build is missing, or older than a source it bundles: testing it would test old code. */
-function needsBuild(index: string): boolean {
-  if (!fs.existsSync(index)) return true;
-  const sources = [path.join(webDir, 'src'), path.join(webDir, 'index.html'), path.join(webDir, 'vite.config.ts'), path.join(repoRoot, 'packages/client/src'), path.join(repoRoot, 'packages/schema/src')];
-  return Math.max(...sources.map(newest)) > fs.statSync(index).mtimeMs;
-}
-
 /**
  * STUDIO_E2E_STORE=postgres: the server runs the way production does — the catalog on a new database of
  * the local PostgreSQL, rate limits and result caches in Redis under a prefix of its own — and both are
@@ -101,10 +87,8 @@ export default async function setup(project: TestProject) {
   if (!fs.existsSync(CHROMIUM)) {
     throw new Error(`Browser tests need Chromium at ${CHROMIUM} (Debian: apt-get install chromium). It is missing.`);
   }
-  const dist = path.join(webDir, 'dist');
-  if (needsBuild(path.join(dist, 'index.html'))) {
-    execFileSync(process.execPath, [path.join(repoRoot, 'node_modules/vite/bin/vite.js'), 'build'], { cwd: webDir, stdio: 'inherit' });
-  }
+  // The builds production runs, made again when a source is newer: testing an old build would test old code.
+  await builds({ ifStale: true });
 
   // A PostgreSQL server of its own for the connector tests (the catalog's server is never reachable through a
   // connection), and the studio told it may reach it, as an administrator would (STUDIO_CONNECTION_HOSTS).
@@ -120,9 +104,9 @@ export default async function setup(project: TestProject) {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'studio-e2e-'));
   const stores = await productionStores();
   let log = '';
-  // tsx itself, not npx: stopping a wrapper would leave the server running. Its own process group,
-  // so the stop below reaches tsx's child too. The node running Vitest (the pinned 22) comes first.
-  const server = spawn(path.join(repoRoot, 'node_modules/.bin/tsx'), ['packages/server/src/main.ts'], {
+  // The compiled server, as the README's deployment runs it, by the node running Vitest (the pinned 22).
+  // Its own process group, so the stop below reaches anything it starts.
+  const server = spawn(process.execPath, [path.join(SERVER_DIST, 'main.js')], {
     cwd: repoRoot,
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -134,7 +118,7 @@ export default async function setup(project: TestProject) {
       STUDIO_DATA_DIR: dataDir,
       STUDIO_ADMIN_EMAIL: ADMIN.email,
       STUDIO_ADMIN_PASSWORD: ADMIN.password,
-      STUDIO_WEB_DIR: dist,
+      STUDIO_WEB_DIR: WEB_DIST,
       LOG_LEVEL: 'warn',
       STUDIO_CONNECTION_HOSTS: `${warehouse!.host}:${warehouse!.port},127.0.0.1:${s3.port}`,
       ...stores?.env,
