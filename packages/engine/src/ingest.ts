@@ -6,6 +6,7 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
+import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import type { DuckDBConnection } from '@duckdb/node-api';
@@ -51,6 +52,9 @@ const FORMATS: Record<string, Format | 'sniff'> = {
   'application/x-ndjson': 'json',
   'application/ndjson': 'json',
   'application/geo+json': 'geojson',
+  // RFC 8142 text sequences (read as newline-delimited once their record separators are dropped).
+  'application/geo+json-seq': 'json',
+  'application/json-seq': 'json',
   'application/vnd.apache.parquet': 'parquet',
   'application/x-parquet': 'parquet',
   'application/octet-stream': 'sniff',
@@ -78,7 +82,7 @@ const hasParquetMagic = async (file: string): Promise<boolean> => (await fileHea
 /**
  * Which GeoJSON a JSON upload holds, if any: a FeatureCollection (browsers label .geojson files
  * application/json), or newline-delimited GeoJSON (one Feature a line, as `ogr2ogr -f GeoJSONSeq` and
- * BigQuery exports write it).
+ * BigQuery exports write it; an RFC 8142 text sequence once its separators are dropped).
  */
 async function geojsonKindOf(file: string): Promise<GeoJsonKind | null> {
   const head = (await fileHead(file, 65536)).toString('utf8');
@@ -90,6 +94,22 @@ async function geojsonKindOf(file: string): Promise<GeoJsonKind | null> {
   } catch {
     return null;
   }
+}
+
+/** An RFC 8142 JSON text sequence (`application/json-seq`, `ogr2ogr -lco RS=YES`): each record after a 0x1E. */
+const isTextSequence = async (file: string): Promise<boolean> => (await fileHead(file, 4096)).toString('utf8').trimStart().startsWith('\x1e');
+
+/**
+ * An RFC 8142 text sequence as newline-delimited JSON, for DuckDB's reader: the record separators dropped.
+ * JSON escapes every control character inside strings, so a raw 0x1E byte is always a separator.
+ */
+async function withoutRecordSeparators(src: string, dest: string): Promise<void> {
+  const drop = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      done(null, chunk.includes(0x1e) ? chunk.filter((b) => b !== 0x1e) : chunk);
+    },
+  });
+  await pipeline(createReadStream(src), drop, createWriteStream(dest));
 }
 
 type GeoJsonKind = 'collection' | 'sequence';
@@ -325,7 +345,13 @@ export async function ingest(
       format = converted.into;
     }
     if (format === 'json') {
-      const kind = await geojsonKindOf(input);
+      if (await isTextSequence(input)) {
+        const plain = path.join(tmpDir, `ingest-${id}.ndjson`);
+        temps.push(plain);
+        await withoutRecordSeparators(input, plain);
+        files = [plain];
+      }
+      const kind = await geojsonKindOf(files[0]!);
       if (kind) format = kind === 'collection' ? 'geojson' : 'geojsonseq';
     }
     const fmt = format as Format;

@@ -52,6 +52,8 @@ export const UPLOAD_CONTENT_TYPES = [
   'application/json',
   'application/x-ndjson',
   'application/geo+json',
+  'application/geo+json-seq',
+  'application/json-seq',
   'application/vnd.apache.parquet',
   'application/x-parquet',
   'application/octet-stream',

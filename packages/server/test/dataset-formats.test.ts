@@ -30,6 +30,8 @@ const UPLOADS: [label: string, contentType: string, body: () => Promise<Buffer>,
   ['CSV with latitude/longitude', 'text/csv', async () => Buffer.from(CSV), 3],
   ['GeoJSON', 'application/geo+json', async () => Buffer.from(GEOJSON), 3],
   ['newline-delimited GeoJSON', 'application/x-ndjson', async () => Buffer.from(GEOJSON_SEQ), 3],
+  // RFC 8142: each Feature after a record separator (ogr2ogr -lco RS=YES).
+  ['a GeoJSON text sequence', 'application/geo+json-seq', async () => Buffer.from(GEOJSON_SEQ.trim().split('\n').map((l) => `\x1e${l}\n`).join('')), 3],
   ['GeoParquet (points and a polygon)', 'application/vnd.apache.parquet', async () => {
     const file = path.join(dir, `in-${Math.random().toString(36).slice(2)}.parquet`);
     await geoparquet(file);

@@ -12,7 +12,7 @@ export const MEDIA_TYPES: Record<string, string> = {
   geojson: 'application/geo+json',
   // Newline-delimited GeoJSON (one Feature a line): read as JSON, its geometry found by the server.
   geojsonl: 'application/x-ndjson',
-  geojsons: 'application/x-ndjson',
+  geojsons: 'application/geo+json-seq',
   parquet: 'application/vnd.apache.parquet',
   // Read by a reader made for each (engine/src/formats): a Shapefile comes zipped with its .dbf and .prj.
   zip: 'application/zip',
