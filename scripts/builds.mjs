@@ -76,9 +76,17 @@ export async function buildServer() {
   fs.renameSync(next, SERVER_DIST);
 }
 
-/** Vite's production build of the web app, run by the node running this script (the pinned 22). */
+/**
+ * Vite's production build of the web app, run by the node running this script (the pinned 22). NODE_ENV is
+ * set: called from Vitest (the browser tests' setup) it would be `test`, and React's development build (its
+ * StrictMode effects run twice: a published map counted two views) would be what the tests see.
+ */
 export function buildWeb() {
-  execFileSync(process.execPath, [path.join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js'), 'build'], { cwd: path.join(PACKAGES, 'web'), stdio: 'inherit' });
+  execFileSync(process.execPath, [path.join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js'), 'build'], {
+    cwd: path.join(PACKAGES, 'web'),
+    stdio: 'inherit',
+    env: { ...process.env, NODE_ENV: 'production' },
+  });
 }
 
 /** Builds what is asked for (both when nothing is); with `ifStale`, only what its sources changed. */

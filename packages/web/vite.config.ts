@@ -13,6 +13,8 @@ export default defineConfig({
   // Arrow.dom.mjs, two copies whose classes differ, so kepler's Table refused our record batches past
   // the first ("Table and inner RecordBatch schemas must be equivalent"; 100k+ row datasets).
   resolve: { alias: [{ find: /^apache-arrow$/, replacement: path.resolve(here, '../../node_modules/apache-arrow/Arrow.dom.mjs') }] },
-  build: { outDir: path.join(here, 'dist'), emptyOutDir: true, sourcemap: true },
+  // Source maps are written for the server's eyes only: 'hidden' leaves the bundles without a link to them, and
+  // the server never serves a .map file.
+  build: { outDir: path.join(here, 'dist'), emptyOutDir: true, sourcemap: 'hidden' },
   server: { proxy: { '/v1': process.env.STUDIO_API ?? 'http://127.0.0.1:8080' } },
 });

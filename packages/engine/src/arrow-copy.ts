@@ -13,6 +13,7 @@ import path from 'node:path';
 import type { BufferPool } from './buffers';
 import { removeQuietly, type ObjectStore } from './store';
 import { abortError } from './stream';
+import { bestEffort } from '@studio/schema';
 
 /** Datasets whose Arrow stream is larger are not copied (about 8M rows of 8 columns). */
 const MAX_COPY_BYTES = 512 * 1024 * 1024;
@@ -117,7 +118,7 @@ export async function* arrowWithCopy(
     }
     complete = true;
   } finally {
-    if (complete) await file.commit(store, key).catch(() => undefined);
+    if (complete) await bestEffort(file.commit(store, key), `Storing the Arrow copy ${key}`);
     else await file.discard();
   }
 }

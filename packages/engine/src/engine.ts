@@ -201,6 +201,7 @@ export class Engine {
     const job = this.copyQueue
       .then(() => (signal.aborted ? false : writeArrowCopy(this.store, this.tmpDir, key, () => this.arrowStream(key, { signal }))))
       .finally(() => this.copying.delete(key));
+    // The queue only orders the copies: a failed copy's error goes to whoever awaits `job`, not to the next copy.
     this.copyQueue = job.catch(() => undefined);
     this.copying.set(key, job);
     return job;

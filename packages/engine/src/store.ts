@@ -2,7 +2,7 @@ import { createReadStream } from 'node:fs';
 import { copyFile, mkdir, rename, rm, stat, unlink } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { badInput, notFound } from '@studio/schema';
+import { badInput, notFound, bestEffort } from '@studio/schema';
 
 /**
  * Where datasets (Parquet files) live. Local folder today; an S3-compatible store implements the same five
@@ -79,6 +79,7 @@ export class LocalObjectStore implements ObjectStore {
   }
 }
 
+/** Removes a file that may already be gone; any other failure (permissions, a busy disk) is logged. */
 export async function removeQuietly(file: string): Promise<void> {
-  await unlink(file).catch(() => undefined);
+  await unlink(file).catch((e: NodeJS.ErrnoException) => (e.code === 'ENOENT' ? undefined : bestEffort(Promise.reject(e), `Removing ${file}`)));
 }

@@ -1,4 +1,5 @@
 export * from './errors';
+export * from './best-effort';
 export * from './common';
 export * from './identity';
 export * from './permissions';

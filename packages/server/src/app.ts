@@ -8,9 +8,12 @@ import { openCatalog, type CatalogStore } from './store/db';
 import { buildServices, type Services } from './services';
 import { installErrorHandling } from './http/errors';
 import { registerRoutes, type RouteDef } from './http/route';
-import { docsPage, openApiDocument } from './http/openapi';
+import { DOCS_PAGE, DOCS_SCRIPT, openApiDocument } from './http/openapi';
+import { embeddablePage, embeddableResource, installSecurityHeaders } from './http/security-headers';
+import { EMBED_SCRIPT } from './http/embed-script';
 import { allRoutes } from './routes';
 import { closeWarehouseSessions } from '@studio/warehouses';
+import { reportFailuresTo } from '@studio/schema';
 import { every } from './services/every';
 
 export interface Studio {
@@ -39,7 +42,7 @@ export async function buildStudio(config: StudioConfig, opts: { inMemoryCatalog?
   await services.executions.failInterrupted({ ownOnly: true });
   await services.executions.failInterrupted();
   // Every node sweeps, now and each minute, what a stopped node left behind: datasets pending, executions running.
-  const stopSweeping = [services.datasets.startSweeping(), every(60_000, () => services.executions.failInterrupted())];
+  const stopSweeping = [services.datasets.startSweeping(), every(60_000, () => services.executions.failInterrupted(), 'Sweeping interrupted query executions')];
   const app = Fastify({
     logger: opts.logger ? { level: config.logLevel } : false,
     bodyLimit: 64 * 1024 * 1024,
@@ -47,6 +50,8 @@ export async function buildStudio(config: StudioConfig, opts: { inMemoryCatalog?
     requestIdHeader: false,
     genReqId: requestIdOf,
   });
+  // Best-effort work (clean-ups, cancels, heartbeats, sweeps) that fails is logged, never silently dropped.
+  if (opts.logger) reportFailuresTo((what, err) => app.log.warn({ err }, `${what} failed`));
   // Every answer names its request (X-Request-Id, and `requestId` in error bodies): a user's report
   // of a failure finds its log lines.
   app.addHook('onRequest', async (req, reply) => {
@@ -56,6 +61,7 @@ export async function buildStudio(config: StudioConfig, opts: { inMemoryCatalog?
   app.addHook('onResponse', async (req, reply) => {
     services.metrics.observe(req.method, req.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
   });
+  await installSecurityHeaders(app);
   installErrorHandling(app);
   // Bodies that are not JSON (files, images) reach handlers as the raw stream: uploads never buffer.
   app.addContentTypeParser('*', (_req, payload, done) => done(null, payload));
@@ -68,11 +74,19 @@ export async function buildStudio(config: StudioConfig, opts: { inMemoryCatalog?
   registerRoutes(app, routes, services);
   const doc = openApiDocument(routes);
   app.get('/v1/openapi.json', async () => doc);
-  app.get('/docs', async (_req, reply) => reply.type('text/html').send(docsPage()));
+  app.get('/docs', async (_req, reply) => reply.type('text/html').send(DOCS_PAGE));
+  app.get('/docs/app.js', async (_req, reply) => reply.type('text/javascript').send(DOCS_SCRIPT));
+  // The embed script, loaded by pages anywhere (a cross-origin <script>): readable by any origin.
+  app.get('/embed.js', async (_req, reply) => {
+    embeddableResource(reply);
+    return reply.header('access-control-allow-origin', '*').header('cache-control', 'public, max-age=300').type('text/javascript').send(EMBED_SCRIPT);
+  });
 
   if (config.webDir && fs.existsSync(path.join(config.webDir, 'index.html'))) {
     const { default: fastifyStatic } = await import('@fastify/static');
-    await app.register(fastifyStatic, { root: config.webDir, prefix: '/', wildcard: false, index: false });
+    // The build's source maps stay on the server (an error report is read against them there), never served.
+    const servable = (file: string) => !file.endsWith('.map');
+    await app.register(fastifyStatic, { root: config.webDir, prefix: '/', wildcard: false, index: false, allowedPath: servable });
     const index = fs.readFileSync(path.join(config.webDir, 'index.html'));
     // Client-side routes (/workspace/..., /{mapId}) all answer the app's index page.
     app.get('/*', async (req, reply) => {
@@ -81,7 +95,9 @@ export async function buildStudio(config: StudioConfig, opts: { inMemoryCatalog?
         return reply.code(404).send({ appStatusCode: 404, message: `No route for GET ${req.url.split('?')[0]}`, requestId: req.id });
       }
       const file = path.join(config.webDir!, decodeURIComponent(req.url.split('?')[0]!));
-      if (file.startsWith(config.webDir!) && fs.existsSync(file) && fs.statSync(file).isFile()) return reply.sendFile(path.relative(config.webDir!, file));
+      if (file.startsWith(config.webDir!) && servable(file) && fs.existsSync(file) && fs.statSync(file).isFile()) return reply.sendFile(path.relative(config.webDir!, file));
+      // A published map's page is meant for other sites' frames (the publish dialog's embed code).
+      if (req.url.startsWith('/public/')) embeddablePage(reply);
       return reply.type('text/html').send(index);
     });
   }

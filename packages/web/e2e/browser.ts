@@ -1,7 +1,14 @@
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 
 export const CHROMIUM = '/usr/bin/chromium';
+
+declare global {
+  interface Window {
+    /** Set before the app starts: the app then exposes its test hooks (src/app/test-hooks.ts). */
+    __studioTestHooks?: boolean;
+  }
+}
 
 export function launchBrowser(): Promise<Browser> {
   return chromium.launch({
@@ -17,9 +24,23 @@ export interface StudioPage {
   foreign: string[];
 }
 
-/** A fresh browser context (own storage) whose requests are watched for other hosts. */
+/**
+ * What the server's content security policy refused in any page of this file's current test, as the browser
+ * reported it ("Refused to load …"): useBrowser fails the test on any. The policy is only as good as the app's
+ * passing it: a refusal is a feature broken for users (a map that never draws, a chart without style).
+ */
+const policyViolations: string[] = [];
+
+/** A fresh browser context (own storage) whose requests are watched for other hosts and policy refusals. */
 export async function openStudio(browser: Browser, baseUrl: string): Promise<StudioPage> {
   const context = await browser.newContext({ viewport: { width: 1360, height: 860 } });
+  // The map's test hooks (window.__studioMap, __studioMapReady): only pages opened this way have them.
+  await context.addInitScript(() => {
+    window.__studioTestHooks = true;
+  });
+  context.on('console', (m) => {
+    if (/Content Security Policy/i.test(m.text())) policyViolations.push(`${m.page()?.url() ?? 'a worker'}: ${m.text()}`);
+  });
   const host = new URL(baseUrl).host;
   const foreign: string[] = [];
   context.on('request', (r) => {
@@ -47,6 +68,9 @@ export function useBrowser(): () => Browser {
   });
   afterAll(async () => {
     await browser?.close();
+  });
+  afterEach(() => {
+    expect(policyViolations.splice(0), 'content security policy violations').toEqual([]);
   });
   return () => browser!;
 }

@@ -56,16 +56,19 @@ export function openApiDocument(routes: RouteDef[]): Record<string, unknown> {
   };
 }
 
-/** A self-contained API browser: no script or style from any other host. */
-export function docsPage(): string {
-  return `<!doctype html><html><head><meta charset="utf-8"><title>Studio API</title>
+/**
+ * A self-contained API browser (GET /docs): the operations of /v1/openapi.json, filterable; no script or style
+ * from any other host. Its script is served apart, at /docs/app.js: the content security policy forbids inline script.
+ */
+export const DOCS_PAGE = `<!doctype html><html><head><meta charset="utf-8"><title>Studio API</title>
 <style>body{font:14px system-ui,sans-serif;margin:0;display:flex}nav{width:280px;height:100vh;overflow:auto;border-right:1px solid #ddd;padding:8px}
 main{flex:1;height:100vh;overflow:auto;padding:16px}.op{border:1px solid #e3e3e3;border-radius:6px;margin:8px 0;padding:8px}
 .m{display:inline-block;min-width:56px;font-weight:600}.GET{color:#0a7}.POST{color:#06c}.PUT{color:#a60}.DELETE{color:#c22}
 pre{background:#f6f6f6;padding:8px;overflow:auto;max-height:300px}input{width:100%}</style></head>
 <body><nav><h3>Studio API</h3><input id="q" placeholder="filter"><div id="tags"></div></nav><main id="ops">Loading…</main>
-<script>
-fetch('/v1/openapi.json').then(r=>r.json()).then(doc=>{
+<script src="/docs/app.js"></script></body></html>`;
+
+export const DOCS_SCRIPT = `fetch('/v1/openapi.json').then(r=>r.json()).then(doc=>{
   const ops=[];for(const [p,ms] of Object.entries(doc.paths))for(const [m,o] of Object.entries(ms))ops.push({p,m:m.toUpperCase(),o});
   const render=()=>{const q=document.getElementById('q').value.toLowerCase();const main=document.getElementById('ops');main.innerHTML='';
     for(const {p,m,o} of ops){if(q&&!(p+o.summary+o.tags).toLowerCase().includes(q))continue;const d=document.createElement('details');d.className='op';
@@ -73,5 +76,4 @@ fetch('/v1/openapi.json').then(r=>r.json()).then(doc=>{
       s.querySelector('code').textContent=p;s.querySelector('span:last-child').textContent=o.summary+' ['+o['x-auth']+']';d.appendChild(s);
       const pre=document.createElement('pre');pre.textContent=JSON.stringify({parameters:o.parameters,requestBody:o.requestBody,guard:o['x-resource-guard']},null,2);d.appendChild(pre);main.appendChild(d);}};
   document.getElementById('q').oninput=render;render();});
-</script></body></html>`;
-}
+`;

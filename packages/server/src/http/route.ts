@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { embeddableResource } from './security-headers';
 import { normalizeIP } from '@fastify/rate-limit';
 import { z } from 'zod';
 import { PUBLICATION_GRANT_HEADER, PUBLICATION_PASSWORD_HEADER, StudioError, unauthorized, type Access, type Action, type ResourceType } from '@studio/schema';
@@ -155,6 +156,7 @@ const EMBED_REQUEST_HEADERS = ['content-type', MAP_GRANT_HEADER, MAP_PASSWORD_HE
 
 /** CORS for embeddable routes: any origin reads the answer, and its request id and back-off. */
 function allowEmbedding(reply: FastifyReply): void {
+  embeddableResource(reply);
   reply.header('access-control-allow-origin', '*').header('access-control-expose-headers', 'x-request-id, retry-after');
 }
 

@@ -190,6 +190,7 @@ async function answerPushDown(ctx: RouteContext<unknown, { format?: Format }, un
     ctx.reply.header('x-studio-engine', storedConnection(pushDown.connection)?.type ?? 'warehouse');
     const format = formatOf(ctx);
     const contentType = format === 'csv' ? 'text/csv; charset=utf-8' : format === 'arrow' ? ARROW_STREAM : 'application/json; charset=utf-8';
+    // A result file not there (yet) is streamed rather than read whole: the stream reports its own errors.
     const size = (await fs.stat(shared.file).catch(() => null))?.size ?? Infinity;
     if (size <= SMALL_RESULT_BYTES) {
       // Rendered without the first reader's signal: it is small, and the others wait on it too.

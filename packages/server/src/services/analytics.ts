@@ -5,7 +5,7 @@ import {
   generateSamplePanel, labelsOf, validateTemplate, type AnalyticTemplate, type DatasetBinding, type PanelLabels,
   type PanelTables,
 } from '@studio/analytics';
-import { StudioError, badInput, forbidden, notFound } from '@studio/schema';
+import { StudioError, badInput, forbidden, notFound, reportFailure } from '@studio/schema';
 import type { Engine } from '@studio/engine';
 import type { Db } from '../store/db';
 import type { Caller } from '../http/caller';
@@ -159,7 +159,8 @@ export class AnalyticsService {
   /** Default query-parameter values: computed from the data, then the group default, then the organization's. */
   async parameterDefaults(groupId: string, orgId: string | null): Promise<Record<string, unknown>> {
     const group = await this.bi.paramConfigFor(groupId, null);
-    const org = orgId ? await this.bi.paramConfigFor(groupId, orgId).catch(() => null) : null;
+    // The organization's own defaults refine the group's; when they cannot be read, the group's still answer.
+    const org = orgId ? await this.bi.paramConfigFor(groupId, orgId).catch((e: unknown) => (reportFailure(`Reading the parameter defaults of organization ${orgId}`, e), null)) : null;
     return { ...(group?.parameters ?? {}), ...(org?.parameters ?? {}) };
   }
 

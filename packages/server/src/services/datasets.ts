@@ -4,7 +4,7 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import { StudioError, isStudioError, type Access, type Dataset, type DatasetMetadata, type DatasetStatus, DATASET_TRANSITIONS } from '@studio/schema';
+import { StudioError, isStudioError, type Access, type Dataset, type DatasetMetadata, type DatasetStatus, DATASET_TRANSITIONS, bestEffort } from '@studio/schema';
 import { arrowCopyKey, rejectedLinesKey, type CsvOverrides, type Engine, type IngestResult } from '@studio/engine';
 import { every } from './every';
 import type { Db } from '../store/db';
@@ -126,13 +126,11 @@ export class DatasetService {
    * deleted while the copy was written would leave a copy of a key nobody reads: it is removed.
    */
   private keepArrowCopy(id: string, key: string): void {
-    const job = this.engine
-      .keepArrowCopy(key)
-      .then(async () => {
-        const row = await this.db.selectFrom('resources').select('attrs').where('id', '=', id).executeTakeFirst();
-        if (!row || datasetAttrs(row).storageKey !== key) await this.engine.store.delete(arrowCopyKey(key));
-      })
-      .catch(() => undefined);
+    const job = bestEffort(async () => {
+      await this.engine.keepArrowCopy(key);
+      const row = await this.db.selectFrom('resources').select('attrs').where('id', '=', id).executeTakeFirst();
+      if (!row || datasetAttrs(row).storageKey !== key) await this.engine.store.delete(arrowCopyKey(key));
+    }, `The Arrow copy of ${key}`);
     const settled = Promise.all([this.copies.get(id), job]).then(() => undefined);
     this.copies.set(id, settled);
     void settled.then(() => {
@@ -211,7 +209,7 @@ export class DatasetService {
       return claimed;
     });
     // A long ingestion stays fresh, so that no node's sweep (failStalePending) takes it for a crashed one.
-    const heartbeat = setInterval(() => void this.markAlive(row.id).catch(() => undefined), this.timing.heartbeatMs);
+    const heartbeat = setInterval(() => void bestEffort(this.markAlive(row.id), `The heartbeat of ingestion ${row.id}`), this.timing.heartbeatMs);
     heartbeat.unref();
     const work = path.join(this.engine.tmpDir, 'uploads');
     await fs.mkdir(work, { recursive: true });
@@ -222,7 +220,7 @@ export class DatasetService {
       const key = `datasets/${row.id}/${Date.now().toString(36)}-${randomUUID().slice(0, 8)}.parquet`;
       const result = await this.engine.ingest({ sourceFile: file, contentType, contentEncoding, key, skipBadRows: opts.skipBadRows, csv: opts.csv });
       const derived = finish ? await finish(key, result).catch(async (e: unknown) => {
-        await this.engine.store.delete(key).catch(() => undefined);
+        await bestEffort(this.engine.store.delete(key), `Removing ${key} after a failed ingestion`);
         throw e;
       }) : {};
       const ready = await this.transition(row.id, 'ready', {
@@ -241,9 +239,7 @@ export class DatasetService {
         },
       }, opts);
       if (previous && previous !== key) {
-        await this.engine.store.delete(previous).catch(() => undefined);
-        await this.engine.store.delete(arrowCopyKey(previous)).catch(() => undefined);
-        await this.engine.store.delete(rejectedLinesKey(previous)).catch(() => undefined);
+        for (const old of [previous, arrowCopyKey(previous), rejectedLinesKey(previous)]) await bestEffort(this.engine.store.delete(old), `Removing the replaced ${old}`);
       }
       return ready;
     } catch (e) {
@@ -268,7 +264,7 @@ export class DatasetService {
    * without a heartbeat lost the node that ingested it (a crash), and ends in error instead of pending forever.
    */
   startSweeping(everyMs = 60_000): () => void {
-    return every(everyMs, () => this.failStalePending());
+    return every(everyMs, () => this.failStalePending(), 'Sweeping stale ingestions');
   }
 
   /** After a crash: datasets left pending past STALE_PENDING_MS end in error, so none is pending forever. */
@@ -280,7 +276,7 @@ export class DatasetService {
       .where(sql<boolean>`attrs->>'status' = 'pending'`)
       .where('updated_at', '<', new Date(now - STALE_PENDING_MS))
       .execute();
-    for (const r of rows) await this.transition(r.id, 'error', { metadata: { errorMessage: INTERRUPTED } }).catch(() => undefined);
+    for (const r of rows) await bestEffort(this.transition(r.id, 'error', { metadata: { errorMessage: INTERRUPTED } }), `Marking the stale ingestion of ${r.id} failed`);
     return rows.length;
   }
 

@@ -6,7 +6,7 @@ import { listValue, type DuckDBValue } from '@duckdb/node-api';
 import { quoteIdent, type Engine } from '@studio/engine';
 import { duckdbQueryError } from '@studio/pipeline';
 import { datasetFileFor } from './dataset-tables';
-import { Id, StudioError, badInput, isStudioError, notFound } from '@studio/schema';
+import { Id, StudioError, badInput, isStudioError, notFound, bestEffort } from '@studio/schema';
 import type { Db } from '../store/db';
 import type { Caller } from '../http/caller';
 import type { Secrets } from '../auth/secrets';
@@ -231,7 +231,7 @@ export class ExecutionService {
     await this.update(id, { status: 'running', started_at: started, node_id: this.nodeId, heartbeat_at: started });
     if (opts.respondAsync) {
       // Answered at once (running); the run goes on without the request, its outcome recorded as always.
-      void this.produce(id, plan, new AbortController().signal).catch(() => undefined);
+      void bestEffort(this.produce(id, plan, new AbortController().signal), `Query execution ${id}`);
       return { row: await this.row(id), fromCache: false };
     }
     await this.produce(id, plan, opts.signal ?? new AbortController().signal);
@@ -243,7 +243,7 @@ export class ExecutionService {
     const work = path.join(this.engine.tmpDir, 'executions');
     await fs.mkdir(work, { recursive: true });
     const file = path.join(work, `${id}.parquet`);
-    const heartbeat = setInterval(() => void this.t.updateTable('query_executions').set({ heartbeat_at: new Date() }).where('id', '=', id).where('status', '=', 'running').execute().catch(() => undefined), HEARTBEAT_MS);
+    const heartbeat = setInterval(() => void bestEffort(this.t.updateTable('query_executions').set({ heartbeat_at: new Date() }).where('id', '=', id).where('status', '=', 'running').execute(), `The heartbeat of query execution ${id}`), HEARTBEAT_MS);
     heartbeat.unref();
     try {
       const rowCount = await plan.produce(file, signal);

@@ -1,5 +1,6 @@
 import fs from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
+import { bestEffort } from '@studio/schema';
 
 /** Bytes a reader takes from the file at a time. */
 const READ_CHUNK = 1 << 20;
@@ -78,7 +79,7 @@ export class GrowingFile {
   private async close(): Promise<void> {
     if (this.ended) return;
     this.ended = true;
-    await this.out.close().catch(() => undefined);
+    await bestEffort(this.out.close(), 'Closing a file being written');
     this.notify();
   }
 

@@ -1,4 +1,4 @@
-import { StudioError, notFound } from '@studio/schema';
+import { StudioError, notFound, bestEffort } from '@studio/schema';
 import { TEMP_VIEW_SQL_LIMIT, TEMP_VIEW_TTL_SECONDS, tempViewName } from '@studio/pipeline';
 import type { Engine } from '@studio/engine';
 
@@ -67,7 +67,7 @@ export class TempViews {
     const view = this.views.get(name);
     if (view) clearTimeout(view.timer);
     this.views.delete(name);
-    await this.engine.query(`DROP TABLE IF EXISTS ${SCHEMA}.${name}`).catch(() => undefined);
+    await bestEffort(this.engine.query(`DROP TABLE IF EXISTS ${SCHEMA}.${name}`), `Dropping the expired view ${name}`);
   }
 
   async close(): Promise<void> {

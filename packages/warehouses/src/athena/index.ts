@@ -10,7 +10,7 @@ import {
   StopQueryExecutionCommand,
   type GetQueryResultsOutput,
 } from '@aws-sdk/client-athena';
-import { CONNECTION_CONFIGS, StudioError, badInput } from '@studio/schema';
+import { CONNECTION_CONFIGS, StudioError, badInput, bestEffort } from '@studio/schema';
 import { awsClientOptions, awsError } from '../aws';
 import { cancelled, writeNdjson, tooManyRows, type BrowseItem, type DriverTarget, type FetchedColumn, type ParamValue, type WarehouseDriver } from '../driver';
 import { bindStatement, namedParameters } from '../parameters';
@@ -68,7 +68,7 @@ async function execute(a: Target, sql: string, values: ParamValue[], onRows: (ro
     { abortSignal: signal },
   );
   const id = started.QueryExecutionId!;
-  const stop = () => void a.client.send(new StopQueryExecutionCommand({ QueryExecutionId: id })).catch(() => undefined);
+  const stop = () => void bestEffort(a.client.send(new StopQueryExecutionCommand({ QueryExecutionId: id })), `Stopping Athena query ${id}`);
   signal?.addEventListener('abort', stop, { once: true });
   // An abort while the query was being started has already fired: stop the query it started.
   if (signal?.aborted) stop();

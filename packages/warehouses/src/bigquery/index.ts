@@ -1,5 +1,5 @@
 import { BigQuery, type BigQueryOptions, type Job } from '@google-cloud/bigquery';
-import { CONNECTION_CONFIGS, StudioError, badInput } from '@studio/schema';
+import { CONNECTION_CONFIGS, StudioError, badInput, bestEffort } from '@studio/schema';
 import { cancelled, tooManyRows, writeNdjson, type BrowseItem, type DriverTarget, type FetchedColumn, type ParamValue, type WarehouseDriver } from '../driver';
 import { googleEndpoint, googleError, selfSignedJwt, serviceAccountOf } from '../google';
 import { bindStatement, namedParameters } from '../parameters';
@@ -87,7 +87,7 @@ async function execute(b: Target, sql: string, values: ParamValue[], onRows: (ro
   } catch (e) {
     throw googleError(e);
   }
-  const stop = () => void job.cancel().catch(() => undefined);
+  const stop = () => void bestEffort(job.cancel(), 'Cancelling a BigQuery job');
   signal?.addEventListener('abort', stop, { once: true });
   // An abort while the job was being created has already fired: cancel the job it made.
   if (signal?.aborted) stop();

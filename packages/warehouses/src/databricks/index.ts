@@ -1,4 +1,4 @@
-import { CONNECTION_CONFIGS, StudioError, badInput } from '@studio/schema';
+import { CONNECTION_CONFIGS, StudioError, badInput, bestEffort } from '@studio/schema';
 import { cancelled, writeNdjson, tooManyRows, type BrowseItem, type DriverTarget, type FetchedColumn, type ParamValue, type WarehouseDriver } from '../driver';
 import { HttpClient } from '../http';
 import { bindStatement, namedParameters } from '../parameters';
@@ -107,7 +107,7 @@ async function execute(t: Target, sql: string, values: { name: string; value: Pa
     on_wait_timeout: 'CONTINUE',
   }, signal);
   const id = statement.statement_id;
-  const stop = () => void call(t, 'POST', `/api/2.0/sql/statements/${encodeURIComponent(id)}/cancel`).catch(() => undefined);
+  const stop = () => void bestEffort(call(t, 'POST', `/api/2.0/sql/statements/${encodeURIComponent(id)}/cancel`), `Cancelling Databricks statement ${id}`);
   const deadline = Date.now() + t.settings.statementTimeoutMs;
   signal?.addEventListener('abort', stop, { once: true });
   // An abort while the statement was being submitted has already fired: cancel the statement it made.

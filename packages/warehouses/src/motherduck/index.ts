@@ -36,7 +36,7 @@ async function sourceOf(t: DriverTarget): Promise<Source> {
     throw badInput(`No DuckDB file or folder at ${database}`);
   }
   const inside = await Promise.all(folders.map(async (f) => {
-    const root = await realpath(f).catch(() => null);
+    const root = await realpath(f).catch(() => null); // an allowed folder that does not exist holds nothing
     if (!root) return false;
     const rel = path.relative(root, real);
     return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));

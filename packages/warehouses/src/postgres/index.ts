@@ -4,7 +4,7 @@ import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { to as copyTo } from 'pg-copy-streams';
 import pg from 'pg';
-import { badInput } from '@studio/schema';
+import { badInput, bestEffort } from '@studio/schema';
 import { cancelled, driverError, ndjsonRow, tooManyRows, type BrowseItem, type FetchedColumn, type FetchedResult, type WarehouseDriver } from '../driver';
 import { bindStatement, positionalParameters } from '../parameters';
 import { connected, pgTarget, retire, session, type PgTarget } from './sessions';
@@ -142,7 +142,7 @@ function readOnlyRun<T>(t: PgTarget, signal: AbortSignal | undefined, fn: (clien
     const cancel = () => {
       retire(client);
       const pid = (client as unknown as { processID?: number }).processID;
-      if (pid) void connected(t, (c) => c.query('select pg_cancel_backend($1)', [pid])).catch(() => undefined);
+      if (pid) void bestEffort(connected(t, (c) => c.query('select pg_cancel_backend($1)', [pid])), `Cancelling PostgreSQL backend ${pid}`);
     };
     signal?.addEventListener('abort', cancel, { once: true });
     try {
@@ -254,7 +254,7 @@ export const postgresDriver: WarehouseDriver = {
       const out = await open(file, 'w');
       try {
         const answer = whole ? await wholeRows(client, positional, bound, out, maxRows) : await cursorRows(client, positional, bound, out, maxRows, signal);
-        await client.query('rollback').catch(() => undefined);
+        await bestEffort(client.query('rollback'), 'Ending a read-only PostgreSQL transaction');
         if (!answer.columns.length) throw badInput('The query answers no columns');
         return answer;
       } finally {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { checkServerIdentity } from 'node:tls';
 import pg from 'pg';
-import { CONNECTION_CONFIGS, StudioError, badInput, type SSL_MODES } from '@studio/schema';
+import { CONNECTION_CONFIGS, StudioError, badInput, type SSL_MODES, bestEffort } from '@studio/schema';
 import { driverError, type DriverTarget } from '../driver';
 import { openTunnel, type SshTunnelConfig, type Tunnel } from '../ssh';
 
@@ -115,7 +115,7 @@ export async function connected<T>(t: PgTarget, fn: (c: pg.ClientBase) => Promis
   try {
     await client.connect();
   } catch (e) {
-    await client.end().catch(() => undefined);
+    await bestEffort(client.end(), 'Closing a PostgreSQL session that did not connect');
     tunnel?.close();
     throw driverError(e, 'Could not connect: ');
   }
@@ -123,7 +123,7 @@ export async function connected<T>(t: PgTarget, fn: (c: pg.ClientBase) => Promis
     await checkRole(t, client);
     return await fn(client);
   } finally {
-    await client.end().catch(() => undefined);
+    await bestEffort(client.end(), 'Closing a PostgreSQL session');
     tunnel?.close();
   }
 }
@@ -163,7 +163,7 @@ function poolOf(t: PgTarget, address: string): pg.Pool {
   pool.on('remove', () => {
     if (pool.totalCount === 0 && pools.get(key)?.pool === pool) {
       pools.delete(key);
-      void pool.end().catch(() => undefined);
+      void bestEffort(pool.end(), 'Closing an idle PostgreSQL pool');
     }
   });
   pools.set(key, { pool, address });
@@ -214,5 +214,5 @@ async function resetAndRelease(client: pg.PoolClient): Promise<void> {
 export async function closePostgresSessions(): Promise<void> {
   const all = [...pools.values()];
   pools.clear();
-  await Promise.all(all.map((p) => p.pool.end().catch(() => undefined)));
+  await Promise.all(all.map((p) => bestEffort(p.pool.end(), 'Closing a PostgreSQL pool')));
 }

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { isIP } from 'node:net';
 import { BasicAuth, Trino, type QueryResult } from 'trino-client';
-import { CONNECTION_CONFIGS, StudioError, badInput } from '@studio/schema';
+import { CONNECTION_CONFIGS, StudioError, badInput, bestEffort } from '@studio/schema';
 import { cancelled, writeNdjson, driverError, raceAbort, tooManyRows, type BrowseItem, type DriverTarget, type FetchedColumn, type ParamValue, type WarehouseDriver } from '../driver';
 import { bindStatement, namedParameters } from '../parameters';
 import { trinoLiteral } from './literals';
@@ -97,7 +97,7 @@ async function run(t: TrinoTarget, sql: string, onRows: (rows: unknown[][]) => P
   const { trino, request, origin } = await session(t);
   let queryId: string | undefined;
   const cancel = () => {
-    if (queryId) void trino.cancel(queryId).catch(() => undefined);
+    if (queryId) void bestEffort(trino.cancel(queryId), `Cancelling Trino query ${queryId}`);
   };
   const timer = setTimeout(cancel, t.target.settings.statementTimeoutMs);
   signal?.addEventListener('abort', cancel, { once: true });

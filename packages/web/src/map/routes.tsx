@@ -1,5 +1,7 @@
 import { lazy, Suspense } from 'react';
 import { useParams, useSearchParams } from 'react-router-dom';
+import { testHooksOn } from '../app/test-hooks';
+import { NotFoundPage } from '../pages/NotFound';
 
 // kepler.gl is several megabytes: the map screens load it on demand so workspace pages stay light.
 const MapView = lazy(() => import('./MapView'));
@@ -35,8 +37,11 @@ export const PublicMapRoute = () => (
 );
 
 /** The map bench's baseline: stock kepler.gl's CSV loading of a saved map's data. */
-export const BaselineCsvRoute = () => (
-  <Suspense fallback={loading}>
-    <BaselineCsvView />
-  </Suspense>
-);
+export const BaselineCsvRoute = () =>
+  testHooksOn() ? (
+    <Suspense fallback={loading}>
+      <BaselineCsvView />
+    </Suspense>
+  ) : (
+    <NotFoundPage />
+  );

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { quoteIdent } from '@studio/engine';
-import { StudioError, badInput, TILE_QUANTILE_LEVELS, type DatasetColumn, type HexTileCreate, type TileInterval } from '@studio/schema';
+import { StudioError, badInput, TILE_QUANTILE_LEVELS, type DatasetColumn, type HexTileCreate, type TileInterval, bestEffort } from '@studio/schema';
 import { INTERVAL_UNITS, isNumericType, pathLiteral, quantileList, quantileValues } from './sql';
 import { ZipWriter } from './zip';
 import type { TileIndex, TilesetMeta } from './layout';
@@ -224,7 +224,7 @@ export async function buildTileset(c: DuckDBConnection, input: BuildInput, plan:
     }
     throw e;
   } finally {
-    for (const t of temps) await c.run(`DROP TABLE IF EXISTS ${t}`).catch(() => undefined);
+    for (const t of temps) await bestEffort(c.run(`DROP TABLE IF EXISTS ${t}`), `Dropping the temporary table ${t}`);
     await fs.rm(work, { recursive: true, force: true });
   }
 }

@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { StudioError, badInput, isStudioError, type HexTileCreate } from '@studio/schema';
+import { StudioError, badInput, isStudioError, type HexTileCreate, bestEffort } from '@studio/schema';
 import { checkKey } from '@studio/engine';
 import { compilePipeline, type TileResolver } from '@studio/pipeline';
 import type { CoreServices, Services } from '..';
@@ -138,10 +138,10 @@ export async function createHexTiles(s: Services, caller: Caller, body: HexTileC
       metadata: { ...meta, rowCount: snapshot.rowCount, byteSize: snapshot.byteSize + size, columns: snapshot.columns, detected: { ...snapshot.detected, h3: built.hexColumn }, errorMessage: null, errorDetails: null, ingestedAt: new Date().toISOString() },
     });
   } catch (e) {
-    await s.engine.store.delete(`datasets/${row.id}`).catch(() => undefined);
+    await bestEffort(s.engine.store.delete(`datasets/${row.id}`), `Removing the hex tiles of ${row.id} after a failed build`);
     if (isStudioError(e) && e.status < 500) {
       // Bad input found while building (e.g. an archive past the ZIP limits): nothing stays behind.
-      await s.records.delete(caller, (await s.records.get(row.id))!).catch(() => undefined);
+      await bestEffort(async () => s.records.delete(caller, (await s.records.get(row.id))!), `Removing the record of a failed hex tile build ${row.id}`);
       throw e;
     }
     const message = isStudioError(e) ? e.message : 'Building the hex tiles failed';

@@ -1,6 +1,6 @@
 import { open, type FileHandle } from 'node:fs/promises';
 import { crc32, deflateRawSync, inflateRawSync } from 'node:zlib';
-import { badInput } from '@studio/schema';
+import { badInput, bestEffort } from '@studio/schema';
 
 /**
  * Just enough ZIP (PKWARE APPNOTE 6.3) for tileset archives: a writer that appends entries to a file
@@ -89,7 +89,7 @@ export class ZipWriter {
   }
 
   async abort(): Promise<void> {
-    await this.fh.close().catch(() => undefined);
+    await bestEffort(this.fh.close(), 'Closing an abandoned archive');
   }
 }
 

@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { StudioError, badInput, isStudioError, type DatasetColumn, type VectorTileInfo, type VectorTileOptions, VECTOR_TILE_MAX_ZOOM } from '@studio/schema';
+import { StudioError, badInput, isStudioError, type DatasetColumn, type VectorTileInfo, type VectorTileOptions, VECTOR_TILE_MAX_ZOOM, bestEffort } from '@studio/schema';
 import type { Services } from '..';
 import type { Caller } from '../../http/caller';
 import type { ResourceRow } from '../records';
@@ -91,8 +91,8 @@ export class VectorTileService {
     } catch (e) {
       // Bad input, or a caller gone before the end: nothing was made for anyone.
       if (isStudioError(e) && (e.status === 422 || e.status === 499)) {
-        await this.services.records.delete(caller, row).catch(() => undefined);
-        await this.services.engine.store.delete(`datasets/${row.id}`).catch(() => undefined);
+        await bestEffort(this.services.records.delete(caller, row), `Removing the record of an abandoned tileset ${row.id}`);
+        await bestEffort(this.services.engine.store.delete(`datasets/${row.id}`), `Removing the files of an abandoned tileset ${row.id}`);
       }
       throw e;
     }

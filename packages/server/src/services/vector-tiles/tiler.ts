@@ -252,6 +252,8 @@ async function eachGroup(c: DuckDBConnection, sql: string, job: Pick<TileJob, 's
       }
     }
   } finally {
+    // A read still in flight on early exit settles before the connection is reused; its error, if any, is
+    // the one already thrown above (the loop stopped on it) or belongs to a read nobody wants any more.
     await next.catch(() => undefined);
   }
   if (group) await onGroup(group.a, group.b, group.rows.slice(0, cap));

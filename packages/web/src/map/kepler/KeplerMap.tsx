@@ -5,6 +5,7 @@ import { StudioKeplerGl } from './injections';
 import { markMap } from '../timing';
 import { MAP_ID } from './store';
 import { STUDIO_TEXTS } from './studio-texts';
+import { testHooksOn } from '../../app/test-hooks';
 
 /** The part of deck.gl's Deck the ready check reads. */
 interface DeckLike {
@@ -86,7 +87,7 @@ export function KeplerMap({ store, readOnly, expectLayers, onInitialized, onMapR
   }, []);
 
   useEffect(() => {
-    window.__studioMapReady = false;
+    if (testHooksOn()) window.__studioMapReady = false;
     let settled = 0;
     const timer = window.setInterval(() => {
       const d = deck.current;
@@ -97,7 +98,7 @@ export function KeplerMap({ store, readOnly, expectLayers, onInitialized, onMapR
       settled = (expectLayers ? layers > 0 : true) && idle && document.querySelector('.kepler-box canvas') ? settled + 1 : 0;
       if (settled >= 2) {
         window.clearInterval(timer);
-        const frames = (n: number) => (n === 0 ? (markMap('first-frame'), (window.__studioMapReady = true), setReady(true)) : requestAnimationFrame(() => frames(n - 1)));
+        const frames = (n: number) => (n === 0 ? (markMap('first-frame'), testHooksOn() && (window.__studioMapReady = true), setReady(true)) : requestAnimationFrame(() => frames(n - 1)));
         frames(3);
       }
     }, 100);

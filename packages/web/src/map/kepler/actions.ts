@@ -6,6 +6,7 @@ import type { KeplerSavedConfig } from '../state/versions';
 import { markMap } from '../timing';
 import { MAP_ID } from './store';
 import { formatFields, oneLayerPerDataset } from './new-datasets';
+import { testHooksOn } from '../../app/test-hooks';
 
 type AddDataPayload = Parameters<typeof addDataToMap>[0];
 
@@ -96,7 +97,9 @@ declare global {
   }
 }
 
+/** The open map as window.__studioMap, for the browser tests and the bench only (see app/test-hooks). */
 export function exposeMap(store: Store): () => void {
+  if (!testHooksOn()) return () => undefined;
   const view = () => {
     const m = (store.getState() as { keplerGl: Record<string, { mapState: { latitude: number; longitude: number; zoom: number } } | undefined> }).keplerGl[MAP_ID]?.mapState;
     return m && { latitude: m.latitude, longitude: m.longitude, zoom: m.zoom };
