@@ -259,7 +259,9 @@ const firstLine = (e: unknown) => String((e as Error)?.message ?? e).split('\n')
  */
 export function withoutPaths(message: string, file?: string): string {
   const named = file ? message.replaceAll(file, 'the file') : message;
-  return named.replace(/(["'])\/[^"'\n]*\1/g, 'the file').replace(/(^|\s)\/(?:[\w.-]+\/)+[\w.-]*/g, '$1the file');
+  // A quoted path, then a bare one: after a space, or after a quote or parenthesis where DuckDB cut the quoted
+  // SQL it shows ("read_json('/tmp/…/uploads/9f…") and the closing quote never comes.
+  return named.replace(/(["'])\/[^"'\n]*\1/g, 'the file').replace(/(^|[\s('"])\/(?:[\w.-]+\/)+[\w.-]*/g, '$1the file');
 }
 
 /** DuckDB's reader errors -> a message saying what and where. */

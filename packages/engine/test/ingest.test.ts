@@ -141,6 +141,19 @@ describe('ingest errors', () => {
     expect(readdirSync(ctx.engine.tmpDir).filter((f) => f.startsWith('ingest-'))).toEqual([]);
   });
 
+  it.each([
+    ['JSON lines with a broken record', 'application/x-ndjson', '{"a": 1}\n{"a": nope}\n'],
+    ['a JSON array cut short', 'application/json', '[{"a": 1}, {"a": '],
+    ['a CSV with a column too many', 'text/csv', 'a,b\n1,2\n3,4,5\n'],
+  ])('names no server path in the error of %s (DuckDB quotes the SQL it ran, the path inside)', async (_label, contentType, body) => {
+    const src = await ctx.file(`paths-${"long-upload-name-".repeat(6)}${Math.random().toString(36).slice(2)}`, body);
+    const err = (await ctx.engine.ingest({ sourceFile: src, contentType, key: 'p/x.parquet' }).catch((e: unknown) => e)) as { status: number; message: string; details?: string };
+    expect(err.status).toBe(422);
+    const text = `${err.message}\n${err.details ?? ''}`;
+    expect(text).not.toContain(ctx.engine.tmpDir);
+    expect(text).not.toMatch(/\/[\w.-]+\/[\w.-]+\//);
+  });
+
   it('reports malformed JSON', async () => {
     const src = await ctx.file('bad.json', '[{"a": 1}, {"a": ');
     await expect(
