@@ -1,50 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { Id, ResourceType, TagCreate, TagUpdate, badInput, forbidden, notFound, type Tag } from '@studio/schema';
-import type { Selectable } from 'kysely';
+import { Id, ResourceType, TagCreate, TagUpdate } from '@studio/schema';
 import { defineRoute, requireCaller } from '../http/route';
-import type { Services } from '../services';
-import type { Caller } from '../http/caller';
-import { homeOrgId } from '../http/caller';
-import type { TagsTable } from '../store/tables';
-
-type TagRow = Selectable<TagsTable>;
-
-async function tagsToWire(services: Services, caller: Caller, rows: TagRow[], resourceType?: string): Promise<Tag[]> {
-  if (!rows.length) return [];
-  let q = services.db.selectFrom('tag_links').select(['tag_id', 'resource_type', 'resource_id']).where('tag_id', 'in', rows.map((r) => r.id));
-  if (resourceType) q = q.where('resource_type', '=', resourceType);
-  const links = await q.execute();
-  return rows.map((t) => ({
-    id: t.id,
-    name: t.name,
-    color: t.color,
-    organizationId: t.organization_id,
-    ownerId: t.owner_id,
-    resources: links.filter((l) => l.tag_id === t.id).map((l) => ({ resourceType: l.resource_type as Tag['resources'][number]['resourceType'], resourceId: l.resource_id })),
-    createdAt: new Date(t.created_at).toISOString(),
-    updatedAt: new Date(t.updated_at).toISOString(),
-  }));
-}
-
-/** A tag is usable by its owner and by members of its organization; changed by its owner or an admin. */
-async function usableTag(services: Services, caller: Caller, id: string, change = false): Promise<TagRow> {
-  const tag = await services.db.selectFrom('tags').selectAll().where('id', '=', id).executeTakeFirst();
-  const visible = tag && (tag.owner_id === caller.user.id || caller.isAdmin || (tag.organization_id && caller.orgIds.includes(tag.organization_id)));
-  if (!tag || !visible) throw notFound('Tag not found');
-  if (change && tag.owner_id !== caller.user.id && !caller.isAdmin) throw forbidden('Only the owner of a tag can change it');
-  return tag;
-}
-
-async function applyTag(services: Services, caller: Caller, tagId: string, type: ResourceType, resourceId: string): Promise<void> {
-  await usableTag(services, caller, tagId);
-  await services.access.guard(caller, type, resourceId, 'read', false);
-  await services.db
-    .insertInto('tag_links')
-    .values({ tag_id: tagId, resource_type: type, resource_id: resourceId })
-    .onConflict((oc) => oc.columns(['tag_id', 'resource_id']).doNothing())
-    .execute();
-}
 
 const LinkParams = z.object({ tagId: Id, type: ResourceType, resourceId: Id });
 
@@ -57,9 +13,7 @@ export const tagRoutes = [
     tag: 'tags',
     auth: 'user',
     handler: async (ctx) => {
-      const caller = requireCaller(ctx);
-      const rows = await ctx.services.db.selectFrom('tags').selectAll().where('owner_id', '=', caller.user.id).orderBy('name').execute();
-      return { items: await tagsToWire(ctx.services, caller, rows) };
+      return { items: await ctx.services.tags.mine(requireCaller(ctx)) };
     },
   }),
   defineRoute({
@@ -71,10 +25,7 @@ export const tagRoutes = [
     auth: 'user',
     query: z.object({ resourceType: ResourceType.optional() }),
     handler: async (ctx) => {
-      const caller = requireCaller(ctx);
-      if (!caller.orgIds.length) return { items: [] };
-      const rows = await ctx.services.db.selectFrom('tags').selectAll().where('organization_id', 'in', caller.orgIds).orderBy('name').execute();
-      return { items: await tagsToWire(ctx.services, caller, rows, ctx.query.resourceType) };
+      return { items: await ctx.services.tags.ofOrganizations(requireCaller(ctx), ctx.query.resourceType) };
     },
   }),
   defineRoute({
@@ -88,17 +39,9 @@ export const tagRoutes = [
     status: 201,
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
-      const b = ctx.body;
-      if ((b.resourceId === undefined) !== (b.resourceType === undefined)) throw badInput('resourceId and resourceType go together');
-      if (b.resourceId && b.resourceType) await ctx.services.access.guard(caller, b.resourceType, b.resourceId, 'read', false);
-      const tag = await ctx.services.db
-        .insertInto('tags')
-        .values({ id: randomUUID(), owner_id: caller.user.id, organization_id: homeOrgId(caller), name: b.name, color: b.color })
-        .returningAll()
-        .executeTakeFirstOrThrow();
-      if (b.resourceId && b.resourceType) await applyTag(ctx.services, caller, tag.id, b.resourceType, b.resourceId);
-      await ctx.services.audit.record(caller, 'tag.create', 'tag', tag.id, b);
-      return { item: (await tagsToWire(ctx.services, caller, [tag]))[0] };
+      const tag = await ctx.services.tags.create(caller, ctx.body);
+      await ctx.services.audit.record(caller, 'tag.create', 'tag', tag.id, ctx.body);
+      return { item: tag };
     },
   }),
   defineRoute({
@@ -112,15 +55,9 @@ export const tagRoutes = [
     body: TagUpdate,
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
-      await usableTag(ctx.services, caller, ctx.params.id, true);
-      const tag = await ctx.services.db
-        .updateTable('tags')
-        .set({ ...(ctx.body.name && { name: ctx.body.name }), ...(ctx.body.color && { color: ctx.body.color }), updated_at: new Date() })
-        .where('id', '=', ctx.params.id)
-        .returningAll()
-        .executeTakeFirstOrThrow();
+      const tag = await ctx.services.tags.update(caller, ctx.params.id, ctx.body);
       await ctx.services.audit.record(caller, 'tag.update', 'tag', tag.id, ctx.body);
-      return { item: (await tagsToWire(ctx.services, caller, [tag]))[0] };
+      return { item: tag };
     },
   }),
   defineRoute({
@@ -133,8 +70,7 @@ export const tagRoutes = [
     params: z.object({ id: Id }),
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
-      await usableTag(ctx.services, caller, ctx.params.id, true);
-      await ctx.services.db.deleteFrom('tags').where('id', '=', ctx.params.id).execute();
+      await ctx.services.tags.delete(caller, ctx.params.id);
       await ctx.services.audit.record(caller, 'tag.delete', 'tag', ctx.params.id);
       return undefined;
     },
@@ -149,10 +85,9 @@ export const tagRoutes = [
     params: LinkParams,
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
-      await applyTag(ctx.services, caller, ctx.params.tagId, ctx.params.type, ctx.params.resourceId);
+      const tag = await ctx.services.tags.apply(caller, ctx.params.tagId, ctx.params.type, ctx.params.resourceId);
       await ctx.services.audit.record(caller, 'tag.apply', ctx.params.type, ctx.params.resourceId, { tagId: ctx.params.tagId });
-      const tag = await usableTag(ctx.services, caller, ctx.params.tagId);
-      return { item: (await tagsToWire(ctx.services, caller, [tag]))[0] };
+      return { item: tag };
     },
   }),
   defineRoute({
@@ -165,10 +100,7 @@ export const tagRoutes = [
     params: LinkParams,
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
-      await usableTag(ctx.services, caller, ctx.params.tagId);
-      await ctx.services.access.guard(caller, ctx.params.type, ctx.params.resourceId, 'read', false);
-      const r = await ctx.services.db.deleteFrom('tag_links').where('tag_id', '=', ctx.params.tagId).where('resource_id', '=', ctx.params.resourceId).executeTakeFirst();
-      if (!Number(r.numDeletedRows)) throw notFound('Tag is not applied to this resource');
+      await ctx.services.tags.remove(caller, ctx.params.tagId, ctx.params.type, ctx.params.resourceId);
       await ctx.services.audit.record(caller, 'tag.remove', ctx.params.type, ctx.params.resourceId, { tagId: ctx.params.tagId });
       return undefined;
     },

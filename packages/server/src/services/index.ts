@@ -24,6 +24,7 @@ import { StudioMetrics } from './metrics';
 import { unitOfWork, type UnitOfWork } from '../store/unit-of-work';
 import { DashboardWidgets } from './dashboards/widgets';
 import { PublicationService } from './dashboards/publications';
+import { TagService } from './tags';
 
 /** Everything a route handler may use; built once per server from the catalog and config. */
 export interface Services {
@@ -57,6 +58,8 @@ export interface Services {
   publications: PublicationService;
   /** Request, work and engine metrics for Prometheus (GET /metrics). */
   metrics: StudioMetrics;
+  /** Tags and their links to resources. */
+  tags: TagService;
 }
 
 /** STUDIO_NODE_ID, or an id made once and kept in the data directory (so a restart knows its own work). */
@@ -117,6 +120,7 @@ export async function buildServices(config: StudioConfig, catalog: Db): Promise<
     listCache: new ListCache(db, { maxEntries: config.listCacheEntries, maxAgeMs: 60_000 }),
     analytics: new AnalyticsService(db, engine, access, { sampleDir: path.join(config.dataDir, 'analytics', 'sample'), cache: AnalyticsService.cacheFromEnv() }),
     publications: new PublicationService(db, limits),
+    tags: new TagService(db, access),
   };
   // Widgets read through the other services (records, access, temp views) and share the analytic sets' cache.
   const widgets = new DashboardWidgets(base, () => base.analytics.cache, { timeoutMs: config.widgetTimeoutMs });
