@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { Id, PermissionCreate, PermissionUpdate, ResourceType, notFound, badInput, LockOwnerBody, QueryBool } from '@studio/schema';
+import { Id, PermissionCreate, PermissionUpdate, ResourceType, badInput, LockOwnerBody, QueryBool } from '@studio/schema';
 import { defineRoute, requireCaller } from '../http/route';
-import { grant, permissionsOf } from '../services/sharing';
+import { changeRole, grant, grantAll, permissionEntry, permissionsOf, revoke } from '../services/sharing';
 import { recordItem } from './records';
 import type { Services } from '../services';
 import type { Caller } from '../http/caller';
@@ -10,8 +10,7 @@ const AdminQuery = z.object({ isAdmin: QueryBool.optional() });
 
 /** A permission entry's resource, guarded for `share` like the resource itself. */
 async function permissionWithResource(services: Services, caller: Caller | null, id: string, adminMode: boolean) {
-  const perm = await services.db.selectFrom('permissions as p').innerJoin('resources as r', 'r.id', 'p.resource_id').select(['p.id', 'r.type', 'r.id as resource_id']).where('p.id', '=', id).executeTakeFirst();
-  if (!perm) throw notFound('Permission not found');
+  const perm = await permissionEntry(services.db, id);
   const { resource } = await services.access.guard(caller, perm.type as ResourceType, perm.resource_id, 'share', adminMode);
   return { perm, resource };
 }
@@ -65,9 +64,7 @@ export const permissionRoutes = [
         userIds: ctx.body.items.flatMap((b) => (b.userId ? [b.userId] : [])),
         organizationIds: ctx.body.items.flatMap((b) => (b.organizationId ? [b.organizationId] : [])),
       });
-      await ctx.services.db.transaction().execute(async (trx) => {
-        for (const b of ctx.body.items) await grant(trx, b.resourceId, b, b.role);
-      });
+      await grantAll(ctx.services.db, ctx.body.items);
       await ctx.services.audit.record(ctx.caller, 'permission.bulk', 'permission', null, ctx.body);
       return { items: await Promise.all(resources.map((r) => permissionsOf(ctx.services.db, r))) };
     },
@@ -84,7 +81,7 @@ export const permissionRoutes = [
     body: PermissionUpdate,
     handler: async (ctx) => {
       const { perm, resource } = await permissionWithResource(ctx.services, ctx.caller, ctx.params.id, ctx.adminMode);
-      await ctx.services.db.updateTable('permissions').set({ role: ctx.body.role }).where('id', '=', perm.id).execute();
+      await changeRole(ctx.services.db, perm.id, ctx.body.role);
       await ctx.services.audit.record(ctx.caller, 'permission.update', resource.type, resource.id, { permissionId: perm.id, role: ctx.body.role });
       return { item: await permissionsOf(ctx.services.db, resource) };
     },
@@ -100,7 +97,7 @@ export const permissionRoutes = [
     query: AdminQuery,
     handler: async (ctx) => {
       const { perm, resource } = await permissionWithResource(ctx.services, ctx.caller, ctx.params.id, ctx.adminMode);
-      await ctx.services.db.deleteFrom('permissions').where('id', '=', perm.id).execute();
+      await revoke(ctx.services.db, perm.id);
       await ctx.services.audit.record(ctx.caller, 'permission.revoke', resource.type, resource.id, { permissionId: perm.id });
       return undefined;
     },

@@ -33,6 +33,28 @@ export async function grant(
   return id;
 }
 
+/** Grants every item or none (one transaction): the bulk call's writes, its checks done before. */
+export async function grantAll(db: Db, items: { resourceId: string; userId?: string; organizationId?: string; email?: string; role: ResourceRole }[]): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    for (const item of items) await grant(trx, item.resourceId, item, item.role);
+  });
+}
+
+/** A permission entry and the resource it is on; 404 "Permission not found" for an unknown id. */
+export async function permissionEntry(db: Db, id: string): Promise<{ id: string; type: string; resource_id: string }> {
+  const perm = await db.selectFrom('permissions as p').innerJoin('resources as r', 'r.id', 'p.resource_id').select(['p.id', 'r.type', 'r.id as resource_id']).where('p.id', '=', id).executeTakeFirst();
+  if (!perm) throw notFound('Permission not found');
+  return perm;
+}
+
+export async function changeRole(db: Db, permissionId: string, role: ResourceRole): Promise<void> {
+  await db.updateTable('permissions').set({ role }).where('id', '=', permissionId).execute();
+}
+
+export async function revoke(db: Db, permissionId: string): Promise<void> {
+  await db.deleteFrom('permissions').where('id', '=', permissionId).execute();
+}
+
 /** Applies a share body: every user and organization must exist; emails may belong to future users. */
 export async function applyShare(db: Db, row: ResourceRow, body: ShareBody): Promise<void> {
   const userIds = body.users.map((u) => u.userId);
