@@ -1,18 +1,5 @@
-import { randomUUID } from 'node:crypto';
-import { ApiKeyCreate, ApiKeyRevoke, ApiKeyUpdate, notFound, type ApiKey } from '@studio/schema';
-import type { Selectable } from 'kysely';
+import { ApiKeyCreate, ApiKeyRevoke, ApiKeyUpdate } from '@studio/schema';
 import { defineRoute, requireCaller } from '../http/route';
-import { API_KEY_PREFIX, hashToken, newToken } from '../auth/tokens';
-import type { ApiKeysTable } from '../store/tables';
-
-const toWire = (k: Selectable<ApiKeysTable>, key?: string): ApiKey => ({
-  id: k.id,
-  name: k.name,
-  prefix: k.prefix,
-  createdAt: new Date(k.created_at).toISOString(),
-  lastUsedAt: k.last_used_at ? new Date(k.last_used_at).toISOString() : null,
-  ...(key && { key }),
-});
 
 /** API keys work as bearer tokens; the key itself is answered once, at generation, and stored hashed. */
 export const apiKeyRoutes = [
@@ -24,9 +11,7 @@ export const apiKeyRoutes = [
     tag: 'api-keys',
     auth: 'user',
     handler: async (ctx) => {
-      const caller = requireCaller(ctx);
-      const rows = await ctx.services.db.selectFrom('api_keys').selectAll().where('user_id', '=', caller.user.id).where('revoked_at', 'is', null).orderBy('created_at', 'desc').execute();
-      return { items: rows.map((r) => toWire(r)) };
+      return { items: await ctx.services.apiKeys.list(requireCaller(ctx).user.id) };
     },
   }),
   defineRoute({
@@ -40,14 +25,9 @@ export const apiKeyRoutes = [
     status: 201,
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
-      const key = newToken(API_KEY_PREFIX);
-      const row = await ctx.services.db
-        .insertInto('api_keys')
-        .values({ id: randomUUID(), user_id: caller.user.id, name: ctx.body.name, prefix: key.slice(0, 10), key_hash: hashToken(key) })
-        .returningAll()
-        .executeTakeFirstOrThrow();
-      await ctx.services.audit.record(caller, 'api-key.generate', 'api-key', row.id, { name: row.name });
-      return { item: toWire(row, key) };
+      const key = await ctx.services.apiKeys.generate(caller.user.id, ctx.body.name);
+      await ctx.services.audit.record(caller, 'api-key.generate', 'api-key', key.id, { name: key.name });
+      return { item: key };
     },
   }),
   defineRoute({
@@ -60,17 +40,9 @@ export const apiKeyRoutes = [
     body: ApiKeyUpdate,
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
-      const row = await ctx.services.db
-        .updateTable('api_keys')
-        .set({ name: ctx.body.name })
-        .where('id', '=', ctx.body.id)
-        .where('user_id', '=', caller.user.id)
-        .where('revoked_at', 'is', null)
-        .returningAll()
-        .executeTakeFirst();
-      if (!row) throw notFound('API key not found');
-      await ctx.services.audit.record(caller, 'api-key.update', 'api-key', row.id, ctx.body);
-      return { item: toWire(row) };
+      const key = await ctx.services.apiKeys.rename(caller.user.id, ctx.body.id, ctx.body.name);
+      await ctx.services.audit.record(caller, 'api-key.update', 'api-key', key.id, ctx.body);
+      return { item: key };
     },
   }),
   defineRoute({
@@ -83,14 +55,7 @@ export const apiKeyRoutes = [
     body: ApiKeyRevoke,
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
-      const r = await ctx.services.db
-        .updateTable('api_keys')
-        .set({ revoked_at: new Date() })
-        .where('id', '=', ctx.body.id)
-        .where('user_id', '=', caller.user.id)
-        .where('revoked_at', 'is', null)
-        .executeTakeFirst();
-      if (!Number(r.numUpdatedRows)) throw notFound('API key not found');
+      await ctx.services.apiKeys.revoke(caller.user.id, ctx.body.id);
       await ctx.services.audit.record(caller, 'api-key.revoke', 'api-key', ctx.body.id);
       return undefined;
     },

@@ -25,6 +25,7 @@ import { unitOfWork, type UnitOfWork } from '../store/unit-of-work';
 import { DashboardWidgets } from './dashboards/widgets';
 import { PublicationService } from './dashboards/publications';
 import { TagService } from './tags';
+import { ApiKeyService } from './api-keys';
 
 /** Everything a route handler may use; built once per server from the catalog and config. */
 export interface Services {
@@ -60,6 +61,8 @@ export interface Services {
   metrics: StudioMetrics;
   /** Tags and their links to resources. */
   tags: TagService;
+  /** Users' API keys (generate, list, rename, revoke). */
+  apiKeys: ApiKeyService;
 }
 
 /** STUDIO_NODE_ID, or an id made once and kept in the data directory (so a restart knows its own work). */
@@ -121,6 +124,7 @@ export async function buildServices(config: StudioConfig, catalog: Db): Promise<
     analytics: new AnalyticsService(db, engine, access, { sampleDir: path.join(config.dataDir, 'analytics', 'sample'), cache: AnalyticsService.cacheFromEnv() }),
     publications: new PublicationService(db, limits),
     tags: new TagService(db, access),
+    apiKeys: new ApiKeyService(db),
   };
   // Widgets read through the other services (records, access, temp views) and share the analytic sets' cache.
   const widgets = new DashboardWidgets(base, () => base.analytics.cache, { timeoutMs: config.widgetTimeoutMs });
