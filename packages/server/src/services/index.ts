@@ -26,6 +26,8 @@ import { DashboardWidgets } from './dashboards/widgets';
 import { PublicationService } from './dashboards/publications';
 import { TagService } from './tags';
 import { ApiKeyService } from './api-keys';
+import { OrganizationService } from './organizations';
+import { AdminService } from './admin';
 
 /** Everything a route handler may use; built once per server from the catalog and config. */
 export interface Services {
@@ -63,6 +65,10 @@ export interface Services {
   tags: TagService;
   /** Users' API keys (generate, list, rename, revoke). */
   apiKeys: ApiKeyService;
+  /** Organizations and invitations, as administrators manage them. */
+  organizations: OrganizationService;
+  /** Administrators' other calls: audit log, visibility, quotas, seats, administrators, flags, merges, provisioning. */
+  admin: AdminService;
 }
 
 /** STUDIO_NODE_ID, or an id made once and kept in the data directory (so a restart knows its own work). */
@@ -125,6 +131,8 @@ export async function buildServices(config: StudioConfig, catalog: Db): Promise<
     publications: new PublicationService(db, limits),
     tags: new TagService(db, access),
     apiKeys: new ApiKeyService(db),
+    organizations: new OrganizationService(db),
+    admin: new AdminService(db),
   };
   // Widgets read through the other services (records, access, temp views) and share the analytic sets' cache.
   const widgets = new DashboardWidgets(base, () => base.analytics.cache, { timeoutMs: config.widgetTimeoutMs });

@@ -1,0 +1,126 @@
+import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import { badInput, conflict, notFound, type ResourceType, type User, type Visibility } from '@studio/schema';
+import type { Db } from '../store/db';
+import { usageOf } from './quota';
+import { userToWire } from './users';
+
+/** The seat types a member may have; a viewer seat makes the member a viewer, any other a maker. */
+export const SEATS = ['standard', 'viewer', 'maker', 'admin'] as const;
+export type Seat = (typeof SEATS)[number];
+
+/**
+ * What administrators do to accounts and resources beyond organizations (analytics-and-admin.md, ADM-004…024):
+ * the audit log, any resource's visibility, quotas and seats, administrator rights, feature flags, merging
+ * accounts, reconciling quotas and provisioning an organization. The routes (routes/admin.ts) check that the
+ * caller is an administrator and record the audit trail.
+ */
+export class AdminService {
+  constructor(private readonly db: Db) {}
+
+  async auditLog(filter: { offset: number; limit: number; actorId?: string; resourceType?: string; resourceId?: string; action?: string }) {
+    let q = this.db.selectFrom('audit_log').selectAll();
+    if (filter.actorId) q = q.where('actor_id', '=', filter.actorId);
+    if (filter.resourceType) q = q.where('resource_type', '=', filter.resourceType);
+    if (filter.resourceId) q = q.where('resource_id', '=', filter.resourceId);
+    if (filter.action) q = q.where('action', '=', filter.action);
+    const rows = await q.orderBy('at', 'desc').orderBy('id', 'desc').offset(filter.offset).limit(filter.limit).execute();
+    return rows.map((r) => ({ id: String(r.id), actorId: r.actor_id, actorEmail: r.actor_email, action: r.action, resourceType: r.resource_type, resourceId: r.resource_id, details: r.details, at: new Date(r.at).toISOString() }));
+  }
+
+  async setVisibility(type: ResourceType, id: string, visibility: Visibility): Promise<void> {
+    const r = await this.db.updateTable('resources').set({ visibility, updated_at: new Date() }).where('id', '=', id).where('type', '=', type).executeTakeFirst();
+    if (!Number(r.numUpdatedRows)) throw notFound('Resource not found');
+  }
+
+  async setQuota(userId: string, policy: number): Promise<User> {
+    const user = await this.db.updateTable('users').set({ quota_policy: policy, updated_at: new Date() }).where('id', '=', userId).returningAll().executeTakeFirst();
+    if (!user) throw notFound('User not found');
+    return userToWire(this.db, user);
+  }
+
+  /** Sets a member's seat, and with it their role in the organization. */
+  async setSeat(userId: string, orgId: string, seat: Seat): Promise<'viewer' | 'maker'> {
+    const role = seat === 'viewer' ? 'viewer' : 'maker';
+    const r = await this.db.updateTable('memberships').set({ seat, role }).where('user_id', '=', userId).where('organization_id', '=', orgId).executeTakeFirst();
+    if (!Number(r.numUpdatedRows)) throw notFound('Membership not found');
+    return role;
+  }
+
+  async admins(): Promise<User[]> {
+    const rows = await this.db.selectFrom('users').selectAll().where('is_admin', '=', true).orderBy('email').execute();
+    return Promise.all(rows.map((r) => userToWire(this.db, r)));
+  }
+
+  async admin(id: string): Promise<User> {
+    const user = await this.db.selectFrom('users').selectAll().where('id', '=', id).where('is_admin', '=', true).executeTakeFirst();
+    if (!user) throw notFound('Administrator not found');
+    return userToWire(this.db, user);
+  }
+
+  async grantAdmin(userId: string): Promise<User> {
+    const user = await this.db.updateTable('users').set({ is_admin: true, updated_at: new Date() }).where('id', '=', userId).returningAll().executeTakeFirst();
+    if (!user) throw notFound('User not found');
+    return userToWire(this.db, user);
+  }
+
+  /** Takes administrator rights away; never the caller's own (the last administrator could lock everyone out). */
+  async revokeAdmin(callerId: string, id: string): Promise<void> {
+    if (callerId === id) throw conflict('You cannot revoke your own administrator rights');
+    const r = await this.db.updateTable('users').set({ is_admin: false, updated_at: new Date() }).where('id', '=', id).where('is_admin', '=', true).executeTakeFirst();
+    if (!Number(r.numUpdatedRows)) throw notFound('Administrator not found');
+  }
+
+  /** Sets feature flags of the user with `email` (merged over theirs); answers the user with flags. */
+  async setFlags(email: string, flags: Record<string, boolean>): Promise<User> {
+    const user = await this.db.selectFrom('users').selectAll().where('email', '=', email.toLowerCase()).executeTakeFirst();
+    if (!user) throw notFound(`No user found for email ${email}`);
+    const merged = { ...(user.flags ?? {}), ...flags };
+    const updated = await this.db.updateTable('users').set({ flags: JSON.stringify(merged), updated_at: new Date() }).where('id', '=', user.id).returningAll().executeTakeFirstOrThrow();
+    return userToWire(this.db, updated, true);
+  }
+
+  /** Moves the secondaries' records, tags, memberships and shares to the primary and deletes them; answers how many records moved. */
+  async mergeAccounts(primaryId: string, secondaryIds: string[]): Promise<number> {
+    if (secondaryIds.includes(primaryId)) throw badInput('The primary account cannot also be a secondary');
+    const found = await this.db.selectFrom('users').select('id').where('id', 'in', [primaryId, ...secondaryIds]).execute();
+    if (found.length !== new Set([primaryId, ...secondaryIds]).size) throw notFound('User not found');
+    return this.db.transaction().execute(async (trx) => {
+      const r = await trx.updateTable('resources').set({ owner_id: primaryId }).where('owner_id', 'in', secondaryIds).executeTakeFirst();
+      await trx.updateTable('tags').set({ owner_id: primaryId }).where('owner_id', 'in', secondaryIds).execute();
+      await sql`insert into memberships (user_id, organization_id, role, seat)
+                select ${primaryId}::uuid, organization_id, role, seat from memberships where user_id = any(${secondaryIds}::uuid[])
+                on conflict (user_id, organization_id) do nothing`.execute(trx);
+      await sql`update permissions set user_id = ${primaryId}::uuid where user_id = any(${secondaryIds}::uuid[])
+                and not exists (select 1 from permissions p2 where p2.resource_id = permissions.resource_id and p2.user_id = ${primaryId}::uuid)`.execute(trx);
+      await trx.deleteFrom('users').where('id', 'in', secondaryIds).execute();
+      return Number(r.numUpdatedRows);
+    });
+  }
+
+  /** The users over their quota; unless `dryRun`, their quota is lifted to their usage. */
+  async reconcileQuota(dryRun: boolean): Promise<{ id: string; email: string; quota: number; usage: number }[]> {
+    const users = await this.db.selectFrom('users').select(['id', 'email', 'quota_policy']).execute();
+    const over: { id: string; email: string; quota: number; usage: number }[] = [];
+    for (const u of users) {
+      const usage = (await usageOf(this.db, u.id)).total ?? 0;
+      if (usage > u.quota_policy) over.push({ id: u.id, email: u.email, quota: u.quota_policy, usage });
+    }
+    if (!dryRun) for (const o of over) await this.db.updateTable('users').set({ quota_policy: Math.min(o.usage, 65535) }).where('id', '=', o.id).execute();
+    return over;
+  }
+
+  /** An organization's default tags ("Needs review", "Published"), owned by the provisioning admin; answers those made now. */
+  async provisionAccount(orgId: string, adminId: string): Promise<string[]> {
+    const org = await this.db.selectFrom('organizations').select('id').where('id', '=', orgId).executeTakeFirst();
+    if (!org) throw notFound('Organization not found');
+    const defaults = [
+      { name: 'Needs review', color: '#f5a623' },
+      { name: 'Published', color: '#2ca02c' },
+    ];
+    const existing = await this.db.selectFrom('tags').select('name').where('organization_id', '=', orgId).execute();
+    const created = defaults.filter((d) => !existing.some((e) => e.name === d.name));
+    if (created.length) await this.db.insertInto('tags').values(created.map((d) => ({ id: randomUUID(), owner_id: adminId, organization_id: orgId, ...d }))).execute();
+    return created.map((c) => c.name);
+  }
+}

@@ -1,0 +1,115 @@
+import { randomUUID } from 'node:crypto';
+import { notFound, type Organization } from '@studio/schema';
+import { toCount, type Db } from '../store/db';
+import { hashToken, newToken } from '../auth/tokens';
+import { createOrganization } from './users';
+
+interface Page {
+  offset: number;
+  limit: number;
+}
+
+/**
+ * Organizations and invitations into them, as administrators manage them (analytics-and-admin.md, ADM-001…020):
+ * an organization answers with its maker and viewer counts; an invitation's acceptance token is answered once,
+ * when it is made, and stored hashed.
+ */
+export class OrganizationService {
+  constructor(private readonly db: Db) {}
+
+  async list(page: Page): Promise<Organization[]> {
+    const ids = await this.db.selectFrom('organizations').select('id').orderBy('name').offset(page.offset).limit(page.limit).execute();
+    return this.toWire(ids.map((r) => r.id));
+  }
+
+  /** One organization; 404 "Organization not found". */
+  async get(id: string): Promise<Organization> {
+    const [org] = await this.toWire([id]);
+    if (!org) throw notFound('Organization not found');
+    return org;
+  }
+
+  async create(name: string, makerQuotaPolicy?: number): Promise<Organization> {
+    const org = await createOrganization(this.db, name, makerQuotaPolicy);
+    return this.get(org.id);
+  }
+
+  async update(id: string, change: { name?: string; makerQuotaPolicy?: number }): Promise<Organization> {
+    const r = await this.db
+      .updateTable('organizations')
+      .set({ ...(change.name && { name: change.name }), ...(change.makerQuotaPolicy !== undefined && { maker_quota_policy: change.makerQuotaPolicy }), updated_at: new Date() })
+      .where('id', '=', id)
+      .executeTakeFirst();
+    if (!Number(r.numUpdatedRows)) throw notFound('Organization not found');
+    return this.get(id);
+  }
+
+  /** Deletes an organization; its members stay as users. */
+  async delete(id: string): Promise<void> {
+    const r = await this.db.deleteFrom('organizations').where('id', '=', id).executeTakeFirst();
+    if (!Number(r.numDeletedRows)) throw notFound('Organization not found');
+  }
+
+  /** Makes existing users members with `role` (a member already there gets the role); every user must exist. */
+  async link(id: string, userIds: string[], role: 'viewer' | 'maker'): Promise<Organization> {
+    await this.assertExists(id);
+    const found = await this.db.selectFrom('users').select('id').where('id', 'in', userIds).execute();
+    if (found.length !== new Set(userIds).size) throw notFound('User not found');
+    await this.db
+      .insertInto('memberships')
+      .values(found.map((u) => ({ user_id: u.id, organization_id: id, role, seat: 'standard' })))
+      .onConflict((oc) => oc.columns(['user_id', 'organization_id']).doUpdateSet({ role }))
+      .execute();
+    return this.get(id);
+  }
+
+  async invitations(filter: Page & { organizationId?: string; email?: string }) {
+    let q = this.db.selectFrom('invitations').selectAll();
+    if (filter.organizationId) q = q.where('organization_id', '=', filter.organizationId);
+    if (filter.email) q = q.where('email', '=', filter.email.toLowerCase());
+    const rows = await q.orderBy('created_at', 'desc').offset(filter.offset).limit(filter.limit).execute();
+    return rows.map((r) => ({ id: r.id, organizationId: r.organization_id, email: r.email, role: r.role, application: r.application, createdAt: new Date(r.created_at).toISOString() }));
+  }
+
+  /** A new invitation with its one-time token (stored hashed) and the address that accepts it. */
+  async invite(orgId: string, email: string, opts: { role: 'viewer' | 'maker'; application?: string; invitedBy: string | null }) {
+    await this.assertExists(orgId);
+    const token = newToken('inv_');
+    const row = await this.db
+      .insertInto('invitations')
+      .values({ id: randomUUID(), organization_id: orgId, email: email.toLowerCase(), role: opts.role, application: opts.application ?? null, token_hash: hashToken(token), invited_by: opts.invitedBy })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return { id: row.id, organizationId: row.organization_id, email: row.email, role: row.role, application: row.application, token, acceptUrl: `/accept-invitation?token=${token}`, createdAt: new Date(row.created_at).toISOString() };
+  }
+
+  async deleteInvitation(id: string): Promise<void> {
+    const r = await this.db.deleteFrom('invitations').where('id', '=', id).executeTakeFirst();
+    if (!Number(r.numDeletedRows)) throw notFound('Invitation not found');
+  }
+
+  private async assertExists(id: string): Promise<void> {
+    if (!(await this.db.selectFrom('organizations').select('id').where('id', '=', id).executeTakeFirst())) throw notFound('Organization not found');
+  }
+
+  private async toWire(ids: string[]): Promise<Organization[]> {
+    if (!ids.length) return [];
+    const rows = await this.db.selectFrom('organizations').selectAll().where('id', 'in', ids).orderBy('name').execute();
+    const counts = await this.db
+      .selectFrom('memberships')
+      .select(['organization_id', 'role', (eb) => eb.fn.countAll().as('n')])
+      .where('organization_id', 'in', ids)
+      .groupBy(['organization_id', 'role'])
+      .execute();
+    const count = (id: string, role: string) => toCount(counts.find((c) => c.organization_id === id && c.role === role)?.n);
+    return rows.map((o) => ({
+      id: o.id,
+      name: o.name,
+      makerQuotaPolicy: o.maker_quota_policy,
+      makerRoleUsersCount: count(o.id, 'maker'),
+      viewerRoleUsersCount: count(o.id, 'viewer'),
+      createdAt: new Date(o.created_at).toISOString(),
+      updatedAt: new Date(o.updated_at).toISOString(),
+    }));
+  }
+}
