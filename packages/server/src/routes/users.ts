@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { Id, QueryBool, ScreeningStatus, StudioError, forbidden, notFound, Flags } from '@studio/schema';
 import { defineRoute, requireCaller } from '../http/route';
-import { userToWire, DEFAULT_FLAGS } from '../services/users';
+import { userToWire, DEFAULT_FLAGS, findUsers, moveToOrganization, seatsOf, setScreeningStatuses, updateUser } from '../services/users';
 import { usageOf } from '../services/quota';
 
 const IdParam = z.object({ id: Id });
@@ -74,8 +74,7 @@ export const userRoutes = [
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
       if (caller.user.id !== ctx.params.id && !caller.isAdmin) throw notFound('User not found');
-      const rows = await ctx.services.db.selectFrom('memberships').selectAll().where('user_id', '=', ctx.params.id).execute();
-      return { item: { userId: ctx.params.id, seats: rows.map((r) => ({ organizationId: r.organization_id, role: r.role, seat: r.seat })) } };
+      return { item: { userId: ctx.params.id, seats: await seatsOf(ctx.services.db, ctx.params.id) } };
     },
   }),
   defineRoute({
@@ -92,21 +91,9 @@ export const userRoutes = [
       const self = caller.user.id === ctx.params.id;
       if (!self && !caller.isAdmin) throw notFound('User not found');
       if ((ctx.body.isAdmin !== undefined || ctx.body.flags !== undefined) && !caller.isAdmin) throw forbidden('Administrators only');
-      const user = await ctx.services.db
-        .updateTable('users')
-        .set({
-          ...(ctx.body.name !== undefined && { name: ctx.body.name }),
-          ...(ctx.body.industry !== undefined && { industry: ctx.body.industry }),
-          ...(ctx.body.isAdmin !== undefined && { is_admin: ctx.body.isAdmin }),
-          ...(ctx.body.flags !== undefined && { flags: JSON.stringify(ctx.body.flags) }),
-          updated_at: new Date(),
-        })
-        .where('id', '=', ctx.params.id)
-        .returningAll()
-        .executeTakeFirst();
-      if (!user) throw notFound('User not found');
+      const user = await updateUser(ctx.services.db, ctx.params.id, ctx.body);
       await ctx.services.audit.record(caller, 'user.update', 'user', user.id, ctx.body);
-      return { item: await userToWire(ctx.services.db, user) };
+      return { item: user };
     },
   }),
   defineRoute({
@@ -119,19 +106,9 @@ export const userRoutes = [
     params: z.object({ id: Id, orgId: Id }),
     body: z.object({ role: z.enum(['viewer', 'maker']).optional() }).optional(),
     handler: async (ctx) => {
-      const { db } = ctx.services;
-      const org = await db.selectFrom('organizations').select('id').where('id', '=', ctx.params.orgId).executeTakeFirst();
-      if (!org) throw notFound('Organization not found');
-      const user = await db.selectFrom('users').select('id').where('id', '=', ctx.params.id).executeTakeFirst();
-      if (!user) throw notFound('User not found');
-      await db
-        .insertInto('memberships')
-        .values({ user_id: user.id, organization_id: org.id, role: ctx.body?.role ?? 'maker', seat: 'standard' })
-        .onConflict((oc) => oc.columns(['user_id', 'organization_id']).doUpdateSet({ role: ctx.body?.role ?? 'maker' }))
-        .execute();
-      const updated = await db.updateTable('users').set({ default_org_id: org.id, updated_at: new Date() }).where('id', '=', user.id).returningAll().executeTakeFirstOrThrow();
-      await ctx.services.audit.record(ctx.caller, 'user.organization', 'user', user.id, { organizationId: org.id });
-      return { item: await userToWire(db, updated) };
+      const user = await moveToOrganization(ctx.services.db, ctx.params.id, ctx.params.orgId, ctx.body?.role ?? 'maker');
+      await ctx.services.audit.record(ctx.caller, 'user.organization', 'user', user.id, { organizationId: ctx.params.orgId });
+      return { item: user };
     },
   }),
   defineRoute({
@@ -143,15 +120,7 @@ export const userRoutes = [
     auth: 'admin',
     body: z.object({ updates: z.array(z.object({ userId: Id, status: ScreeningStatus })).min(1).max(1000) }),
     handler: async (ctx) => {
-      const { db } = ctx.services;
-      const ids = ctx.body.updates.map((u) => u.userId);
-      const found = await db.selectFrom('users').select('id').where('id', 'in', ids).execute();
-      if (found.length !== new Set(ids).size) throw notFound('User not found', ids.filter((i) => !found.some((f) => f.id === i)).join(', '));
-      await db.transaction().execute(async (trx) => {
-        for (const u of ctx.body.updates) {
-          await trx.updateTable('users').set({ screening_status: u.status, last_screening_update: new Date() }).where('id', '=', u.userId).execute();
-        }
-      });
+      await setScreeningStatuses(ctx.services.db, ctx.body.updates);
       await ctx.services.audit.record(ctx.caller, 'user.screening-status', 'user', null, ctx.body);
       return { items: ctx.body.updates };
     },
@@ -166,11 +135,7 @@ export const userRoutes = [
     query: z.object({ email: z.string().max(320).optional(), name: z.string().max(200).optional(), id: Id.optional() }),
     handler: async (ctx) => {
       const { db } = ctx.services;
-      let q = db.selectFrom('users').selectAll();
-      if (ctx.query.email !== undefined) q = q.where('email', '=', ctx.query.email.trim().toLowerCase());
-      if (ctx.query.name !== undefined) q = q.where('name', '=', ctx.query.name);
-      if (ctx.query.id !== undefined) q = q.where('id', '=', ctx.query.id);
-      const rows = await q.orderBy('email').limit(1000).execute();
+      const rows = await findUsers(db, ctx.query);
       if (ctx.query.email !== undefined) {
         if (rows.length === 0) throw notFound(`No user found for email ${ctx.query.email}`);
         if (rows.length > 1) throw new StudioError(500, `Multiple users found for email ${ctx.query.email}`);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Selectable } from 'kysely';
-import type { User } from '@studio/schema';
+import { notFound, type User } from '@studio/schema';
 import type { Db } from '../store/db';
 import type { UsersTable } from '../store/tables';
 import { hashPassword } from '../auth/passwords';
@@ -78,4 +78,62 @@ export async function createUser(
 
 export async function createOrganization(db: Db, name: string, makerQuotaPolicy = 100) {
   return db.insertInto('organizations').values({ id: randomUUID(), name, maker_quota_policy: makerQuotaPolicy }).returningAll().executeTakeFirstOrThrow();
+}
+
+/** A user's memberships: organization, role and seat each. */
+export async function seatsOf(db: Db, userId: string) {
+  const rows = await db.selectFrom('memberships').selectAll().where('user_id', '=', userId).execute();
+  return rows.map((r) => ({ organizationId: r.organization_id, role: r.role, seat: r.seat }));
+}
+
+/** Changes a user's name, industry, administrator right or flags (who may change what is the route's); 404 for an unknown user. */
+export async function updateUser(db: Db, id: string, change: { name?: string; industry?: string; isAdmin?: boolean; flags?: Record<string, boolean> }): Promise<User> {
+  const user = await db
+    .updateTable('users')
+    .set({
+      ...(change.name !== undefined && { name: change.name }),
+      ...(change.industry !== undefined && { industry: change.industry }),
+      ...(change.isAdmin !== undefined && { is_admin: change.isAdmin }),
+      ...(change.flags !== undefined && { flags: JSON.stringify(change.flags) }),
+      updated_at: new Date(),
+    })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst();
+  if (!user) throw notFound('User not found');
+  return userToWire(db, user);
+}
+
+/** Makes `orgId` the user's home organization, as a member with `role` (kept as a member when already one). */
+export async function moveToOrganization(db: Db, userId: string, orgId: string, role: 'viewer' | 'maker'): Promise<User> {
+  const org = await db.selectFrom('organizations').select('id').where('id', '=', orgId).executeTakeFirst();
+  if (!org) throw notFound('Organization not found');
+  const user = await db.selectFrom('users').select('id').where('id', '=', userId).executeTakeFirst();
+  if (!user) throw notFound('User not found');
+  await db
+    .insertInto('memberships')
+    .values({ user_id: user.id, organization_id: org.id, role, seat: 'standard' })
+    .onConflict((oc) => oc.columns(['user_id', 'organization_id']).doUpdateSet({ role }))
+    .execute();
+  const updated = await db.updateTable('users').set({ default_org_id: org.id, updated_at: new Date() }).where('id', '=', user.id).returningAll().executeTakeFirstOrThrow();
+  return userToWire(db, updated);
+}
+
+/** Sets screening statuses, all or none; every user must exist (404 names the unknown ids). */
+export async function setScreeningStatuses(db: Db, updates: { userId: string; status: number | null }[]): Promise<void> {
+  const ids = updates.map((u) => u.userId);
+  const found = await db.selectFrom('users').select('id').where('id', 'in', ids).execute();
+  if (found.length !== new Set(ids).size) throw notFound('User not found', ids.filter((i) => !found.some((f) => f.id === i)).join(', '));
+  await db.transaction().execute(async (trx) => {
+    for (const u of updates) await trx.updateTable('users').set({ screening_status: u.status, last_screening_update: new Date() }).where('id', '=', u.userId).execute();
+  });
+}
+
+/** Users with this email, name or id (all given must match), by email, at most 1,000. */
+export async function findUsers(db: Db, by: { email?: string; name?: string; id?: string }): Promise<Selectable<UsersTable>[]> {
+  let q = db.selectFrom('users').selectAll();
+  if (by.email !== undefined) q = q.where('email', '=', by.email.trim().toLowerCase());
+  if (by.name !== undefined) q = q.where('name', '=', by.name);
+  if (by.id !== undefined) q = q.where('id', '=', by.id);
+  return q.orderBy('email').limit(1000).execute();
 }
