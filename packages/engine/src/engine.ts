@@ -75,6 +75,11 @@ export class Engine {
   private readonly copyAbort = new AbortController();
   private closed = false;
 
+  /** True once close() was called: work stopped by it (an Arrow copy in progress) was interrupted, not failed. */
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
   private constructor(
     private readonly instance: DuckDBInstance,
     private readonly pool: ConnectionPool,

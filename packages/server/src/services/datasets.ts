@@ -127,7 +127,13 @@ export class DatasetService {
    */
   private keepArrowCopy(id: string, key: string): void {
     const job = bestEffort(async () => {
-      await this.engine.keepArrowCopy(key);
+      try {
+        await this.engine.keepArrowCopy(key);
+      } catch (e) {
+        if (this.engine.isClosed) return; // stopped by the engine's close(), not failed: a later read starts another
+        throw e;
+      }
+      if (this.engine.isClosed) return; // the studio is closing: the catalog goes with it
       const row = await this.db.selectFrom('resources').select('attrs').where('id', '=', id).executeTakeFirst();
       if (!row || datasetAttrs(row).storageKey !== key) await this.engine.store.delete(arrowCopyKey(key));
     }, `The Arrow copy of ${key}`);
@@ -276,7 +282,7 @@ export class DatasetService {
       .where(sql<boolean>`attrs->>'status' = 'pending'`)
       .where('updated_at', '<', new Date(now - STALE_PENDING_MS))
       .execute();
-    for (const r of rows) await bestEffort(this.transition(r.id, 'error', { metadata: { errorMessage: INTERRUPTED } }), `Marking the stale ingestion of ${r.id} failed`);
+    for (const r of rows) await bestEffort(this.transition(r.id, 'error', { metadata: { errorMessage: INTERRUPTED } }), `Ending the stale ingestion of ${r.id}`);
     return rows.length;
   }
 

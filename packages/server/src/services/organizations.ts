@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { notFound, type Organization } from '@studio/schema';
 import { toCount, type Db } from '../store/db';
 import { hashToken, newToken } from '../auth/tokens';
-import { createOrganization } from './users';
+import { addMembers, createOrganization } from './users';
 
 interface Page {
   offset: number;
@@ -52,14 +52,7 @@ export class OrganizationService {
 
   /** Makes existing users members with `role` (a member already there gets the role); every user must exist. */
   async link(id: string, userIds: string[], role: 'viewer' | 'maker'): Promise<Organization> {
-    await this.assertExists(id);
-    const found = await this.db.selectFrom('users').select('id').where('id', 'in', userIds).execute();
-    if (found.length !== new Set(userIds).size) throw notFound('User not found');
-    await this.db
-      .insertInto('memberships')
-      .values(found.map((u) => ({ user_id: u.id, organization_id: id, role, seat: 'standard' })))
-      .onConflict((oc) => oc.columns(['user_id', 'organization_id']).doUpdateSet({ role }))
-      .execute();
+    await addMembers(this.db, id, userIds, role);
     return this.get(id);
   }
 

@@ -106,17 +106,24 @@ export async function updateUser(db: Db, id: string, change: { name?: string; in
 
 /** Makes `orgId` the user's home organization, as a member with `role` (kept as a member when already one). */
 export async function moveToOrganization(db: Db, userId: string, orgId: string, role: 'viewer' | 'maker'): Promise<User> {
-  const org = await db.selectFrom('organizations').select('id').where('id', '=', orgId).executeTakeFirst();
-  if (!org) throw notFound('Organization not found');
-  const user = await db.selectFrom('users').select('id').where('id', '=', userId).executeTakeFirst();
-  if (!user) throw notFound('User not found');
+  await addMembers(db, orgId, [userId], role);
+  const updated = await db.updateTable('users').set({ default_org_id: orgId, updated_at: new Date() }).where('id', '=', userId).returningAll().executeTakeFirstOrThrow();
+  return userToWire(db, updated);
+}
+
+/**
+ * Makes existing users members of an existing organization with `role` (a member already there gets the role,
+ * keeps the seat; a new one gets a standard seat). 404 "Organization not found" or "User not found".
+ */
+export async function addMembers(db: Db, orgId: string, userIds: string[], role: 'viewer' | 'maker'): Promise<void> {
+  if (!(await db.selectFrom('organizations').select('id').where('id', '=', orgId).executeTakeFirst())) throw notFound('Organization not found');
+  const found = await db.selectFrom('users').select('id').where('id', 'in', userIds).execute();
+  if (found.length !== new Set(userIds).size) throw notFound('User not found');
   await db
     .insertInto('memberships')
-    .values({ user_id: user.id, organization_id: org.id, role, seat: 'standard' })
+    .values(found.map((u) => ({ user_id: u.id, organization_id: orgId, role, seat: 'standard' })))
     .onConflict((oc) => oc.columns(['user_id', 'organization_id']).doUpdateSet({ role }))
     .execute();
-  const updated = await db.updateTable('users').set({ default_org_id: org.id, updated_at: new Date() }).where('id', '=', user.id).returningAll().executeTakeFirstOrThrow();
-  return userToWire(db, updated);
 }
 
 /** Sets screening statuses, all or none; every user must exist (404 names the unknown ids). */
