@@ -19,7 +19,8 @@ export const MODULES = {
   'locks-and-lists': {
     mutate: [`${S}/services/records.ts`],
     // The first run (2026-11-25) had only the first three: 75 mutants of links, tags, samples and clones ran no test.
-    tests: [`${T}/records.test.ts`, `${T}/records-lists.test.ts`, `${T}/critical-mutations.test.ts`, `${T}/list-cache.test.ts`, `${T}/samples.test.ts`, `${T}/map-assets.test.ts`, `${T}/projects.test.ts`, `${T}/states.test.ts`],
+    // locks.test.ts since 2026-11-26: the lock's holder fields on the wire (tab, session, expiry) survived without it.
+    tests: [`${T}/records.test.ts`, `${T}/records-lists.test.ts`, `${T}/critical-mutations.test.ts`, `${T}/list-cache.test.ts`, `${T}/samples.test.ts`, `${T}/map-assets.test.ts`, `${T}/projects.test.ts`, `${T}/states.test.ts`, `${T}/locks.test.ts`],
   },
   'dataset-status': {
     mutate: [`${S}/services/datasets.ts`],

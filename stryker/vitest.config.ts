@@ -12,7 +12,7 @@ const packages = path.resolve(import.meta.dirname, '../packages');
  */
 export default defineConfig({
   resolve: {
-    alias: [{ find: /^@studio\/(analytics|client|engine|pipeline|schema|server)$/, replacement: `${packages}/$1/src/index.ts` }],
+    alias: [{ find: /^@studio\/(analytics|client|engine|jobs|pipeline|schema|server)$/, replacement: `${packages}/$1/src/index.ts` }],
   },
   test: {
     include: (process.env.STRYKER_TESTS ?? '').split(',').filter(Boolean),

@@ -20,6 +20,7 @@ import type {
 } from '@studio/schema';
 import { PUBLICATION_GRANT_HEADER, type UPLOAD_COLUMN_TYPES } from '@studio/schema';
 import type { MapAssetCreateBody, MapAssetFields, MapAssetType, MapAssetUpdateBody } from '@studio/schema';
+import type { HexTileCreate, Job, JobListQuery } from '@studio/schema';
 import type { ConnectionFields, DataConnectionBody, Dataset, DatasetDownloadFormat, StorageListing, Parameter, Publication, PublicationInfo, PublicationKind, Widget, WidgetBatchBody, WidgetBatchLine, WidgetResult, WidgetRunBody, UploadOptions } from '@studio/schema';
 import { checkStatus, type AppErrorHandler } from './errors';
 import { readLines } from './ndjson';
@@ -253,6 +254,13 @@ export class StudioClient {
     update: (id: string, role: string) => this.request('PUT', `/v1/permissions/${id}`, { body: { role } }),
   };
 
+  /** Background jobs (hex tiles): the caller's, one job's progress, cancel. */
+  jobs = {
+    list: (query: Partial<JobListQuery> = {}) => this.request<Page<Job>>('GET', '/v1/jobs', { query }),
+    get: (id: string) => this.request<{ item: Job }>('GET', `/v1/jobs/${id}`).then((r) => r.item),
+    cancel: (id: string) => this.request<{ item: Job }>('POST', `/v1/jobs/${id}/cancel`).then((r) => r.item),
+  };
+
   tags = {
     list: () => this.request<Page<Tag>>('GET', '/v1/tags'),
     forOrganization: (resourceType?: ResourceType) => this.request<Page<Tag>>('GET', '/v1/tags/for-organization', { query: { resourceType } }),
@@ -292,6 +300,8 @@ export class StudioClient {
   /** One dataset, its data (preview pages, download, upload) and the maps that use it. */
   datasets = {
     get: (id: string) => this.request<{ item: Dataset }>('GET', `/v1/datasets/${id}`).then((r) => r.item),
+    /** A hex-tile dataset of `body.source`: answered at once, pending, with the background job that builds it. */
+    buildHexTiles: (body: z.input<typeof HexTileCreate>) => this.request<{ item: Dataset; job: Job }>('POST', '/v1/datasets/hextile', { body }),
     /** Rows `offset` to `offset + limit` (at most 10,000) of a ready dataset, and the row count. */
     preview: (id: string, offset: number, limit: number, signal?: AbortSignal) =>
       this.request<{ items: Record<string, unknown>[]; total: number }>('GET', `/v1/datasets/${id}/preview`, { query: { offset, limit }, signal }),

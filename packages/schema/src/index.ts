@@ -15,3 +15,4 @@ export * from './publishing';
 export * from './vector-tiles';
 export * from './tilesets';
 export * from './dashboards';
+export * from './jobs';

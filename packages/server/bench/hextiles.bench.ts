@@ -48,9 +48,19 @@ try {
       outputColumns: [{ sourceColumn: 'amount', targetColumn: 'total', aggMethod: 'sum' }, { targetColumn: 'n', aggMethod: 'count' }, { sourceColumn: 'amount', targetColumn: 'mean', aggMethod: 'mean' }],
     },
   });
-  const buildMs = now() - t1;
   if (built.statusCode !== 201) throw new Error(`build: ${built.statusCode} ${built.body}`);
-  const tiles = built.json().item;
+  const answerMs = now() - t1;
+  // The call answers at once; the build is a background job, timed until it ends.
+  const { job } = built.json();
+  for (;;) {
+    const status = (await studio.app.inject({ method: 'GET', url: `/v1/jobs/${job.id}`, headers: auth })).json().item.status;
+    if (status === 'succeeded') break;
+    if (status === 'failed' || status === 'cancelled') throw new Error(`build job ${status}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const buildMs = now() - t1;
+  const tiles = (await studio.app.inject({ method: 'GET', url: `/v1/datasets/${built.json().item.id}`, headers: auth })).json().item;
+  console.log(`hextile build answer: ${answerMs.toFixed(0)} ms (the job runs after it)`);
   console.log(`hextile build: ${((ROWS / buildMs) * 1000).toFixed(0)} rows/s, ${(buildMs / 1000).toFixed(2)} s for ${ROWS} rows, ${tiles.metadata.byteSize} bytes (ratio ${(buildMs / baseMs).toFixed(2)} vs one GROUP BY of res 9 to Parquet, ${baseMs.toFixed(0)} ms; target 8; ${load()})`);
 
   const index = (await studio.app.inject({ method: 'GET', url: `/v1/tileset/${tiles.id}/tileset-index`, headers: auth })).json().item;

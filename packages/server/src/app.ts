@@ -13,8 +13,9 @@ import { embeddablePage, embeddableResource, installSecurityHeaders } from './ht
 import { EMBED_SCRIPT } from './http/embed-script';
 import { allRoutes } from './routes';
 import { closeWarehouseSessions } from '@studio/warehouses';
-import { reportFailuresTo } from '@studio/schema';
+import { reportFailure, reportFailuresTo } from '@studio/schema';
 import { every } from './services/every';
+import { hexTileJob } from './services/hextiles/service';
 
 export interface Studio {
   app: FastifyInstance;
@@ -37,6 +38,12 @@ function requestIdOf(req: { headers: Record<string, string | string[] | undefine
 export async function buildStudio(config: StudioConfig, opts: { inMemoryCatalog?: boolean; logger?: boolean } = {}): Promise<Studio> {
   const store = await openCatalog({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, inMemory: opts.inMemoryCatalog });
   const services = await buildServices(config, store.db);
+  services.jobs.register(hexTileJob(services));
+  await services.jobs.start(store.jobDatabase, {
+    worker: config.role !== 'api',
+    heartbeatSeconds: config.jobHeartbeatSeconds,
+    onError: (err) => reportFailure('The job queue', err),
+  });
   await services.datasets.failOwnInterrupted();
   await services.datasets.failStalePending();
   await services.executions.failInterrupted({ ownOnly: true });
@@ -61,6 +68,13 @@ export async function buildStudio(config: StudioConfig, opts: { inMemoryCatalog?
   app.addHook('onResponse', async (req, reply) => {
     services.metrics.observe(req.method, req.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
   });
+  // A worker-only node (STUDIO_ROLE=worker) runs background jobs; of the API it answers only health and metrics.
+  if (config.role === 'worker') {
+    const served = new Set(['/v1/health', '/v1/ready', '/metrics']);
+    app.addHook('onRequest', async (req, reply) => {
+      if (!served.has(req.url.split('?')[0]!)) return reply.code(503).send({ appStatusCode: 503, message: 'This node only runs background jobs (STUDIO_ROLE=worker)', requestId: req.id });
+    });
+  }
   await installSecurityHeaders(app);
   installErrorHandling(app);
   // Bodies that are not JSON (files, images) reach handlers as the raw stream: uploads never buffer.
@@ -102,20 +116,24 @@ export async function buildStudio(config: StudioConfig, opts: { inMemoryCatalog?
     });
   }
 
+  let closing: Promise<void> | undefined;
   return {
     app,
     services,
     store,
     routes,
-    close: async () => {
+    // Once: a second call (a doubled signal, a test's clean-up after a stop) waits for the first.
+    close: () => (closing ??= (async () => {
       for (const stop of stopSweeping) stop();
       await app.close();
+      // Running jobs go back to the queue (another node retries them) before the catalog closes.
+      await services.jobs.stop();
       await services.limits.close();
       await services.tempViews.close();
       await services.sandbox.close();
       services.engine.close();
       await closeWarehouseSessions();
       await store.close();
-    },
+    })()),
   };
 }

@@ -55,6 +55,13 @@ export interface StudioConfig {
   smtpUrl: string | null;
   /** The sender of report invitations (SMTP_FROM); the inviter is the Reply-To. Unset: the inviter's own address. */
   smtpFrom: string | null;
+  /**
+   * STUDIO_ROLE: `all` (default) serves the API and runs background jobs; `api` serves without running jobs
+   * (it still queues and cancels them); `worker` runs jobs and serves only /v1/health and /v1/ready.
+   */
+  role: 'all' | 'api' | 'worker';
+  /** STUDIO_JOB_HEARTBEAT_SECONDS (at least 10): a job whose node stops beating this long is retried by another node. */
+  jobHeartbeatSeconds: number;
 }
 
 /** An unset or empty variable: the default applies. */
@@ -104,6 +111,8 @@ export const ConfigEnv = z.object({
   SMTP_URL: url(['smtp:', 'smtps:']),
   SMTP_FROM: z.preprocess(unset, z.email('must be an email address').optional()),
   STUDIO_SAMPLES: z.preprocess(unset, z.enum(['on', 'off'], { error: 'must be on or off' }).optional()),
+  STUDIO_ROLE: z.preprocess(unset, z.enum(['all', 'api', 'worker'], { error: 'must be all, api or worker' }).optional()),
+  STUDIO_JOB_HEARTBEAT_SECONDS: wholeNumber(10, 3600),
 });
 
 /** A configuration the server cannot start with: each bad variable, what it expects and what it got. */
@@ -173,6 +182,8 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): StudioConfi
     widgetTimeoutMs: e.STUDIO_WIDGET_TIMEOUT_MS ?? 30_000,
     smtpUrl: e.SMTP_URL ?? null,
     smtpFrom: e.SMTP_FROM ?? null,
+    role: e.STUDIO_ROLE ?? 'all',
+    jobHeartbeatSeconds: e.STUDIO_JOB_HEARTBEAT_SECONDS ?? 10,
   };
 }
 

@@ -90,10 +90,10 @@ export type Who = keyof Cast['tokens'];
  * A studio and its cast for one describe block: started before its tests, disposed after. `as` calls
  * the API as a cast member; `ctx` holds the studio and cast once started.
  */
-export function useStudio(kind: 'pglite' | 'postgres') {
+export function useStudio(kind: 'pglite' | 'postgres', overrides: Partial<StudioConfig> = {}) {
   const ctx = {} as { s: TestStudio; cast: Cast };
   beforeAll(async () => {
-    ctx.s = await startStudio(kind);
+    ctx.s = await startStudio(kind, overrides);
     ctx.cast = await seedCast(ctx.s);
   });
   afterAll(async () => ctx.s?.dispose());
@@ -159,4 +159,18 @@ export function useSamplePanel(visits = 4000): () => SamplePanel {
     if (root) await fs.rm(root, { recursive: true, force: true });
   });
   return () => panel!;
+}
+
+/**
+ * Waits for a background job (GET /v1/jobs/{id}) to end, in hooks as in tests (`expect.poll` works only in
+ * tests), and answers the job. A job still running after `timeoutMs` fails the caller with its last state.
+ */
+export async function jobEnded(ask: (url: string) => Promise<{ json(): unknown }>, jobId: string, timeoutMs = 60_000): Promise<{ status: string; message: string | null; percent: number }> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const { item } = (await ask(`/v1/jobs/${jobId}`)).json() as { item: { status: string; message: string | null; percent: number } };
+    if (['succeeded', 'failed', 'cancelled'].includes(item.status)) return item;
+    if (Date.now() > deadline) throw new Error(`Job ${jobId} still ${item.status} after ${timeoutMs} ms (${item.percent}%)`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }

@@ -4,7 +4,7 @@ import fs from 'node:fs/promises';
 import { describe, expect, it, beforeAll } from 'vitest';
 import { tableFromIPC } from 'apache-arrow';
 import { cellToBoundary, cellToParent, getResolution, latLngToCell } from 'h3-js';
-import { STORES, useStudio } from './harness';
+import { STORES, jobEnded, useStudio } from './harness';
 import { ZipReader, ZipWriter } from '../src/services/hextiles/zip';
 import { archiveKeyOf } from '../src/services/hextiles/service';
 
@@ -56,6 +56,15 @@ describe.each(STORES)('hex tiles on %s', (kind) => {
     );
     return new Map(rows.map((r) => [interval ? `${r.hex}@${r.day}` : String(r.hex), r]));
   };
+  /** POST /v1/datasets/hextile answers at once (pending, with its job); the job makes it ready. */
+  const buildTiles = async (body: Record<string, unknown>) => {
+    const r = await as('owner', 'POST', '/v1/datasets/hextile', body);
+    expect(r.statusCode, r.body).toBe(201);
+    const { item, job } = r.json();
+    expect([item.status, job.kind, job.resourceId]).toEqual(['pending', 'hex-tiles', item.id]);
+    expect(await jobEnded((url) => as('owner', 'GET', url), job.id)).toMatchObject({ status: 'succeeded', percent: 100 });
+    return (await as('owner', 'GET', `/v1/datasets/${item.id}`)).json().item;
+  };
   const expectSame = (got: Row, want: Row) => {
     for (const f of FIELDS) expect(Number(got[f]), f).toBeCloseTo(Number(want[f]), 6);
   };
@@ -64,7 +73,7 @@ describe.each(STORES)('hex tiles on %s', (kind) => {
     const up = await as('owner', 'POST', '/v1/datasets/data?name=points', sourceCsv(), { 'content-type': 'text/csv' });
     expect(up.statusCode).toBe(201);
     sourceId = up.json().item.id;
-    tiles = await create('/v1/datasets/hextile', {
+    tiles = await buildTiles({
       name: 'Point tiles', source: sourceId, sourceLatColumn: 'lat', sourceLngColumn: 'lng', sourceTimeColumn: 'ts',
       timeIntervals: ['D'], finestResolution: 8, coarsestResolution: 6, resolutionOffset: 4, outputColumns: OUTPUT,
     });
@@ -248,7 +257,7 @@ describe.each(STORES)('hex tiles on %s', (kind) => {
       const rows = sourceCsv().trim().split('\n').slice(1).map((l) => l.split(','));
       const csv = ['cell,w', ...rows.map(([lat, lng]) => `${latLngToCell(Number(lat), Number(lng), 8)},1`)].join('\n');
       const up = await as('owner', 'POST', '/v1/datasets/data?name=cells', csv, { 'content-type': 'text/csv' });
-      hexTilesId = (await create('/v1/datasets/hextile', { source: up.json().item.id, sourceHexColumn: 'cell', coarsestResolution: 7, resolutionOffset: 4, outputColumns: [{ sourceColumn: 'w', targetColumn: 'weight', aggMethod: 'sum' }] })).id;
+      hexTilesId = (await buildTiles({ source: up.json().item.id, sourceHexColumn: 'cell', coarsestResolution: 7, resolutionOffset: 4, outputColumns: [{ sourceColumn: 'w', targetColumn: 'weight', aggMethod: 'sum' }] })).id;
     });
 
     it('hexTile reads one tile, at the tileset offset or another', async () => {

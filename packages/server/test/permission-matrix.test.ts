@@ -16,6 +16,8 @@ const SELF_GUARDED: Record<string, string> = {
   'PUT /v1/permissions/{id}': 'guards the permission resource for share',
   'DELETE /v1/permissions/{id}': 'guards the permission resource for share',
   'PUT /v1/tags/{id}': 'tag owner',
+  'GET /v1/jobs/{id}': 'the job\'s creator or an administrator (services/jobs/service.ts visible)',
+  'POST /v1/jobs/{id}/cancel': 'the job\'s creator or an administrator (services/jobs/service.ts visible)',
   'DELETE /v1/tags/{id}': 'tag owner',
   'POST /v1/tags/{tagId}/{type}/{resourceId}': 'tag usable and resource readable',
   'DELETE /v1/tags/{tagId}/{type}/{resourceId}': 'tag usable and resource readable',

@@ -9,6 +9,22 @@ describe.each(STORES)('record lists and edits on %s', (kind) => {
   const { ctx, as, create } = useStudio(kind);
   const ids = (res: { json: () => { items: { id: string }[] } }) => res.json().items.map((m) => m.id);
 
+  it("a map names what is attached to it in its own place: datasets, map styles and color palettes, each only its kind", async () => {
+    const map = await create('/v1/maps', { name: 'Attachments' });
+    const dataset = (await as('owner', 'POST', '/v1/datasets/data?name=stores', 'name,lat,lng\nA,1,2\n', { 'content-type': 'text/csv' })).json().item;
+    const style = await create('/v1/map-assets', { assetType: 'map-style', name: 'Night', style: { version: 8, sources: {}, layers: [] } });
+    const palette = await create('/v1/map-assets', { assetType: 'color-palette', name: 'Warm', palette: { type: 'qualitative', colors: ['#ff0000', '#00ff00'] } });
+    expect((await as('owner', 'POST', `/v1/maps/${map.id}/datasets/${dataset.id}`)).statusCode).toBeLessThan(300);
+    expect((await as('owner', 'POST', `/v1/maps/${map.id}/map-assets/${style.id}`)).statusCode).toBeLessThan(300);
+    expect((await as('owner', 'POST', `/v1/maps/${map.id}/map-assets/${palette.id}`)).statusCode).toBeLessThan(300);
+    const got = (await as('owner', 'GET', `/v1/maps/${map.id}`)).json().item;
+    expect(got.datasets).toEqual([{ id: dataset.id, name: 'stores' }]);
+    expect(got.mapAssets).toEqual({ mapStyles: [{ id: style.id, name: 'Night' }], colorPalettes: [{ id: palette.id, name: 'Warm' }] });
+    // The list answers the same.
+    const listed = (await as('owner', 'GET', '/v1/maps')).json().items.find((m: { id: string }) => m.id === map.id);
+    expect([listed.datasets, listed.mapAssets]).toEqual([got.datasets, got.mapAssets]);
+  });
+
   it('search matches % and _ as themselves, not as wildcards', async () => {
     const percent = await create('/v1/maps', { name: 'Growth 50% stores' });
     const underscore = await create('/v1/maps', { name: 'north_east' });

@@ -9,6 +9,7 @@ import { AuditLogPage, InvitePage, OrganizationsPage, RefusedConnectionsPage } f
 import { BaselineCsvRoute, MapPreviewRoute, MapRoute, PublicMapRoute } from './map/routes';
 import { PreviewRoute } from './dashboard/PreviewRoute';
 import { DatasetDetailsRedirect, DatasetPage } from './datasets/DatasetPage';
+import { JobsPage } from './jobs/JobsPage';
 import { ConnectorPage, NewConnectorPage, SavedQueryPage } from './connectors/ConnectorPage';
 import { AnalyticsView } from './analytics/AnalyticsView';
 import { DashboardPage } from './dashboard/DashboardPage';
@@ -67,6 +68,7 @@ export const routes: RouteObject[] = [
           { index: true, element: <Navigate to="/workspace/maps" replace /> },
           ...COLLECTIONS.map((c) => ({ path: c.slug, element: <RecordList key={c.slug} config={c} /> })),
           { path: 'datasets/:id', element: <DatasetPage /> },
+          { path: 'jobs', element: <JobsPage /> },
           { path: 'connectors/new', element: <NewConnectorPage /> },
           { path: 'connectors/:id', element: <ConnectorPage /> },
           { path: 'queries/:id', element: <SavedQueryPage /> },

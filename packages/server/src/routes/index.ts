@@ -26,6 +26,7 @@ import { insightPublishingRoutes } from './insight-publishing';
 import { executionRoutes } from './executions';
 import { basemapRoutes } from './basemaps';
 import { vectorTileRoutes } from './vector-tiles';
+import { jobRoutes } from './jobs';
 
 /** The route table: every call the server answers, in one list the tests and OpenAPI read. */
 export const allRoutes: RouteDef[] = [
@@ -56,4 +57,5 @@ export const allRoutes: RouteDef[] = [
   ...executionRoutes,
   ...basemapRoutes,
   ...vectorTileRoutes,
+  ...jobRoutes,
 ];

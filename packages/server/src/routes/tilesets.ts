@@ -117,10 +117,11 @@ export const tilesetRoutes: RouteDef[] = [
     status: 201,
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
-      const row = await createHexTiles(ctx.services, caller, ctx.body);
+      // At once: the dataset pending and the job building it (GET /v1/jobs/{id} follows it).
+      const { row, job } = await createHexTiles(ctx.services, caller, ctx.body);
       const access = await ctx.services.access.accessOf(caller, row, false);
       const [item] = await ctx.services.datasets.toWire([row], () => access);
-      return { item: item! };
+      return { item: item!, job };
     },
   }),
   defineRoute({

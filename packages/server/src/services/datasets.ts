@@ -18,6 +18,8 @@ export interface DatasetAttrs {
   storageKey: string | null;
   dataConnectionId: string | null;
   metadata: DatasetMetadata;
+  /** The background job building the data (hex tiles): while it runs, the job, not an ingestion heartbeat, keeps the dataset pending. */
+  jobId?: string | null;
 }
 
 export const EMPTY_METADATA: DatasetMetadata = {
@@ -210,7 +212,7 @@ export class DatasetService {
     // The claim commits on its own, before the work: other requests and nodes must see the dataset pending.
     const pending = await atomically(this.db, async () => {
       const claimed = await this.transition(row.id, 'pending', { metadata: { errorMessage: null, errorDetails: null } });
-      await this.db.updateTable('resources').set({ attrs: sql`attrs || jsonb_build_object('ingestNode', ${this.nodeId}::text)` }).where('id', '=', row.id).execute();
+      await this.db.updateTable('resources').set({ attrs: sql`attrs || jsonb_build_object('ingestNode', ${this.nodeId}::text, 'jobId', null)` }).where('id', '=', row.id).execute();
       await opts.onClaim?.();
       return claimed;
     });
@@ -281,6 +283,8 @@ export class DatasetService {
       .where('type', '=', 'dataset')
       .where(sql<boolean>`attrs->>'status' = 'pending'`)
       .where('updated_at', '<', new Date(now - STALE_PENDING_MS))
+      // A job's dataset is the job's: its retries and its end (services/jobs) decide, however long it runs.
+      .where(sql<boolean>`attrs->>'jobId' is null`)
       .execute();
     for (const r of rows) await bestEffort(this.transition(r.id, 'error', { metadata: { errorMessage: INTERRUPTED } }), `Ending the stale ingestion of ${r.id}`);
     return rows.length;

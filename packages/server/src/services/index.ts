@@ -28,6 +28,7 @@ import { TagService } from './tags';
 import { ApiKeyService } from './api-keys';
 import { OrganizationService } from './organizations';
 import { AdminService } from './admin';
+import { JobService } from './jobs/service';
 
 /** Everything a route handler may use; built once per server from the catalog and config. */
 export interface Services {
@@ -69,6 +70,8 @@ export interface Services {
   organizations: OrganizationService;
   /** Administrators' other calls: audit log, visibility, quotas, seats, administrators, flags, merges, provisioning. */
   admin: AdminService;
+  /** Background jobs (hex tiles): queued in the catalog's database, run by any node's workers. */
+  jobs: JobService;
 }
 
 /** STUDIO_NODE_ID, or an id made once and kept in the data directory (so a restart knows its own work). */
@@ -133,6 +136,7 @@ export async function buildServices(config: StudioConfig, catalog: Db): Promise<
     apiKeys: new ApiKeyService(db),
     organizations: new OrganizationService(db),
     admin: new AdminService(db),
+    jobs: new JobService(db, nodeId),
   };
   // Widgets read through the other services (records, access, temp views) and share the analytic sets' cache.
   const widgets = new DashboardWidgets(base, () => base.analytics.cache, { timeoutMs: config.widgetTimeoutMs });

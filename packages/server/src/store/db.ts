@@ -4,6 +4,7 @@ import { promisify } from 'node:util';
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { Kysely, PGliteDialect, PostgresDialect, sql } from 'kysely';
+import type { JobDatabase } from '@studio/jobs';
 import type { Database } from './tables';
 import { migrateToLatest } from './migrate';
 
@@ -12,6 +13,8 @@ export type Db = Kysely<Database>;
 export interface CatalogStore {
   db: Db;
   kind: 'pglite' | 'postgres';
+  /** Where background jobs queue: the same database, so every node sharing the catalog shares the jobs. */
+  jobDatabase: JobDatabase;
   close(): Promise<void>;
 }
 
@@ -30,7 +33,7 @@ export async function openCatalog(opts: { databaseUrl: string | null; dataDir: s
     pool.on('error', (err) => console.warn(`catalog connection lost: ${err.message}`));
     pool.on('connect', preparePerConnection);
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    store = { db, kind: 'postgres', close: () => db.destroy() };
+    store = { db, kind: 'postgres', jobDatabase: { kind: 'postgres', connectionString: opts.databaseUrl }, close: () => db.destroy() };
   } else {
     const { PGlite } = await import('@electric-sql/pglite');
     let dir = 'memory://';
@@ -43,7 +46,7 @@ export async function openCatalog(opts: { databaseUrl: string | null; dataDir: s
     // catalog is small and its files sit in the OS page cache anyway (measured: ~340 -> ~220 MB RSS on open).
     const pglite = await PGlite.create(dir, { startParams: [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB'] });
     const db = new Kysely<Database>({ dialect: new PGliteDialect({ pglite }) });
-    store = { db, kind: 'pglite', close: () => db.destroy() };
+    store = { db, kind: 'pglite', jobDatabase: { kind: 'pglite', pglite }, close: () => db.destroy() };
   }
   await migrateToLatest(store.db);
   return store;

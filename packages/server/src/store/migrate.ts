@@ -10,6 +10,7 @@ import * as m007 from './migrations/007-publications';
 import * as m008 from './migrations/008-pg-sslmode';
 import * as m009 from './migrations/009-execution-heartbeats';
 import * as m010 from './migrations/010-lock-holders';
+import * as m011 from './migrations/011-jobs';
 
 /** Versioned migrations, in order; a new one is a new file and a new line here, never an edit. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -23,6 +24,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '008-pg-sslmode': m008,
   '009-execution-heartbeats': m009,
   '010-lock-holders': m010,
+  '011-jobs': m011,
 };
 
 class InCodeProvider implements MigrationProvider {

@@ -147,6 +147,24 @@ export interface SettingsTable {
   value: string;
 }
 
+export interface JobsTable {
+  id: string;
+  kind: string;
+  resource_id: string | null;
+  created_by: string | null;
+  status: 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
+  percent: ColumnType<number, number | undefined, number>;
+  /** bigint: PostgreSQL answers it as text. */
+  rows_done: ColumnType<string | number | null, number | null | undefined, number | null>;
+  message: string | null;
+  attempt: ColumnType<number, number | undefined, number>;
+  node_id: string | null;
+  created_at: Timestamp;
+  started_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  finished_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  updated_at: Timestamp;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   users: UsersTable;
@@ -162,4 +180,5 @@ export interface Database {
   legal_consents: LegalConsentsTable;
   invitations: InvitationsTable;
   settings: SettingsTable;
+  jobs: JobsTable;
 }

@@ -22,6 +22,7 @@ const NAV: { title: string; items: NavItem[]; admin?: boolean }[] = [
       { to: '/workspace/datasets', label: 'Datasets' },
       { to: '/workspace/connectors', label: 'Connectors' },
       { to: '/workspace/queries', label: 'Saved queries' },
+      { to: '/workspace/jobs', label: 'Jobs' },
     ],
   },
   {

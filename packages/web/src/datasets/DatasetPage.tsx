@@ -8,6 +8,8 @@ import { StatusBadge } from './StatusBadge';
 import { SchemaTable } from './SchemaTable';
 import { PreviewTable } from './PreviewTable';
 import { UploadDialog } from './UploadDialog';
+import { HexTileDialog } from './HexTileDialog';
+import { JobProgress } from '../jobs/JobProgress';
 import { formatBytes, formatCount } from './format';
 import './datasets.css';
 
@@ -111,7 +113,7 @@ export function DatasetPage() {
   const { id = '' } = useParams();
   const navigate = useNavigate();
   const loaded = useLoad(() => client.datasets.get(id), [id]);
-  const [dialog, setDialog] = useState<'replace' | 'delete' | null>(null);
+  const [dialog, setDialog] = useState<'replace' | 'delete' | 'hex-tiles' | null>(null);
   const downloading = useAction();
   const d = loaded.data?.id === id ? loaded.data : undefined;
 
@@ -161,6 +163,11 @@ export function DatasetPage() {
           <Link className="button" to={`/dashboard/new?datasetId=${d.id}`}>
             New dashboard
           </Link>
+          {d.status === 'ready' && d.type !== 'hex-tile' && (d.metadata.detected.latitude || d.metadata.detected.h3) && (
+            <button type="button" className="button" onClick={() => setDialog('hex-tiles')}>
+              Build hex tiles
+            </button>
+          )}
           {can(d.access, 'write') && d.type === 'managed' && (
             <button type="button" className="button" disabled={d.status === 'pending'} onClick={() => setDialog('replace')}>
               Replace data
@@ -198,9 +205,10 @@ export function DatasetPage() {
           </div>
         </div>
       )}
+      {d.status === 'pending' && d.type === 'hex-tile' && <JobProgress resourceId={d.id} onEnded={loaded.reload} />}
       {(d.status === 'pending' || d.status === 'new') && (
         <p className="notice-pending" role="status">
-          {d.status === 'pending' ? 'Ingesting… this page updates when the data is ready.' : 'No data yet: upload a file to fill this dataset.'}
+          {d.status === 'pending' ? (d.type === 'hex-tile' ? 'Building the hex tiles… this page updates when they are ready.' : 'Ingesting… this page updates when the data is ready.') : 'No data yet: upload a file to fill this dataset.'}
         </p>
       )}
 
@@ -231,6 +239,11 @@ export function DatasetPage() {
           }}
         />
       )}
+      {dialog === 'hex-tiles' && <HexTileDialog d={d} onClose={() => setDialog(null)} onStarted={(tiles) => {
+        // The page stays mounted for the new dataset (same route): the dialog must not open over it.
+        setDialog(null);
+        navigate(`/workspace/datasets/${tiles}`);
+      }} />}
       {dialog === 'delete' && (
         <ConfirmDialog
           title="Delete dataset"

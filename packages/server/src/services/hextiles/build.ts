@@ -51,6 +51,10 @@ export interface BuildInput {
   workDir: string;
   /** Where the finest cells (hex and fields, all time) go as Parquet: the dataset's table snapshot. */
   snapshotFile: string;
+  /** Told after each step: the share of steps done (0–1) and the source rows with a cell. */
+  onProgress?: (done: number, rows: number) => void;
+  /** Stops the build between steps (a cancelled job, a node stopping). */
+  signal?: AbortSignal;
 }
 
 type Rows = Record<string, unknown>[];
@@ -80,6 +84,19 @@ function checkColumns(body: HexTileCreate, columns: DatasetColumn[]) {
   }
 }
 
+/** The time column must read as times: refused in the request, before a job is queued for a build that would fail. */
+async function checkTimes(c: DuckDBConnection, column: string, src: string, sourceFile: string): Promise<void> {
+  const col = q(column);
+  let bad: number;
+  try {
+    const [r] = await all(c, `SELECT count(*) FILTER (WHERE ${col} IS NOT NULL AND TRY_CAST(${col} AS TIMESTAMP) IS NULL) AS bad FROM ${src}`);
+    bad = Number(r!.bad);
+  } catch (e) {
+    throw badInput('Could not read the source columns', (e as Error).message.replaceAll(sourceFile, '<source>'));
+  }
+  if (bad > 0) throw badInput('Could not read the source columns', `sourceTimeColumn ${column} holds ${bad} values that are not times`);
+}
+
 /** The finest and coarsest data resolutions, reading the H3 column's resolution when needed. */
 async function resolutions(c: DuckDBConnection, body: HexTileCreate, src: string): Promise<{ finest: number; coarsest: number }> {
   let finest = body.finestResolution;
@@ -101,19 +118,29 @@ async function resolutions(c: DuckDBConnection, body: HexTileCreate, src: string
   return { finest: finest!, coarsest };
 }
 
-/** Moves each `key=value` partition folder DuckDB wrote into the archive under the name `name(values)`. */
-async function addPartitions(zip: ZipWriter, dir: string, depth: number, name: (values: string[]) => string, values: string[] = []): Promise<void> {
+/**
+ * Moves each `key=value` partition folder DuckDB wrote into the archive under the name `name(values)`. A
+ * partition is one file unless the write had more partitions than DuckDB keeps open at once (100 by default;
+ * `writePartitions` stays within it, but the setting is the installation's), when it closes files and starts
+ * new ones: those are merged into one, in hex order like the others.
+ */
+async function addPartitions(c: DuckDBConnection, zip: ZipWriter, dir: string, depth: number, name: (values: string[]) => string, values: string[] = []): Promise<void> {
   const items = (await fs.readdir(dir, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name));
   if (depth === 0) {
-    const files = items.filter((i) => i.isFile() && i.name.endsWith('.parquet'));
-    if (files.length !== 1) throw new StudioError(500, 'Tileset build wrote an unexpected partition', `${files.length} files in one partition`);
-    await zip.add(name(values), await fs.readFile(path.join(dir, files[0]!.name)));
+    const files = items.filter((i) => i.isFile() && i.name.endsWith('.parquet')).map((i) => path.join(dir, i.name));
+    if (files.length === 0) throw new StudioError(500, 'Tileset build wrote an empty partition', dir.slice(dir.lastIndexOf(path.sep) + 1));
+    if (files.length > 1) {
+      const merged = path.join(dir, 'merged.parquet');
+      await c.run(`COPY (SELECT * FROM read_parquet([${files.map(pathLiteral).join(', ')}], hive_partitioning = false) ORDER BY hex) TO ${pathLiteral(merged)} (FORMAT parquet)`);
+      files.splice(0, files.length, merged);
+    }
+    await zip.add(name(values), await fs.readFile(files[0]!));
     return;
   }
   for (const i of items) {
     if (!i.isDirectory()) continue;
     const eq = i.name.indexOf('=');
-    await addPartitions(zip, path.join(dir, i.name), depth - 1, name, [...values, decodeURIComponent(i.name.slice(eq + 1))]);
+    await addPartitions(c, zip, path.join(dir, i.name), depth - 1, name, [...values, decodeURIComponent(i.name.slice(eq + 1))]);
   }
 }
 
@@ -122,7 +149,37 @@ export type TilesetPlan = { finest: number; coarsest: number };
 /** Every check of the request against the source, before anything is created (a refusal changes nothing). */
 export async function planTileset(c: DuckDBConnection, body: HexTileCreate, sourceFile: string, columns: DatasetColumn[]): Promise<TilesetPlan> {
   checkColumns(body, columns);
-  return resolutions(c, body, `read_parquet(${pathLiteral(sourceFile)})`);
+  const src = `read_parquet(${pathLiteral(sourceFile)})`;
+  if (body.sourceTimeColumn) await checkTimes(c, body.sourceTimeColumn, src, sourceFile);
+  return resolutions(c, body, src);
+}
+
+const BUILD_SETTINGS = [
+  ['partitioned_write_flush_threshold', '32768'],
+  ['preserve_insertion_order', 'false'],
+] as const;
+
+/**
+ * Partitions one COPY writes at most. DuckDB buffers each open partition in blocks of its own (256 KB at
+ * least), so a COPY over every (day, tile) of a fine level — 17,000 partitions for 500k points at
+ * resolution 11 by day — ran out of the 512 MB limit; a hundred at a time stay within about 50 MB.
+ */
+const PARTITIONS_PER_WRITE = 100;
+
+/** Writes `columns` of `table` into the archive, one Parquet entry per value of `keys`, in hex order. */
+async function writePartitions(c: DuckDBConnection, zip: ZipWriter, table: string, columns: string, keys: string[], dir: string, name: (values: string[]) => string): Promise<void> {
+  // One text key per partition: each write takes a range of them (BETWEEN on the same text as the ORDER BY).
+  const key = keys.map((k) => `CAST(${k} AS VARCHAR)`).join(` || '/' || `);
+  const values = (await all(c, `SELECT DISTINCT ${key} AS k FROM ${table} ORDER BY k`)).map((r) => String(r.k));
+  await fs.mkdir(dir, { recursive: true });
+  for (let i = 0; i < values.length; i += PARTITIONS_PER_WRITE) {
+    const lo = values[i]!;
+    const hi = values[Math.min(i + PARTITIONS_PER_WRITE, values.length) - 1]!;
+    const part = path.join(dir, String(i));
+    await c.run(`COPY (SELECT ${columns} FROM ${table} WHERE ${key} BETWEEN ${pathLiteral(lo)} AND ${pathLiteral(hi)} ORDER BY hex) TO ${pathLiteral(part)} (FORMAT parquet, PARTITION_BY (${keys.join(', ')}))`);
+    await addPartitions(c, zip, part, keys.length, name);
+    await fs.rm(part, { recursive: true, force: true });
+  }
 }
 
 export async function buildTileset(c: DuckDBConnection, input: BuildInput, plan: TilesetPlan, outFile: string): Promise<TilesetMeta> {
@@ -136,6 +193,9 @@ export async function buildTileset(c: DuckDBConnection, input: BuildInput, plan:
   await fs.mkdir(work, { recursive: true });
   const zip = await ZipWriter.create(outFile);
   const temps: string[] = [base];
+  // Partitioned writes buffer rows per open partition (DuckDB's default: up to 524,288 rows each): smaller
+  // buffers, and no insertion order to keep (every write is ORDER BY hex), keep the build in its memory.
+  for (const [name, value] of BUILD_SETTINGS) await c.run(`SET SESSION ${name} = ${value}`);
   try {
     const cell = body.sourceHexColumn
       ? parentSql(`CAST('0x' || ${q(body.sourceHexColumn)} AS UBIGINT)`, finest)
@@ -149,6 +209,22 @@ export async function buildTileset(c: DuckDBConnection, input: BuildInput, plan:
       throw badInput('Could not read the source columns', (e as Error).message.replaceAll(input.sourceFile, '<source>'));
     }
     await c.run(`DELETE FROM ${base} WHERE cell IS NULL`);
+    // Steps: the cells, then each resolution, then each resolution of each time interval.
+    const levels = finest - coarsest + 1;
+    const steps = 1 + levels * (1 + body.timeIntervals.length);
+    let done = 0;
+    const [{ n: cellRows } = { n: 0 }] = await all(c, `SELECT count(*) AS n FROM ${base}`);
+    // A level's table is done once its tiles and quantiles are written: dropped at once, so the build holds
+    // one level at a time (all of them together ran out of 512 MB on 500k points at resolution 11 by day).
+    const dropTemp = async (table: string) => {
+      await c.run(`DROP TABLE ${table}`);
+      temps.splice(temps.indexOf(table), 1);
+    };
+    const step = () => {
+      input.signal?.throwIfAborted();
+      input.onProgress?.(++done / steps, Number(cellRows));
+    };
+    step();
     const aggs = body.outputColumns.map((o, i) => `${AGG[o.aggMethod](o.sourceColumn ? `v${i}` : '*')} AS ${q(o.targetColumn)}`).join(', ');
     const fieldList = body.outputColumns.map((o) => q(o.targetColumn)).join(', ');
 
@@ -160,15 +236,15 @@ export async function buildTileset(c: DuckDBConnection, input: BuildInput, plan:
       const agg = `_ht_r${r}_${id}`;
       temps.push(agg);
       await c.run(`CREATE TEMP TABLE ${agg} AS ${cellsAt(z, `SELECT ${parentSql('cell', r)} AS c, ${aggs} FROM ${base} GROUP BY c`)}`);
-      const dir = path.join(work, `r${r}`);
-      await c.run(`COPY (SELECT tile, hex, ${fieldList} FROM ${agg} ORDER BY hex) TO ${pathLiteral(dir)} (FORMAT parquet, PARTITION_BY (tile))`);
-      await addPartitions(zip, dir, 1, ([tile]) => entryName({ z, tile: tile! }));
+      await writePartitions(c, zip, agg, `tile, hex, ${fieldList}`, ['tile'], path.join(work, `r${r}`), ([tile]) => entryName({ z, tile: tile! }));
       if (r === finest) await c.run(`COPY (SELECT hex, ${fieldList} FROM ${agg} ORDER BY hex) TO ${pathLiteral(input.snapshotFile)} (FORMAT parquet)`);
       const counts = await all(c, `SELECT tile, count(*) AS n FROM ${agg} GROUP BY tile ORDER BY tile`);
       index.tiles[z] = Object.fromEntries(counts.map((t) => [String(t.tile), Number(t.n)]));
       cellCounts[r] = counts.reduce((s, t) => s + Number(t.n), 0);
       const [qs] = await all(c, `SELECT ${quantileList(fieldTypes)} FROM ${agg}`);
       await zip.add(`quantiles/${r}.json`, Buffer.from(JSON.stringify(quantileValues(qs!, fieldTypes))), true);
+      await dropTemp(agg);
+      step();
     }
 
     for (const interval of body.timeIntervals) {
@@ -181,9 +257,7 @@ export async function buildTileset(c: DuckDBConnection, input: BuildInput, plan:
         const bucket = `date_trunc('${unit}', t)`;
         const grouped = `SELECT ${parentSql('cell', r)} AS c, ${bucket} AS time, '${interval}' || strftime(${bucket}, '${format}') AS path, ${aggs} FROM ${base} WHERE t IS NOT NULL GROUP BY c, time, path`;
         await c.run(`CREATE TEMP TABLE ${agg} AS ${cellsAt(z, grouped)}`);
-        const dir = path.join(work, `t${interval}${r}`);
-        await c.run(`COPY (SELECT path, tile, hex, time, ${fieldList} FROM ${agg} ORDER BY hex) TO ${pathLiteral(dir)} (FORMAT parquet, PARTITION_BY (path, tile))`);
-        await addPartitions(zip, dir, 2, ([p, tile]) => entryName({ z, tile: tile!, time: p! }));
+        await writePartitions(c, zip, agg, `path, tile, hex, time, ${fieldList}`, ['path', 'tile'], path.join(work, `t${interval}${r}`), ([p, tile]) => entryName({ z, tile: tile!, time: p! }));
         for (const row of await all(c, `SELECT path, min(time) AS start, tile, count(*) AS n FROM ${agg} GROUP BY path, tile ORDER BY path, tile`)) {
           const step = (index.time[interval]![String(row.path)] ??= { start: new Date(row.start as Date).toISOString(), tiles: {} });
           (step.tiles[z] ??= {})[String(row.tile)] = Number(row.n);
@@ -191,6 +265,8 @@ export async function buildTileset(c: DuckDBConnection, input: BuildInput, plan:
         for (const row of await all(c, `SELECT path, ${quantileList(fieldTypes)} FROM ${agg} GROUP BY path ORDER BY path`)) {
           await zip.add(`quantiles/${r}/${String(row.path)}.json`, Buffer.from(JSON.stringify(quantileValues(row, fieldTypes))), true);
         }
+        await dropTemp(agg);
+        step();
       }
     }
     const [range] = body.sourceTimeColumn ? await all(c, `SELECT min(t) AS lo, max(t) AS hi FROM ${base}`) : [];
@@ -225,6 +301,8 @@ export async function buildTileset(c: DuckDBConnection, input: BuildInput, plan:
     throw e;
   } finally {
     for (const t of temps) await bestEffort(c.run(`DROP TABLE IF EXISTS ${t}`), `Dropping the temporary table ${t}`);
+    // The connection goes back to the pool: its next user gets DuckDB's defaults.
+    for (const [name] of BUILD_SETTINGS) await bestEffort(c.run(`RESET SESSION ${name}`), `Resetting ${name}`);
     await fs.rm(work, { recursive: true, force: true });
   }
 }

@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { StudioError, badInput, isStudioError, type HexTileCreate, bestEffort } from '@studio/schema';
+import { StudioError, badInput, isStudioError, type HexTileCreate, type Job, bestEffort } from '@studio/schema';
 import { checkKey } from '@studio/engine';
 import { compilePipeline, type TileResolver } from '@studio/pipeline';
 import type { CoreServices, Services } from '..';
@@ -11,6 +11,7 @@ import { datasetAttrs, EMPTY_METADATA, type DatasetAttrs } from '../datasets';
 import { assertCanCreate } from '../quota';
 import { TileArchive } from './archive';
 import { buildTileset, planTileset } from './build';
+import type { JobRun, StudioJobKind } from '../jobs/service';
 import type { PreparedSource } from './source';
 
 /** Open archives by storage key; archives never change under a key, so entries stay valid. */
@@ -101,53 +102,100 @@ function newAttrs(): DatasetAttrs {
   return { datasetType: 'hex-tile', status: 'new', storageKey: null, dataConnectionId: null, metadata: { ...EMPTY_METADATA } };
 }
 
+/** What a hex-tile job needs: everything else is read again when it runs (on any node, after a restart). */
+export interface HexTileJobData {
+  datasetId: string;
+  sourceId: string;
+  body: HexTileCreate;
+}
+
 /**
- * POST /v1/datasets/hextile: a new hex-tile dataset built from a source the caller can read. It goes
- * new -> pending -> ready (or error, with the message, and the error answered) like other ingestion.
+ * POST /v1/datasets/hextile: a new hex-tile dataset built from a source the caller can read. Everything the
+ * request can be refused for is checked first (a refusal creates nothing); then the dataset is created
+ * pending and a background job builds it (`hexTileJob`): the call answers at once with the record and the job.
  */
-export async function createHexTiles(s: Services, caller: Caller, body: HexTileCreate): Promise<ResourceRow> {
+export async function createHexTiles(s: Services, caller: Caller, body: HexTileCreate): Promise<{ row: ResourceRow; job: Job }> {
   const { resource: source } = await s.access.guard(caller, 'dataset', body.source, 'read', false);
   const src = datasetAttrs(source);
   if (src.datasetType === 'hex-tile') throw badInput('The source must be a table dataset, not a hex-tile dataset');
   if (src.status !== 'ready' || !src.storageKey) throw new StudioError(409, `Source dataset is not ready (status: ${src.status})`);
   await assertCanCreate(s.db, caller, 'dataset');
   const sourceFile = await s.engine.store.localPath(src.storageKey);
-  const plan = await s.engine.withConnection((c) => planTileset(c, body, sourceFile, src.metadata.columns));
-  const row = await s.units.run(async () => {
+  await s.engine.withConnection((c) => planTileset(c, body, sourceFile, src.metadata.columns));
+  const { row, jobId } = await s.units.run(async () => {
     const created = await s.records.create(caller, 'dataset', { name: body.name, description: body.description, attrs: newAttrs() as unknown as Record<string, unknown> });
     await s.audit.record(caller, 'dataset.create', 'dataset', created.id, { name: created.name, type: 'hex-tile', source: body.source });
-    return created;
+    const id = await s.jobs.create(caller, 'hex-tiles', created.id);
+    return { row: await s.datasets.transition(created.id, 'pending', { jobId: id, metadata: HEX_TILE_META(body.source) }), jobId: id };
   });
-  const meta = { source: `dataset:${body.source}`, pipelineType: 'hextile', contentType: 'application/zip', query: null };
-  await s.datasets.transition(row.id, 'pending', { metadata: meta });
+  try {
+    return { row, job: await s.jobs.enqueue<HexTileJobData>(jobId, 'hex-tiles', { datasetId: row.id, sourceId: body.source, body }) };
+  } catch (e) {
+    await bestEffort(s.datasets.transition(row.id, 'error', { metadata: { errorMessage: 'The hex tile build could not be queued', errorDetails: null } }), `Ending hex-tile dataset ${row.id}`);
+    throw e;
+  }
+}
+
+const HEX_TILE_META = (sourceId: string) => ({ source: `dataset:${sourceId}`, pipelineType: 'hextile', contentType: 'application/zip', query: null });
+
+/**
+ * The hex-tile build as a background job: reads the source, writes the archive and the cells snapshot under a
+ * new key, and switches the dataset to ready. A retry (after a crash or a handover) starts over from the source.
+ */
+export function hexTileJob(s: Services): StudioJobKind<HexTileJobData> {
+  return {
+    kind: 'hex-tiles',
+    retryLimit: 2,
+    run: (job) => buildHexTiles(s, job),
+    ended: async ({ datasetId }, outcome, message) => {
+      const errorMessage = outcome === 'cancelled' ? 'The hex tile build was cancelled' : message;
+      const row = await s.records.get(datasetId);
+      if (row && datasetAttrs(row).status === 'pending') await s.datasets.transition(datasetId, 'error', { metadata: { errorMessage, errorDetails: null } });
+    },
+  };
+}
+
+async function buildHexTiles(s: Services, job: JobRun<HexTileJobData>): Promise<void> {
+  const { datasetId, sourceId, body } = job.data;
+  const target = await s.records.get(datasetId);
+  if (!target || datasetAttrs(target).status !== 'pending') return; // deleted, or ended elsewhere: nothing to build
+  const source = await s.records.get(sourceId);
+  const src = source ? datasetAttrs(source) : null;
+  if (!src || src.status !== 'ready' || !src.storageKey) throw new StudioError(409, 'The source dataset was deleted or replaced before the build ran');
+  const sourceFile = await s.engine.store.localPath(src.storageKey);
   const work = path.join(s.engine.tmpDir, 'hextile-builds');
   await fs.mkdir(work, { recursive: true });
-  const file = path.join(work, `${row.id}-${randomUUID()}.zip`);
-  const snapshotFile = path.join(work, `${row.id}-${randomUUID()}.parquet`);
-  const key = `datasets/${row.id}/${Date.now().toString(36)}-${randomUUID().slice(0, 8)}.parquet`;
+  const file = path.join(work, `${datasetId}-${randomUUID()}.zip`);
+  const snapshotFile = path.join(work, `${datasetId}-${randomUUID()}.parquet`);
+  const key = `datasets/${datasetId}/${Date.now().toString(36)}-${randomUUID().slice(0, 8)}.parquet`;
+  const meta = HEX_TILE_META(sourceId);
   try {
-    const built = await s.engine.withConnection((c) =>
-      buildTileset(c, { datasetId: row.id, sourceId: body.source, sourceFile, body, zipUrl: zipUrlOf(archiveKeyOf(key)), workDir: work, snapshotFile }, plan, file),
-    );
+    const built = await s.engine.withConnection(async (c) => {
+      const plan = await planTileset(c, body, sourceFile, src.metadata.columns);
+      return buildTileset(c, {
+        datasetId, sourceId, sourceFile, body, zipUrl: zipUrlOf(archiveKeyOf(key)), workDir: work, snapshotFile,
+        // The last 5% is storing the archive and the snapshot.
+        onProgress: (done, rows) => job.progress(done * 95, rows),
+        signal: job.signal,
+      }, plan, file);
+    });
     const { size } = await fs.stat(file);
     // The archive first: once the snapshot's key is the dataset's, its archive must be there.
     await s.engine.store.put(archiveKeyOf(key), file);
     const snapshot = await s.engine.ingest({ sourceFile: snapshotFile, contentType: 'application/vnd.apache.parquet', key });
-    return await s.datasets.transition(row.id, 'ready', {
+    job.signal.throwIfAborted();
+    await s.datasets.transition(datasetId, 'ready', {
       storageKey: key,
       metadata: { ...meta, rowCount: snapshot.rowCount, byteSize: snapshot.byteSize + size, columns: snapshot.columns, detected: { ...snapshot.detected, h3: built.hexColumn }, errorMessage: null, errorDetails: null, ingestedAt: new Date().toISOString() },
     });
   } catch (e) {
-    await bestEffort(s.engine.store.delete(`datasets/${row.id}`), `Removing the hex tiles of ${row.id} after a failed build`);
+    await bestEffort(s.engine.store.delete(archiveKeyOf(key)), `Removing the hex tiles of ${datasetId} after a failed build`);
+    await bestEffort(s.engine.store.delete(key), `Removing the cells of ${datasetId} after a failed build`);
     if (isStudioError(e) && e.status < 500) {
-      // Bad input found while building (e.g. an archive past the ZIP limits): nothing stays behind.
-      await bestEffort(async () => s.records.delete(caller, (await s.records.get(row.id))!), `Removing the record of a failed hex tile build ${row.id}`);
-      throw e;
+      // Bad input found while building (e.g. an archive past the ZIP limits): the dataset says why, and the job ends.
+      await s.datasets.transition(datasetId, 'error', { metadata: { errorMessage: e.message, errorDetails: e.details?.replaceAll(s.engine.tmpDir, '<work>') ?? null } });
     }
-    const message = isStudioError(e) ? e.message : 'Building the hex tiles failed';
-    const details = (isStudioError(e) ? (e.details ?? null) : String(e))?.replaceAll(s.engine.tmpDir, '<work>') ?? null;
-    await s.datasets.transition(row.id, 'error', { metadata: { errorMessage: message, errorDetails: details } });
-    throw isStudioError(e) ? e : new StudioError(500, message, details ?? undefined);
+    throw e;
   } finally {
     await fs.rm(file, { force: true });
     await fs.rm(snapshotFile, { force: true });

@@ -1,0 +1,47 @@
+import { useEffect, useRef } from 'react';
+import { isFinished } from '@studio/schema';
+import { client } from '../app/api';
+import { useAction } from '../app/ui';
+import { useLoad } from '../app/useLoad';
+import { JOB_POLL_MS, jobStatusText, jobTitle } from './jobText';
+
+/**
+ * The newest job of a record (a hex-tile dataset being built): its progress, and Cancel while it runs. Asks
+ * again every second until the job ends, then calls `onEnded` (the page reloads the record).
+ */
+export function JobProgress({ resourceId, onEnded }: { resourceId: string; onEnded: () => void }) {
+  const jobs = useLoad(() => client.jobs.list({ resourceId, limit: 1 }), [resourceId]);
+  const cancel = useAction();
+  const job = jobs.data?.items[0];
+  const wasActive = useRef(false);
+
+  useEffect(() => {
+    if (!job || jobs.loading) return;
+    if (isFinished(job.status)) {
+      if (wasActive.current) onEnded();
+      wasActive.current = false;
+      return;
+    }
+    wasActive.current = true;
+    const t = setTimeout(jobs.reload, JOB_POLL_MS);
+    return () => clearTimeout(t);
+  }, [job, jobs.loading, jobs.reload, onEnded]);
+
+  if (!job || isFinished(job.status)) return null;
+  return (
+    <div className="job-progress card" role="status" aria-label={jobTitle(job)}>
+      <div className="job-progress-line">
+        <strong>{jobTitle(job)}</strong>
+        <span className="muted">{jobStatusText(job)}</span>
+        <button type="button" className="button" disabled={cancel.pending} onClick={() => void cancel.run(async () => {
+          await client.jobs.cancel(job.id);
+          jobs.reload();
+        })}>
+          {cancel.pending ? 'Cancelling…' : 'Cancel'}
+        </button>
+      </div>
+      <progress max={100} value={job.percent} aria-label="Progress" />
+      {cancel.error && <p className="error small">{cancel.error}</p>}
+    </div>
+  );
+}
