@@ -25,6 +25,19 @@ describe.each(STORES)('record lists and edits on %s', (kind) => {
     expect([listed.datasets, listed.mapAssets]).toEqual([got.datasets, got.mapAssets]);
   });
 
+  it("a record shared with the owner's organization is in its members' shared list, as viewer; an administrator's full list (isAdmin) holds everyone's, as admin", async () => {
+    const map = await create('/v1/maps', { name: 'For Acme' });
+    const grant = await as('owner', 'POST', '/v1/permissions', { resourceType: 'map', resourceId: map.id, organizationId: ctx.cast.org.id, role: 'viewer' });
+    expect(grant.statusCode, grant.body).toBeLessThan(300);
+    const shared = (await as('colleague', 'GET', '/v1/maps/shared-with-user')).json().items.find((m: { id: string }) => m.id === map.id);
+    expect(shared?.access).toBe('viewer');
+    expect(ids(await as('editor', 'GET', '/v1/maps/shared-with-user'))).not.toContain(map.id);
+    const all = (await as('admin', 'GET', '/v1/maps?isAdmin=true&limit=100')).json().items;
+    expect(all.find((m: { id: string }) => m.id === map.id)?.access).toBe('admin');
+    // Without isAdmin, an administrator lists their own records like anyone.
+    expect(ids(await as('admin', 'GET', '/v1/maps?limit=100'))).not.toContain(map.id);
+  });
+
   it('search matches % and _ as themselves, not as wildcards', async () => {
     const percent = await create('/v1/maps', { name: 'Growth 50% stores' });
     const underscore = await create('/v1/maps', { name: 'north_east' });
