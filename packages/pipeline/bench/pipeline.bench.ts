@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
+import { latLngToCell } from 'h3-js';
 import { compilePipeline, executeDuckDB, registerH3Functions } from '../src/index';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 10_000_000);
@@ -66,6 +67,19 @@ try {
   const cpuS = (cpu.user + cpu.system) / 1e6;
   if (r?.n !== ROWS) throw new Error(`expected ${ROWS} cells, got ${String(r?.n)}`);
   line('pipeline.h3_latlng_to_cell_res9', String(Math.round(ROWS / s)), 'points/s', `${ROWS} points in ${s.toFixed(2)} s wall, ${cpuS.toFixed(2)} s CPU, load average ${load} on ${availableParallelism()} cores; ratio ${(ROWS / s / 2e6).toFixed(2)} vs target; target >= 2000000`);
+  // #16's baseline, in the same process: h3-js's latLngToCell, single-threaded, over 1M points of the same box.
+  const BASE = Math.min(ROWS, 1_000_000);
+  const pts = new Float64Array(BASE * 2);
+  for (let i = 0; i < BASE; i++) {
+    pts[2 * i] = 25 + Math.random() * 24;
+    pts[2 * i + 1] = -124 + Math.random() * 57;
+  }
+  t = performance.now();
+  let last = '';
+  for (let i = 0; i < BASE; i++) last = latLngToCell(pts[2 * i]!, pts[2 * i + 1]!, 9);
+  const baseS = (performance.now() - t) / 1000;
+  if (!last) throw new Error('h3-js answered no cell');
+  line('pipeline.h3_vs_h3js', ((ROWS / s) / (BASE / baseS)).toFixed(2), 'ratio', `ours ${Math.round(ROWS / s)} points/s on ${availableParallelism()} cores vs h3-js latLngToCell single-threaded ${Math.round(BASE / baseS)} points/s; target >= 3.0`);
 
   // ~31.6 km x 31.6 km around San Francisco's latitude: about 1,000 km².
   const lat0 = 37.5;
