@@ -42,3 +42,16 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): Loaded<T> {
   const reload = useCallback(() => setTick((t) => t + 1), []);
   return { data, error, loading, reload };
 }
+
+/**
+ * Asks `loaded` again `everyMs` after each answer while `waiting` holds (work the server carries on: an
+ * ingestion, a job), and stops once it does not.
+ */
+export function useReloadWhile(waiting: boolean, loaded: Pick<Loaded<unknown>, 'loading' | 'reload'>, everyMs: number): void {
+  const { loading, reload } = loaded;
+  useEffect(() => {
+    if (!waiting || loading) return;
+    const t = setTimeout(reload, everyMs);
+    return () => clearTimeout(t);
+  }, [waiting, loading, reload, everyMs]);
+}

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'react';
 import { Link, Navigate, useNavigate, useParams } from 'react-router-dom';
 import { can, downloadFileBase, type Dataset, type DatasetDownloadFormat } from '@studio/schema';
 import { client } from '../app/api';
-import { useLoad } from '../app/useLoad';
+import { useLoad, useReloadWhile } from '../app/useLoad';
 import { ConfirmDialog, ErrorMessage, formatDate, useAction } from '../app/ui';
 import { StatusBadge } from './StatusBadge';
 import { SchemaTable } from './SchemaTable';
@@ -122,11 +122,7 @@ export function DatasetPage() {
   }, [d?.name]);
 
   // Ingestion runs on the server: ask again until the dataset leaves "pending".
-  useEffect(() => {
-    if (d?.status !== 'pending' || loaded.loading) return;
-    const t = setTimeout(loaded.reload, POLL_MS);
-    return () => clearTimeout(t);
-  }, [d, loaded.loading, loaded.reload]);
+  useReloadWhile(d?.status === 'pending', loaded, POLL_MS);
 
   if (!d) {
     return (

@@ -2,7 +2,7 @@ import { useEffect, useRef } from 'react';
 import { isFinished } from '@studio/schema';
 import { client } from '../app/api';
 import { useAction } from '../app/ui';
-import { useLoad } from '../app/useLoad';
+import { useLoad, useReloadWhile } from '../app/useLoad';
 import { JOB_POLL_MS, jobStatusText, jobTitle } from './jobText';
 
 /**
@@ -15,19 +15,16 @@ export function JobProgress({ resourceId, onEnded }: { resourceId: string; onEnd
   const job = jobs.data?.items[0];
   const wasActive = useRef(false);
 
+  const active = Boolean(job && !isFinished(job.status));
+  useReloadWhile(active, jobs, JOB_POLL_MS);
+  // The job seen running, then ended: the page reloads its record.
   useEffect(() => {
     if (!job || jobs.loading) return;
-    if (isFinished(job.status)) {
-      if (wasActive.current) onEnded();
-      wasActive.current = false;
-      return;
-    }
-    wasActive.current = true;
-    const t = setTimeout(jobs.reload, JOB_POLL_MS);
-    return () => clearTimeout(t);
-  }, [job, jobs.loading, jobs.reload, onEnded]);
+    if (!active && wasActive.current) onEnded();
+    wasActive.current = active;
+  }, [job, active, jobs.loading, onEnded]);
 
-  if (!job || isFinished(job.status)) return null;
+  if (!job || !active) return null;
   return (
     <div className="job-progress card" role="status" aria-label={jobTitle(job)}>
       <div className="job-progress-line">

@@ -3,7 +3,7 @@ import { Link } from 'react-router-dom';
 import { isFinished, type Job } from '@studio/schema';
 import { client } from '../app/api';
 import { DataTable, ErrorMessage, formatDate, useAction } from '../app/ui';
-import { useLoad } from '../app/useLoad';
+import { useLoad, useReloadWhile } from '../app/useLoad';
 import { JOB_POLL_MS, jobStatusText, jobTitle } from './jobText';
 
 /** The record a job works on, as a link to its page (hex tiles build a dataset). */
@@ -25,11 +25,7 @@ export function JobsPage() {
   useEffect(() => {
     document.title = 'Jobs · Studio';
   }, []);
-  useEffect(() => {
-    if (!active || list.loading) return;
-    const t = setTimeout(list.reload, JOB_POLL_MS);
-    return () => clearTimeout(t);
-  }, [active, list.loading, list.reload]);
+  useReloadWhile(active, list, JOB_POLL_MS);
 
   return (
     <section className="page" aria-labelledby="page-title">

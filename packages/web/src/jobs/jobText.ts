@@ -1,9 +1,8 @@
 import { JOB_KINDS, isFinished, type Job } from '@studio/schema';
+import { formatCount } from '../datasets/format';
 
 /** What the job does, in the words of the Jobs panel ("Building hex tiles"). */
 export const jobTitle = (job: Pick<Job, 'kind'>): string => JOB_KINDS[job.kind] ?? job.kind;
-
-const count = new Intl.NumberFormat('en-US');
 
 /**
  * One line on where a job is: "Queued", "Running: 45% (1,000,000 rows)", "Waiting for a retry: …",
@@ -15,7 +14,7 @@ export function jobStatusText(job: Pick<Job, 'status' | 'percent' | 'rows' | 'me
     case 'queued':
       return `${job.message ?? 'Queued'}${attempt}`;
     case 'running':
-      return `Running: ${Math.floor(job.percent)}%${job.rows !== null ? ` (${count.format(job.rows)} rows)` : ''}${attempt}`;
+      return `Running: ${Math.floor(job.percent)}%${job.rows !== null ? ` (${formatCount(job.rows)} rows)` : ''}${attempt}`;
     case 'succeeded':
       return 'Done';
     case 'failed':
