@@ -6,6 +6,7 @@ export * from './permissions';
 export * from './records';
 export * from './delimited';
 export * from './datasets';
+export * from './dataset-refresh';
 export * from './map-assets';
 export * from './connections';
 export * from './queries';

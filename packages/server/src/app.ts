@@ -39,6 +39,7 @@ export async function buildStudio(config: StudioConfig, opts: { inMemoryCatalog?
   const store = await openCatalog({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, inMemory: opts.inMemoryCatalog });
   const services = await buildServices(config, store.db);
   services.jobs.register(hexTileJob(services));
+  services.jobs.register(services.refresh.job());
   await services.jobs.start(store.jobDatabase, {
     worker: config.role !== 'api',
     heartbeatSeconds: config.jobHeartbeatSeconds,
@@ -50,6 +51,8 @@ export async function buildStudio(config: StudioConfig, opts: { inMemoryCatalog?
   await services.executions.failInterrupted();
   // Every node sweeps, now and each minute, what a stopped node left behind: datasets pending, executions running.
   const stopSweeping = [services.datasets.startSweeping(), every(60_000, () => services.executions.failInterrupted(), 'Sweeping interrupted query executions')];
+  // Nodes that run jobs also start the live datasets' scheduled refreshes (any of them; a row lock picks one).
+  if (config.role !== 'api') stopSweeping.push(services.refresh.startScheduling());
   const app = Fastify({
     logger: opts.logger ? { level: config.logLevel } : false,
     bodyLimit: 64 * 1024 * 1024,

@@ -1,26 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import pg from 'pg';
 import { useBrowser, openStudio, signInThroughUi } from './browser';
 import { asAdmin, baseUrl, createUser, unique } from './api';
 import { waitMapReady } from './pixels';
 import { E2E_BUCKET } from './global-setup';
 import { S3_KEYS } from '../../warehouses/test/servers/s3';
+import { onWarehouse } from './warehouse';
 
 const browser = useBrowser();
 
 /** A demo database on the test warehouse server, owned by the role connections use. */
 const database = `studio_demo_${randomBytes(4).toString('hex')}`;
-async function onWarehouse(db: string, sql: string) {
-  const url = inject('warehouseServer').adminUrl.replace(/\/[^/]*$/, `/${db}`);
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  try {
-    await c.query(sql);
-  } finally {
-    await c.end();
-  }
-}
 beforeAll(async () => {
   const { user } = inject('warehouseServer');
   await onWarehouse('postgres', `create database ${database} owner ${user}`);

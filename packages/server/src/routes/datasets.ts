@@ -10,6 +10,7 @@ import {
   QueryBool,
   StudioError,
   badInput,
+  bestEffort,
   isStudioError,
   downloadFileBase,
   type Access,
@@ -131,13 +132,17 @@ export const datasetRoutes: RouteDef[] = [
     spec: ['CAT-105'],
     method: 'GET',
     url: '/v1/datasets/{id}',
-    summary: 'One dataset with its schema, statistics and status',
+    summary: 'One dataset with its schema, statistics and status. A live dataset older than its max age starts refreshing (a background job); the answer is its data as it is',
     tag: 'datasets',
     auth: 'user',
     params: IdParam,
     query: AdminQuery,
     resource: { type: 'dataset', param: 'id', action: 'read' },
-    handler: async (ctx) => datasetItem(ctx.services, ctx.resource!, ctx),
+    handler: async (ctx) => {
+      // The refresh is the data's, not this reader's: a failure to start it does not fail the read.
+      await bestEffort(ctx.services.refresh.refreshIfStale(ctx.resource!), `Refreshing the stale live dataset ${ctx.resource!.id}`);
+      return datasetItem(ctx.services, ctx.resource!, ctx);
+    },
   }),
   defineRoute({
     spec: ['CAT-106'],

@@ -27,6 +27,7 @@ import { executionRoutes } from './executions';
 import { basemapRoutes } from './basemaps';
 import { vectorTileRoutes } from './vector-tiles';
 import { jobRoutes } from './jobs';
+import { datasetRefreshRoutes } from './dataset-refresh';
 
 /** The route table: every call the server answers, in one list the tests and OpenAPI read. */
 export const allRoutes: RouteDef[] = [
@@ -58,4 +59,5 @@ export const allRoutes: RouteDef[] = [
   ...basemapRoutes,
   ...vectorTileRoutes,
   ...jobRoutes,
+  ...datasetRefreshRoutes,
 ];

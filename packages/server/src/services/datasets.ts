@@ -4,7 +4,7 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import { StudioError, isStudioError, type Access, type Dataset, type DatasetMetadata, type DatasetStatus, DATASET_TRANSITIONS, bestEffort } from '@studio/schema';
+import { StudioError, initialRefresh, isStudioError, type Access, type DatasetRefresh, type Dataset, type DatasetMetadata, type DatasetStatus, DATASET_TRANSITIONS, bestEffort } from '@studio/schema';
 import { arrowCopyKey, rejectedLinesKey, type CsvOverrides, type Engine, type IngestResult } from '@studio/engine';
 import { every } from './every';
 import type { Db } from '../store/db';
@@ -47,6 +47,11 @@ export const datasetAttrs = (row: Pick<ResourceRow, 'attrs'>): DatasetAttrs => {
     metadata: { ...EMPTY_METADATA, ...(a.metadata ?? {}) },
   };
 };
+
+/** A live dataset's refresh settings, with the defaults for one never set; null for other datasets. */
+export function refreshOf(a: DatasetAttrs): DatasetRefresh | null {
+  return a.datasetType === 'sql' ? { ...initialRefresh(), ...(a.metadata.refresh ?? {}) } : null;
+}
 
 /** How an ingestion stores its data: `skipArrow` leaves the Arrow copy to the first read (spec: PUT /{id}/data). */
 export interface IngestOpts {
@@ -102,7 +107,8 @@ export class DatasetService {
 
   decorate<T extends { id: string }>(w: T, row: Pick<ResourceRow, 'attrs'>): Omit<T, 'type'> & Pick<Dataset, 'type' | 'status' | 'metadata' | 'dataConnectionId'> {
     const a = datasetAttrs(row);
-    return { ...w, type: a.datasetType, status: a.status, metadata: { ...a.metadata, storageReadPath: a.status === 'ready' ? `/v1/datasets/${w.id}/data` : null }, dataConnectionId: a.dataConnectionId };
+    const metadata = { ...a.metadata, storageReadPath: a.status === 'ready' ? `/v1/datasets/${w.id}/data` : null, refresh: refreshOf(a) };
+    return { ...w, type: a.datasetType, status: a.status, metadata, dataConnectionId: a.dataConnectionId };
   }
 
   /**
@@ -167,6 +173,45 @@ export class DatasetService {
         .returningAll()
         .executeTakeFirstOrThrow();
     });
+  }
+
+  /** Changes a dataset's metadata where it stands (status and data untouched), from what it holds now; null when it is gone. */
+  async patchMetadata(id: string, patch: (current: DatasetAttrs) => Partial<DatasetMetadata>): Promise<ResourceRow | null> {
+    return this.db.transaction().execute(async (trx) => {
+      const row = await trx.selectFrom('resources').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
+      if (!row) return null;
+      const current = datasetAttrs(row);
+      const next = { ...current, metadata: { ...current.metadata, ...patch(current) } };
+      return trx.updateTable('resources').set({ attrs: JSON.stringify({ ...row.attrs, ...next }), updated_at: new Date() }).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+    });
+  }
+
+  /**
+   * Switches a dataset to data stored elsewhere first (a live dataset's refresh): readers kept the old data
+   * all along and see the new once this commits. Only when its data is still `fromKey` and nothing is
+   * ingesting it: an upload or another refresh that switched first wins, and this answers null (the caller
+   * removes its file). A dataset in error or new goes through pending to ready, as the status machine says.
+   */
+  async replaceData(id: string, fromKey: string | null, key: string, metadata: (current: DatasetAttrs) => Partial<DatasetMetadata>): Promise<ResourceRow | null> {
+    const current = await this.db.selectFrom('resources').select('attrs').where('id', '=', id).executeTakeFirst();
+    const a = current ? datasetAttrs(current) : null;
+    if (!a || a.storageKey !== fromKey || a.status === 'pending') return null;
+    const claimed = a.status !== 'ready';
+    if (claimed) await this.move(id, 'pending', {});
+    const switched = await this.db.transaction().execute(async (trx) => {
+      const row = await trx.selectFrom('resources').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
+      const now = row ? datasetAttrs(row) : null;
+      // An upload that claimed the dataset meanwhile is ingesting: its data will be the newer.
+      if (!row || !now || now.storageKey !== fromKey || now.status !== (claimed ? 'pending' : 'ready')) return null;
+      const next: DatasetAttrs = { ...now, status: 'ready', storageKey: key, metadata: { ...now.metadata, ...metadata(now), errorMessage: null, errorDetails: null } };
+      return trx.updateTable('resources').set({ attrs: JSON.stringify({ ...row.attrs, ...next }), updated_at: new Date() }).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+    });
+    if (!switched) return null;
+    this.keepArrowCopy(id, key);
+    if (fromKey) {
+      for (const old of [fromKey, arrowCopyKey(fromKey), rejectedLinesKey(fromKey)]) await bestEffort(this.engine.store.delete(old), `Removing the replaced ${old}`);
+    }
+    return switched;
   }
 
   /**

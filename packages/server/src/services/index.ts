@@ -29,6 +29,7 @@ import { ApiKeyService } from './api-keys';
 import { OrganizationService } from './organizations';
 import { AdminService } from './admin';
 import { JobService } from './jobs/service';
+import { DatasetRefreshService } from './dataset-refresh';
 
 /** Everything a route handler may use; built once per server from the catalog and config. */
 export interface Services {
@@ -72,6 +73,8 @@ export interface Services {
   admin: AdminService;
   /** Background jobs (hex tiles): queued in the catalog's database, run by any node's workers. */
   jobs: JobService;
+  /** Live datasets' refreshes: asked for, scheduled, or on open when older than their max age (as jobs). */
+  refresh: DatasetRefreshService;
 }
 
 /** STUDIO_NODE_ID, or an id made once and kept in the data directory (so a restart knows its own work). */
@@ -89,7 +92,7 @@ function nodeIdOf(config: StudioConfig): string {
 }
 
 /** The services the dashboard widgets are built from (every service but the widgets themselves). */
-export type CoreServices = Omit<Services, 'widgets'>;
+export type CoreServices = Omit<Services, 'widgets' | 'refresh'>;
 
 export async function buildServices(config: StudioConfig, catalog: Db): Promise<Services> {
   const units = unitOfWork(catalog);
@@ -140,5 +143,5 @@ export async function buildServices(config: StudioConfig, catalog: Db): Promise<
   };
   // Widgets read through the other services (records, access, temp views) and share the analytic sets' cache.
   const widgets = new DashboardWidgets(base, () => base.analytics.cache, { timeoutMs: config.widgetTimeoutMs });
-  return { ...base, widgets };
+  return { ...base, widgets, refresh: new DatasetRefreshService(base) };
 }

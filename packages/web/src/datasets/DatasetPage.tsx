@@ -10,6 +10,7 @@ import { PreviewTable } from './PreviewTable';
 import { UploadDialog } from './UploadDialog';
 import { HexTileDialog } from './HexTileDialog';
 import { JobProgress } from '../jobs/JobProgress';
+import { RefreshPanel } from './RefreshPanel';
 import { formatBytes, formatCount } from './format';
 import './datasets.css';
 
@@ -207,6 +208,8 @@ export function DatasetPage() {
           {d.status === 'pending' ? (d.type === 'hex-tile' ? 'Building the hex tiles… this page updates when they are ready.' : 'Ingesting… this page updates when the data is ready.') : 'No data yet: upload a file to fill this dataset.'}
         </p>
       )}
+
+      {d.type === 'sql' && <RefreshPanel d={d} onChanged={loaded.reload} />}
 
       {columns.length > 0 && (
         <section className="card dataset-section" aria-labelledby="schema-title">

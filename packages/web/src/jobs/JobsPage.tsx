@@ -6,7 +6,7 @@ import { DataTable, ErrorMessage, formatDate, useAction } from '../app/ui';
 import { useLoad, useReloadWhile } from '../app/useLoad';
 import { JOB_POLL_MS, jobStatusText, jobTitle } from './jobText';
 
-/** The record a job works on, as a link to its page (hex tiles build a dataset). */
+/** The record a job works on, as a link to its page (hex tiles build a dataset; a refresh renews one). */
 function JobRecord({ job }: { job: Job }) {
   if (!job.resourceId) return <span className="muted">(deleted)</span>;
   return <Link to={`/workspace/datasets/${job.resourceId}`}>Open the dataset</Link>;
@@ -31,10 +31,10 @@ export function JobsPage() {
     <section className="page" aria-labelledby="page-title">
       <header className="page-header page-header-stacked">
         <h1 id="page-title">Jobs</h1>
-        <p className="muted">Long work the studio runs in the background: hex tiles being built. It goes on when you leave this page, and when the server that started it stops, another one finishes it.</p>
+        <p className="muted">Long work the studio runs in the background: hex tiles being built, live datasets refreshing. It goes on when you leave this page, and when the server that started it stops, another one finishes it.</p>
       </header>
       <ErrorMessage message={list.error ?? cancel.error} onRetry={list.reload} />
-      {!list.loading && !list.error && items.length === 0 && <p className="empty">No jobs yet. Building hex tiles from a dataset's page starts one.</p>}
+      {!list.loading && !list.error && items.length === 0 && <p className="empty">No jobs yet. Building hex tiles or refreshing a live dataset from its page starts one.</p>}
       {items.length > 0 && (
         <DataTable
           label="Jobs"

@@ -110,6 +110,19 @@ export class JobService {
     return (await q.execute()).map(toWire);
   }
 
+  /** The newest queued or running job of a kind on a record, whoever started it; null when there is none. */
+  async active(kind: JobKind, resourceId: string): Promise<Job | null> {
+    const row = await this.db
+      .selectFrom('jobs')
+      .selectAll()
+      .where('kind', '=', kind)
+      .where('resource_id', '=', resourceId)
+      .where('status', 'in', ['queued', 'running'])
+      .orderBy('created_at', 'desc')
+      .executeTakeFirst();
+    return row ? toWire(row) : null;
+  }
+
   /** Cancels a queued or running job: it stops at its next step on whichever node runs it. */
   async cancel(caller: Caller, id: string): Promise<Job> {
     const row = await this.visible(caller, id);
