@@ -20,7 +20,7 @@ import type {
 } from '@studio/schema';
 import { PUBLICATION_GRANT_HEADER, type UPLOAD_COLUMN_TYPES } from '@studio/schema';
 import type { MapAssetCreateBody, MapAssetFields, MapAssetType, MapAssetUpdateBody } from '@studio/schema';
-import type { DatasetRefreshUpdate, HexTileCreate, Job, JobListQuery } from '@studio/schema';
+import type { DatasetRefreshUpdate, HexTileCreate, Job, JobListQuery, VectorTileCreate } from '@studio/schema';
 import type { ConnectionFields, DataConnectionBody, Dataset, DatasetDownloadFormat, StorageListing, Parameter, Publication, PublicationInfo, PublicationKind, Widget, WidgetBatchBody, WidgetBatchLine, WidgetResult, WidgetRunBody, UploadOptions } from '@studio/schema';
 import { checkStatus, type AppErrorHandler } from './errors';
 import { readLines } from './ndjson';
@@ -302,6 +302,8 @@ export class StudioClient {
     get: (id: string) => this.request<{ item: Dataset }>('GET', `/v1/datasets/${id}`).then((r) => r.item),
     /** A hex-tile dataset of `body.source`: answered at once, pending, with the background job that builds it. */
     buildHexTiles: (body: z.input<typeof HexTileCreate>) => this.request<{ item: Dataset; job: Job }>('POST', '/v1/datasets/hextile', { body }),
+    /** A vector-tile dataset of a dataset (`body.datasetId`): answered at once, pending, with the background job that tiles it. */
+    buildVectorTiles: (body: z.input<typeof VectorTileCreate>) => this.request<{ item: Dataset; job: Job }>('POST', '/v1/datasets/vectortile', { body }),
     /** Runs a live dataset's query again as a background job; answered at once (still ready on its current data) with the job. */
     refresh: (id: string) => this.request<{ item: Dataset; job: Job }>('POST', `/v1/datasets/${id}/refresh`),
     /** When a live dataset refreshes by itself: `hourly`, `daily`, a cron expression (UTC) or null; and its max age on open. */

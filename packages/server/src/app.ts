@@ -16,6 +16,7 @@ import { closeWarehouseSessions } from '@studio/warehouses';
 import { reportFailure, reportFailuresTo } from '@studio/schema';
 import { every } from './services/every';
 import { hexTileJob } from './services/hextiles/service';
+import { vectorTiles } from './services/vector-tiles';
 
 export interface Studio {
   app: FastifyInstance;
@@ -40,6 +41,7 @@ export async function buildStudio(config: StudioConfig, opts: { inMemoryCatalog?
   const services = await buildServices(config, store.db);
   services.jobs.register(hexTileJob(services));
   services.jobs.register(services.refresh.job());
+  services.jobs.register(vectorTiles(services).job());
   await services.jobs.start(store.jobDatabase, {
     worker: config.role !== 'api',
     heartbeatSeconds: config.jobHeartbeatSeconds,

@@ -2,7 +2,7 @@ import { VectorTile } from '@mapbox/vector-tile';
 import Pbf from 'pbf';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SAMPLE_DATASETS } from '../src/samples/datasets';
-import { STORES, useStudio, useWarehouse, warehouseConnection } from './harness';
+import { STORES, jobEnded, useStudio, useWarehouse, warehouseConnection } from './harness';
 
 const CSV = 'name,lat,lng,visits\nFerry Building,37.7955,-122.3937,10\nCoit Tower,37.8024,-122.4058,\nPainted Ladies,37.7763,-122.4328,7\n';
 /** Two lines across the Golden Gate and the Bay Bridge, as WKT. */
@@ -37,14 +37,21 @@ describe.each(STORES)('vector-tile datasets on %s', (kind) => {
     return res.json().item as { id: string };
   };
   const datasetCount = async () => Number((await ctx.s.services.db.selectFrom('resources').select((eb) => eb.fn.countAll().as('n')).where('type', '=', 'dataset').executeTakeFirstOrThrow()).n);
+  /** A tiling call's answer: 201 at once with the dataset pending and its job; then the dataset as the job left it, ready. */
+  const built = async (res: Awaited<ReturnType<typeof as>>) => {
+    expect(res.statusCode, res.body).toBe(201);
+    const { item, job } = res.json();
+    expect([item.status, job.kind, job.resourceId]).toEqual(['pending', 'vector-tiles', item.id]);
+    const ended = await jobEnded((url) => as('owner', 'GET', url), job.id);
+    expect([ended.status, ended.message]).toEqual(['succeeded', null]);
+    return (await as('owner', 'GET', `/v1/datasets/${item.id}`)).json().item;
+  };
   let points: { id: string };
   let tiled: { id: string; metadata: { vectorTile: { maxZoom: number; layer: string } } };
 
   beforeAll(async () => {
     points = await upload(CSV, 'text/csv', 'Landmarks');
-    const res = await as('owner', 'POST', '/v1/datasets/vectortile', { datasetId: points.id, name: 'Landmark tiles' });
-    expect(res.statusCode, res.body).toBe(201);
-    tiled = res.json().item;
+    tiled = await built(await as('owner', 'POST', '/v1/datasets/vectortile', { datasetId: points.id, name: 'Landmark tiles' }));
   });
 
   it('tiles a point dataset: a ready vector-tile dataset with its zoom range, fields and tile URLs', () => {
@@ -110,29 +117,27 @@ describe.each(STORES)('vector-tile datasets on %s', (kind) => {
   it('tiles a sample dataset of polygons (World countries): Paris lies inside France at every zoom', async () => {
     const sample = SAMPLE_DATASETS.find((d) => d.name === 'World countries')!;
     const countries = await upload(String(await sample.build()), sample.contentType, sample.name);
-    const res = await as('owner', 'POST', '/v1/datasets/vectortile', { datasetId: countries.id, layerName: 'countries', columns: ['name'] });
-    expect(res.statusCode, res.body).toBe(201);
-    const vt = res.json().item.metadata.vectorTile;
+    const item = await built(await as('owner', 'POST', '/v1/datasets/vectortile', { datasetId: countries.id, layerName: 'countries', columns: ['name'] }));
+    const vt = item.metadata.vectorTile;
     expect(vt).toMatchObject({ geometryType: 'Polygon', layer: 'countries', fields: { name: 'String' }, featureCount: 177, minZoom: 0 });
     expect(vt.maxZoom).toBeGreaterThanOrEqual(4);
     for (const z of [0, 3, vt.maxZoom]) {
       const [x, y] = tileOf(2.35, 48.85, z);
-      const tile = await as('owner', 'GET', `/v1/datasets/${res.json().item.id}/tiles/${z}/${x}/${y}`);
+      const tile = await as('owner', 'GET', `/v1/datasets/${item.id}/tiles/${z}/${x}/${y}`);
       const names = featuresOf(tile.rawPayload, 'countries', z, x, y).map((f) => f.properties.name);
       expect(names).toContain('France');
     }
     const [x, y] = tileOf(2.35, 48.85, 3);
-    const layer = new VectorTile(new Pbf((await as('owner', 'GET', `/v1/datasets/${res.json().item.id}/tiles/3/${x}/${y}`)).rawPayload)).layers.countries!;
+    const layer = new VectorTile(new Pbf((await as('owner', 'GET', `/v1/datasets/${item.id}/tiles/3/${x}/${y}`)).rawPayload)).layers.countries!;
     expect(layer.feature(0).type).toBe(3);
   });
 
   it('tiles WKT lines named by geometryColumn, skipping text that is no geometry', async () => {
     const lines = await upload(WKT, 'text/csv', 'Bridges');
-    const res = await as('owner', 'POST', '/v1/datasets/vectortile', { datasetId: lines.id, geometryColumn: 'shape', maxZoom: 12 });
-    expect(res.statusCode, res.body).toBe(201);
-    expect(res.json().item.metadata.vectorTile).toMatchObject({ geometryType: 'LineString', featureCount: 2, maxZoom: 12, fields: { name: 'String' } });
+    const item = await built(await as('owner', 'POST', '/v1/datasets/vectortile', { datasetId: lines.id, geometryColumn: 'shape', maxZoom: 12 }));
+    expect(item.metadata.vectorTile).toMatchObject({ geometryType: 'LineString', featureCount: 2, maxZoom: 12, fields: { name: 'String' } });
     const [x, y] = tileOf(-122.4783, 37.815, 12);
-    const gg = featuresOf((await as('owner', 'GET', `/v1/datasets/${res.json().item.id}/tiles/12/${x}/${y}`)).rawPayload, 'features', 12, x, y);
+    const gg = featuresOf((await as('owner', 'GET', `/v1/datasets/${item.id}/tiles/12/${x}/${y}`)).rawPayload, 'features', 12, x, y);
     expect(gg.map((f) => [f.properties.name, f.geometry.type])).toEqual([['Golden Gate', 'LineString']]);
   });
 
@@ -235,9 +240,7 @@ describe.each(STORES)('vector-tile datasets on %s', (kind) => {
   });
 
   it('vector-tiles a query over datasets on the embedded engine (DQ-022)', async () => {
-    const res = await as('owner', 'PUT', '/v1/data-queries/vector-tiling', { query: `select name, lat, lng from "${points.id}" where visits is not null`, name: 'Visited' });
-    expect(res.statusCode, res.body).toBe(201);
-    const item = res.json().item;
+    const item = await built(await as('owner', 'PUT', '/v1/data-queries/vector-tiling', { query: `select name, lat, lng from "${points.id}" where visits is not null`, name: 'Visited' }));
     expect(item).toMatchObject({ name: 'Visited', type: 'vector-tile', status: 'ready', metadata: { pipelineType: 'pipeline', vectorTile: { featureCount: 2, pipelineType: 'pipeline' } } });
     const z = item.metadata.vectorTile.maxZoom;
     const [x, y] = tileOf(-122.4, 37.79, z);
@@ -255,9 +258,7 @@ describe.each(STORES)('vector-tile datasets on %s', (kind) => {
   it('vector-tiles a query pushed down to a PostgreSQL connection (DQ-022)', async () => {
     const conn = (await as('owner', 'POST', '/v1/data-connections', { ...warehouseConnection(WAREHOUSE), name: 'Warehouse' })).json().item;
     const body = { connectionId: conn.id, query: 'select code, docks, lat, lon from stations where docks >= $min', parameters: { min: 2 }, latColumn: 'lat', lngColumn: 'lon' };
-    const res = await as('owner', 'PUT', '/v1/data-queries/vector-tiling', body);
-    expect(res.statusCode, res.body).toBe(201);
-    const item = res.json().item;
+    const item = await built(await as('owner', 'PUT', '/v1/data-queries/vector-tiling', body));
     expect(item.metadata.vectorTile).toMatchObject({ featureCount: 2, fields: { code: 'String', docks: 'Number' } });
     const z = item.metadata.vectorTile.maxZoom;
     const [x, y] = tileOf(-122.3971, 37.7929, z);

@@ -39,8 +39,10 @@ describe('vector-tile datasets in the map', () => {
     const team = await admin.admin.createOrganization(`Tiles team ${unique()}`);
     const maker = await createUser(admin, team.id, 'Tia Tiler', `tia.${unique()}@e2e.studio.test`);
     const source = await maker.client.datasets.upload(CSV, { contentType: 'text/csv', name: `SF points ${unique()}` });
-    const { item: tiled } = await maker.client.request<{ item: { id: string; type: string } }>('POST', '/v1/datasets/vectortile', { body: { datasetId: source.id, name: 'SF tiles' } });
-    expect(tiled.type).toBe('vector-tile');
+    // The call answers at once; a background job cuts the tiles.
+    const { item: tiled, job } = await maker.client.datasets.buildVectorTiles({ datasetId: source.id, name: 'SF tiles' });
+    expect([tiled.type, tiled.status]).toEqual(['vector-tile', 'pending']);
+    await expect.poll(async () => (await maker.client.jobs.get(job.id)).status, { timeout: 30_000 }).toBe('succeeded');
 
     const s = await openStudio(browser(), baseUrl());
     const { page } = s;

@@ -34,13 +34,13 @@ const LinkQuery = z.object({ exp: z.coerce.number().int(), sig: z.string().max(2
 const originOf = (req: FastifyRequest) => `${req.protocol}://${req.host}`;
 const intOf = (v: string) => (/^\d{1,9}$/.test(v) ? Number(v) : NaN);
 
-/** Creates the vector-tile dataset (see VectorTileService.create) and answers it as the caller sees it. */
+/** Creates the vector-tile dataset (see VectorTileService.create): answers it, pending, as the caller sees it, with the job that tiles it. */
 async function createTiled(ctx: Ctx, opts: VectorTileOptions, source: TileSource, produce: (file: string, signal: AbortSignal) => Promise<void>) {
   const signal = clientGone(ctx.reply);
-  const row = await vectorTiles(ctx.services).create(requireCaller(ctx), opts, source, (file) => produce(file, signal), signal);
+  const { row, job } = await vectorTiles(ctx.services).create(requireCaller(ctx), opts, source, (file) => produce(file, signal), signal);
   const access = await ctx.services.access.accessOf(ctx.caller, row, ctx.adminMode);
   const [item] = await ctx.services.datasets.toWire([row], () => access);
-  return { item: item! };
+  return { item: item!, job };
 }
 
 export const vectorTileRoutes: RouteDef[] = [
@@ -48,7 +48,7 @@ export const vectorTileRoutes: RouteDef[] = [
     spec: ['CAT-113'],
     method: 'POST',
     url: '/v1/datasets/vectortile',
-    summary: 'Create a vector-tile dataset from a dataset the caller reads (lat/lng columns or GeoJSON/WKT geometry): an MVT pyramid in a PMTiles archive',
+    summary: 'Create a vector-tile dataset from a dataset the caller reads (lat/lng columns or GeoJSON/WKT geometry): an MVT pyramid in a PMTiles archive, cut by a background job; answers at once with the dataset pending and the job',
     tag: TAG,
     auth: 'user',
     transaction: false,
@@ -70,7 +70,7 @@ export const vectorTileRoutes: RouteDef[] = [
     spec: ['DQ-022'],
     method: 'PUT',
     url: '/v1/data-queries/vector-tiling',
-    summary: 'Vector-tile the result of a query (on a data connection the caller reads, or over datasets on the embedded engine) into a new vector-tile dataset',
+    summary: 'Vector-tile the result of a query (on a data connection the caller reads, or over datasets on the embedded engine) into a new vector-tile dataset: the query runs in the request (its errors are a 422 that creates nothing), the tiling in a background job; answers with the dataset pending and the job',
     tag: 'data-queries',
     auth: 'user',
     transaction: false,

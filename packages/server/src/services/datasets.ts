@@ -228,7 +228,7 @@ export class DatasetService {
       }
       if (contentEncoding && !encoding && contentEncoding.toLowerCase() !== 'identity') throw new StudioError(422, `Unsupported content encoding ${contentEncoding}`);
       return { contentType, contentEncoding: encoding };
-    }, undefined, opts);
+    }, opts);
   }
 
   /** Materializes a checked SQL query (see sql-sandbox.ts) as the dataset's data. */
@@ -237,20 +237,18 @@ export class DatasetService {
     return this.ingestWith(row, { source: 'query', pipelineType: 'query', contentType: 'application/vnd.apache.parquet', query: queryText }, async (file) => {
       await writeParquet(file);
       return { contentType: 'application/vnd.apache.parquet', contentEncoding: undefined };
-    }, undefined, opts);
+    }, opts);
   }
 
   /**
    * The one ingestion path: pending, produce a file, ingest it under a new storage key, switch to it,
-   * ready; or error with the message. The previous data stays readable until the switch. `finish` derives
-   * more from the stored data before the switch (vector tiles) and answers metadata to add. Once ready, the
+   * ready; or error with the message. The previous data stays readable until the switch. Once ready, the
    * data's Arrow copy is written unless `skipArrow` (then the first complete Arrow read writes it).
    */
   async ingestWith(
     row: ResourceRow,
     meta: Pick<DatasetMetadata, 'source' | 'pipelineType' | 'contentType' | 'query'>,
     produce: (file: string) => Promise<{ contentType: string; contentEncoding: 'gzip' | undefined }>,
-    finish?: (key: string, result: IngestResult) => Promise<Partial<DatasetMetadata>>,
     opts: IngestOpts = {},
   ): Promise<ResourceRow> {
     if (datasetAttrs(row).status === 'pending') throw new StudioError(409, 'Record is not upload-ready', 'Data is being ingested');
@@ -272,10 +270,6 @@ export class DatasetService {
       const previous = datasetAttrs(pending).storageKey;
       const key = `datasets/${row.id}/${Date.now().toString(36)}-${randomUUID().slice(0, 8)}.parquet`;
       const result = await this.engine.ingest({ sourceFile: file, contentType, contentEncoding, key, skipBadRows: opts.skipBadRows, csv: opts.csv });
-      const derived = finish ? await finish(key, result).catch(async (e: unknown) => {
-        await bestEffort(this.engine.store.delete(key), `Removing ${key} after a failed ingestion`);
-        throw e;
-      }) : {};
       const ready = await this.transition(row.id, 'ready', {
         storageKey: key,
         metadata: {
@@ -288,7 +282,6 @@ export class DatasetService {
           errorDetails: null,
           ingestedAt: new Date().toISOString(),
           rejectedRows: result.rejectedRows ?? null,
-          ...derived,
         },
       }, opts);
       if (previous && previous !== key) {

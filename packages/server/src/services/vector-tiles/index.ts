@@ -1,7 +1,9 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { StudioError, badInput, isStudioError, type DatasetColumn, type VectorTileInfo, type VectorTileOptions, VECTOR_TILE_MAX_ZOOM, bestEffort } from '@studio/schema';
+import { StudioError, badInput, isStudioError, type DatasetColumn, type Job, type VectorTileInfo, type VectorTileOptions, VECTOR_TILE_MAX_ZOOM, bestEffort } from '@studio/schema';
+import type { IngestResult } from '@studio/engine';
+import type { JobRun, StudioJobKind } from '../jobs/service';
 import type { Services } from '..';
 import type { Caller } from '../../http/caller';
 import type { ResourceRow } from '../records';
@@ -47,22 +49,35 @@ function propertiesOf(columns: DatasetColumn[], location: Location, opts: Vector
   return chosen.map((c) => ({ name: c.name, duckdbType: c.duckdbType }));
 }
 
+/** What a vector-tile job needs: the stored rows and how to tile them; read again on whichever node runs it. */
+export interface VectorTileJobData {
+  datasetId: string;
+  /** The rows, stored as the dataset's Parquet snapshot before the job was queued. */
+  key: string;
+  stored: Pick<IngestResult, 'rowCount' | 'byteSize' | 'columns' | 'detected'>;
+  opts: VectorTileOptions;
+  pipelineType: VectorTileInfo['pipelineType'];
+  name: string;
+}
+
 /**
  * Vector-tile datasets: a Parquet snapshot of the source (so preview, data and SQL work as for any
- * dataset) plus a PMTiles archive cut from it, made through the datasets' one ingestion path (status
- * new -> pending -> ready | error).
+ * dataset) plus a PMTiles archive cut from it. The request stores the rows (a query that fails, or rows
+ * with no location, is the caller's 422 and leaves nothing behind); the tiling, the long part, is a
+ * background job ('vector-tiles') that any node can run again from the stored rows after a crash.
  */
 export class VectorTileService {
   readonly archives: TileArchives;
 
-  constructor(private readonly services: Pick<Services, 'engine' | 'datasets' | 'records' | 'audit' | 'units'>) {
+  constructor(private readonly services: Pick<Services, 'engine' | 'datasets' | 'records' | 'audit' | 'units' | 'jobs'>) {
     this.archives = new TileArchives(services.engine.store);
   }
 
   /**
-   * Creates the dataset and tiles `produce`'s Parquet into it. Bad input found on the way (no location,
-   * an unknown column, a query the warehouse refuses) removes the new dataset again: a 422 changes nothing;
-   * so does a caller who leaves before the end (`signal`).
+   * Creates the dataset, stores `produce`'s Parquet as its rows and queues the job that tiles them: answers
+   * at once with the dataset pending and the job. Bad input found on the way (no location, an unknown
+   * column, a query the warehouse refuses) removes the new dataset again: a 422 changes nothing; so does a
+   * caller who leaves before the rows are stored (`signal`).
    */
   async create(
     caller: Caller,
@@ -70,32 +85,85 @@ export class VectorTileService {
     source: TileSource,
     produce: (file: string) => Promise<void>,
     signal?: AbortSignal,
-  ): Promise<ResourceRow> {
+  ): Promise<{ row: ResourceRow; job: Job }> {
+    const { datasets, engine, records, units, jobs } = this.services;
     const attrs: DatasetAttrs = { datasetType: 'vector-tile', status: 'new', storageKey: null, dataConnectionId: null, metadata: { ...EMPTY_METADATA } };
-    const row = await this.services.units.run(async () => {
-      const created = await this.services.records.create(caller, 'dataset', { name: opts.name ?? source.name, description: opts.description, attrs: attrs as unknown as Record<string, unknown> });
+    const row = await units.run(async () => {
+      const created = await records.create(caller, 'dataset', { name: opts.name ?? source.name, description: opts.description, attrs: attrs as unknown as Record<string, unknown> });
       await this.services.audit.record(caller, 'dataset.create', 'dataset', created.id, { name: created.name, type: 'vector-tile', source: source.sourceLabel });
       return created;
     });
+    const meta = { source: source.sourceLabel, pipelineType: source.pipelineType, contentType: PARQUET, query: source.query };
+    const key = `datasets/${row.id}/${Date.now().toString(36)}-${randomUUID().slice(0, 8)}.parquet`;
+    let stored: IngestResult;
+    const file = path.join(engine.tmpDir, `vt-rows-${randomUUID()}.parquet`);
     try {
-      const ready = await this.services.datasets.ingestWith(
-        row,
-        { source: source.sourceLabel, pipelineType: source.pipelineType, contentType: PARQUET, query: source.query },
-        async (file) => {
-          await produce(file);
-          return { contentType: PARQUET, contentEncoding: undefined };
-        },
-        async (key, result) => ({ vectorTile: await this.tile(row.id, key, result.columns as DatasetColumn[], opts, source.pipelineType, row.name, signal) }),
-      );
-      return ready;
+      try {
+        await produce(file);
+        stored = await engine.ingest({ sourceFile: file, contentType: PARQUET, key });
+      } finally {
+        await fs.rm(file, { force: true });
+      }
+      locationOf(stored.columns as DatasetColumn[], opts);
+      if (signal?.aborted) throw new StudioError(499, 'The request was cancelled');
     } catch (e) {
-      // Bad input, or a caller gone before the end: nothing was made for anyone.
       if (isStudioError(e) && (e.status === 422 || e.status === 499)) {
-        await bestEffort(this.services.records.delete(caller, row), `Removing the record of an abandoned tileset ${row.id}`);
-        await bestEffort(this.services.engine.store.delete(`datasets/${row.id}`), `Removing the files of an abandoned tileset ${row.id}`);
+        // Bad input, or a caller gone before the end: nothing was made for anyone.
+        await bestEffort(records.delete(caller, row), `Removing the record of an abandoned tileset ${row.id}`);
+        await bestEffort(engine.store.delete(`datasets/${row.id}`), `Removing the files of an abandoned tileset ${row.id}`);
+      } else {
+        const message = isStudioError(e) ? e.message : 'Storing the rows to tile failed';
+        await bestEffort(datasets.transition(row.id, 'error', { metadata: { ...meta, errorMessage: message, errorDetails: null } }), `Ending tileset ${row.id}`);
       }
       throw e;
     }
+    const { pending, jobId } = await units.run(async () => {
+      const id = await jobs.create(caller, 'vector-tiles', row.id);
+      return { pending: await datasets.transition(row.id, 'pending', { jobId: id, metadata: meta }), jobId: id };
+    });
+    const data: VectorTileJobData = {
+      datasetId: row.id,
+      key,
+      stored: { rowCount: stored.rowCount, byteSize: stored.byteSize, columns: stored.columns, detected: stored.detected },
+      opts,
+      pipelineType: source.pipelineType,
+      name: pending.name,
+    };
+    try {
+      return { row: pending, job: await jobs.enqueue(jobId, 'vector-tiles', data) };
+    } catch (e) {
+      await bestEffort(datasets.transition(row.id, 'error', { metadata: { errorMessage: 'The vector tile build could not be queued', errorDetails: null } }), `Ending tileset ${row.id}`);
+      throw e;
+    }
+  }
+
+  /** The job kind: cuts the archive from the stored rows and makes the dataset ready; a retry starts the cut again. */
+  job(): StudioJobKind<VectorTileJobData> {
+    return {
+      kind: 'vector-tiles',
+      retryLimit: 2,
+      run: (job) => this.build(job),
+      ended: async ({ datasetId }, outcome, message) => {
+        const row = await this.services.records.get(datasetId);
+        if (row && datasetAttrs(row).status === 'pending') {
+          await this.services.datasets.transition(datasetId, 'error', { metadata: { errorMessage: outcome === 'cancelled' ? 'The vector tile build was cancelled' : message, errorDetails: null } });
+        }
+      },
+    };
+  }
+
+  private async build(job: JobRun<VectorTileJobData>): Promise<void> {
+    const { datasetId, key, stored, opts, pipelineType, name } = job.data;
+    const target = await this.services.records.get(datasetId);
+    if (!target || datasetAttrs(target).status !== 'pending') return; // deleted, or ended elsewhere
+    job.progress(5, stored.rowCount);
+    const vectorTile = await this.tile(datasetId, key, stored.columns as DatasetColumn[], opts, pipelineType, name, job.signal);
+    job.progress(95, stored.rowCount);
+    job.signal.throwIfAborted();
+    await this.services.datasets.transition(datasetId, 'ready', {
+      storageKey: key,
+      metadata: { ...stored, errorMessage: null, errorDetails: null, ingestedAt: new Date().toISOString(), vectorTile },
+    });
   }
 
   /** Cuts the archive from the stored snapshot and puts it beside it. */
