@@ -78,6 +78,8 @@ export const TilesetQuery = z.object({
   /** Tiles, metadata, quantiles: comma-separated fields to answer; index: the viewport as JSON. */
   q: z.string().max(10_000).optional(),
   isAdmin: z.string().optional(),
+  /** Tiles: the tileset version the URL was handed out with (metadata `tileUrl`); the current one makes the answer immutable. */
+  v: z.string().max(64).optional(),
 });
 
 /** One field of a tileset: name, DuckDB type, how it was aggregated. */

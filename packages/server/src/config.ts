@@ -35,6 +35,8 @@ export interface StudioConfig {
   duckdbMemory: string;
   /** List answers kept in memory per node, valid until the next catalog write; 0 turns the cache off. */
   listCacheEntries: number;
+  /** Hot tiles kept in memory per node (MB), encoded as they are answered; 0 turns the cache off. */
+  tileCacheMb: number;
   /** Locked DuckDB instances kept for user SQL (one per set of dataset files), sharing duckdbMemory. */
   sandboxInstances: number;
   /** STUDIO_CONNECTION_HOSTS: private, loopback and link-local hosts data connections may reach. */
@@ -99,6 +101,7 @@ export const ConfigEnv = z.object({
   STUDIO_AUTH_CACHE_MS: wholeNumber(0),
   STUDIO_DUCKDB_MEMORY: z.preprocess(unset, z.string().regex(/^\d+(\.\d+)?\s*(KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i, 'must be a size such as 512MB or 2GB').optional()),
   STUDIO_LIST_CACHE_ENTRIES: wholeNumber(0),
+  STUDIO_TILE_CACHE_MB: wholeNumber(0),
   STUDIO_SANDBOX_INSTANCES: wholeNumber(1),
   STUDIO_CONNECTION_HOSTS: text(),
   STUDIO_WAREHOUSE_STATEMENT_TIMEOUT_MS: wholeNumber(1),
@@ -167,6 +170,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): StudioConfi
     authCacheMs: e.STUDIO_AUTH_CACHE_MS ?? 2000,
     duckdbMemory: e.STUDIO_DUCKDB_MEMORY ?? '512MB',
     listCacheEntries: e.STUDIO_LIST_CACHE_ENTRIES ?? 10_000,
+    tileCacheMb: e.STUDIO_TILE_CACHE_MB ?? 64,
     sandboxInstances: e.STUDIO_SANDBOX_INSTANCES ?? 4,
     connectionHosts,
     warehouse: {

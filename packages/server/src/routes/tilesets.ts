@@ -4,6 +4,7 @@ import { executeDuckDB } from '@studio/pipeline';
 import { quoteIdent } from '@studio/engine';
 import { defineRoute, requireCaller, type RouteContext, type RouteDef } from '../http/route';
 import { clientGone, engineError, primed, streamBody } from '../http/streams';
+import { notModified, versionOf } from '../http/tile-headers';
 import { ARROW_STREAM } from './datasets';
 import { compileForCaller } from '../services/pipelines';
 import { archiveOf, createHexTiles, metadataOf, tileDatasetsOf } from '../services/hextiles/service';
@@ -43,7 +44,10 @@ const wantsOctet = (ctx: { req: { headers: Record<string, unknown> } }) => {
   return accept.includes(OCTET) && !accept.includes(ARROW_STREAM);
 };
 
-/** One tile entry: Arrow IPC by default (q selects fields); the stored Parquet entry for octet-stream. */
+/**
+ * One tile entry: Arrow IPC by default (q selects fields); the stored Parquet entry for octet-stream. Cached
+ * by browsers (ETag, and a year when the URL names the current version) and in this node's tile cache.
+ */
 async function tileAnswer(ctx: Ctx, zText: string, hex: string, step?: string) {
   const archive = await archiveFor(ctx);
   const { z: zoom, tile } = checkTile(zText, hex);
@@ -54,15 +58,39 @@ async function tileAnswer(ctx: Ctx, zText: string, hex: string, step?: string) {
   if (zoom < archive.meta.minZoom || zoom > archive.meta.maxZoom) throw badInput(`z must be from ${archive.meta.minZoom} to ${archive.meta.maxZoom} for this tileset`);
   const name = entryName({ z: zoom, tile, ...(step && { time: step }) });
   if (!archive.has(name)) throw notFound(`No tile ${zoom}/${tile}${step ? ` at ${step}` : ''} in this tileset`);
-  if (wantsOctet(ctx)) {
-    if (ctx.query.q !== undefined) throw badInput('q selects fields of an Arrow answer; the octet-stream answer is the stored Parquet entry');
-    return ctx.reply.header('content-type', OCTET).send(await archive.read(name));
+  const octet = wantsOctet(ctx);
+  if (octet && ctx.query.q !== undefined) throw badInput('q selects fields of an Arrow answer; the octet-stream answer is the stored Parquet entry');
+  const fields = octet ? [] : fieldsOf(archive, ctx.query.q);
+  const variant = octet ? `parquet:${name}` : `arrow:${name}:${fields.join(',')}`;
+  const contentType = octet ? OCTET : ARROW_STREAM;
+  ctx.reply.header('vary', 'Accept');
+  if (notModified(ctx.req, ctx.reply, versionOf(archive.key), variant, ctx.query.v)) return ctx.reply;
+  const cacheKey = `${archive.key}|${variant}`;
+  const cached = ctx.services.tileCache.get(cacheKey);
+  if (cached) return ctx.reply.header('content-type', contentType).send(cached);
+  let bytes: Buffer;
+  if (octet) {
+    const entry = await archive.read(name);
+    if (!entry) throw notFound(`No tile ${zoom}/${tile}${step ? ` at ${step}` : ''} in this tileset`);
+    bytes = entry;
+  } else {
+    const file = await archive.file(name);
+    const cols = ['hex', ...(step ? ['time'] : []), ...fields].map(quoteIdent).join(', ');
+    bytes = await collect(await primed(ctx.services.engine.arrowStream({ sql: `SELECT ${cols} FROM read_parquet(${pathLiteral(file)})` }, { signal: clientGone(ctx.reply) })));
   }
-  const fields = fieldsOf(archive, ctx.query.q);
-  const file = await archive.file(name);
-  const cols = ['hex', ...(step ? ['time'] : []), ...fields].map(quoteIdent).join(', ');
-  const arrow = await primed(ctx.services.engine.arrowStream({ sql: `SELECT ${cols} FROM read_parquet(${pathLiteral(file)})` }, { signal: clientGone(ctx.reply) }));
-  return ctx.reply.header('content-type', ARROW_STREAM).send(streamBody(arrow));
+  ctx.services.tileCache.set(cacheKey, bytes);
+  return ctx.reply.header('content-type', contentType).send(bytes);
+}
+
+/** A tile's Arrow stream, whole: tiles are small, and kept whole in the tile cache. */
+async function collect(stream: AsyncGenerator<Uint8Array>): Promise<Buffer> {
+  const chunks: Uint8Array[] = [];
+  try {
+    for await (const chunk of stream) chunks.push(chunk);
+  } catch (e) {
+    throw engineError(e);
+  }
+  return Buffer.concat(chunks);
 }
 
 function resolution(archive: TileArchive, text: string): number {

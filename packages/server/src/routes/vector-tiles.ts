@@ -7,6 +7,7 @@ import { assertCanCreate } from '../services/quota';
 import { datasetAttrs } from '../services/datasets';
 import { checkTile } from '../services/vector-tiles/mvt';
 import { clientGone, engineError } from '../http/streams';
+import { REVALIDATE, notModified, versionOf } from '../http/tile-headers';
 import { MAP_GRANT_HEADER, MAP_PASSWORD_HEADER, publishedDataset } from './publishing';
 import { LINK_BASE, TILE_LINK_TTL_MS, signTileLink, verifyTileLink } from '../services/vector-tiles/links';
 import type { ResourceRow } from '../services/records';
@@ -22,14 +23,15 @@ import { locationOf, vectorTiles, type TileSource } from '../services/vector-til
 type Ctx = RouteContext<unknown, unknown, unknown>;
 const TAG = 'datasets';
 export const MVT_CONTENT_TYPE = 'application/x-protobuf';
-/** An archive never changes under its key (re-tiling writes a new one), but access can: keep it private and short. */
-const TILE_CACHE = 'private, max-age=300';
 
 /** Coordinates are checked in the handler, after the permission check, so a stranger learns nothing from a 422. */
 const Coordinate = z.string().max(64);
 const TileParams = z.object({ id: Id, z: Coordinate, x: Coordinate, y: Coordinate });
+/** `v`: the tileset version a TileJSON handed the URL out with (see http/tile-headers.ts). */
+const Version = z.string().max(64).optional();
 const AdminQuery = z.object({ isAdmin: QueryBool.optional() });
-const LinkQuery = z.object({ exp: z.coerce.number().int(), sig: z.string().max(200) });
+const TileQuery = AdminQuery.extend({ v: Version });
+const LinkQuery = z.object({ exp: z.coerce.number().int(), sig: z.string().max(200), v: Version });
 
 const originOf = (req: FastifyRequest) => `${req.protocol}://${req.host}`;
 const intOf = (v: string) => (/^\d{1,9}$/.test(v) ? Number(v) : NaN);
@@ -114,7 +116,7 @@ export const vectorTileRoutes: RouteDef[] = [
     tag: TAG,
     auth: 'user',
     params: TileParams,
-    query: AdminQuery,
+    query: TileQuery,
     resource: { type: 'dataset', param: 'id', action: 'read' },
     handler: async (ctx) => sendTile(ctx as Ctx, ctx.resource!, ctx.params),
   }),
@@ -169,10 +171,10 @@ export const vectorTileRoutes: RouteDef[] = [
 
 /** Signed links (see services/vector-tiles/links.ts) to a ready vector-tile dataset's TileJSON and tiles. */
 function tileLinks(ctx: Ctx, row: ResourceRow) {
-  vectorTiles(ctx.services).tilesOf(row);
+  const { key } = vectorTiles(ctx.services).tilesOf(row);
   const { exp, query } = signTileLink(ctx.services.secrets, row.id);
   const base = `${originOf(ctx.req)}${LINK_BASE}/${row.id}`;
-  return { tileJsonUrl: `${base}/tiles.json?${query}`, tileUrl: `${base}/{z}/{x}/{y}?${query}`, expiresAt: new Date(exp).toISOString() };
+  return { tileJsonUrl: `${base}/tiles.json?${query}`, tileUrl: `${base}/{z}/{x}/{y}?${query}&v=${versionOf(key)}`, expiresAt: new Date(exp).toISOString() };
 }
 
 /** The dataset a signed link names (403 for a bad or expired signature, 404 once the dataset is gone). */
@@ -183,9 +185,14 @@ async function linked(ctx: Ctx, id: string, q: { exp: number; sig: string }): Pr
   return row;
 }
 
-/** TileJSON 3.0.0; tile URLs on the caller's host, under `base`, with `suffix` (a signed link's query). */
+/**
+ * TileJSON 3.0.0; tile URLs on the caller's host, under `base`, with `suffix` (a signed link's query) and the
+ * tileset's version (answers to them are kept a year; a rebuilt tileset hands out new URLs).
+ */
 function tileJson(ctx: Ctx, row: ResourceRow, suffix: string, base?: string) {
-  const { info } = vectorTiles(ctx.services).tilesOf(row);
+  const { info, key } = vectorTiles(ctx.services).tilesOf(row);
+  const version = `${suffix ? '&' : '?'}v=${versionOf(key)}`;
+  ctx.reply.header('cache-control', REVALIDATE);
   // From the row, not the stored URL: a copy of the dataset carries its source's metadata.
   const template = base ? `${base}/${row.id}/{z}/{x}/{y}` : `/v1/datasets/${row.id}/tiles/{z}/{x}/{y}`;
   return {
@@ -193,7 +200,7 @@ function tileJson(ctx: Ctx, row: ResourceRow, suffix: string, base?: string) {
     name: row.name,
     description: row.description,
     scheme: 'xyz',
-    tiles: [`${originOf(ctx.req)}${template}${suffix}`],
+    tiles: [`${originOf(ctx.req)}${template}${suffix}${version}`],
     minzoom: info.minZoom,
     maxzoom: info.maxZoom,
     bounds: info.bounds,
@@ -212,8 +219,8 @@ async function sendTile(ctx: Ctx, row: ResourceRow, p: { z: string; x: string; y
   const [z, x, y] = [p.z, p.x, p.y.replace(/\.(pbf|mvt)$/, '')].map(intOf) as [number, number, number];
   if ([z, x, y].some(Number.isNaN)) throw badInput('Tile coordinates must be whole numbers');
   checkTile(z, x, y, info.maxZoom);
+  if (notModified(ctx.req, ctx.reply, versionOf(key), `${z}/${x}/${y}`, (ctx.query as { v?: string }).v)) return ctx.reply;
   const bytes = await service.archives.tile(key, z, x, y);
-  ctx.reply.header('cache-control', TILE_CACHE);
   if (!bytes) return ctx.reply.code(204).send();
   return ctx.reply.header('content-type', MVT_CONTENT_TYPE).send(Buffer.from(bytes));
 }

@@ -30,6 +30,7 @@ import { OrganizationService } from './organizations';
 import { AdminService } from './admin';
 import { JobService } from './jobs/service';
 import { DatasetRefreshService } from './dataset-refresh';
+import { TileCache } from './tile-cache';
 
 /** Everything a route handler may use; built once per server from the catalog and config. */
 export interface Services {
@@ -73,6 +74,8 @@ export interface Services {
   admin: AdminService;
   /** Background jobs (hex tiles): queued in the catalog's database, run by any node's workers. */
   jobs: JobService;
+  /** Hot tiles in memory on this node (STUDIO_TILE_CACHE_MB), keyed by tileset version. */
+  tileCache: TileCache;
   /** Live datasets' refreshes: asked for, scheduled, or on open when older than their max age (as jobs). */
   refresh: DatasetRefreshService;
 }
@@ -140,6 +143,7 @@ export async function buildServices(config: StudioConfig, catalog: Db): Promise<
     organizations: new OrganizationService(db),
     admin: new AdminService(db),
     jobs: new JobService(db, nodeId),
+    tileCache: new TileCache(config.tileCacheMb * 1024 * 1024),
   };
   // Widgets read through the other services (records, access, temp views) and share the analytic sets' cache.
   const widgets = new DashboardWidgets(base, () => base.analytics.cache, { timeoutMs: config.widgetTimeoutMs });

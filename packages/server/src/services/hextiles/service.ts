@@ -13,6 +13,7 @@ import { TileArchive } from './archive';
 import { buildTileset, planTileset } from './build';
 import type { JobRun, StudioJobKind } from '../jobs/service';
 import type { PreparedSource } from './source';
+import { versionOf } from '../tile-cache';
 
 /** Open archives by storage key; archives never change under a key, so entries stay valid. */
 const OPEN_LIMIT = 64;
@@ -30,7 +31,11 @@ export const zipUrlOf = (key: string) => `store://${key}`;
  * An archive's metadata as answered for a dataset: a clone copies the archive byte for byte, so the
  * dataset and zipUrl stored inside may name the original; the answer names the one asked about.
  */
-export const metadataOf = (archive: TileArchive, datasetId: string) => ({ ...archive.meta, dataset: datasetId, zipUrl: zipUrlOf(archive.key) });
+/** A tileset's metadata, with its version and the tile URL that carries it (answers cacheable for a year). */
+export const metadataOf = (archive: TileArchive, datasetId: string) => {
+  const version = versionOf(archive.key);
+  return { ...archive.meta, dataset: datasetId, zipUrl: zipUrlOf(archive.key), version, tileUrl: `/v1/tileset/${datasetId}/{z}/{hex}?v=${version}` };
+};
 
 /** The archive entry cache: under the engine's temp folder, refilled on demand after a restart. */
 const cacheRoot = (s: CoreServices) => path.join(s.engine.tmpDir, 'hextiles');

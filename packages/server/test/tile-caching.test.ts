@@ -1,0 +1,114 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { STORES, jobEnded, useStudio, type Who } from './harness';
+import { IMMUTABLE, REVALIDATE } from '../src/http/tile-headers';
+
+/** 400 points around San Francisco. */
+const CSV = ['name,lat,lng,amount', ...Array.from({ length: 400 }, (_, i) => `p${i},${(37.70 + (i % 20) * 0.004).toFixed(4)},${(-122.50 + Math.floor(i / 20) * 0.006).toFixed(4)},${i % 7}`)].join('\n');
+const ARROW = 'application/vnd.apache.arrow.stream';
+
+describe.each(STORES)('tile caching on %s', (kind) => {
+  const { ctx, as } = useStudio(kind);
+  const get = (who: Who, url: string, headers: Record<string, string> = {}) => as(who, 'GET', url, undefined, headers);
+  /** A build call's answer: 201 with the dataset pending and its job; then the dataset, ready. */
+  const built = async (res: Awaited<ReturnType<typeof as>>) => {
+    expect(res.statusCode, res.body).toBe(201);
+    expect((await jobEnded((url) => get('owner', url), res.json().job.id)).status).toBe('succeeded');
+    return (await get('owner', `/v1/datasets/${res.json().item.id}`)).json().item as { id: string };
+  };
+  let hexTiles: { id: string };
+  let vector: { id: string };
+  let tileUrl: string;
+  let version: string;
+
+  beforeAll(async () => {
+    const upload = await ctx.s.app.inject({ method: 'POST', url: '/v1/datasets/data?name=Points', payload: CSV, headers: { authorization: ctx.cast.tokens.owner, 'content-type': 'text/csv' } });
+    const points = upload.json().item as { id: string };
+    hexTiles = await built(await as('owner', 'POST', '/v1/datasets/hextile', { source: points.id, sourceLatColumn: 'lat', sourceLngColumn: 'lng', finestResolution: 8, outputColumns: [{ targetColumn: 'n', aggMethod: 'count' }, { sourceColumn: 'amount', targetColumn: 'total', aggMethod: 'sum' }] }));
+    vector = await built(await as('owner', 'POST', '/v1/datasets/vectortile', { datasetId: points.id, name: 'Point tiles' }));
+    const meta = (await get('owner', `/v1/tileset/${hexTiles.id}/metadata`)).json().item;
+    version = meta.version;
+    const index = (await get('owner', `/v1/tileset/${hexTiles.id}/tileset-index`)).json().item;
+    const z = meta.minZoom as number;
+    tileUrl = meta.tileUrl.replace('{z}', String(z)).replace('{hex}', Object.keys(index.tiles[z])[0]);
+  });
+
+  it('hands out tile URLs that carry the tileset version; those answer immutable, others revalidate with a strong ETag', async () => {
+    expect(version).toMatch(/^[\w-]{16}$/);
+    expect(tileUrl).toMatch(new RegExp(`^/v1/tileset/${hexTiles.id}/\\d+/[0-9a-f]+\\?v=${version}$`));
+    const versioned = await get('owner', tileUrl, { accept: ARROW });
+    expect([versioned.statusCode, versioned.headers['cache-control'], versioned.headers['content-type']]).toEqual([200, IMMUTABLE, ARROW]);
+    expect(versioned.headers.etag).toMatch(/^"[\w-]{27}"$/);
+    const plain = await get('owner', tileUrl.replace(/\?v=.*/, ''), { accept: ARROW });
+    expect([plain.statusCode, plain.headers['cache-control'], plain.headers.etag]).toEqual([200, REVALIDATE, versioned.headers.etag]);
+    expect(plain.rawPayload.equals(versioned.rawPayload)).toBe(true);
+    // A URL naming another version (a rebuilt tileset's old URL) is not kept: the client asks again.
+    expect((await get('owner', tileUrl.replace(version, 'AAAAAAAAAAAAAAAA'), { accept: ARROW })).headers['cache-control']).toBe(REVALIDATE);
+  });
+
+  it('answers 304 with no body when the client holds the current answer, and the bytes again when it does not', async () => {
+    const first = await get('owner', tileUrl, { accept: ARROW });
+    const again = await get('owner', tileUrl, { accept: ARROW, 'if-none-match': first.headers.etag as string });
+    expect([again.statusCode, again.body, again.headers.etag]).toEqual([304, '', first.headers.etag]);
+    const stale = await get('owner', tileUrl, { accept: ARROW, 'if-none-match': '"someone-elses"' });
+    expect(stale.statusCode).toBe(200);
+    expect(stale.rawPayload.equals(first.rawPayload)).toBe(true);
+  });
+
+  it('gives each answer of a tile its own ETag: fields chosen by q, and the stored Parquet entry', async () => {
+    const all = await get('owner', tileUrl, { accept: ARROW });
+    const some = await get('owner', `${tileUrl}&q=n`, { accept: ARROW });
+    const parquet = await get('owner', tileUrl, { accept: 'application/octet-stream' });
+    expect([some.statusCode, parquet.statusCode]).toEqual([200, 200]);
+    expect(new Set([all.headers.etag, some.headers.etag, parquet.headers.etag]).size).toBe(3);
+    expect(some.rawPayload.length).toBeLessThan(all.rawPayload.length);
+    expect(parquet.rawPayload.subarray(0, 4).toString()).toBe('PAR1');
+    expect(parquet.headers.vary).toMatch(/Accept/i);
+    // The held Arrow answer does not stand for the Parquet one.
+    expect((await get('owner', tileUrl, { accept: 'application/octet-stream', 'if-none-match': all.headers.etag as string })).statusCode).toBe(200);
+  });
+
+  it('keeps hot tiles in the node’s memory: the second read of a tile is a cache hit with the same bytes', async () => {
+    const cache = ctx.s.services.tileCache;
+    const url = `${tileUrl}&q=total`;
+    const before = { hits: cache.hits, misses: cache.misses };
+    const first = await get('owner', url, { accept: ARROW });
+    const second = await get('owner', url, { accept: ARROW });
+    expect([cache.misses - before.misses, cache.hits - before.hits]).toEqual([1, 1]);
+    expect(second.rawPayload.equals(first.rawPayload)).toBe(true);
+  });
+
+  it('checks access before anything: a stranger holding the ETag gets 404, not 304', async () => {
+    const held = (await get('owner', tileUrl, { accept: ARROW })).headers.etag as string;
+    const stranger = await get('outsider', tileUrl, { accept: ARROW, 'if-none-match': held });
+    expect([stranger.statusCode, stranger.headers.etag]).toEqual([404, undefined]);
+  });
+
+  it('gives a copy (new stored bytes) a new version: the source’s ETag does not match it', async () => {
+    const copy = (await as('owner', 'POST', `/v1/datasets/${hexTiles.id}/clone`)).json().item as { id: string };
+    const copyMeta = (await get('owner', `/v1/tileset/${copy.id}/metadata`)).json().item;
+    expect(copyMeta.version).toMatch(/^[\w-]{16}$/);
+    expect(copyMeta.version).not.toBe(version);
+    const held = (await get('owner', tileUrl, { accept: ARROW })).headers.etag as string;
+    const mine = await get('owner', tileUrl.replace(hexTiles.id, copy.id).replace(version, copyMeta.version), { accept: ARROW, 'if-none-match': held });
+    expect([mine.statusCode, mine.headers['cache-control']]).toEqual([200, IMMUTABLE]);
+  });
+
+  it('vector tiles: TileJSON hands out versioned URLs (immutable answers), and a held tile answers 304', async () => {
+    const tj = await get('owner', `/v1/datasets/${vector.id}/tiles.json`);
+    expect(tj.headers['cache-control']).toBe(REVALIDATE);
+    const template = tj.json().tiles[0] as string;
+    expect(template).toMatch(new RegExp(`/v1/datasets/${vector.id}/tiles/\\{z\\}/\\{x\\}/\\{y\\}\\?v=[\\w-]{16}$`));
+    const path = new URL(template.replace('{z}/{x}/{y}', '0/0/0')).pathname + new URL(template).search;
+    const tile = await get('owner', path);
+    expect([tile.statusCode, tile.headers['cache-control'], tile.headers['content-type']]).toEqual([200, IMMUTABLE, 'application/x-protobuf']);
+    const again = await get('owner', path, { 'if-none-match': tile.headers.etag as string });
+    expect([again.statusCode, again.body]).toEqual([304, '']);
+    const unversioned = await get('owner', `/v1/datasets/${vector.id}/tiles/0/0/0`);
+    expect([unversioned.headers['cache-control'], unversioned.headers.etag]).toEqual([REVALIDATE, tile.headers.etag]);
+    // Signed links carry the version too, after their signature.
+    const link = (await get('owner', `/v1/datasets/${vector.id}/tiles/link`)).json().item;
+    const signed = (await ctx.s.app.inject({ method: 'GET', url: new URL(link.tileJsonUrl).pathname + new URL(link.tileJsonUrl).search })).json();
+    expect(signed.tiles[0]).toMatch(/\?exp=\d+&sig=[^&]+&v=[\w-]{16}$/);
+    expect((await get('outsider', path, { 'if-none-match': tile.headers.etag as string })).statusCode).toBe(404);
+  });
+});
