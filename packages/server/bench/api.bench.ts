@@ -5,15 +5,13 @@
 import os from 'node:os';
 import path from 'node:path';
 import fs from 'node:fs/promises';
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import autocannon from 'autocannon';
 import { buildStudio } from '../src/app';
 import { configFromEnv } from '../src/config';
 import { createOrganization, createUser } from '../src/services/users';
+import { benchCatalog } from './catalog';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
-const PG_URL = process.env.STUDIO_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 async function measure(url: string, headers: Record<string, string>): Promise<number> {
   const result = await autocannon({ url, connections: 50, duration: SECONDS, headers });
@@ -23,15 +21,7 @@ async function measure(url: string, headers: Record<string, string>): Promise<nu
 
 async function benchStore(kind: 'pglite' | 'postgres', listCacheEntries: number) {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'studio-bench-'));
-  let databaseUrl: string | null = null;
-  const dbName = `studio_bench_${randomBytes(4).toString('hex')}`;
-  if (kind === 'postgres') {
-    const c = new pg.Client(PG_URL);
-    await c.connect();
-    await c.query(`create database ${dbName}`);
-    await c.end();
-    databaseUrl = PG_URL.replace(/\/[^/]*$/, `/${dbName}`);
-  }
+  const { databaseUrl, drop } = await benchCatalog(kind);
   const studio = await buildStudio({ ...configFromEnv({}), dataDir, databaseUrl, secret: 'bench', webDir: null, listCacheEntries }, { inMemoryCatalog: true });
   try {
     const org = await createOrganization(studio.services.db, 'Bench');
@@ -52,12 +42,7 @@ async function benchStore(kind: 'pglite' | 'postgres', listCacheEntries: number)
   } finally {
     await studio.close();
     await fs.rm(dataDir, { recursive: true, force: true });
-    if (kind === 'postgres') {
-      const c = new pg.Client(PG_URL);
-      await c.connect();
-      await c.query(`drop database if exists ${dbName} with (force)`);
-      await c.end();
-    }
+    await drop();
   }
 }
 

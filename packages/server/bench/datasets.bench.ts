@@ -10,16 +10,15 @@
 import { spawn } from 'node:child_process';
 import http from 'node:http';
 import { createReadStream } from 'node:fs';
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import net from 'node:net';
 import { Readable } from 'node:stream';
-import pg from 'pg';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { RecordBatchReader } from 'apache-arrow';
 import { writeCsv } from '../../engine/bench/util';
+import { benchCatalog } from './catalog';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
 const BIG = Number(process.env.BENCH_BIG_ROWS ?? 10_000_000);
@@ -77,22 +76,12 @@ async function duckdbBaseline(csv: string, dir: string): Promise<number> {
 
 /** A new database on the local PostgreSQL, or null when none answers. */
 async function createDatabase(): Promise<{ url: string; drop: () => Promise<void> } | null> {
-  const name = `studio_dsbench_${randomBytes(4).toString('hex')}`;
-  const admin = async (sql: string) => {
-    const c = new pg.Client(PG_URL);
-    await c.connect();
-    try {
-      await c.query(sql);
-    } finally {
-      await c.end();
-    }
-  };
   try {
-    await admin(`create database ${name}`);
+    const { databaseUrl, drop } = await benchCatalog('postgres');
+    return { url: databaseUrl!, drop };
   } catch {
     return null;
   }
-  return { url: PG_URL.replace(/\/[^/]*$/, `/${name}`), drop: () => admin(`drop database if exists ${name} with (force)`) };
 }
 
 /** `npm start`'s server process (tsx main.ts) on a fresh data folder; resolves once it answers. */

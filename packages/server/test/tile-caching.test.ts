@@ -83,6 +83,19 @@ describe.each(STORES)('tile caching on %s', (kind) => {
     expect([stranger.statusCode, stranger.headers.etag]).toEqual([404, undefined]);
   });
 
+  it('reuses a granted check for a moment only: a reader whose share is revoked is refused within the access cache time', async () => {
+    const shared = await as('owner', 'POST', '/v1/permissions', { resourceType: 'dataset', resourceId: hexTiles.id, email: ctx.cast.users.viewer.email, role: 'viewer' });
+    expect(shared.statusCode, shared.body).toBeLessThan(300);
+    expect((await get('viewer', tileUrl, { accept: ARROW })).statusCode).toBe(200);
+    // A person outside the owner's organization is shared with by email.
+    const { emails } = (await get('owner', `/v1/permissions/dataset/${hexTiles.id}`)).json().item as { emails: { id: string; email: string }[] };
+    const grant = emails.find((e) => e.email === ctx.cast.users.viewer.email)!;
+    expect((await as('owner', 'DELETE', `/v1/permissions/${grant.id}`)).statusCode).toBeLessThan(300);
+    const started = Date.now();
+    await expect.poll(async () => (await get('viewer', tileUrl, { accept: ARROW })).statusCode, { timeout: 10_000, interval: 200 }).toBe(404);
+    expect(Date.now() - started).toBeLessThan(ctx.s.services.config.authCacheMs + 3000);
+  });
+
   it('gives a copy (new stored bytes) a new version: the source’s ETag does not match it', async () => {
     const copy = (await as('owner', 'POST', `/v1/datasets/${hexTiles.id}/clone`)).json().item as { id: string };
     const copyMeta = (await get('owner', `/v1/tileset/${copy.id}/metadata`)).json().item;

@@ -30,6 +30,8 @@ export interface ResourceGuard {
   /** The path parameter holding the resource id. */
   param: string;
   action: Action;
+  /** Hot reads (tiles): a granted check is reused for STUDIO_AUTH_CACHE_MS per credential and resource (AccessService.guardReused). */
+  reuse?: boolean;
 }
 
 export interface RouteContext<P, Q, B> {
@@ -211,7 +213,9 @@ async function handle(def: RouteDef, limit: ReturnType<typeof routeLimiter>, ser
     const guard = def.resource;
     const type = typeof guard.type === 'string' ? guard.type : (params[guard.type.param] as ResourceType);
     const id = params[guard.param] as string;
-    ({ resource, access } = await services.access.guard(caller, type, id, guard.action, adminMode));
+    ({ resource, access } = guard.reuse
+      ? await services.access.guardReused(caller, type, id, guard.action, adminMode, services.config.authCacheMs)
+      : await services.access.guard(caller, type, id, guard.action, adminMode));
   }
   const query = parse(def.query, req.query, 'query parameters') as Record<string, unknown>;
   const body = def.rawBody ? req.body : parse(def.body, req.body, 'request body');

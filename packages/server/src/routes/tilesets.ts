@@ -25,6 +25,8 @@ const DatasetParam = z.object({ dataset: Id });
 // without access must get 404 before learning that a zoom or cell is malformed.
 const TileParams = DatasetParam.extend({ z: z.string().max(200), hex: z.string().max(200) });
 const guard = { type: 'dataset' as const, param: 'dataset', action: 'read' as const };
+/** Tiles are the hot path: their access check is reused for a moment per credential (see ResourceGuard.reuse). */
+const tileGuard = { ...guard, reuse: true };
 
 type Ctx = RouteContext<{ dataset: string }, z.infer<typeof TilesetQuery>, unknown>;
 const archiveFor = (ctx: Ctx) => archiveOf(ctx.services, ctx.resource!, ctx.query.zipUrl);
@@ -212,7 +214,7 @@ export const tilesetRoutes: RouteDef[] = [
     summary: 'One tile: the cells at z + resolutionOffset inside tile cell {hex}, as Arrow IPC (q: fields), or the stored Parquet entry for Accept application/octet-stream',
     params: TileParams,
     query: q,
-    resource: guard,
+    resource: tileGuard,
     handler: async (ctx) => tileAnswer(ctx as Ctx, ctx.params.z, ctx.params.hex),
   }),
   defineRoute({
@@ -224,7 +226,7 @@ export const tilesetRoutes: RouteDef[] = [
     summary: 'One tile for one time step (path from GET .../range/{interval}, e.g. D2024-01-05)',
     params: TileParams.extend({ path: z.string().max(200) }),
     query: q,
-    resource: guard,
+    resource: tileGuard,
     handler: async (ctx) => tileAnswer(ctx as Ctx, ctx.params.z, ctx.params.hex, ctx.params.path),
   }),
   defineRoute({

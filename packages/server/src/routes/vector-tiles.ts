@@ -117,7 +117,7 @@ export const vectorTileRoutes: RouteDef[] = [
     auth: 'user',
     params: TileParams,
     query: TileQuery,
-    resource: { type: 'dataset', param: 'id', action: 'read' },
+    resource: { type: 'dataset', param: 'id', action: 'read', reuse: true },
     handler: async (ctx) => sendTile(ctx as Ctx, ctx.resource!, ctx.params),
   }),
   defineRoute({

@@ -41,7 +41,13 @@ const STATE_TYPES: ReadonlySet<string> = new Set(['insight-state', 'studio-state
  * - `public_read` lets anyone signed in read.
  * A caller with no access is told the resource does not exist (404), not that it is forbidden.
  */
+/** Granted checks `guardReused` holds at most (the oldest goes first). */
+const GRANTED_LIMIT = 10_000;
+
 export class AccessService {
+  /** Granted checks reused for a short time (guardReused), by credential, resource and action. */
+  private readonly granted = new Map<string, { result: { resource: Selectable<ResourcesTable>; access: Access }; until: number }>();
+
   constructor(private readonly db: Db) {}
 
   async accessOf(caller: Caller | null, resource: Selectable<ResourcesTable>, adminMode: boolean): Promise<Access> {
@@ -89,6 +95,23 @@ export class AccessService {
     if (access === 'none') throw notFound(`${label} not found`);
     if (!can(access, action)) throw forbidden(`You do not have permission to ${action} this ${label.toLowerCase()}`);
     return { resource, access };
+  }
+
+  /**
+   * `guard` for the hot reads (tiles): a granted check is reused for `ttlMs` per credential, resource and
+   * action, like the bearer cache (STUDIO_AUTH_CACHE_MS): a share removed on any node takes effect within
+   * that time. Refusals are never reused, so a new share works at once.
+   */
+  async guardReused(caller: Caller | null, type: ResourceType, id: string, action: Action, adminMode: boolean, ttlMs: number): Promise<{ resource: Selectable<ResourcesTable>; access: Access }> {
+    if (!caller || ttlMs <= 0) return this.guard(caller, type, id, action, adminMode);
+    const key = `${caller.credentialId}\0${caller.user.id}\0${type}\0${id}\0${action}\0${adminMode}`;
+    const now = Date.now();
+    const held = this.granted.get(key);
+    if (held && held.until > now) return held.result;
+    const result = await this.guard(caller, type, id, action, adminMode);
+    if (this.granted.size >= GRANTED_LIMIT) this.granted.delete(this.granted.keys().next().value!);
+    this.granted.set(key, { result, until: now + ttlMs });
+    return result;
   }
 
   /**

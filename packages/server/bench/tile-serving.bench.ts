@@ -1,0 +1,126 @@
+// Tile serving (issue #17), over HTTP with 100 connections (autocannon), BENCH_SECONDS each: a hex tile
+// (Arrow, its versioned URL) and a vector tile (MVT) as req/s ratios to the same server's GET /v1/health
+// (target >= 0.8 each) and their p99 latency as ratios to /health's p99 (target <= 1.5); and, when nginx is
+// installed (Debian's nginx-light), to nginx serving the same bytes from a file on a loopback port. On the
+// embedded store and on PostgreSQL. Every request is a fresh fetch (no If-None-Match): the server's own cost.
+import os from 'node:os';
+import path from 'node:path';
+import fs from 'node:fs/promises';
+import { spawn, spawnSync } from 'node:child_process';
+import autocannon from 'autocannon';
+import { buildStudio } from '../src/app';
+import { configFromEnv } from '../src/config';
+import { createOrganization, createUser } from '../src/services/users';
+import { benchCatalog } from './catalog';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const CONNECTIONS = 100;
+const POINTS = Number(process.env.BENCH_ROWS ?? 200_000);
+const load = () => `load ${os.loadavg()[0]!.toFixed(2)}`;
+
+interface Figures {
+  rps: number;
+  p99: number;
+}
+
+async function measure(url: string, headers: Record<string, string> = {}): Promise<Figures> {
+  const result = await autocannon({ url, connections: CONNECTIONS, duration: SECONDS, headers });
+  if (result.non2xx > 0) throw new Error(`${url}: ${result.non2xx} non-2xx answers`);
+  return { rps: result.requests.average, p99: result.latency.p99 };
+}
+
+/** nginx serving `dir` on a loopback port, or null when it is not installed here. */
+async function startNginx(dir: string): Promise<{ url: string; stop: () => void } | null> {
+  const bin = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((p) => spawnSync('test', ['-x', p]).status === 0);
+  if (!bin) return null;
+  const port = 20_000 + Math.floor(Math.random() * 20_000);
+  const conf = path.join(dir, 'nginx.conf');
+  await fs.writeFile(conf, `daemon off; worker_processes 2; pid ${dir}/nginx.pid; error_log ${dir}/error.log;
+events { worker_connections 1024; }
+http { access_log off; client_body_temp_path ${dir}; proxy_temp_path ${dir}; fastcgi_temp_path ${dir}; uwsgi_temp_path ${dir}; scgi_temp_path ${dir};
+  server { listen 127.0.0.1:${port}; root ${dir}; location / { default_type application/octet-stream; } } }`);
+  const child = spawn(bin, ['-c', conf, '-p', dir], { stdio: 'ignore' });
+  for (let i = 0; i < 50; i++) {
+    try {
+      await fetch(`http://127.0.0.1:${port}/`);
+      return { url: `http://127.0.0.1:${port}`, stop: () => child.kill('SIGTERM') };
+    } catch {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  child.kill('SIGKILL');
+  return null;
+}
+
+async function benchStore(kind: 'pglite' | 'postgres') {
+  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'tile-bench-'));
+  const { databaseUrl, drop } = await benchCatalog(kind);
+  const studio = await buildStudio({ ...configFromEnv({}), dataDir, databaseUrl, secret: 'bench', webDir: null }, { inMemoryCatalog: true });
+  let nginx: Awaited<ReturnType<typeof startNginx>> = null;
+  try {
+    const org = await createOrganization(studio.services.db, 'Bench');
+    await createUser(studio.services.db, { email: 'bench@studio.test', password: 'bench-password', organizationId: org.id, role: 'maker' });
+    const address = await studio.app.listen({ port: 0, host: '127.0.0.1' });
+    const ask = async (method: string, url: string, body?: unknown, headers: Record<string, string> = {}) => {
+      const res = await fetch(`${address}${url}`, { method, headers: { ...headers, ...(body === undefined ? {} : { 'content-type': typeof body === 'string' ? 'text/csv' : 'application/json' }) }, body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body) });
+      if (res.status >= 300) throw new Error(`${method} ${url}: ${res.status} ${await res.text()}`);
+      return res;
+    };
+    const token = ((await (await ask('POST', '/v1/auth/sign-in', { email: 'bench@studio.test', password: 'bench-password' })).json()) as { item: { accessToken: string } }).item.accessToken;
+    const auth = { authorization: `Bearer ${token}` };
+    const lines = ['lat,lng,amount'];
+    for (let i = 0; i < POINTS; i++) lines.push(`${(40.6 + ((i * 7919) % 100_000) / 333_333).toFixed(6)},${(-74.1 + ((i * 104_729) % 100_000) / 333_333).toFixed(6)},${i % 100}`);
+    const source = ((await (await ask('POST', '/v1/datasets/data?name=points', lines.join('\n'), auth)).json()) as { item: { id: string } }).item;
+    const untilDone = async (res: Response) => {
+      const { item, job } = (await res.json()) as { item: { id: string }; job: { id: string } };
+      for (;;) {
+        const status = ((await (await ask('GET', `/v1/jobs/${job.id}`, undefined, auth)).json()) as { item: { status: string } }).item.status;
+        if (status === 'succeeded') return item.id;
+        if (status !== 'queued' && status !== 'running') throw new Error(`job ${status}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    };
+    const hexId = await untilDone(await ask('POST', '/v1/datasets/hextile', { source: source.id, sourceLatColumn: 'lat', sourceLngColumn: 'lng', finestResolution: 9, coarsestResolution: 6, resolutionOffset: 4, outputColumns: [{ sourceColumn: 'amount', targetColumn: 'total', aggMethod: 'sum' }, { targetColumn: 'n', aggMethod: 'count' }] }, auth));
+    const vectorId = await untilDone(await ask('POST', '/v1/datasets/vectortile', { datasetId: source.id }, auth));
+
+    // The busiest tile of the hex tileset at its coarsest zoom, through its versioned URL.
+    const meta = ((await (await ask('GET', `/v1/tileset/${hexId}/metadata`, undefined, auth)).json()) as { item: { tileUrl: string; minZoom: number } }).item;
+    const index = ((await (await ask('GET', `/v1/tileset/${hexId}/tileset-index`, undefined, auth)).json()) as { item: { tiles: Record<string, Record<string, number>> } }).item;
+    const [busiest] = Object.entries(index.tiles[meta.minZoom]!).sort((a, b) => b[1] - a[1])[0]!;
+    const hexUrl = `${address}${meta.tileUrl.replace('{z}', String(meta.minZoom)).replace('{hex}', busiest)}`;
+    const tileJson = (await (await ask('GET', `/v1/datasets/${vectorId}/tiles.json`, undefined, auth)).json()) as { tiles: string[] };
+    const vectorUrl = tileJson.tiles[0]!.replace('{z}/{x}/{y}', '0/0/0');
+    const hexBytes = Buffer.from(await (await ask('GET', hexUrl.slice(address.length), undefined, { ...auth, accept: 'application/vnd.apache.arrow.stream' })).arrayBuffer());
+    const vectorBytes = Buffer.from(await (await fetch(vectorUrl, { headers: auth })).arrayBuffer());
+
+    const health = await measure(`${address}/v1/health`);
+    const hex = await measure(hexUrl, { ...auth, accept: 'application/vnd.apache.arrow.stream' });
+    const vector = await measure(vectorUrl, auth);
+    const line = (name: string, f: Figures, bytes: number) =>
+      `tiles ${kind} ${name} (${bytes} bytes): ${f.rps.toFixed(0)} req/s, p99 ${f.p99} ms (ratio ${(f.rps / health.rps).toFixed(2)} vs /v1/health req/s, target >= 0.8; p99 ratio ${(f.p99 / Math.max(1, health.p99)).toFixed(2)}, target <= 1.5; ${load()})`;
+    console.log(`tiles ${kind} GET /v1/health: ${health.rps.toFixed(0)} req/s, p99 ${health.p99} ms (baseline; ${CONNECTIONS} connections, ${SECONDS} s)`);
+    console.log(line('hex tile, Arrow', hex, hexBytes.length));
+    console.log(line('vector tile, MVT', vector, vectorBytes.length));
+
+    const files = path.join(dataDir, 'static');
+    await fs.mkdir(files);
+    await fs.writeFile(path.join(files, 'hex.arrow'), hexBytes);
+    await fs.writeFile(path.join(files, 'vector.mvt'), vectorBytes);
+    nginx = await startNginx(files);
+    if (!nginx) {
+      console.log(`tiles ${kind} nginx: not installed on this machine (apt-get install nginx-light): the ratios to a static file server are not measured`);
+    } else {
+      for (const [name, file, f] of [['hex tile', 'hex.arrow', hex], ['vector tile', 'vector.mvt', vector]] as const) {
+        const fromFile = await measure(`${nginx.url}/${file}`);
+        console.log(`tiles ${kind} nginx serving the same ${name} bytes from a file: ${fromFile.rps.toFixed(0)} req/s, p99 ${fromFile.p99} ms (studio/nginx req/s ratio ${(f.rps / fromFile.rps).toFixed(2)}; printed)`);
+      }
+    }
+  } finally {
+    nginx?.stop();
+    await studio.close();
+    await fs.rm(dataDir, { recursive: true, force: true });
+    await drop();
+  }
+}
+
+for (const kind of ['pglite', 'postgres'] as const) await benchStore(kind);
