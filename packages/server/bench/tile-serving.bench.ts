@@ -3,6 +3,7 @@
 // (target >= 0.8 each) and their p99 latency as ratios to /health's p99 (target <= 1.5); and, when nginx is
 // installed (Debian's nginx-light), to nginx serving the same bytes from a file on a loopback port. On the
 // embedded store and on PostgreSQL. Every request is a fresh fetch (no If-None-Match): the server's own cost.
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import fs from 'node:fs/promises';
@@ -24,9 +25,22 @@ interface Figures {
 }
 
 async function measure(url: string, headers: Record<string, string> = {}): Promise<Figures> {
+  // A short warm-up first: the first figure of a run must not pay for the JIT and the first reads.
+  await autocannon({ url, connections: CONNECTIONS, duration: 2, headers });
   const result = await autocannon({ url, connections: CONNECTIONS, duration: SECONDS, headers });
   if (result.non2xx > 0) throw new Error(`${url}: ${result.non2xx} non-2xx answers`);
   return { rps: result.requests.average, p99: result.latency.p99 };
+}
+
+/** An answer's bytes as sent (fetch would unpack gzip). */
+function rawBytes(url: string, headers: Record<string, string>): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    http.get(url, { headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve(Buffer.concat(chunks)));
+    }).on('error', reject);
+  });
 }
 
 /** nginx serving `dir` on a loopback port, or null when it is not installed here. */
@@ -89,28 +103,38 @@ async function benchStore(kind: 'pglite' | 'postgres') {
     const [busiest] = Object.entries(index.tiles[meta.minZoom]!).sort((a, b) => b[1] - a[1])[0]!;
     const hexUrl = `${address}${meta.tileUrl.replace('{z}', String(meta.minZoom)).replace('{hex}', busiest)}`;
     const tileJson = (await (await ask('GET', `/v1/datasets/${vectorId}/tiles.json`, undefined, auth)).json()) as { tiles: string[] };
-    const vectorUrl = tileJson.tiles[0]!.replace('{z}/{x}/{y}', '0/0/0');
+    // The tile over the middle of the points at zoom 10 (a city block's worth of features).
+    const n = 2 ** 10;
+    const [lat, lng] = [40.75, -73.95];
+    const x = Math.floor(((lng + 180) / 360) * n);
+    const y = Math.floor(((1 - Math.log(Math.tan((lat * Math.PI) / 180) + 1 / Math.cos((lat * Math.PI) / 180)) / Math.PI) / 2) * n);
+    const vectorUrl = tileJson.tiles[0]!.replace('{z}/{x}/{y}', `10/${x}/${y}`);
     const hexBytes = Buffer.from(await (await ask('GET', hexUrl.slice(address.length), undefined, { ...auth, accept: 'application/vnd.apache.arrow.stream' })).arrayBuffer());
-    const vectorBytes = Buffer.from(await (await fetch(vectorUrl, { headers: auth })).arrayBuffer());
+    // As a browser asks: gzip accepted, so the stored gzip bytes go out as they are.
+    const gzipped = { ...auth, 'accept-encoding': 'gzip' };
+    const vectorBytes = await rawBytes(vectorUrl, gzipped);
 
     const health = await measure(`${address}/v1/health`);
     const hex = await measure(hexUrl, { ...auth, accept: 'application/vnd.apache.arrow.stream' });
-    const vector = await measure(vectorUrl, auth);
+    const vector = await measure(vectorUrl, gzipped);
     const line = (name: string, f: Figures, bytes: number) =>
       `tiles ${kind} ${name} (${bytes} bytes): ${f.rps.toFixed(0)} req/s, p99 ${f.p99} ms (ratio ${(f.rps / health.rps).toFixed(2)} vs /v1/health req/s, target >= 0.8; p99 ratio ${(f.p99 / Math.max(1, health.p99)).toFixed(2)}, target <= 1.5; ${load()})`;
     console.log(`tiles ${kind} GET /v1/health: ${health.rps.toFixed(0)} req/s, p99 ${health.p99} ms (baseline; ${CONNECTIONS} connections, ${SECONDS} s)`);
     console.log(line('hex tile, Arrow', hex, hexBytes.length));
-    console.log(line('vector tile, MVT', vector, vectorBytes.length));
+    console.log(line('vector tile, MVT gzip', vector, vectorBytes.length));
 
+    // Readable by nginx's workers (they drop root for nobody).
     const files = path.join(dataDir, 'static');
     await fs.mkdir(files);
+    await fs.chmod(dataDir, 0o755);
+    await fs.chmod(files, 0o755);
     await fs.writeFile(path.join(files, 'hex.arrow'), hexBytes);
     await fs.writeFile(path.join(files, 'vector.mvt'), vectorBytes);
     nginx = await startNginx(files);
     if (!nginx) {
       console.log(`tiles ${kind} nginx: not installed on this machine (apt-get install nginx-light): the ratios to a static file server are not measured`);
     } else {
-      for (const [name, file, f] of [['hex tile', 'hex.arrow', hex], ['vector tile', 'vector.mvt', vector]] as const) {
+      for (const [name, file, f] of [['hex tile', 'hex.arrow', hex], ['vector tile (gzip)', 'vector.mvt', vector]] as const) {
         const fromFile = await measure(`${nginx.url}/${file}`);
         console.log(`tiles ${kind} nginx serving the same ${name} bytes from a file: ${fromFile.rps.toFixed(0)} req/s, p99 ${fromFile.p99} ms (studio/nginx req/s ratio ${(f.rps / fromFile.rps).toFixed(2)}; printed)`);
       }

@@ -1,3 +1,4 @@
+import { gunzipSync } from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { STORES, jobEnded, useStudio, type Who } from './harness';
 import { IMMUTABLE, REVALIDATE } from '../src/http/tile-headers';
@@ -116,6 +117,11 @@ describe.each(STORES)('tile caching on %s', (kind) => {
     expect([tile.statusCode, tile.headers['cache-control'], tile.headers['content-type']]).toEqual([200, IMMUTABLE, 'application/x-protobuf']);
     const again = await get('owner', path, { 'if-none-match': tile.headers.etag as string });
     expect([again.statusCode, again.body]).toEqual([304, '']);
+    // Stored gzip goes out as it is to a client that accepts it: the same tile once unpacked, its own ETag.
+    const packed = await get('owner', path, { 'accept-encoding': 'gzip, deflate, br' });
+    expect([packed.statusCode, packed.headers['content-encoding'], packed.headers.vary]).toEqual([200, 'gzip', 'Accept-Encoding']);
+    expect(gunzipSync(packed.rawPayload).equals(tile.rawPayload)).toBe(true);
+    expect(packed.headers.etag).not.toBe(tile.headers.etag);
     const unversioned = await get('owner', `/v1/datasets/${vector.id}/tiles/0/0/0`);
     expect([unversioned.headers['cache-control'], unversioned.headers.etag]).toEqual([REVALIDATE, tile.headers.etag]);
     // Signed links carry the version too, after their signature.
