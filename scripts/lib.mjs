@@ -22,17 +22,21 @@ export function run(cmd, args, opts = {}) {
     process.on('SIGINT', forward);
     process.on('SIGTERM', forward);
     let out = '';
+    let err = '';
     if (opts.capture) {
       child.stdout.on('data', (d) => {
         out += d;
         process.stdout.write(d);
       });
-      child.stderr.on('data', (d) => process.stderr.write(d));
+      child.stderr.on('data', (d) => {
+        err += d;
+        process.stderr.write(d);
+      });
     }
     child.on('close', (code, signal) => {
       process.off('SIGINT', forward);
       process.off('SIGTERM', forward);
-      resolve({ code: code ?? (signal === 'SIGTERM' || signal === 'SIGINT' ? 0 : 1), out });
+      resolve({ code: code ?? (signal === 'SIGTERM' || signal === 'SIGINT' ? 0 : 1), out, err });
     });
   });
 }

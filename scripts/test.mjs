@@ -22,6 +22,12 @@ async function ensureServices() {
   }
 }
 
+/** Vitest's "FAIL file > suite > test" lines, once each: repeated at the very end so a CI log's tail names them. */
+function failedTests(text) {
+  const lines = text.replace(/\x1b\[[0-9;]*m/g, '').split('\n').map((l) => l.trim());
+  return [...new Set(lines.filter((l) => /^FAIL\s+\S/.test(l)))];
+}
+
 /** Vitest's summary line "Tests  12 passed | 1 failed (13)", without colours. */
 function counts(out) {
   const line = out.replace(/\x1b\[[0-9;]*m/g, '').split('\n').reverse().find((l) => /^\s*Tests\s/.test(l)) ?? '';
@@ -43,11 +49,13 @@ const steps = [
 let passed = 0;
 let failed = 0;
 let skipped = 0;
+const failures = [];
 for (const [name, cmd, args, isTests, env] of steps) {
   if (name.startsWith('browser') && !fs.existsSync('packages/web/vitest.e2e.config.ts')) continue;
   console.log(`\n=== ${name} ===`);
-  const { code, out } = await run(cmd, args, { capture: isTests, env });
+  const { code, out, err } = await run(cmd, args, { capture: isTests, env });
   if (isTests) {
+    for (const test of failedTests(`${out}\n${err}`)) failures.push(`${name}: ${test}`);
     const c = counts(out);
     passed += c.passed;
     failed += c.failed;
@@ -58,5 +66,6 @@ for (const [name, cmd, args, isTests, env] of steps) {
     console.error(`${name} failed`);
   }
 }
+if (failures.length) console.log(`\nFailed:\n${failures.map((f) => `  ${f}`).join('\n')}`);
 console.log(`\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
 process.exit(failed > 0 ? 1 : 0);
