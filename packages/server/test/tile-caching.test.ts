@@ -131,3 +131,42 @@ describe.each(STORES)('tile caching on %s', (kind) => {
     expect((await get('outsider', path, { 'if-none-match': tile.headers.etag as string })).statusCode).toBe(404);
   });
 });
+
+/**
+ * The reuse of a granted tile check, shown on a studio whose access cache time is a minute: within it a revoked
+ * reader still reads on this node (the documented bound, not a sleep), a refusal is never reused, and the
+ * reuse is per credential.
+ */
+describe.each(STORES)('tile access reuse on %s (STUDIO_AUTH_CACHE_MS one minute)', (kind) => {
+  const { ctx, as } = useStudio(kind, { authCacheMs: 60_000 });
+  const get = (who: Who, url: string) => as(who, 'GET', url, undefined, { accept: ARROW });
+  let tileUrl: string;
+  let datasetId: string;
+
+  beforeAll(async () => {
+    const upload = await ctx.s.app.inject({ method: 'POST', url: '/v1/datasets/data?name=Points', payload: CSV, headers: { authorization: ctx.cast.tokens.owner, 'content-type': 'text/csv' } });
+    const built = await as('owner', 'POST', '/v1/datasets/hextile', { source: upload.json().item.id, sourceLatColumn: 'lat', sourceLngColumn: 'lng', finestResolution: 7, outputColumns: [{ targetColumn: 'n', aggMethod: 'count' }] });
+    expect(built.statusCode, built.body).toBe(201);
+    datasetId = built.json().item.id;
+    expect((await jobEnded((url) => as('owner', 'GET', url), built.json().job.id)).status).toBe('succeeded');
+    const meta = (await as('owner', 'GET', `/v1/tileset/${datasetId}/metadata`)).json().item;
+    const index = (await as('owner', 'GET', `/v1/tileset/${datasetId}/tileset-index`)).json().item;
+    tileUrl = meta.tileUrl.replace('{z}', String(meta.minZoom)).replace('{hex}', Object.keys(index.tiles[meta.minZoom])[0]);
+  });
+
+  it('answers a refused caller at once after a share, and a revoked one from the reused check until it runs out', async () => {
+    expect((await get('viewer', tileUrl)).statusCode).toBe(404);
+    const shared = await as('owner', 'POST', '/v1/permissions', { resourceType: 'dataset', resourceId: datasetId, email: ctx.cast.users.viewer.email, role: 'viewer' });
+    expect(shared.statusCode, shared.body).toBeLessThan(300);
+    // The refusal above was not kept: the new share works on the next read.
+    expect((await get('viewer', tileUrl)).statusCode).toBe(200);
+    const { emails } = (await as('owner', 'GET', `/v1/permissions/dataset/${datasetId}`)).json().item as { emails: { id: string; email: string }[] };
+    const grant = emails.find((e) => e.email === ctx.cast.users.viewer.email)!;
+    expect((await as('owner', 'DELETE', `/v1/permissions/${grant.id}`)).statusCode).toBeLessThan(300);
+    // Within the minute this node answers from the check it granted; the tile's metadata (not reused) is refused.
+    expect((await get('viewer', tileUrl)).statusCode).toBe(200);
+    expect((await as('viewer', 'GET', `/v1/tileset/${datasetId}/metadata`)).statusCode).toBe(404);
+    // Another caller's reused grant is not the viewer's: a stranger is refused.
+    expect((await get('outsider', tileUrl)).statusCode).toBe(404);
+  });
+});

@@ -214,7 +214,7 @@ async function handle(def: RouteDef, limit: ReturnType<typeof routeLimiter>, ser
     const type = typeof guard.type === 'string' ? guard.type : (params[guard.type.param] as ResourceType);
     const id = params[guard.param] as string;
     ({ resource, access } = guard.reuse
-      ? await services.access.guardReused(caller, type, id, guard.action, adminMode, services.config.authCacheMs)
+      ? await services.access.guardReused(caller, type, id, guard.action, adminMode)
       : await services.access.guard(caller, type, id, guard.action, adminMode));
   }
   const query = parse(def.query, req.query, 'query parameters') as Record<string, unknown>;

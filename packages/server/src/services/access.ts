@@ -13,6 +13,7 @@ import {
 import type { Db } from '../store/db';
 import type { ResourcesTable } from '../store/tables';
 import type { Caller } from '../http/caller';
+import { ExpiringCache } from './expiring-cache';
 
 export const RESOURCE_LABELS: Record<ResourceType, string> = {
   map: 'Map',
@@ -44,11 +45,24 @@ const STATE_TYPES: ReadonlySet<string> = new Set(['insight-state', 'studio-state
 /** Granted checks `guardReused` holds at most (the oldest goes first). */
 const GRANTED_LIMIT = 10_000;
 
+/** What a passed check answers: the resource and the caller's access to it. */
+export interface Guarded {
+  resource: Selectable<ResourcesTable>;
+  access: Access;
+}
+
 export class AccessService {
   /** Granted checks reused for a short time (guardReused), by credential, resource and action. */
-  private readonly granted = new Map<string, { result: { resource: Selectable<ResourcesTable>; access: Access }; until: number }>();
+  private readonly granted: ExpiringCache<Guarded>;
 
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    /** How long `guardReused` reuses a granted check (STUDIO_AUTH_CACHE_MS; 0: never). */
+    reuseMs = 0,
+    now: () => number = Date.now,
+  ) {
+    this.granted = new ExpiringCache<Guarded>({ ttlMs: reuseMs, limit: GRANTED_LIMIT, now });
+  }
 
   async accessOf(caller: Caller | null, resource: Selectable<ResourcesTable>, adminMode: boolean): Promise<Access> {
     const grants: Access[] = [];
@@ -85,7 +99,7 @@ export class AccessService {
     id: string,
     action: Action,
     adminMode: boolean,
-  ): Promise<{ resource: Selectable<ResourcesTable>; access: Access }> {
+  ): Promise<Guarded> {
     const label = RESOURCE_LABELS[type] ?? 'Resource';
     if (!(RESOURCE_TYPES as readonly string[]).includes(type)) throw notFound(`Unknown resource type ${String(type)}`);
     if (!Id.safeParse(id).success) throw notFound(`${label} not found`);
@@ -102,15 +116,13 @@ export class AccessService {
    * action, like the bearer cache (STUDIO_AUTH_CACHE_MS): a share removed on any node takes effect within
    * that time. Refusals are never reused, so a new share works at once.
    */
-  async guardReused(caller: Caller | null, type: ResourceType, id: string, action: Action, adminMode: boolean, ttlMs: number): Promise<{ resource: Selectable<ResourcesTable>; access: Access }> {
-    if (!caller || ttlMs <= 0) return this.guard(caller, type, id, action, adminMode);
+  async guardReused(caller: Caller | null, type: ResourceType, id: string, action: Action, adminMode: boolean): Promise<Guarded> {
+    if (!caller) return this.guard(caller, type, id, action, adminMode);
     const key = `${caller.credentialId}\0${caller.user.id}\0${type}\0${id}\0${action}\0${adminMode}`;
-    const now = Date.now();
     const held = this.granted.get(key);
-    if (held && held.until > now) return held.result;
+    if (held) return held;
     const result = await this.guard(caller, type, id, action, adminMode);
-    if (this.granted.size >= GRANTED_LIMIT) this.granted.delete(this.granted.keys().next().value!);
-    this.granted.set(key, { result, until: now + ttlMs });
+    this.granted.set(key, result);
     return result;
   }
 

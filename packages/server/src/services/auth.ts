@@ -6,6 +6,7 @@ import type { Db } from '../store/db';
 import type { Caller } from '../http/caller';
 import { verifyPassword } from '../auth/passwords';
 import type { FailureThrottle } from './rate-limits';
+import { ExpiringCache } from './expiring-cache';
 import {
   ACCESS_PREFIX,
   ACCESS_TTL_MS,
@@ -33,15 +34,18 @@ export interface IssuedSession {
 }
 
 /** Sign-in, sign-out, refresh, and resolving a bearer credential to a caller. */
+/** Callers each cache holds at most. */
+const CALLERS_KEPT = 10_000;
+
 export class AuthService {
   /**
    * Resolved credentials, kept for a moment: a page load sends a burst of calls with one token, and
    * resolving it is a catalog round trip each. A sign-out or revocation on this node drops the entry
    * at once; on other API nodes it takes effect within `cacheMs` (2 s by default; 0 turns it off).
    */
-  private readonly cache: CallerCache;
+  private readonly cache: ExpiringCache<Caller>;
   /** Users resolved by id (a dashboard's owner, whose access its readers' widgets run under), kept alike. */
-  private readonly users: CallerCache;
+  private readonly users: ExpiringCache<Caller>;
 
   constructor(
     private readonly db: Db,
@@ -49,14 +53,15 @@ export class AuthService {
     private readonly throttle: FailureThrottle,
     cacheMs = 2000,
   ) {
-    this.cache = new CallerCache(cacheMs);
-    this.users = new CallerCache(cacheMs);
+    this.cache = new ExpiringCache<Caller>({ ttlMs: cacheMs, limit: CALLERS_KEPT });
+    this.users = new ExpiringCache<Caller>({ ttlMs: cacheMs, limit: CALLERS_KEPT });
   }
 
   /** Drops cached credentials: all of them, or those of one user. */
   forget(userId?: string): void {
-    this.users.forget(userId);
-    this.cache.forget(userId);
+    const theirs = userId === undefined ? undefined : (caller: Caller) => caller.user.id === userId;
+    this.users.forget(theirs);
+    this.cache.forget(theirs);
   }
 
   /**
@@ -168,28 +173,5 @@ export class AuthService {
     const caller: Caller = { user, memberships, orgIds: memberships.map((m) => m.organization_id), isAdmin: user.is_admin, via, credentialId };
     this.users.set(userId, caller);
     return caller;
-  }
-}
-
-/** Callers kept for `ttlMs` (0: not kept), the whole cache dropped past 10,000 entries. */
-class CallerCache {
-  private readonly entries = new Map<string, { caller: Caller; until: number }>();
-  constructor(private readonly ttlMs: number) {}
-
-  get(key: string): Caller | null {
-    const e = this.entries.get(key);
-    return e && e.until > Date.now() ? e.caller : null;
-  }
-
-  set(key: string, caller: Caller): void {
-    if (this.ttlMs <= 0) return;
-    if (this.entries.size > 10_000) this.entries.clear();
-    this.entries.set(key, { caller, until: Date.now() + this.ttlMs });
-  }
-
-  /** Drops every entry, or those of one user. */
-  forget(userId?: string): void {
-    if (userId === undefined) return this.entries.clear();
-    for (const [k, v] of this.entries) if (v.caller.user.id === userId) this.entries.delete(k);
   }
 }

@@ -106,7 +106,7 @@ export async function buildServices(config: StudioConfig, catalog: Db): Promise<
   // One set of H3 functions for ingestion and queries: the pipeline's (fast, bit-exact with h3-js).
   const engine = await Engine.open({ dataDir: config.dataDir, functions: registerH3Functions, memoryLimit: config.duckdbMemory });
   await engine.cleanTemp();
-  const access = new AccessService(db);
+  const access = new AccessService(db, config.authCacheMs);
   const reach = NetworkReach.fromConfig(config);
   const limits = RateLimits.create({ settings: config.rateLimits, redisUrl: config.redisUrl, redisPrefix: config.redisPrefix, secrets });
   const sandbox = new SqlSandbox({
