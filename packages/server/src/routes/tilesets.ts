@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { HexTileCreate, Id, TILE_INTERVALS, TILE_QUANTILE_LEVELS, TilesetQuery, badInput, notFound } from '@studio/schema';
 import { executeDuckDB } from '@studio/pipeline';
-import { quoteIdent } from '@studio/engine';
 import { defineRoute, requireCaller, type RouteContext, type RouteDef } from '../http/route';
 import { clientGone, engineError, primed, streamBody } from '../http/streams';
 import { notModified, versionOf } from '../http/tile-headers';
@@ -9,7 +8,8 @@ import { ARROW_STREAM } from './datasets';
 import { compileForCaller } from '../services/pipelines';
 import { archiveOf, createHexTiles, metadataOf, tileDatasetsOf } from '../services/hextiles/service';
 import { checkTile, entryName, parseViewport, tilesInViewport, type TileCounts } from '../services/hextiles/layout';
-import { TIME_PATH, pathLiteral, quantileList, quantileValues } from '../services/hextiles/sql';
+import { TIME_PATH, quantileList, quantileValues } from '../services/hextiles/sql';
+import { readHexTile, variantOf } from '../services/hextiles/tile-read';
 import type { TileArchive } from '../services/hextiles/archive';
 import type { Services } from '../services';
 
@@ -60,39 +60,13 @@ async function tileAnswer(ctx: Ctx, zText: string, hex: string, step?: string) {
   if (zoom < archive.meta.minZoom || zoom > archive.meta.maxZoom) throw badInput(`z must be from ${archive.meta.minZoom} to ${archive.meta.maxZoom} for this tileset`);
   const name = entryName({ z: zoom, tile, ...(step && { time: step }) });
   if (!archive.has(name)) throw notFound(`No tile ${zoom}/${tile}${step ? ` at ${step}` : ''} in this tileset`);
-  const octet = wantsOctet(ctx);
-  if (octet && ctx.query.q !== undefined) throw badInput('q selects fields of an Arrow answer; the octet-stream answer is the stored Parquet entry');
-  const fields = octet ? [] : fieldsOf(archive, ctx.query.q);
-  const variant = octet ? `parquet:${name}` : `arrow:${name}:${fields.join(',')}`;
-  const contentType = octet ? OCTET : ARROW_STREAM;
+  const parquet = wantsOctet(ctx);
+  if (parquet && ctx.query.q !== undefined) throw badInput('q selects fields of an Arrow answer; the octet-stream answer is the stored Parquet entry');
+  const ask = { name, step, fields: parquet ? [] : fieldsOf(archive, ctx.query.q), parquet };
   ctx.reply.header('vary', 'Accept');
-  if (notModified(ctx.req, ctx.reply, versionOf(archive.key), variant, ctx.query.v)) return ctx.reply;
-  const cacheKey = `${archive.key}|${variant}`;
-  const cached = ctx.services.tileCache.get(cacheKey);
-  if (cached) return ctx.reply.header('content-type', contentType).send(cached);
-  let bytes: Buffer;
-  if (octet) {
-    const entry = await archive.read(name);
-    if (!entry) throw notFound(`No tile ${zoom}/${tile}${step ? ` at ${step}` : ''} in this tileset`);
-    bytes = entry;
-  } else {
-    const file = await archive.file(name);
-    const cols = ['hex', ...(step ? ['time'] : []), ...fields].map(quoteIdent).join(', ');
-    bytes = await collect(await primed(ctx.services.engine.arrowStream({ sql: `SELECT ${cols} FROM read_parquet(${pathLiteral(file)})` }, { signal: clientGone(ctx.reply) })));
-  }
-  ctx.services.tileCache.set(cacheKey, bytes);
-  return ctx.reply.header('content-type', contentType).send(bytes);
-}
-
-/** A tile's Arrow stream, whole: tiles are small, and kept whole in the tile cache. */
-async function collect(stream: AsyncGenerator<Uint8Array>): Promise<Buffer> {
-  const chunks: Uint8Array[] = [];
-  try {
-    for await (const chunk of stream) chunks.push(chunk);
-  } catch (e) {
-    throw engineError(e);
-  }
-  return Buffer.concat(chunks);
+  if (notModified(ctx.req, ctx.reply, versionOf(archive.key), variantOf(ask), ctx.query.v)) return ctx.reply;
+  const bytes = await readHexTile(ctx.services, archive, ask, clientGone(ctx.reply));
+  return ctx.reply.header('content-type', parquet ? OCTET : ARROW_STREAM).send(bytes);
 }
 
 function resolution(archive: TileArchive, text: string): number {

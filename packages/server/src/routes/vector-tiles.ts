@@ -224,17 +224,9 @@ async function sendTile(ctx: Ctx, row: ResourceRow, p: { z: string; x: string; y
   const gzipOk = /\bgzip\b/.test(String(ctx.req.headers['accept-encoding'] ?? ''));
   ctx.reply.header('vary', 'Accept-Encoding');
   if (notModified(ctx.req, ctx.reply, versionOf(key), `${z}/${x}/${y}:${gzipOk ? 'gzip' : 'identity'}`, (ctx.query as { v?: string }).v)) return ctx.reply;
-  const cacheKey = `${key}|${z}/${x}/${y}`;
-  let stored = ctx.services.tileCache.get(cacheKey);
-  if (!stored) {
-    const tile = await service.archives.storedTile(key, z, x, y);
-    // The cache entry's first byte says whether the rest is gzip; no feature there is an empty entry, so
-    // the next ask does not read the archive either.
-    stored = tile ? Buffer.concat([Buffer.from([tile.gzip ? 1 : 0]), tile.bytes]) : Buffer.alloc(0);
-    ctx.services.tileCache.set(cacheKey, stored);
-  }
-  if (!stored.length) return ctx.reply.code(204).send();
-  const [gzip, bytes] = [stored[0] === 1, stored.subarray(1)];
+  const tile = await service.cachedTile(key, z, x, y);
+  if (!tile) return ctx.reply.code(204).send();
+  const { gzip, bytes } = tile;
   ctx.reply.header('content-type', MVT_CONTENT_TYPE);
   if (gzip && gzipOk) return ctx.reply.header('content-encoding', 'gzip').send(bytes);
   return ctx.reply.send(gzip ? gunzipSync(bytes) : bytes);

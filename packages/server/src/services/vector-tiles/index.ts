@@ -69,8 +69,24 @@ export interface VectorTileJobData {
 export class VectorTileService {
   readonly archives: TileArchives;
 
-  constructor(private readonly services: Pick<Services, 'engine' | 'datasets' | 'records' | 'audit' | 'units' | 'jobs'>) {
+  constructor(private readonly services: Pick<Services, 'engine' | 'datasets' | 'records' | 'audit' | 'units' | 'jobs' | 'tileCache'>) {
     this.archives = new TileArchives(services.engine.store);
+  }
+
+  /**
+   * One tile as stored (gzip or not), null where the pyramid has no feature: from the node's tile cache when
+   * hot, else read from the archive and kept there (an empty place too, so the next ask reads nothing).
+   */
+  async cachedTile(key: string, z: number, x: number, y: number): Promise<{ bytes: Buffer; gzip: boolean } | null> {
+    const cacheKey = `${key}|${z}/${x}/${y}`;
+    let entry = this.services.tileCache.get(cacheKey);
+    if (!entry) {
+      const tile = await this.archives.storedTile(key, z, x, y);
+      // The entry's first byte says whether the rest is gzip; no feature there is an empty entry.
+      entry = tile ? Buffer.concat([Buffer.from([tile.gzip ? 1 : 0]), tile.bytes]) : Buffer.alloc(0);
+      this.services.tileCache.set(cacheKey, entry);
+    }
+    return entry.length ? { gzip: entry[0] === 1, bytes: entry.subarray(1) } : null;
   }
 
   /**
@@ -157,7 +173,7 @@ export class VectorTileService {
     const target = await this.services.records.get(datasetId);
     if (!target || datasetAttrs(target).status !== 'pending') return; // deleted, or ended elsewhere
     job.progress(5, stored.rowCount);
-    const vectorTile = await this.tile(datasetId, key, stored.columns as DatasetColumn[], opts, pipelineType, name, job.signal);
+    const vectorTile = await this.cutArchive(datasetId, key, stored.columns as DatasetColumn[], opts, pipelineType, name, job.signal);
     job.progress(95, stored.rowCount);
     job.signal.throwIfAborted();
     await this.services.datasets.transition(datasetId, 'ready', {
@@ -167,7 +183,7 @@ export class VectorTileService {
   }
 
   /** Cuts the archive from the stored snapshot and puts it beside it. */
-  private async tile(id: string, key: string, columns: DatasetColumn[], opts: VectorTileOptions, pipelineType: VectorTileInfo['pipelineType'], name: string, signal?: AbortSignal): Promise<VectorTileInfo> {
+  private async cutArchive(id: string, key: string, columns: DatasetColumn[], opts: VectorTileOptions, pipelineType: VectorTileInfo['pipelineType'], name: string, signal?: AbortSignal): Promise<VectorTileInfo> {
     const location = locationOf(columns, opts);
     const out = path.join(this.services.engine.tmpDir, `vt-${randomUUID()}.pmtiles`);
     try {

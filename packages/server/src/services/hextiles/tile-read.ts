@@ -1,0 +1,54 @@
+import { notFound } from '@studio/schema';
+import { quoteIdent } from '@studio/engine';
+import { engineError } from '../../http/streams';
+import type { CoreServices } from '..';
+import type { TileArchive } from './archive';
+import { pathLiteral } from './sql';
+
+/** One tile entry as a client asks for it. */
+export interface TileAsk {
+  /** The entry's name in the archive (layout.entryName). */
+  name: string;
+  /** A time step's path (e.g. D2024-01-05) when the tileset has time. */
+  step?: string;
+  /** The fields of an Arrow answer, in order (ignored for the stored Parquet entry). */
+  fields: string[];
+  /** The stored Parquet entry as it is, instead of Arrow IPC. */
+  parquet: boolean;
+}
+
+/** What varies an answer of one entry: the format and the fields (the part of a tile's ETag and cache key after its version). */
+export const variantOf = (ask: TileAsk) => (ask.parquet ? `parquet:${ask.name}` : `arrow:${ask.name}:${ask.fields.join(',')}`);
+
+/**
+ * A hex tile's bytes: from the node's tile cache when hot, else read from the archive (the Parquet entry
+ * as it is, or the chosen fields as one Arrow IPC stream, read whole: tiles are small) and kept there.
+ * The cache key carries the archive's storage key, so a rebuilt tileset never answers from old entries.
+ */
+export async function readHexTile(s: Pick<CoreServices, 'engine' | 'tileCache'>, archive: TileArchive, ask: TileAsk, signal?: AbortSignal): Promise<Buffer> {
+  const cacheKey = `${archive.key}|${variantOf(ask)}`;
+  const cached = s.tileCache.get(cacheKey);
+  if (cached) return cached;
+  let bytes: Buffer;
+  if (ask.parquet) {
+    const entry = await archive.read(ask.name);
+    if (!entry) throw notFound(`No tile ${ask.name} in this tileset`);
+    bytes = entry;
+  } else {
+    const file = await archive.file(ask.name);
+    const cols = ['hex', ...(ask.step ? ['time'] : []), ...ask.fields].map(quoteIdent).join(', ');
+    bytes = await collect(s.engine.arrowStream({ sql: `SELECT ${cols} FROM read_parquet(${pathLiteral(file)})` }, { signal }));
+  }
+  s.tileCache.set(cacheKey, bytes);
+  return bytes;
+}
+
+async function collect(stream: AsyncGenerator<Uint8Array>): Promise<Buffer> {
+  const chunks: Uint8Array[] = [];
+  try {
+    for await (const chunk of stream) chunks.push(chunk);
+  } catch (e) {
+    throw engineError(e);
+  }
+  return Buffer.concat(chunks);
+}
