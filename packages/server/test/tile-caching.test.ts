@@ -97,6 +97,33 @@ describe.each(STORES)('tile caching on %s', (kind) => {
     expect(Date.now() - started).toBeLessThan(ctx.s.services.config.authCacheMs + 3000);
   });
 
+  it('lets shared caches keep a password-free published map’s tiles until its link expires, keeps protected ones private, and stops them once unpublished', async () => {
+    const publish = async (password?: string) => {
+      const map = (await as('owner', 'POST', '/v1/maps', { name: 'Published tiles', latestState: { kepler: {} }, datasets: [vector.id] })).json().item as { id: string };
+      expect((await as('owner', 'POST', `/v1/maps/${map.id}/publish/map`, password ? { password } : {})).statusCode).toBeLessThan(300);
+      const link = await ctx.s.app.inject({ method: 'GET', url: `/v1/maps/${map.id}/published-map/datasets/${vector.id}/tiles/link`, headers: password ? { 'x-map-password': password } : {} });
+      expect(link.statusCode, link.body).toBe(200);
+      return { mapId: map.id, tile: (link.json().item.tileUrl as string).replace(/^https?:\/\/[^/]+/, '').replace('{z}/{x}/{y}', '0/0/0') };
+    };
+    const anonymous = (url: string) => ctx.s.app.inject({ method: 'GET', url, headers: { 'accept-encoding': 'gzip' } });
+    const open = await publish();
+    const answer = await anonymous(open.tile);
+    expect(answer.statusCode).toBe(200);
+    const maxAge = Number(/^public, max-age=(\d+), immutable$/.exec(String(answer.headers['cache-control']))?.[1]);
+    expect(maxAge).toBeGreaterThan(11 * 3600);
+    expect(maxAge).toBeLessThanOrEqual(12 * 3600);
+    // Without its version the URL revalidates; the link cut loose from its map is a forged one.
+    expect((await anonymous(open.tile.replace(/&v=[^&]+/, ''))).headers['cache-control']).toBe(REVALIDATE);
+    expect((await anonymous(open.tile.replace(/&map=[^&]+/, ''))).statusCode).toBe(403);
+    const locked = await publish('open sesame');
+    expect((await anonymous(locked.tile)).headers['cache-control']).toBe(IMMUTABLE);
+    expect((await as('owner', 'DELETE', `/v1/maps/${open.mapId}/unpublish`)).statusCode).toBe(204);
+    const started = Date.now();
+    await expect.poll(async () => (await anonymous(open.tile)).statusCode, { timeout: 10_000, interval: 200 }).toBe(404);
+    expect(Date.now() - started).toBeLessThan(ctx.s.services.config.authCacheMs + 3000);
+    expect((await anonymous(locked.tile)).statusCode).toBe(200);
+  });
+
   it('gives a copy (new stored bytes) a new version: the source’s ETag does not match it', async () => {
     const copy = (await as('owner', 'POST', `/v1/datasets/${hexTiles.id}/clone`)).json().item as { id: string };
     const copyMeta = (await get('owner', `/v1/tileset/${copy.id}/metadata`)).json().item;

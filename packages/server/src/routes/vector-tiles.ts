@@ -8,8 +8,8 @@ import { assertCanCreate } from '../services/quota';
 import { datasetAttrs } from '../services/datasets';
 import { checkTile } from '../services/vector-tiles/mvt';
 import { clientGone, engineError } from '../http/streams';
-import { REVALIDATE, notModified, versionOf } from '../http/tile-headers';
-import { MAP_GRANT_HEADER, MAP_PASSWORD_HEADER, publishedDataset } from './publishing';
+import { REVALIDATE, notModified, publicImmutable, versionOf } from '../http/tile-headers';
+import { MAP_GRANT_HEADER, MAP_PASSWORD_HEADER, publishedDataset, publishing } from './publishing';
 import { LINK_BASE, TILE_LINK_TTL_MS, signTileLink, verifyTileLink } from '../services/vector-tiles/links';
 import type { ResourceRow } from '../services/records';
 import { locationOf, vectorTiles, type TileSource } from '../services/vector-tiles';
@@ -32,7 +32,7 @@ const TileParams = z.object({ id: Id, z: Coordinate, x: Coordinate, y: Coordinat
 const Version = z.string().max(64).optional();
 const AdminQuery = z.object({ isAdmin: QueryBool.optional() });
 const TileQuery = AdminQuery.extend({ v: Version });
-const LinkQuery = z.object({ exp: z.coerce.number().int(), sig: z.string().max(200), v: Version });
+const LinkQuery = z.object({ exp: z.coerce.number().int(), sig: z.string().max(200), map: Id.optional(), v: Version });
 
 const originOf = (req: FastifyRequest) => `${req.protocol}://${req.host}`;
 const intOf = (v: string) => (/^\d{1,9}$/.test(v) ? Number(v) : NaN);
@@ -143,7 +143,7 @@ export const vectorTileRoutes: RouteDef[] = [
     handler: async (ctx) => {
       // The rule of the publication's own dataset route: only datasets its snapshot names, behind its password.
       const row = await publishedDataset(ctx as Ctx, ctx.params.id, ctx.params.datasetId);
-      return { item: datasetAttrs(row).datasetType === 'vector-tile' ? tileLinks(ctx as Ctx, row) : null };
+      return { item: datasetAttrs(row).datasetType === 'vector-tile' ? tileLinks(ctx as Ctx, row, ctx.params.id) : null };
     },
   }),
   defineRoute({
@@ -155,7 +155,7 @@ export const vectorTileRoutes: RouteDef[] = [
     auth: 'public',
     params: z.object({ id: Id }),
     query: LinkQuery,
-    handler: async (ctx) => tileJson(ctx as Ctx, await linked(ctx as Ctx, ctx.params.id, ctx.query), `?exp=${ctx.query.exp}&sig=${ctx.query.sig}`, LINK_BASE),
+    handler: async (ctx) => tileJson(ctx as Ctx, (await linked(ctx as Ctx, ctx.params.id, ctx.query)).row, `?${linkQuery(ctx.query)}`, LINK_BASE),
   }),
   defineRoute({
     method: 'GET',
@@ -166,24 +166,45 @@ export const vectorTileRoutes: RouteDef[] = [
     auth: 'public',
     params: TileParams,
     query: LinkQuery,
-    handler: async (ctx) => sendTile(ctx as Ctx, await linked(ctx as Ctx, ctx.params.id, ctx.query), ctx.params),
+    handler: async (ctx) => {
+      const { row, immutable } = await linked(ctx as Ctx, ctx.params.id, ctx.query);
+      return sendTile(ctx as Ctx, row, ctx.params, immutable);
+    },
   }),
 ];
 
-/** Signed links (see services/vector-tiles/links.ts) to a ready vector-tile dataset's TileJSON and tiles. */
-function tileLinks(ctx: Ctx, row: ResourceRow) {
+/**
+ * Signed links (see services/vector-tiles/links.ts) to a ready vector-tile dataset's TileJSON and tiles; those
+ * handed out by a published map (`mapId`) work only while it is published with the dataset.
+ */
+function tileLinks(ctx: Ctx, row: ResourceRow, mapId?: string) {
   const { key } = vectorTiles(ctx.services).tilesOf(row);
-  const { exp, query } = signTileLink(ctx.services.secrets, row.id);
+  const { exp, query } = signTileLink(ctx.services.secrets, row.id, Date.now(), mapId);
   const base = `${originOf(ctx.req)}${LINK_BASE}/${row.id}`;
   return { tileJsonUrl: `${base}/tiles.json?${query}`, tileUrl: `${base}/{z}/{x}/{y}?${query}&v=${versionOf(key)}`, expiresAt: new Date(exp).toISOString() };
 }
 
-/** The dataset a signed link names (403 for a bad or expired signature, 404 once the dataset is gone). */
-async function linked(ctx: Ctx, id: string, q: { exp: number; sig: string }): Promise<ResourceRow> {
-  verifyTileLink(ctx.services.secrets, id, q.exp, q.sig);
+type LinkParams = { exp: number; sig: string; map?: string };
+/** A signed link's own query, handed on to the tile URLs of its TileJSON. */
+const linkQuery = (q: LinkParams) => `exp=${q.exp}${q.map ? `&map=${q.map}` : ''}&sig=${q.sig}`;
+
+/**
+ * The dataset a signed link names (403 for a bad or expired signature, 404 once the dataset is gone, or for a
+ * published map's link, once the map is unpublished or no longer shows the dataset — within the access cache
+ * time on other nodes), and the Cache-Control of its versioned tiles: public for a map without a password.
+ */
+async function linked(ctx: Ctx, id: string, q: LinkParams): Promise<{ row: ResourceRow; immutable?: string }> {
+  verifyTileLink(ctx.services.secrets, id, q.exp, q.sig, q.map);
+  let immutable: string | undefined;
+  if (q.map) {
+    const mapId = q.map;
+    const publication = await vectorTiles(ctx.services).publication(mapId, () => publishing(ctx).publicationOf(mapId));
+    if (!publication?.datasetIds.includes(id)) throw notFound('Dataset not found');
+    if (!publication.protected) immutable = publicImmutable((q.exp - Date.now()) / 1000);
+  }
   const row = await ctx.services.records.get(id);
   if (!row || row.type !== 'dataset') throw notFound('Dataset not found');
-  return row;
+  return { row, immutable };
 }
 
 /**
@@ -214,7 +235,7 @@ function tileJson(ctx: Ctx, row: ResourceRow, suffix: string, base?: string) {
 }
 
 /** One tile: coordinates checked against the dataset's pyramid (422), 204 where it has no feature. */
-async function sendTile(ctx: Ctx, row: ResourceRow, p: { z: string; x: string; y: string }) {
+async function sendTile(ctx: Ctx, row: ResourceRow, p: { z: string; x: string; y: string }, immutable?: string) {
   const service = vectorTiles(ctx.services);
   const { key, info } = service.tilesOf(row);
   const [z, x, y] = [p.z, p.x, p.y.replace(/\.(pbf|mvt)$/, '')].map(intOf) as [number, number, number];
@@ -223,7 +244,7 @@ async function sendTile(ctx: Ctx, row: ResourceRow, p: { z: string; x: string; y
   // Stored gzip goes out as it is to clients that accept it (every browser); others get it unpacked.
   const gzipOk = /\bgzip\b/.test(String(ctx.req.headers['accept-encoding'] ?? ''));
   ctx.reply.header('vary', 'Accept-Encoding');
-  if (notModified(ctx.req, ctx.reply, versionOf(key), `${z}/${x}/${y}:${gzipOk ? 'gzip' : 'identity'}`, (ctx.query as { v?: string }).v)) return ctx.reply;
+  if (notModified(ctx.req, ctx.reply, versionOf(key), `${z}/${x}/${y}:${gzipOk ? 'gzip' : 'identity'}`, (ctx.query as { v?: string }).v, immutable)) return ctx.reply;
   const tile = await service.cachedTile(key, z, x, y);
   if (!tile) return ctx.reply.code(204).send();
   const { gzip, bytes } = tile;

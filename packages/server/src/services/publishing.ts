@@ -214,6 +214,15 @@ export class PublishingService {
     return { r, map: { ...info!, latestState: r.latest_state } };
   }
 
+  /**
+   * What a published map's signed tile links rest on, read without a password (the link was handed out
+   * behind it): the datasets the publication names and whether it is protected; null once unpublished.
+   */
+  async publicationOf(mapId: string): Promise<{ datasetIds: string[]; protected: boolean } | null> {
+    const r = await this.row(mapId);
+    return r ? { datasetIds: ids(r.dataset_ids), protected: r.password_hash !== null } : null;
+  }
+
   /** The ids of the datasets a viewer may read through the publication, after the same checks. */
   async datasetIdsFor(mapId: string, opts: MapKey): Promise<string[]> {
     const r = await this.row(mapId);

@@ -10,6 +10,7 @@ import type { ResourceRow } from '../records';
 import { datasetAttrs, EMPTY_METADATA, type DatasetAttrs } from '../datasets';
 import { TileArchives } from './archive';
 import { buildTiles, type Location } from './tiler';
+import { ExpiringCache } from '../expiring-cache';
 
 export const DEFAULT_LAYER = 'features';
 
@@ -60,6 +61,12 @@ export interface VectorTileJobData {
   name: string;
 }
 
+/** What a published map's tile links rest on: the datasets it shows, and whether a password protects it. */
+export interface Publication {
+  datasetIds: string[];
+  protected: boolean;
+}
+
 /**
  * Vector-tile datasets: a Parquet snapshot of the source (so preview, data and SQL work as for any
  * dataset) plus a PMTiles archive cut from it. The request stores the rows (a query that fails, or rows
@@ -68,9 +75,24 @@ export interface VectorTileJobData {
  */
 export class VectorTileService {
   readonly archives: TileArchives;
+  /** Publications that published maps' tile links rest on, reused like the tile access checks (STUDIO_AUTH_CACHE_MS). */
+  private readonly publications: ExpiringCache<Publication>;
 
-  constructor(private readonly services: Pick<Services, 'engine' | 'datasets' | 'records' | 'audit' | 'units' | 'jobs' | 'tileCache'>) {
+  constructor(private readonly services: Pick<Services, 'engine' | 'datasets' | 'records' | 'audit' | 'units' | 'jobs' | 'tileCache' | 'config'>) {
     this.archives = new TileArchives(services.engine.store);
+    this.publications = new ExpiringCache<Publication>({ ttlMs: services.config.authCacheMs, limit: 10_000 });
+  }
+
+  /**
+   * A published map's publication as its tile links see it, `load`ed from the catalog at most once per access
+   * cache time on this node: an unpublished map's links stop within that time. Not published is never kept.
+   */
+  async publication(mapId: string, load: () => Promise<Publication | null>): Promise<Publication | null> {
+    const held = this.publications.get(mapId);
+    if (held) return held;
+    const publication = await load();
+    if (publication) this.publications.set(mapId, publication);
+    return publication;
   }
 
   /**

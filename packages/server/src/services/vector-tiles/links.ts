@@ -10,17 +10,21 @@ import type { Secrets } from '../../auth/secrets';
 export const TILE_LINK_TTL_MS = 12 * 60 * 60 * 1000;
 export const LINK_BASE = '/v1/vector-tiles';
 
-const payload = (datasetId: string, exp: number) => `vector-tiles:${datasetId}:${exp}`;
+/**
+ * What a link signs: the dataset and the expiry, and for a link handed out by a published map, that map
+ * (such a link works only while the map is published with the dataset in it).
+ */
+const payload = (datasetId: string, exp: number, mapId?: string) => `vector-tiles:${datasetId}:${exp}${mapId ? `:map:${mapId}` : ''}`;
 
-/** The query string (`exp`, `sig`) of links to one dataset's tiles, valid for TILE_LINK_TTL_MS. */
-export function signTileLink(secrets: Secrets, datasetId: string, now = Date.now()): { exp: number; sig: string; query: string } {
+/** The query string (`exp`, `map` when given, `sig`) of links to one dataset's tiles, valid for TILE_LINK_TTL_MS. */
+export function signTileLink(secrets: Secrets, datasetId: string, now = Date.now(), mapId?: string): { exp: number; sig: string; query: string } {
   const exp = now + TILE_LINK_TTL_MS;
-  const sig = secrets.sign(payload(datasetId, exp));
-  return { exp, sig, query: `exp=${exp}&sig=${sig}` };
+  const sig = secrets.sign(payload(datasetId, exp, mapId));
+  return { exp, sig, query: `exp=${exp}${mapId ? `&map=${mapId}` : ''}&sig=${sig}` };
 }
 
-/** 403 unless `sig` signs this dataset and `exp` has not passed. */
-export function verifyTileLink(secrets: Secrets, datasetId: string, exp: number, sig: string): void {
-  if (!secrets.verify(payload(datasetId, exp), sig)) throw new StudioError(403, 'Invalid tile link signature');
+/** 403 unless `sig` signs this dataset (and this map, for a published map's link) and `exp` has not passed. */
+export function verifyTileLink(secrets: Secrets, datasetId: string, exp: number, sig: string, mapId?: string): void {
+  if (!secrets.verify(payload(datasetId, exp, mapId), sig)) throw new StudioError(403, 'Invalid tile link signature');
   if (!(exp > Date.now())) throw new StudioError(403, 'Tile link has expired');
 }
