@@ -67,6 +67,8 @@ export interface JobStatus<T = unknown> {
 export class JobEngine {
   private stopped = false;
   private readonly kinds = new Map<string, JobKind<never>>();
+  /** This node's worker of each kind (none on a worker-less node). */
+  private readonly workers = new Map<string, string>();
 
   private constructor(
     private readonly boss: PgBoss,
@@ -115,9 +117,10 @@ export class JobEngine {
       if (!(await this.boss.getQueue(kind.name))) throw err;
     });
     if (!this.options.worker) return;
-    await this.boss.work<T>(kind.name, { pollingIntervalSeconds: this.options.pollingIntervalSeconds, batchSize: 1 }, async ([job]) => {
+    const workerId = await this.boss.work<T>(kind.name, { pollingIntervalSeconds: this.options.pollingIntervalSeconds, batchSize: 1 }, async ([job]) => {
       await kind.run({ id: job!.id, data: job!.data, attempt: job!.retryCount, signal: job!.signal });
     });
+    this.workers.set(kind.name, workerId);
   }
 
   /** Queues a job; `id` (a UUID) lets the caller name it first, e.g. to store it beside the record it builds. */
@@ -125,6 +128,10 @@ export class JobEngine {
     this.assertKind(kind);
     const id = await this.boss.send(kind, data, opts.id ? { id: opts.id } : {});
     if (!id) throw new Error(`The ${kind} job was not queued`);
+    // This node's worker fetches now instead of at its next poll (up to pollingIntervalSeconds later): a job
+    // asked for on a worker node starts at once. Other nodes still find it by polling.
+    const workerId = this.workers.get(kind);
+    if (workerId && !this.stopped) this.boss.notifyWorker(workerId);
     return id;
   }
 

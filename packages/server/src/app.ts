@@ -45,6 +45,7 @@ export async function buildStudio(config: StudioConfig, opts: { inMemoryCatalog?
   await services.jobs.start(store.jobDatabase, {
     worker: config.role !== 'api',
     heartbeatSeconds: config.jobHeartbeatSeconds,
+    pollingIntervalSeconds: config.jobPollSeconds,
     onError: (err) => reportFailure('The job queue', err),
   });
   await services.datasets.failOwnInterrupted();

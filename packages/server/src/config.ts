@@ -64,6 +64,8 @@ export interface StudioConfig {
   role: 'all' | 'api' | 'worker';
   /** STUDIO_JOB_HEARTBEAT_SECONDS (at least 10): a job whose node stops beating this long is retried by another node. */
   jobHeartbeatSeconds: number;
+  /** STUDIO_JOB_POLL_SECONDS (1 to 300): how often a worker asks the queue for jobs queued by other nodes (its own node's start at once). */
+  jobPollSeconds: number;
 }
 
 /** An unset or empty variable: the default applies. */
@@ -116,6 +118,7 @@ export const ConfigEnv = z.object({
   STUDIO_SAMPLES: z.preprocess(unset, z.enum(['on', 'off'], { error: 'must be on or off' }).optional()),
   STUDIO_ROLE: z.preprocess(unset, z.enum(['all', 'api', 'worker'], { error: 'must be all, api or worker' }).optional()),
   STUDIO_JOB_HEARTBEAT_SECONDS: wholeNumber(10, 3600),
+  STUDIO_JOB_POLL_SECONDS: wholeNumber(1, 300),
 });
 
 /** A configuration the server cannot start with: each bad variable, what it expects and what it got. */
@@ -188,6 +191,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): StudioConfi
     smtpFrom: e.SMTP_FROM ?? null,
     role: e.STUDIO_ROLE ?? 'all',
     jobHeartbeatSeconds: e.STUDIO_JOB_HEARTBEAT_SECONDS ?? 10,
+    jobPollSeconds: e.STUDIO_JOB_POLL_SECONDS ?? 1,
   };
 }
 

@@ -74,6 +74,18 @@ describe.each(STORES)('background jobs on %s', (kind) => {
     });
   });
 
+  describe('with workers that poll the queue only every 5 minutes (STUDIO_JOB_POLL_SECONDS=300)', () => {
+    const { as } = useStudio(kind, { jobPollSeconds: 300 });
+
+    it('starts a job asked for on this node at once, not at the next poll', async () => {
+      const up = await as('owner', 'POST', '/v1/datasets/data?name=points', points(200), { 'content-type': 'text/csv' });
+      // The workers' first poll (at start) has passed; the job is queued after it.
+      const r = await as('owner', 'POST', '/v1/datasets/hextile', { name: 'Tiles', source: up.json().item.id, ...TILES, timeIntervals: [] });
+      expect(r.statusCode, r.body).toBe(201);
+      expect((await jobEnded((url) => as('owner', 'GET', url), r.json().job.id, 30_000)).status).toBe('succeeded');
+    });
+  });
+
   describe('on a node started without workers (STUDIO_ROLE=api)', () => {
     const { ctx, as } = useStudio(kind, { role: 'api' });
 
