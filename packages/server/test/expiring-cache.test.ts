@@ -63,3 +63,36 @@ describe('ExpiringCache', () => {
     expect(cache.size).toBe(0);
   });
 });
+
+describe('ExpiringCache.getOrLoad', () => {
+  it('loads once for callers that miss together, and keeps the answer', async () => {
+    const { cache } = cacheAt(1000);
+    let loads = 0;
+    let release!: (v: string) => void;
+    const load = () => {
+      loads++;
+      return new Promise<string>((r) => (release = r));
+    };
+    const waiting = [cache.getOrLoad('k', load), cache.getOrLoad('k', load), cache.getOrLoad('k', load)];
+    release('v');
+    expect(await Promise.all(waiting)).toEqual(['v', 'v', 'v']);
+    expect(await cache.getOrLoad('k', load)).toBe('v');
+    expect(loads).toBe(1);
+  });
+
+  it('gives every waiting caller a failed load’s error, keeps nothing, and loads again on the next ask', async () => {
+    const { cache } = cacheAt(1000);
+    let loads = 0;
+    const failing = () => (loads++, Promise.reject(new Error('catalog down')));
+    const results = await Promise.allSettled([cache.getOrLoad('k', failing), cache.getOrLoad('k', failing)]);
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+    expect(await cache.getOrLoad('k', async () => (loads++, 'v'))).toBe('v');
+    expect(loads).toBe(2);
+  });
+
+  it('keeps only the answers `keep` accepts', async () => {
+    const { cache } = cacheAt(1000);
+    expect(await cache.getOrLoad('k', async () => 'refused', (v) => v !== 'refused')).toBe('refused');
+    expect(cache.size).toBe(0);
+  });
+});

@@ -119,11 +119,8 @@ export class AccessService {
   async guardReused(caller: Caller | null, type: ResourceType, id: string, action: Action, adminMode: boolean): Promise<Guarded> {
     if (!caller) return this.guard(caller, type, id, action, adminMode);
     const key = `${caller.credentialId}\0${caller.user.id}\0${type}\0${id}\0${action}\0${adminMode}`;
-    const held = this.granted.get(key);
-    if (held) return held;
-    const result = await this.guard(caller, type, id, action, adminMode);
-    this.granted.set(key, result);
-    return result;
+    // A refusal throws, so only grants are kept.
+    return this.granted.getOrLoad(key, () => this.guard(caller, type, id, action, adminMode));
   }
 
   /**

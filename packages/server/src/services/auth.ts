@@ -126,11 +126,7 @@ export class AuthService {
     if (!match?.[1] || match[1] === NOT_SIGNED_IN) return null;
     const token = match[1];
     const hash = hashToken(token);
-    const cached = this.cache.get(hash);
-    if (cached) return cached;
-    const caller = await this.resolve(token, hash);
-    this.cache.set(hash, caller);
-    return caller;
+    return this.cache.getOrLoad(hash, () => this.resolve(token, hash));
   }
 
   private async resolve(token: string, hash: string): Promise<Caller> {

@@ -15,6 +15,8 @@ export interface ExpiringCacheOptions {
 
 export class ExpiringCache<V> {
   private readonly entries = new Map<string, { value: V; until: number }>();
+  /** Loads under way, by key: callers that miss together share one (a burst of tiles after an entry ran out). */
+  private readonly loading = new Map<string, Promise<V>>();
   private readonly now: () => number;
 
   constructor(private readonly opts: ExpiringCacheOptions) {
@@ -39,6 +41,29 @@ export class ExpiringCache<V> {
     this.entries.delete(key);
     if (this.entries.size >= this.opts.limit) this.entries.delete(this.entries.keys().next().value!);
     this.entries.set(key, { value, until: this.now() + this.opts.ttlMs });
+  }
+
+  /**
+   * The entry, or `load`'s answer kept for next time. Concurrent misses of one key wait for the same load, so
+   * a hundred tile requests arriving as a credential's entry runs out cost one catalog round trip, not a
+   * hundred. A load that fails is not kept (each waiting caller gets its error); `keep` says which answers
+   * are kept (e.g. grants, not refusals).
+   */
+  async getOrLoad(key: string, load: () => Promise<V>, keep: (value: V) => boolean = () => true): Promise<V> {
+    const held = this.get(key);
+    if (held !== undefined) return held;
+    const pending = this.loading.get(key);
+    if (pending) return pending;
+    const loaded = load().then((value) => {
+      if (keep(value)) this.set(key, value);
+      return value;
+    });
+    this.loading.set(key, loaded);
+    try {
+      return await loaded;
+    } finally {
+      this.loading.delete(key);
+    }
   }
 
   /** Drops every entry, or those whose value matches. */
