@@ -428,6 +428,8 @@ export class StudioClient {
       }),
     /** The caller's query executions, newest first (all engines; filter by connectionId on the caller's side). */
     history: (limit = 50) => this.request<Page<Execution>>('GET', '/v1/data-queries', { query: { limit } }).then((r) => r.items),
+    /** A successful execution's result as CSV (an asynchronous one's job has the same id). */
+    result: (executionId: string) => this.raw('GET', `/v1/data-queries/${executionId}/result`).then((r) => r.blob()),
     /** A dataset from the warehouse query's result (a Parquet snapshot); `live`: it keeps the query, pipelines over it run on the warehouse. */
     saveAsDataset: (connectionId: string, query: string, name: string, opts: { live?: boolean } = {}) =>
       this.request<{ item: Dataset }>('POST', '/v1/datasets/query', { body: { connectionId, query, name, live: opts.live ?? false } }).then((r) => r.item),

@@ -7,7 +7,13 @@ import { Id, IsoDate } from './common';
  */
 
 /** The kinds of work that run as jobs, with the words the Jobs panel shows. */
-export const JOB_KINDS = { 'hex-tiles': 'Building hex tiles', 'vector-tiles': 'Building vector tiles', 'dataset-refresh': 'Refreshing a live dataset' } as const;
+export const JOB_KINDS = {
+  'hex-tiles': 'Building hex tiles',
+  'vector-tiles': 'Building vector tiles',
+  'dataset-refresh': 'Refreshing a live dataset',
+  // An asynchronous query execution (Prefer: respond-async); the job has the execution's id.
+  'query-execution': 'Running a query',
+} as const;
 export type JobKind = keyof typeof JOB_KINDS;
 export const JobKindName = z.enum(Object.keys(JOB_KINDS) as [JobKind, ...JobKind[]]);
 

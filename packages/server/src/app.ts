@@ -17,6 +17,7 @@ import { reportFailure, reportFailuresTo } from '@studio/schema';
 import { every } from './services/every';
 import { hexTileJob } from './services/hextiles/service';
 import { vectorTiles } from './services/vector-tiles';
+import { executionJob } from './services/execution-jobs';
 
 export interface Studio {
   app: FastifyInstance;
@@ -42,6 +43,7 @@ export async function buildStudio(config: StudioConfig, opts: { inMemoryCatalog?
   services.jobs.register(hexTileJob(services));
   services.jobs.register(services.refresh.job());
   services.jobs.register(vectorTiles(services).job());
+  services.jobs.register(executionJob(services));
   await services.jobs.start(store.jobDatabase, {
     worker: config.role !== 'api',
     heartbeatSeconds: config.jobHeartbeatSeconds,

@@ -1,6 +1,6 @@
 import { tableFromIPC } from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { STORES, seedCast, startStudio, type TestStudio } from './harness';
+import { STORES, jobEnded, seedCast, startStudio, type TestStudio } from './harness';
 
 type Who = 'owner' | 'outsider' | 'viewer' | 'admin';
 
@@ -159,6 +159,55 @@ describe.each(STORES)('query executions on %s', (kind) => {
     // The outsider cannot run the template, nor link to the map.
     expect((await call('outsider', 'POST', `/v1/data-queries/templates/${template.id}`, { datasetId: salesId })).statusCode).toBe(404);
     expect((await call('outsider', 'POST', '/v1/data-queries', { query: 'select 1 as x', mapId: map.id })).statusCode).toBe(404);
+  });
+
+  describe('with Prefer: respond-async (a background job of the same id)', () => {
+    const async = { prefer: 'respond-async', 'cache-control': 'no-cache' };
+    const ended = (id: string) => jobEnded((url) => call('owner', 'GET', url), id);
+
+    it('answers 202 at once; the job runs it, the execution ends in success with its result, and the Jobs panel lists it', async () => {
+      const res = await call('owner', 'POST', '/v1/data-queries', { query: 'select store, count(*) as n from sales group by store order by store' }, async);
+      expect([res.statusCode, res.headers['preference-applied'], res.headers.location]).toEqual([202, 'respond-async', `/v1/data-queries/${res.json().item.id}`]);
+      const id = res.json().item.id as string;
+      expect(['queued', 'running']).toContain(res.json().item.status);
+      expect(await ended(id)).toMatchObject({ status: 'succeeded', message: null });
+      expect((await call('owner', 'GET', `/v1/data-queries/${id}`)).json().item).toMatchObject({ status: 'success', rowCount: 3 });
+      expect((await call('owner', 'GET', `/v1/data-queries/${id}/result`)).body.trim().split('\n')).toEqual(['store,n', 'A,2', 'B,1', 'C,1']);
+      const jobs = (await call('owner', 'GET', '/v1/jobs?status=finished')).json().items as { id: string; kind: string }[];
+      expect(jobs.find((j) => j.id === id)).toMatchObject({ kind: 'query-execution' });
+      // Nobody else sees the job or the execution.
+      expect((await call('outsider', 'GET', `/v1/jobs/${id}`)).statusCode).toBe(404);
+      expect((await call('outsider', 'GET', `/v1/data-queries/${id}`)).statusCode).toBe(404);
+    });
+
+    it('refuses bad input and datasets the caller may not read at once, recording no execution and no job', async () => {
+      const before = await countExecutions();
+      const jobs = async () => (await call('owner', 'GET', '/v1/jobs?limit=100')).json().items.length as number;
+      const jobsBefore = await jobs();
+      expect((await call('owner', 'POST', '/v1/data-queries', { query: "select * from read_csv('/etc/passwd')" }, async)).statusCode).toBe(422);
+      // A dataset the caller may not read is no table of theirs (422 by name, 404 by id).
+      expect((await call('outsider', 'POST', '/v1/data-queries', { query: 'select * from sales' }, async)).statusCode).toBe(422);
+      expect((await call('outsider', 'POST', '/v1/data-queries', { query: `select * from "${salesId}"` }, async)).statusCode).toBe(404);
+      expect(await countExecutions()).toBe(before);
+      expect(await jobs()).toBe(jobsBefore);
+    });
+
+    it('ends a query that fails while running as a failure, and its job failed with the same reason, not retried', async () => {
+      const res = await call('owner', 'POST', '/v1/data-queries', { query: 'select cast(store as integer) as n from sales' }, async);
+      expect(res.statusCode).toBe(202);
+      const job = await ended(res.json().item.id);
+      expect(job).toMatchObject({ status: 'failed', message: expect.stringContaining('Could not convert') });
+      expect((job as unknown as { attempt: number }).attempt).toBe(0);
+      expect((await call('owner', 'GET', `/v1/data-queries/${res.json().item.id}`)).json().item).toMatchObject({ status: 'failure', errorMessage: job.message });
+    });
+
+    it('answers an identical query from the cache at once (200, no job) when the client allows it', async () => {
+      const body = { query: 'select count(*) as n from sales' };
+      const first = await call('owner', 'POST', '/v1/data-queries', body, async);
+      await ended(first.json().item.id);
+      const again = await call('owner', 'POST', '/v1/data-queries', body, { prefer: 'respond-async' });
+      expect([again.statusCode, again.json().item.id, again.json().item.fromCache]).toEqual([200, first.json().item.id, true]);
+    });
   });
 
   it('cancels a running query when its signal fires, and records it cancelled', async () => {

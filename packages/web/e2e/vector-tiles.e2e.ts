@@ -91,6 +91,30 @@ describe('vector-tile datasets in the map', () => {
     await anon.page.waitForFunction(() => window.__studioMapReady === true, undefined, { timeout: 45_000 });
     await expect.poll(() => anon.page.evaluate(() => window.__studioMap!.layers().map((l) => [l.type, l.dataId])), { timeout: 20_000 }).toEqual([['vectorTile', tiled.id]]);
     await expect.poll(() => anonTiles, { timeout: 20_000 }).toBeGreaterThan(1);
+
+    // Opened again, the map reads its tiles from the browser's cache: their URLs carry the tileset's version
+    // and a link signed within the same hour, and answer immutable. (A load that crossed the hour gets new
+    // links: then the next one is compared.)
+    const cdp = await anon.context.newCDPSession(anon.page);
+    await cdp.send('Network.enable');
+    const answers: { url: string; cached: boolean }[] = [];
+    const servedFromCache = new Set<string>();
+    cdp.on('Network.requestServedFromCache', (e) => servedFromCache.add(e.requestId));
+    cdp.on('Network.responseReceived', (e) => {
+      if (/\/v1\/vector-tiles\/[^/]+\/\d+\/\d+\/\d+/.test(e.response.url)) answers.push({ url: e.response.url, cached: e.response.fromDiskCache === true || servedFromCache.has(e.requestId) });
+    });
+    const reopen = async () => {
+      answers.length = 0;
+      await anon.page.goto(`${baseUrl()}/public/${mapId}`);
+      await anon.page.waitForFunction(() => window.__studioMapReady === true, undefined, { timeout: 45_000 });
+      await expect.poll(() => answers.length, { timeout: 20_000 }).toBeGreaterThan(1);
+      return answers.map((a) => ({ ...a }));
+    };
+    let previous = await reopen();
+    let again = await reopen();
+    if (!again.some((a) => previous.some((p) => p.url === a.url))) [previous, again] = [again, await reopen()];
+    expect(again.filter((a) => previous.some((p) => p.url === a.url)).length).toBeGreaterThan(1);
+    expect(again.filter((a) => !a.cached)).toEqual([]);
     expect(anon.foreign).toEqual([]);
     await anon.context.close();
   }, 120_000);

@@ -4,7 +4,8 @@ import { Id, Paging, RECORD_COLLECTIONS, StudioError, badInput, type ResourceTyp
 import { defineRoute, requireCaller, type RouteContext, type RouteDef } from '../http/route';
 import type { ResourceRow } from '../services/records';
 import { storedTemplate } from '../services/templates';
-import { executionWire, type ExecutionRow, type ParamValues, type Plan } from '../services/executions';
+import { executionWire, type ExecutionRow, type ParamValues } from '../services/executions';
+import { planFor, submitExecution, type ExecutionRequest } from '../services/execution-jobs';
 import { ARROW_STREAM } from './datasets';
 import { gatewayRoutes } from './gateway';
 
@@ -78,46 +79,44 @@ async function readable(ctx: Ctx, type: ResourceType, id: string): Promise<Resou
   return (await ctx.services.access.guard(requireCaller(ctx), type, id, 'read', ctx.adminMode)).resource;
 }
 
-/** The plan of ad-hoc SQL: on a warehouse connection the caller reads, else over datasets. */
-async function adHocPlan(ctx: Ctx, query: string, connectionId: string | null | undefined, values: ParamValues, aliases?: Map<string, ResourceRow>): Promise<Omit<Plan, 'query'>> {
-  const { executions } = ctx.services;
-  if (connectionId) return executions.connectionPlan(await ctx.services.access.guardRun(requireCaller(ctx), connectionId, ctx.adminMode), query, values);
-  return executions.sandboxPlan(requireCaller(ctx), query, values, aliases);
-}
-
 /**
  * A saved query template run: its stored SQL and parameter defaults (overridden by `parameters`);
  * `datasetId` (read by the caller) is the table `dataset` of the template's SQL.
  */
-async function templatePlan(ctx: Ctx, template: ResourceRow, body: z.infer<typeof TemplateRunBody>): Promise<Plan> {
+async function templateRequest(ctx: Ctx, template: ResourceRow, body: z.infer<typeof TemplateRunBody>): Promise<ExecutionRequest> {
   const t = storedTemplate(template);
-  const values: ParamValues = { ...Object.fromEntries(t.parameters.map((p) => [p.name, p.defaultValue])), ...(body.parameters ?? {}) };
-  const aliases = new Map<string, ResourceRow>();
-  if (body.datasetId) aliases.set('dataset', await readable(ctx, 'dataset', body.datasetId));
+  const parameters: ParamValues = { ...Object.fromEntries(t.parameters.map((p) => [p.name, p.defaultValue])), ...(body.parameters ?? {}) };
   const recordId = await linkedRecord(ctx, body);
-  const plan = await adHocPlan(ctx, t.query, t.connectionId, values, aliases);
-  return { ...plan, query: t.query, templateId: template.id, templateVersion: t.version, datasetId: body.datasetId ?? null, recordId };
+  const aliases: Record<string, string> = body.datasetId ? { dataset: body.datasetId } : {};
+  return { query: t.query, parameters, connectionId: t.connectionId ?? null, aliases, templateId: template.id, templateVersion: t.version, datasetId: body.datasetId ?? null, recordId, adminMode: ctx.adminMode };
 }
 
-async function planOf(ctx: Ctx, body: RunBody): Promise<Plan> {
+async function requestOf(ctx: Ctx, body: RunBody): Promise<ExecutionRequest> {
   if (body.queryTemplateId) {
     if (body.query) throw badInput('Give either query or queryTemplateId, not both');
-    return templatePlan(ctx, await readable(ctx, 'query-template', body.queryTemplateId), body);
+    return templateRequest(ctx, await readable(ctx, 'query-template', body.queryTemplateId), body);
   }
   if (!body.query) throw badInput('Either query or queryTemplateId is required');
   if (body.datasetId) throw badInput('datasetId goes with queryTemplateId; name datasets in the query');
   const recordId = await linkedRecord(ctx, body);
-  return { ...(await adHocPlan(ctx, body.query, body.connectionId, body.parameters ?? {})), query: body.query, recordId };
+  return { query: body.query, parameters: body.parameters ?? {}, connectionId: body.connectionId ?? null, aliases: {}, templateId: null, templateVersion: null, datasetId: null, recordId, adminMode: ctx.adminMode };
 }
 
 /** `Prefer: respond-async` (RFC 7240): the execution is answered at once, 202, and read later by its id. */
 const prefersAsync = (ctx: Ctx) => /(^|[,\s])respond-async\b/i.test(String(ctx.req.headers.prefer ?? ''));
 
-async function run(ctx: Ctx, plan: Plan, respondAsync = false): Promise<{ row: ExecutionRow; fromCache: boolean }> {
+/**
+ * Runs a request: planned as the caller now (bad input is a 422 before anything is recorded); then run in the
+ * request, or, with `Prefer: respond-async`, as a background job answered at once.
+ */
+async function run(ctx: Ctx, request: ExecutionRequest, respondAsync = false): Promise<{ row: ExecutionRow; fromCache: boolean }> {
   const { signal, done } = disconnect(ctx);
   try {
     const caller = requireCaller(ctx);
-    const result = await ctx.services.executions.execute(caller, plan, { useCache: usesCache(ctx), signal, respondAsync });
+    const plan = await planFor(ctx.services, caller, request);
+    const result = respondAsync
+      ? await submitExecution(ctx.services, caller, request, plan, usesCache(ctx))
+      : await ctx.services.executions.execute(caller, plan, { useCache: usesCache(ctx), signal });
     // Every run is in the audit log (a warehouse's owner asks who ran what on it), a cached answer too.
     await ctx.services.audit.record(caller, 'query.run', plan.connectionId ? 'data-connection' : 'query-execution', plan.connectionId ?? result.row.id, {
       executionId: result.row.id,
@@ -131,9 +130,9 @@ async function run(ctx: Ctx, plan: Plan, respondAsync = false): Promise<{ row: E
   }
 }
 
-const answer = async (ctx: Ctx, plan: Plan) => {
+const answer = async (ctx: Ctx, request: ExecutionRequest) => {
   const respondAsync = prefersAsync(ctx);
-  const { row, fromCache } = await run(ctx, plan, respondAsync);
+  const { row, fromCache } = await run(ctx, request, respondAsync);
   if (respondAsync && !fromCache) ctx.reply.code(202).header('preference-applied', 'respond-async').header('location', `/v1/data-queries/${row.id}`);
   return { item: executionWire(row, fromCache) };
 };
@@ -154,7 +153,7 @@ const templateRun = (spec: string, url: string, param: string, summary: string) 
     params: z.object({ [param]: Id }),
     body: TemplateRunBody,
     resource: { type: 'query-template', param, action: 'read' },
-    handler: async (ctx) => answer(ctx, await templatePlan(ctx, ctx.resource!, ctx.body)),
+    handler: async (ctx) => answer(ctx, await templateRequest(ctx, ctx.resource!, ctx.body)),
   });
 
 function recordRoutes(): RouteDef[] {
@@ -202,7 +201,7 @@ export const executionRoutes: RouteDef[] = [
     auth: 'user',
     transaction: false,
     body: RunBody,
-    handler: async (ctx) => answer(ctx, await planOf(ctx, ctx.body)),
+    handler: async (ctx) => answer(ctx, await requestOf(ctx, ctx.body)),
   }),
   defineRoute({
     spec: ['DQ-019'],
@@ -214,7 +213,7 @@ export const executionRoutes: RouteDef[] = [
     transaction: false,
     body: JsonBody,
     handler: async (ctx) => {
-      const { row } = await run(ctx, await planOf(ctx, ctx.body));
+      const { row } = await run(ctx, await requestOf(ctx, ctx.body));
       if (row.status !== 'success') throw new StudioError(422, row.error_message ?? `The query ended ${row.status}`, `queryExecutionId ${row.id}`);
       const items = await ctx.services.engine.preview(await ctx.services.executions.resultKey(row), { limit: ctx.body.limit });
       return { items, queryExecutionId: row.id };

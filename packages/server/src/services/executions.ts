@@ -108,6 +108,12 @@ export const STALE_RUNNING_MS = 5 * 60 * 1000;
 const HEARTBEAT_MS = STALE_RUNNING_MS / 2.5;
 export const EXECUTION_INTERRUPTED = 'The query was interrupted: the server running it stopped. Run it again';
 
+/** What makes two runs the same for the result cache: what they compute, from which template and for which record. */
+const cacheKeyOf = (plan: Plan) =>
+  createHash('sha256')
+    .update(JSON.stringify([plan.cacheBasis, plan.templateId ?? null, plan.templateVersion ?? null, plan.datasetId ?? null, plan.recordId ?? null]))
+    .digest('hex');
+
 export class ExecutionService {
   constructor(
     private readonly db: Db,
@@ -193,24 +199,30 @@ export class ExecutionService {
    * Runs a plan for the caller, or answers their cached execution of the same thing (unless `useCache` is
    * false). The execution is recorded whatever happens: success, failure, or cancelled when `signal` fires.
    */
-  async execute(caller: Caller, plan: Plan, opts: { useCache: boolean; signal?: AbortSignal; respondAsync?: boolean }): Promise<{ row: ExecutionRow; fromCache: boolean }> {
-    const cacheKey = createHash('sha256')
-      .update(JSON.stringify([plan.cacheBasis, plan.templateId ?? null, plan.templateVersion ?? null, plan.datasetId ?? null, plan.recordId ?? null]))
-      .digest('hex');
-    if (opts.useCache) {
-      const hit = await this.t
-        .selectFrom('query_executions')
-        .selectAll()
-        .where('owner_id', '=', caller.user.id)
-        .where('cache_key', '=', cacheKey)
-        .where('status', '=', 'success')
-        .where('cache_expires_at', '>', new Date())
-        .orderBy('finished_at', 'desc')
-        .limit(1)
-        .executeTakeFirst();
-      if (hit?.storage_key && (await this.engine.store.exists(hit.storage_key))) return { row: hit, fromCache: true };
-    }
-    const id = randomUUID();
+  async execute(caller: Caller, plan: Plan, opts: { useCache: boolean; signal?: AbortSignal }): Promise<{ row: ExecutionRow; fromCache: boolean }> {
+    const hit = opts.useCache ? await this.cachedRun(caller, plan) : null;
+    if (hit) return { row: hit, fromCache: true };
+    const id = await this.record(caller, plan);
+    return { row: await this.run(id, plan, opts.signal ?? new AbortController().signal), fromCache: false };
+  }
+
+  /** The caller's unexpired successful run of the same plan whose result is still stored, if any. */
+  async cachedRun(caller: Caller, plan: Plan): Promise<ExecutionRow | null> {
+    const hit = await this.t
+      .selectFrom('query_executions')
+      .selectAll()
+      .where('owner_id', '=', caller.user.id)
+      .where('cache_key', '=', cacheKeyOf(plan))
+      .where('status', '=', 'success')
+      .where('cache_expires_at', '>', new Date())
+      .orderBy('finished_at', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    return hit?.storage_key && (await this.engine.store.exists(hit.storage_key)) ? hit : null;
+  }
+
+  /** Records a new execution of `plan`, queued; `id` names it (an asynchronous run shares its job's id). */
+  async record(caller: Caller, plan: Plan, id: string = randomUUID()): Promise<string> {
     await this.t
       .insertInto('query_executions')
       .values({
@@ -224,18 +236,31 @@ export class ExecutionService {
         template_version: plan.templateVersion ?? null,
         dataset_id: plan.datasetId ?? null,
         record_id: plan.recordId ?? null,
-        cache_key: cacheKey,
+        cache_key: cacheKeyOf(plan),
       })
       .execute();
+    return id;
+  }
+
+  /**
+   * Runs a recorded execution on this node: running (with this node and a heartbeat), then its outcome.
+   * Answers its row as it ended. An execution no longer queued or running (cancelled meanwhile) is not run.
+   */
+  async run(id: string, plan: Plan, signal: AbortSignal): Promise<ExecutionRow> {
     const started = new Date();
-    await this.update(id, { status: 'running', started_at: started, node_id: this.nodeId, heartbeat_at: started });
-    if (opts.respondAsync) {
-      // Answered at once (running); the run goes on without the request, its outcome recorded as always.
-      void bestEffort(this.produce(id, plan, new AbortController().signal), `Query execution ${id}`);
-      return { row: await this.row(id), fromCache: false };
-    }
-    await this.produce(id, plan, opts.signal ?? new AbortController().signal);
-    return { row: await this.row(id), fromCache: false };
+    const moved = await this.t
+      .updateTable('query_executions')
+      .set({ status: 'running', started_at: started, node_id: this.nodeId, heartbeat_at: started })
+      .where('id', '=', id)
+      .where('status', 'in', ['queued', 'running'])
+      .executeTakeFirst();
+    if (Number(moved.numUpdatedRows) > 0) await this.produce(id, plan, signal);
+    return this.row(id);
+  }
+
+  /** Ends an execution that never ran or was stopped (its job failed for good, or was cancelled), if still open. */
+  async end(id: string, outcome: 'failure' | 'cancelled', message: string): Promise<void> {
+    await this.t.updateTable('query_executions').set({ status: outcome, error_message: message, finished_at: new Date() }).where('id', '=', id).where('status', 'in', ['queued', 'running']).execute();
   }
 
   /** Runs a recorded execution's plan to its Parquet result; success, failure or cancellation is written to its row. */
@@ -252,7 +277,7 @@ export class ExecutionService {
       await this.engine.store.put(key, file);
       const columns = await this.engine.query(`DESCRIBE SELECT * FROM read_parquet(${sqlString(await this.engine.store.localPath(key))})`);
       const finished = new Date();
-      await this.update(id, {
+      await this.updateRunning(id, {
         status: 'success',
         storage_key: key,
         row_count: rowCount,
@@ -264,7 +289,7 @@ export class ExecutionService {
       const cancelled = signal.aborted;
       const err = duckdbQueryError(e);
       const message = cancelled ? 'The query was cancelled' : isStudioError(err) ? err.message : (err as Error)?.message || 'The query failed';
-      await this.update(id, { status: cancelled ? 'cancelled' : 'failure', error_message: message, finished_at: new Date() });
+      await this.updateRunning(id, { status: cancelled ? 'cancelled' : 'failure', error_message: message, finished_at: new Date() });
     } finally {
       clearInterval(heartbeat);
       await fs.rm(file, { force: true });
@@ -278,7 +303,12 @@ export class ExecutionService {
    */
   async failInterrupted(opts: { now?: number; ownOnly?: boolean } = {}): Promise<number> {
     const now = opts.now ?? Date.now();
-    let q = this.t.updateTable('query_executions').set({ status: 'failure', error_message: EXECUTION_INTERRUPTED, finished_at: new Date(now) }).where('status', 'in', ['queued', 'running']);
+    let q = this.t
+      .updateTable('query_executions')
+      .set({ status: 'failure', error_message: EXECUTION_INTERRUPTED, finished_at: new Date(now) })
+      .where('status', 'in', ['queued', 'running'])
+      // An asynchronous run is a job of the same id: the job engine retries it on another node, and ends it.
+      .where(({ not, exists, selectFrom }) => not(exists(selectFrom('jobs').select('jobs.id').whereRef('jobs.id', '=', 'query_executions.id').where('jobs.status', 'in', ['queued', 'running']))));
     q = opts.ownOnly
       ? q.where('node_id', '=', this.nodeId)
       : q.where((eb) => eb(eb.fn.coalesce('heartbeat_at', 'started_at', 'created_at'), '<', new Date(now - STALE_RUNNING_MS)));
@@ -286,8 +316,14 @@ export class ExecutionService {
     return Number(r.numUpdatedRows);
   }
 
-  private async update(id: string, set: Partial<{ [K in keyof QueryExecutionsTable]: unknown }>): Promise<void> {
-    await this.t.updateTable('query_executions').set(set as never).where('id', '=', id).execute();
+  /** A run's outcome, written only while it is still running: one cancelled meanwhile (its job) stays cancelled. */
+  private async updateRunning(id: string, set: Partial<{ [K in keyof QueryExecutionsTable]: unknown }>): Promise<void> {
+    await this.t.updateTable('query_executions').set(set as never).where('id', '=', id).where('status', '=', 'running').execute();
+  }
+
+  /** One execution by id, whoever owns it (callers check visibility with `visible`). */
+  get(id: string): Promise<ExecutionRow> {
+    return this.row(id);
   }
 
   private async row(id: string): Promise<ExecutionRow> {

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react';
 import { Link, Navigate, useNavigate, useParams } from 'react-router-dom';
 import { can, downloadFileBase, type Dataset, type DatasetDownloadFormat } from '@studio/schema';
 import { client } from '../app/api';
+import { saveBlob } from '../app/save-blob';
 import { useLoad, useReloadWhile } from '../app/useLoad';
 import { ConfirmDialog, ErrorMessage, formatDate, useAction } from '../app/ui';
 import { StatusBadge } from './StatusBadge';
@@ -40,18 +41,6 @@ async function download(d: Dataset, format: DatasetDownloadFormat): Promise<void
   saveBlob(await client.datasets.data(d.id, format), `${downloadFileBase(d.name)}.${DOWNLOADS.find((x) => x.format === format)!.extension}`);
 }
 
-/** Hands a fetched file to the browser as a download named `name`. */
-function saveBlob(blob: Blob, name: string): void {
-  const url = URL.createObjectURL(blob);
-  const a = document.createElement('a');
-  a.href = url;
-  a.download = name;
-  document.body.append(a);
-  a.click();
-  a.remove();
-  // The browser has started reading the blob by now; the URL only has to outlive that.
-  setTimeout(() => URL.revokeObjectURL(url), 60_000);
-}
 
 /** The download button and the format it downloads in (GeoJSON and FlatGeobuf only for data with a location). */
 function DownloadButton({ d, action }: { d: Dataset; action: ReturnType<typeof useAction> }) {

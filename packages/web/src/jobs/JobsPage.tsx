@@ -2,12 +2,25 @@ import { useEffect } from 'react';
 import { Link } from 'react-router-dom';
 import { isFinished, type Job } from '@studio/schema';
 import { client } from '../app/api';
+import { saveBlob } from '../app/save-blob';
 import { DataTable, ErrorMessage, formatDate, useAction } from '../app/ui';
 import { useLoad, useReloadWhile } from '../app/useLoad';
 import { JOB_POLL_MS, jobStatusText, jobTitle } from './jobText';
 
-/** The record a job works on, as a link to its page (hex tiles build a dataset; a refresh renews one). */
+/**
+ * What a job works on: a link to its dataset's page (hex tiles build a dataset; a refresh renews one), or for
+ * a query run in the background, its result once it has one.
+ */
 function JobRecord({ job }: { job: Job }) {
+  const downloading = useAction();
+  if (job.kind === 'query-execution') {
+    if (job.status !== 'succeeded') return <span className="muted">A query</span>;
+    return (
+      <button type="button" className="link-button" disabled={downloading.pending} onClick={() => void downloading.run(async () => saveBlob(await client.connections.result(job.id), `query-${job.id.slice(0, 8)}.csv`))}>
+        Download the result (CSV)
+      </button>
+    );
+  }
   if (!job.resourceId) return <span className="muted">(deleted)</span>;
   return <Link to={`/workspace/datasets/${job.resourceId}`}>Open the dataset</Link>;
 }

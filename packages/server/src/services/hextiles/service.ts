@@ -193,7 +193,10 @@ async function buildHexTiles(s: Services, job: JobRun<HexTileJobData>): Promise<
       storageKey: key,
       metadata: { ...meta, rowCount: snapshot.rowCount, byteSize: snapshot.byteSize + size, columns: snapshot.columns, detected: { ...snapshot.detected, h3: built.hexColumn }, errorMessage: null, errorDetails: null, ingestedAt: new Date().toISOString() },
     });
-  } catch (e) {
+  } catch (caught) {
+    // A source deleted or replaced during the build takes its file away mid-read: say that, not the read error.
+    const now = await s.records.get(sourceId);
+    const e = !now || datasetAttrs(now).storageKey !== src.storageKey ? new StudioError(409, 'The source dataset was deleted or replaced while the build ran') : caught;
     await bestEffort(s.engine.store.delete(archiveKeyOf(key)), `Removing the hex tiles of ${datasetId} after a failed build`);
     await bestEffort(s.engine.store.delete(key), `Removing the cells of ${datasetId} after a failed build`);
     if (isStudioError(e) && e.status < 500) {

@@ -8,6 +8,12 @@ import type { Secrets } from '../../auth/secrets';
  * the shared secret; deleting the dataset ends them.
  */
 export const TILE_LINK_TTL_MS = 12 * 60 * 60 * 1000;
+/**
+ * Expiries are rounded up to the hour: every link to a dataset handed out within one hour is the same URL, so
+ * a map opened again finds its tiles in the browser's cache (versioned tile answers are immutable) instead of
+ * fetching them under a new signature. A link thus works 12 to 13 hours.
+ */
+const EXPIRY_STEP_MS = 60 * 60 * 1000;
 export const LINK_BASE = '/v1/vector-tiles';
 
 /**
@@ -16,9 +22,9 @@ export const LINK_BASE = '/v1/vector-tiles';
  */
 const payload = (datasetId: string, exp: number, mapId?: string) => `vector-tiles:${datasetId}:${exp}${mapId ? `:map:${mapId}` : ''}`;
 
-/** The query string (`exp`, `map` when given, `sig`) of links to one dataset's tiles, valid for TILE_LINK_TTL_MS. */
+/** The query string (`exp`, `map` when given, `sig`) of links to one dataset's tiles, valid for TILE_LINK_TTL_MS and up to an hour more. */
 export function signTileLink(secrets: Secrets, datasetId: string, now = Date.now(), mapId?: string): { exp: number; sig: string; query: string } {
-  const exp = now + TILE_LINK_TTL_MS;
+  const exp = Math.ceil((now + TILE_LINK_TTL_MS) / EXPIRY_STEP_MS) * EXPIRY_STEP_MS;
   const sig = secrets.sign(payload(datasetId, exp, mapId));
   return { exp, sig, query: `exp=${exp}${mapId ? `&map=${mapId}` : ''}&sig=${sig}` };
 }
