@@ -78,6 +78,19 @@ describe.each(STORES)('tile caching on %s', (kind) => {
     expect(second.rawPayload.equals(first.rawPayload)).toBe(true);
   });
 
+  it('sends Arrow hex tiles gzip to clients that accept it (their own ETag, the same rows), the Parquet entry as stored', async () => {
+    const plain = await get('owner', tileUrl, { accept: ARROW });
+    const packed = await get('owner', tileUrl, { accept: ARROW, 'accept-encoding': 'gzip, deflate, br' });
+    expect(plain.rawPayload.length).toBeGreaterThanOrEqual(512);
+    expect([packed.statusCode, packed.headers['content-encoding'], packed.headers.vary]).toEqual([200, 'gzip', 'Accept, Accept-Encoding']);
+    expect(gunzipSync(packed.rawPayload).equals(plain.rawPayload)).toBe(true);
+    expect(packed.rawPayload.length).toBeLessThan(plain.rawPayload.length * 0.7);
+    expect(packed.headers.etag).not.toBe(plain.headers.etag);
+    expect((await get('owner', tileUrl, { accept: ARROW, 'accept-encoding': 'gzip', 'if-none-match': packed.headers.etag as string })).statusCode).toBe(304);
+    const parquet = await get('owner', tileUrl.replace(/\?.*$/, ''), { accept: 'application/octet-stream', 'accept-encoding': 'gzip' });
+    expect([parquet.statusCode, parquet.headers['content-encoding'], parquet.rawPayload.subarray(0, 4).toString()]).toEqual([200, undefined, 'PAR1']);
+  });
+
   it('checks access before anything: a stranger holding the ETag gets 404, not 304', async () => {
     const held = (await get('owner', tileUrl, { accept: ARROW })).headers.etag as string;
     const stranger = await get('outsider', tileUrl, { accept: ARROW, 'if-none-match': held });

@@ -9,7 +9,7 @@ import { compileForCaller } from '../services/pipelines';
 import { archiveOf, createHexTiles, metadataOf, tileDatasetsOf } from '../services/hextiles/service';
 import { checkTile, entryName, parseViewport, tilesInViewport, type TileCounts } from '../services/hextiles/layout';
 import { TIME_PATH, quantileList, quantileValues } from '../services/hextiles/sql';
-import { readHexTile, variantOf } from '../services/hextiles/tile-read';
+import { pays, readHexTile, readHexTileGzip, variantOf } from '../services/hextiles/tile-read';
 import type { TileArchive } from '../services/hextiles/archive';
 import type { Services } from '../services';
 
@@ -63,10 +63,14 @@ async function tileAnswer(ctx: Ctx, zText: string, hex: string, step?: string) {
   const parquet = wantsOctet(ctx);
   if (parquet && ctx.query.q !== undefined) throw badInput('q selects fields of an Arrow answer; the octet-stream answer is the stored Parquet entry');
   const ask = { name, step, fields: parquet ? [] : fieldsOf(archive, ctx.query.q), parquet };
-  ctx.reply.header('vary', 'Accept');
-  if (notModified(ctx.req, ctx.reply, versionOf(archive.key), variantOf(ask), ctx.query.v)) return ctx.reply;
+  // Arrow answers go gzip to clients that accept it (every browser): each encoding is its own answer and ETag.
+  const gzip = !parquet && /\bgzip\b/.test(String(ctx.req.headers['accept-encoding'] ?? ''));
+  ctx.reply.header('vary', 'Accept, Accept-Encoding');
+  if (notModified(ctx.req, ctx.reply, versionOf(archive.key), variantOf(ask, gzip), ctx.query.v)) return ctx.reply;
   const bytes = await readHexTile(ctx.services, archive, ask, clientGone(ctx.reply));
-  return ctx.reply.header('content-type', parquet ? OCTET : ARROW_STREAM).send(bytes);
+  ctx.reply.header('content-type', parquet ? OCTET : ARROW_STREAM);
+  if (gzip && pays(ask, bytes.length)) return ctx.reply.header('content-encoding', 'gzip').send(readHexTileGzip(ctx.services, archive, ask, bytes));
+  return ctx.reply.send(bytes);
 }
 
 function resolution(archive: TileArchive, text: string): number {

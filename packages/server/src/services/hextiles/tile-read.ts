@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import { notFound } from '@studio/schema';
 import { quoteIdent } from '@studio/engine';
 import { engineError } from '../../http/streams';
@@ -17,8 +18,27 @@ export interface TileAsk {
   parquet: boolean;
 }
 
-/** What varies an answer of one entry: the format and the fields (the part of a tile's ETag and cache key after its version). */
-export const variantOf = (ask: TileAsk) => (ask.parquet ? `parquet:${ask.name}` : `arrow:${ask.name}:${ask.fields.join(',')}`);
+/** What varies an answer of one entry: the format, the fields and the encoding (the part of a tile's ETag and cache key after its version). */
+export const variantOf = (ask: TileAsk, gzip = false) => `${ask.parquet ? `parquet:${ask.name}` : `arrow:${ask.name}:${ask.fields.join(',')}`}${gzip ? ':gzip' : ''}`;
+
+/**
+ * Answers worth sending gzip: Arrow IPC (its padding and repeated values halve or better). Parquet entries
+ * are compressed inside already, and below half a kilobyte the saving is lost in the headers.
+ */
+export const pays = (ask: TileAsk, bytes: number) => !ask.parquet && bytes >= 512;
+
+/**
+ * A hex tile as gzip for clients that accept it, compressed once per node and kept in the tile cache beside
+ * the plain bytes: the hot path sends stored bytes either way.
+ */
+export function readHexTileGzip(s: Pick<CoreServices, 'tileCache'>, archive: TileArchive, ask: TileAsk, plain: Buffer): Buffer {
+  const cacheKey = `${archive.key}|${variantOf(ask, true)}`;
+  const cached = s.tileCache.get(cacheKey);
+  if (cached) return cached;
+  const packed = gzipSync(plain);
+  s.tileCache.set(cacheKey, packed);
+  return packed;
+}
 
 /**
  * A hex tile's bytes: from the node's tile cache when hot, else read from the archive (the Parquet entry
