@@ -12,6 +12,11 @@ export const MODULES = {
     mutate: [`${S}/services/access.ts`],
     tests: [`${T}/access-rules.test.ts`, `${T}/permission-matrix.test.ts`, `${T}/security-body-ids.test.ts`, `${T}/records.test.ts`, `${T}/admin-account.test.ts`],
   },
+  // The reuse of granted checks and resolved credentials for STUDIO_AUTH_CACHE_MS (tiles, the bearer cache).
+  'access-reuse': {
+    mutate: [`${S}/services/expiring-cache.ts`, `${S}/services/access.ts:119-124`],
+    tests: [`${T}/expiring-cache.test.ts`, `${T}/tile-caching.test.ts`],
+  },
   quotas: {
     mutate: [`${S}/services/quota.ts`],
     tests: [`${T}/critical-mutations.test.ts`, `${T}/records.test.ts`, `${T}/admin-account.test.ts`],

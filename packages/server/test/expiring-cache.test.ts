@@ -24,7 +24,8 @@ describe('ExpiringCache', () => {
   it.each([0, -1])('keeps nothing with ttl %i (the cache turned off)', (ttlMs) => {
     const { cache } = cacheAt(ttlMs);
     cache.set('k', 'v');
-    expect([cache.get('k'), cache.size]).toEqual([undefined, 0]);
+    // The size first: reading would drop an expired entry and hide that it was stored.
+    expect([cache.size, cache.get('k')]).toEqual([0, undefined]);
   });
 
   it('drops an expired entry when it is read, so it stops counting towards the limit', () => {
@@ -43,13 +44,15 @@ describe('ExpiringCache', () => {
   });
 
   it('makes an entry written again the newest, and its time starts again', () => {
-    const { cache, clock } = cacheAt(1000, 2);
+    const { cache, clock } = cacheAt(1000, 3);
     cache.set('a', 'A1');
     clock.t += 600;
     cache.set('b', 'B');
     cache.set('a', 'A2');
     cache.set('c', 'C');
-    expect([cache.get('a'), cache.get('b'), cache.get('c')]).toEqual(['A2', undefined, 'C']);
+    // Past the limit the oldest written goes: b, not a (written again after b).
+    cache.set('d', 'D');
+    expect(['a', 'b', 'c', 'd'].map((k) => cache.get(k))).toEqual(['A2', undefined, 'C', 'D']);
     clock.t += 900;
     expect(cache.get('a')).toBe('A2');
   });
