@@ -10,7 +10,7 @@ import { checkTile } from '../services/vector-tiles/mvt';
 import { clientGone, engineError } from '../http/streams';
 import { REVALIDATE, notModified, publicImmutable, versionOf } from '../http/tile-headers';
 import { MAP_GRANT_HEADER, MAP_PASSWORD_HEADER, publishedDataset, publishing } from './publishing';
-import { LINK_BASE, TILE_LINK_TTL_MS, signTileLink, verifyTileLink } from '../services/vector-tiles/links';
+import { LINK_BASE, TILE_LINK_TTL_MS, linkQuery, signTileLink, verifyTileLink } from '../services/vector-tiles/links';
 import type { ResourceRow } from '../services/records';
 import { locationOf, vectorTiles, type TileSource } from '../services/vector-tiles';
 
@@ -185,8 +185,6 @@ function tileLinks(ctx: Ctx, row: ResourceRow, mapId?: string) {
 }
 
 type LinkParams = { exp: number; sig: string; map?: string };
-/** A signed link's own query, handed on to the tile URLs of its TileJSON. */
-const linkQuery = (q: LinkParams) => `exp=${q.exp}${q.map ? `&map=${q.map}` : ''}&sig=${q.sig}`;
 
 /**
  * The dataset a signed link names (403 for a bad or expired signature, 404 once the dataset is gone, or for a

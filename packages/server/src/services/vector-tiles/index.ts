@@ -76,23 +76,19 @@ export interface Publication {
 export class VectorTileService {
   readonly archives: TileArchives;
   /** Publications that published maps' tile links rest on, reused like the tile access checks (STUDIO_AUTH_CACHE_MS). */
-  private readonly publications: ExpiringCache<Publication>;
+  private readonly publications: ExpiringCache<Publication | null>;
 
   constructor(private readonly services: Pick<Services, 'engine' | 'datasets' | 'records' | 'audit' | 'units' | 'jobs' | 'tileCache' | 'config'>) {
     this.archives = new TileArchives(services.engine.store);
-    this.publications = new ExpiringCache<Publication>({ ttlMs: services.config.authCacheMs, limit: 10_000 });
+    this.publications = new ExpiringCache<Publication | null>({ ttlMs: services.config.authCacheMs, limit: 10_000 });
   }
 
   /**
    * A published map's publication as its tile links see it, `load`ed from the catalog at most once per access
    * cache time on this node: an unpublished map's links stop within that time. Not published is never kept.
    */
-  async publication(mapId: string, load: () => Promise<Publication | null>): Promise<Publication | null> {
-    const held = this.publications.get(mapId);
-    if (held) return held;
-    const publication = await load();
-    if (publication) this.publications.set(mapId, publication);
-    return publication;
+  publication(mapId: string, load: () => Promise<Publication | null>): Promise<Publication | null> {
+    return this.publications.getOrLoad(mapId, load, (publication) => publication !== null);
   }
 
   /**

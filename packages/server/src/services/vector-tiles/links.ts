@@ -26,8 +26,11 @@ const payload = (datasetId: string, exp: number, mapId?: string) => `vector-tile
 export function signTileLink(secrets: Secrets, datasetId: string, now = Date.now(), mapId?: string): { exp: number; sig: string; query: string } {
   const exp = Math.ceil((now + TILE_LINK_TTL_MS) / EXPIRY_STEP_MS) * EXPIRY_STEP_MS;
   const sig = secrets.sign(payload(datasetId, exp, mapId));
-  return { exp, sig, query: `exp=${exp}${mapId ? `&map=${mapId}` : ''}&sig=${sig}` };
+  return { exp, sig, query: linkQuery({ exp, sig, map: mapId }) };
 }
+
+/** A link's query string, as signed and as handed on to the tile URLs of its TileJSON. */
+export const linkQuery = (q: { exp: number; sig: string; map?: string }) => `exp=${q.exp}${q.map ? `&map=${q.map}` : ''}&sig=${q.sig}`;
 
 /** 403 unless `sig` signs this dataset (and this map, for a published map's link) and `exp` has not passed. */
 export function verifyTileLink(secrets: Secrets, datasetId: string, exp: number, sig: string, mapId?: string): void {
