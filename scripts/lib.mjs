@@ -13,7 +13,7 @@ export function run(cmd, args, opts = {}) {
   return new Promise((resolve) => {
     const child = spawn(cmd, args, {
       cwd: ROOT,
-      stdio: opts.capture ? ['ignore', 'pipe', 'pipe'] : 'inherit',
+      stdio: opts.capture || opts.quiet ? ['ignore', 'pipe', 'pipe'] : 'inherit',
       env: { ...process.env, PATH: `${BIN}${path.delimiter}${process.env.PATH}`, ...opts.env },
     });
     // Ctrl-C or a service manager's SIGTERM stops the child too (a studio server left running would
@@ -23,14 +23,15 @@ export function run(cmd, args, opts = {}) {
     process.on('SIGTERM', forward);
     let out = '';
     let err = '';
-    if (opts.capture) {
+    if (opts.capture || opts.quiet) {
+      // `quiet`: kept for the caller to print when the step ends (a step running beside another).
       child.stdout.on('data', (d) => {
         out += d;
-        process.stdout.write(d);
+        if (!opts.quiet) process.stdout.write(d);
       });
       child.stderr.on('data', (d) => {
         err += d;
-        process.stderr.write(d);
+        if (!opts.quiet) process.stderr.write(d);
       });
     }
     child.on('close', (code, signal) => {

@@ -36,36 +36,59 @@ function counts(out) {
 }
 
 await ensureServices();
-const steps = [
-  ['typecheck', 'tsc', ['-p', 'tsconfig.json', '--noEmit'], false],
-  ['typecheck of the browser tests', 'tsc', ['-p', 'packages/web/tsconfig.e2e.json', '--noEmit'], false],
-  ['unit and API tests (PGlite and PostgreSQL)', 'vitest', ['run'], true],
-  // The README's deployment build (web app and server bundle); the browser tests run what it makes.
-  ['build', 'npm', ['run', 'build'], false],
-  ['browser end-to-end tests', 'vitest', ['run', '-c', 'packages/web/vitest.e2e.config.ts'], true],
-  // The flows that touch the catalog and the caches again, on the production stores (PostgreSQL + Redis).
-  ['browser end-to-end tests on PostgreSQL + Redis', 'vitest', ['run', '-c', 'packages/web/vitest.e2e.config.ts', 'sign-in', 'datasets', 'e2e/map.e2e', 'e2e/publish', 'e2e/add-data', 'e2e/locks', 'sharing', 'analytics', 'list', 'admin', 'dashboard', 'connectors'], true, { STUDIO_E2E_STORE: 'postgres' }],
+
+/**
+ * Two lanes side by side: the unit and API tests keep about one core of the two busy (80% measured), so the
+ * typechecks, the build and the browser tests run beside them on the other (docs/decisions.md "Test run time").
+ * The first lane prints as it goes; each step of the second prints whole when it ends.
+ */
+const lanes = [
+  [['unit and API tests (PGlite and PostgreSQL)', 'vitest', ['run'], true]],
+  [
+    ['typecheck', 'tsc', ['-p', 'tsconfig.json', '--noEmit'], false],
+    ['typecheck of the browser tests', 'tsc', ['-p', 'packages/web/tsconfig.e2e.json', '--noEmit'], false],
+    // The README's deployment build (web app and server bundle); the browser tests run what it makes.
+    ['build', 'npm', ['run', 'build'], false],
+    ['browser end-to-end tests', 'vitest', ['run', '-c', 'packages/web/vitest.e2e.config.ts'], true],
+    // The flows that touch the catalog and the caches again, on the production stores (PostgreSQL + Redis).
+    ['browser end-to-end tests on PostgreSQL + Redis', 'vitest', ['run', '-c', 'packages/web/vitest.e2e.config.ts', 'sign-in', 'datasets', 'e2e/map.e2e', 'e2e/publish', 'e2e/add-data', 'e2e/locks', 'sharing', 'analytics', 'list', 'admin', 'dashboard', 'connectors'], true, { STUDIO_E2E_STORE: 'postgres' }],
+  ],
 ];
 let passed = 0;
 let failed = 0;
 let skipped = 0;
 const failures = [];
-for (const [name, cmd, args, isTests, env] of steps) {
-  if (name.startsWith('browser') && !fs.existsSync('packages/web/vitest.e2e.config.ts')) continue;
-  console.log(`\n=== ${name} ===`);
-  const { code, out, err } = await run(cmd, args, { capture: isTests, env });
-  if (isTests) {
-    for (const test of failedTests(`${out}\n${err}`)) failures.push(`${name}: ${test}`);
-    const c = counts(out);
-    passed += c.passed;
-    failed += c.failed;
-    skipped += c.skipped;
-    if (code !== 0 && c.failed === 0) failed += 1;
-  } else if (code !== 0) {
-    failed += 1;
-    console.error(`${name} failed`);
+const seconds = (since) => Math.round((Date.now() - since) / 1000);
+
+async function runLane(steps, quiet) {
+  for (const [name, cmd, args, isTests, env] of steps) {
+    if (name.startsWith('browser') && !fs.existsSync('packages/web/vitest.e2e.config.ts')) continue;
+    const began = Date.now();
+    if (!quiet) console.log(`\n=== ${name} ===`);
+    const { code, out, err } = await run(cmd, args, { capture: true, quiet, env });
+    if (quiet) {
+      process.stdout.write(`\n=== ${name} ===\n${out}`);
+      process.stderr.write(err);
+    }
+    console.log(`=== ${name}: ${code === 0 ? 'done' : 'FAILED'} in ${seconds(began)} s ===`);
+    if (isTests) {
+      for (const test of failedTests(`${out}\n${err}`)) failures.push(`${name}: ${test}`);
+      const c = counts(out);
+      passed += c.passed;
+      failed += c.failed;
+      skipped += c.skipped;
+      if (code !== 0 && c.failed === 0) failed += 1;
+    } else if (code !== 0) {
+      failed += 1;
+      failures.push(`${name} failed`);
+      console.error(`${name} failed`);
+    }
   }
 }
+
+const began = Date.now();
+await Promise.all(lanes.map((steps, i) => runLane(steps, i > 0)));
 if (failures.length) console.log(`\nFailed:\n${failures.map((f) => `  ${f}`).join('\n')}`);
+console.log(`\nAll lanes ended in ${seconds(began)} s`);
 console.log(`\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
 process.exit(failed > 0 ? 1 : 0);

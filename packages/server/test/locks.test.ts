@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { LOCK_TTL_SECONDS } from '@studio/schema';
 import { STORES, useStudio } from './harness';
 
 /**
@@ -12,6 +13,8 @@ const TAB_B = 'tab-bbbb-2222';
 
 describe.each(STORES)('edit locks on %s', (kind) => {
   const { ctx, as, create } = useStudio(kind);
+  /** Moves a lock's end into the past, as if its holder left it to run out. */
+  const runOut = (id: string) => ctx.s.services.db.updateTable('resources').set({ lock_expires_at: new Date(Date.now() - 1000) }).where('id', '=', id).execute();
   const tab = (id: string) => ({ 'x-studio-tab': id });
   const open = async (mapId: string, tabId: string, extra = '') => (await as('owner', 'GET', `/v1/maps/${mapId}?acquireLock=true${extra}`, undefined, tab(tabId))).json().item;
   const save = (mapId: string, tabId: string, name: string) => as('owner', 'PUT', `/v1/maps/${mapId}?acquireLock=true`, { name }, tab(tabId));
@@ -82,5 +85,41 @@ describe.each(STORES)('edit locks on %s', (kind) => {
     const held = (await as('editor', 'GET', `/v1/maps/${id}?acquireLock=true`, undefined, tab(TAB_B))).json().item.lock;
     expect(held).toMatchObject({ ownerId: ctx.cast.users.editor.id, tabId: TAB_B });
     expect((await save(id, TAB_A, 'Owner again')).statusCode).toBe(409);
+  });
+
+  it('tells when a lock was taken and until when it holds; a lock that ran out shows as none and blocks nobody', async () => {
+    const { id } = await newMap();
+    const before = Date.now();
+    const lock = (await open(id, TAB_A)).lock;
+    const taken = Date.parse(lock.acquiredAt);
+    expect(taken).toBeGreaterThanOrEqual(before - 1000);
+    expect(taken).toBeLessThanOrEqual(Date.now());
+    expect(Date.parse(lock.expiresAt) - taken).toBe(LOCK_TTL_SECONDS * 1000);
+    await shareForEditing(id);
+    const refused = await as('editor', 'PUT', `/v1/maps/${id}`, { name: 'Not yet' }, tab(TAB_B));
+    expect([refused.statusCode, refused.json().details]).toEqual([409, `Locked until ${lock.expiresAt}`]);
+    await runOut(id);
+    expect((await as('owner', 'GET', `/v1/maps/${id}`)).json().item.lock).toBeNull();
+    // Nothing stands in the editor's way now.
+    const saved = await as('editor', 'PUT', `/v1/maps/${id}`, { name: 'After the lock ran out' }, tab(TAB_B));
+    expect(saved.statusCode, saved.body).toBe(200);
+  });
+
+  it("refuses to delete a record someone else is editing, naming them", async () => {
+    const { id } = await newMap();
+    await shareForEditing(id);
+    expect((await as('editor', 'GET', `/v1/maps/${id}?acquireLock=true`, undefined, tab(TAB_B))).json().item.lock).toMatchObject({ ownerId: ctx.cast.users.editor.id });
+    const refused = await as('owner', 'DELETE', `/v1/maps/${id}`);
+    expect([refused.statusCode, refused.json().message]).toEqual([409, `This map is being edited by ${ctx.cast.users.editor.name} (editor@globex.test)`]);
+    expect((await as('owner', 'GET', `/v1/maps/${id}`)).statusCode).toBe(200);
+  });
+
+  it("lets a lock taken by the user's script (no tab) be saved from the user's browser tab, and the script take back a tab's lock", async () => {
+    const { id } = await newMap();
+    expect((await as('owner', 'GET', `/v1/maps/${id}?acquireLock=true`)).json().item.lock).toMatchObject({ tabId: null });
+    expect((await save(id, TAB_A, 'From the browser')).statusCode).toBe(200);
+    expect((await open(id, TAB_A)).lock.tabId).toBe(TAB_A);
+    const script = (await as('owner', 'GET', `/v1/maps/${id}?acquireLock=true`)).json().item.lock;
+    expect(script).toMatchObject({ ownerId: ctx.cast.users.owner.id, tabId: null });
   });
 });

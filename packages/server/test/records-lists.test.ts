@@ -6,7 +6,7 @@ import { STORES, useStudio } from './harness';
  * Written from the mutants the locks-and-lists module's Stryker run left alive (docs/mutation-testing.md).
  */
 describe.each(STORES)('record lists and edits on %s', (kind) => {
-  const { ctx, as, create } = useStudio(kind);
+  const { ctx, as, create, rowOf } = useStudio(kind);
   const ids = (res: { json: () => { items: { id: string }[] } }) => res.json().items.map((m) => m.id);
 
   it("a map names what is attached to it in its own place: datasets, map styles and color palettes, each only its kind", async () => {
@@ -108,5 +108,95 @@ describe.each(STORES)('record lists and edits on %s', (kind) => {
     expect(copy).toMatchObject({ name: 'Copy of Sample clone source', isSample: false, latestState: { s: 1 }, access: 'owner', visibility: 'private' });
     expect(ids(await as('owner', 'GET', '/v1/maps'))).toContain(copy.id);
     expect(ids(await as('viewer', 'GET', '/v1/maps/samples'))).not.toContain(copy.id);
+  });
+
+  it('someone granted two roles on a record (by address and through their organization) works with the higher, whichever came first', async () => {
+    const viewerFirst = await create('/v1/maps', { name: 'Viewer first' });
+    const editorFirst = await create('/v1/maps', { name: 'Editor first' });
+    const shareWith = (id: string, body: object) => as('owner', 'POST', '/v1/permissions', { resourceType: 'map', resourceId: id, ...body });
+    const byAddress = { email: 'colleague@acme.test', role: 'viewer' };
+    const byOrganization = () => ({ organizationId: ctx.cast.org.id, role: 'editor' });
+    for (const res of [await shareWith(viewerFirst.id, byAddress), await shareWith(viewerFirst.id, byOrganization())]) expect(res.statusCode, res.body).toBeLessThan(300);
+    for (const res of [await shareWith(editorFirst.id, byOrganization()), await shareWith(editorFirst.id, byAddress)]) expect(res.statusCode, res.body).toBeLessThan(300);
+    const shared = (await as('colleague', 'GET', '/v1/maps/shared-with-user')).json().items;
+    const access = Object.fromEntries(shared.map((m: { id: string; access: string }) => [m.id, m.access]));
+    expect([access[viewerFirst.id], access[editorFirst.id]]).toEqual(['editor', 'editor']);
+  });
+
+  it("a listed record shows its tags (by name) apart from what is attached to it", async () => {
+    const map = await create('/v1/maps', { name: 'Tagged and linked' });
+    const dataset = (await as('owner', 'POST', '/v1/datasets/data?name=linked', 'a\n1\n', { 'content-type': 'text/csv' })).json().item;
+    expect((await as('owner', 'POST', `/v1/maps/${map.id}/datasets/${dataset.id}`)).statusCode).toBeLessThan(300);
+    for (const name of ['zeta', 'alpha']) expect((await as('owner', 'POST', '/v1/tags', { name, resourceId: map.id, resourceType: 'map' })).statusCode).toBe(201);
+    const listed = (await as('owner', 'GET', '/v1/maps?search=Tagged')).json().items[0];
+    expect(listed.tags.map((t: { name: string }) => t.name)).toEqual(['alpha', 'zeta']);
+    expect(listed.datasets).toEqual([{ id: dataset.id, name: 'linked' }]);
+  });
+
+  it("a save naming the map's datasets replaces them and keeps its map styles", async () => {
+    const csv = (name: string) => as('owner', 'POST', `/v1/datasets/data?name=${name}`, 'a\n1\n', { 'content-type': 'text/csv' }).then((r) => r.json().item);
+    const [first, second] = [await csv('first'), await csv('second')];
+    const map = await create('/v1/maps', { name: 'Relinked', datasets: [first.id] });
+    const style = await create('/v1/map-assets', { assetType: 'map-style', name: 'Kept style', style: { version: 8, sources: {}, layers: [] } });
+    expect((await as('owner', 'POST', `/v1/maps/${map.id}/map-assets/${style.id}`)).statusCode).toBeLessThan(300);
+    const saved = await as('owner', 'PUT', `/v1/maps/${map.id}`, { datasets: [second.id, second.id] });
+    expect(saved.statusCode, saved.body).toBe(200);
+    expect(saved.json().item.datasets).toEqual([{ id: second.id, name: 'second' }]);
+    expect(saved.json().item.mapAssets.mapStyles).toEqual([{ id: style.id, name: 'Kept style' }]);
+  });
+
+  it('only an administrator in admin mode moves a record to another owner, and only to someone who exists', async () => {
+    const map = await create('/v1/maps', { name: 'Handed on' });
+    const colleagueId = ctx.cast.users.colleague.id;
+    const refused = await as('owner', 'PUT', `/v1/maps/${map.id}`, { ownerId: colleagueId });
+    expect([refused.statusCode, refused.json().message]).toEqual([403, 'Only administrators in admin mode can change the owner']);
+    // Naming the owner it already has is no change, and allowed.
+    expect((await as('owner', 'PUT', `/v1/maps/${map.id}`, { ownerId: ctx.cast.users.owner.id, name: 'Still mine' })).statusCode).toBe(200);
+    const nobody = await as('admin', 'PUT', `/v1/maps/${map.id}?isAdmin=true`, { ownerId: '00000000-0000-4000-8000-000000000000' });
+    expect([nobody.statusCode, nobody.json().message]).toEqual([404, 'New owner not found']);
+    expect((await rowOf(map.id)).owner_id).toBe(ctx.cast.users.owner.id);
+    const moved = await as('admin', 'PUT', `/v1/maps/${map.id}?isAdmin=true`, { ownerId: colleagueId });
+    expect(moved.statusCode, moved.body).toBe(200);
+    expect((await rowOf(map.id)).owner_id).toBe(colleagueId);
+  });
+
+  it("a copy keeps what it was made of — attached datasets, an asset's kind, an unsaved state — and fits a long name", async () => {
+    const dataset = (await as('owner', 'POST', '/v1/datasets/data?name=carried', 'a\n1\n', { 'content-type': 'text/csv' })).json().item;
+    const map = await create('/v1/maps', { name: 'x'.repeat(495), datasets: [dataset.id] });
+    const copy = (await as('owner', 'POST', `/v1/maps/${map.id}/clone`)).json().item;
+    expect(copy.name).toBe(`Copy of ${'x'.repeat(492)}`);
+    expect(copy.datasets).toEqual([{ id: dataset.id, name: 'carried' }]);
+    expect(copy.latestState).toBeNull();
+    expect((await rowOf(copy.id)).latest_state).toBeNull();
+    const palette = await create('/v1/map-assets', { assetType: 'color-palette', name: 'Cool', palette: { type: 'qualitative', colors: ['#0000ff', '#00ffff'] } });
+    // Record kinds with attributes (a map asset's kind) keep them in the catalog's copy.
+    const caller = (await ctx.s.services.auth.authenticate(ctx.cast.tokens.owner))!;
+    const paletteCopy = await ctx.s.services.records.clone(caller, await rowOf(palette.id));
+    expect([paletteCopy.name, paletteCopy.attrs]).toEqual(['Copy of Cool', (await rowOf(palette.id)).attrs]);
+    expect(paletteCopy.attrs).toMatchObject({ assetType: 'color-palette' });
+  });
+
+  it('the catalog refuses to attach what does not exist or is not a dataset, naming it, and attaches a repeated id once', async () => {
+    const caller = (await ctx.s.services.auth.authenticate(ctx.cast.tokens.owner))!;
+    const dataset = (await as('owner', 'POST', '/v1/datasets/data?name=once', 'a\n1\n', { 'content-type': 'text/csv' })).json().item;
+    const aMap = await create('/v1/maps', { name: 'Not a dataset' });
+    const missing = '00000000-0000-4000-8000-00000000abcd';
+    for (const wrong of [missing, aMap.id]) {
+      const err = await ctx.s.services.records.create(caller, 'map', { name: 'Refused', description: '', datasets: [dataset.id, wrong] }).catch((e: unknown) => e);
+      expect(err).toMatchObject({ status: 404, message: 'Dataset not found', details: wrong });
+    }
+    const made = await ctx.s.services.records.create(caller, 'map', { name: 'Once', description: '', datasets: [dataset.id, dataset.id] });
+    const links = await ctx.s.services.db.selectFrom('resource_links').select('linked_id').where('resource_id', '=', made.id).execute();
+    expect(links).toEqual([{ linked_id: dataset.id }]);
+  });
+
+  it('detaching what is not attached answers 404 and changes nothing', async () => {
+    const map = await create('/v1/maps', { name: 'Detach' });
+    const dataset = (await as('owner', 'POST', '/v1/datasets/data?name=detached', 'a\n1\n', { 'content-type': 'text/csv' })).json().item;
+    const res = await as('owner', 'DELETE', `/v1/maps/${map.id}/datasets/${dataset.id}`);
+    expect([res.statusCode, res.json().message]).toEqual([404, 'Dataset is not attached']);
+    expect((await as('owner', 'POST', `/v1/maps/${map.id}/datasets/${dataset.id}`)).statusCode).toBeLessThan(300);
+    expect((await as('owner', 'DELETE', `/v1/maps/${map.id}/datasets/${dataset.id}`)).statusCode).toBeLessThan(300);
+    expect((await as('owner', 'GET', `/v1/maps/${map.id}`)).json().item.datasets).toEqual([]);
   });
 });

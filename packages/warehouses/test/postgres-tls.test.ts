@@ -1,12 +1,11 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { utils } from 'ssh2';
 import { tableFromIPC } from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { DEFAULT_DRIVER_SETTINGS, driverFor, type DriverTarget } from '@studio/warehouses';
 import { rowFetcher } from './helpers';
-import { startBastion } from './servers/ssh';
+import { sshKeyPair, startBastion } from './servers/ssh';
 
 /**
  * TLS (sslmode disable / require / verify-full with the connection's CA certificate) and SSH tunnels, on
@@ -92,7 +91,7 @@ describe('SSH tunnels', () => {
     ['a password', () => ({}), () => ({ sshPassword: 'bastion-pw' }), null],
     ['the host key it expects', () => ({ sshHostKey: bastion.fingerprint }), () => ({ sshPrivateKey: bastion.privateKey }), null],
     ['another host key', () => ({ sshHostKey: `SHA256:${'A'.repeat(43)}` }), () => ({ sshPrivateKey: bastion.privateKey }), /presented the key SHA256:.*not the SHA256:A{43} this connection expects/],
-    ['a key the bastion does not accept', () => ({}), () => ({ sshPrivateKey: utils.generateKeyPairSync('ed25519').private }), /Could not connect through the SSH host 127\.0\.0\.1: All configured authentication methods failed/],
+    ['a key the bastion does not accept', () => ({}), () => ({ sshPrivateKey: sshKeyPair().private }), /Could not connect through the SSH host 127\.0\.0\.1: All configured authentication methods failed/],
     ['a wrong password', () => ({}), () => ({ sshPassword: 'nope' }), /All configured authentication methods failed/],
     ['no key or password', () => ({}), () => ({ password: 'db only' }), /An SSH private key or password is needed/],
     ['no SSH user', () => ({ sshUser: undefined }), () => ({ sshPassword: 'bastion-pw' }), /SSH user is required/],

@@ -55,8 +55,8 @@ export function RefreshPanel({ d, onChanged }: { d: Dataset; onChanged: () => vo
   const initialAge = ageParts(refresh?.maxAgeSeconds ?? 2_678_400);
   const [amount, setAmount] = useState(String(initialAge.amount));
   const [unit, setUnit] = useState(initialAge.unit);
-  // A new job: JobProgress is mounted again to find it.
-  const [started, setStarted] = useState(0);
+  // A new job: JobProgress is mounted again to follow it.
+  const [startedJobId, setStartedJobId] = useState<string | null>(null);
   const save = useAction();
   const now = useAction();
   if (!refresh) return null;
@@ -77,12 +77,12 @@ export function RefreshPanel({ d, onChanged }: { d: Dataset; onChanged: () => vo
       <p className="muted small">This live dataset keeps a snapshot of its query's result. Refreshing runs the query again on its connection; maps keep the current data until the new one is complete.</p>
       <LastRefresh refresh={refresh} ingestedAt={d.metadata.ingestedAt} />
       <p>{refresh.nextRefreshAt ? `Next scheduled refresh: ${formatDateTime(refresh.nextRefreshAt)}.` : 'No schedule.'}</p>
-      <JobProgress key={started} resourceId={d.id} onEnded={onChanged} />
+      <JobProgress key={startedJobId ?? 'none'} resourceId={d.id} onEnded={onChanged} startedJobId={startedJobId} />
       {editable && (
         <>
           <button type="button" className="button" disabled={now.pending} onClick={() => void now.run(async () => {
-            await client.datasets.refresh(d.id);
-            setStarted((n) => n + 1);
+            const { job } = await client.datasets.refresh(d.id);
+            setStartedJobId(job.id);
           })}>
             {now.pending ? 'Starting…' : 'Refresh now'}
           </button>

@@ -8,21 +8,28 @@ import { JOB_POLL_MS, jobStatusText, jobTitle } from './jobText';
 /**
  * The newest job of a record (a hex-tile dataset being built): its progress, and Cancel while it runs. Asks
  * again every second until the job ends, then calls `onEnded` (the page reloads the record).
+ * `startedJobId`: a job the page has just started. Its end reloads the record even when it ended before
+ * the first look (a refresh whose query fails at once), which a job never seen running would not.
  */
-export function JobProgress({ resourceId, onEnded }: { resourceId: string; onEnded: () => void }) {
+export function JobProgress({ resourceId, onEnded, startedJobId = null }: { resourceId: string; onEnded: () => void; startedJobId?: string | null }) {
   const jobs = useLoad(() => client.jobs.list({ resourceId, limit: 1 }), [resourceId]);
   const cancel = useAction();
   const job = jobs.data?.items[0];
   const wasActive = useRef(false);
+  const endReported = useRef(false);
 
   const active = Boolean(job && !isFinished(job.status));
   useReloadWhile(active, jobs, JOB_POLL_MS);
-  // The job seen running, then ended: the page reloads its record.
+  // The job seen running, or the one just started, ended: the page reloads its record, once.
   useEffect(() => {
     if (!job || jobs.loading) return;
-    if (!active && wasActive.current) onEnded();
+    const ended = !active && (wasActive.current || job.id === startedJobId);
+    if (ended && !endReported.current) {
+      endReported.current = true;
+      onEnded();
+    }
     wasActive.current = active;
-  }, [job, active, jobs.loading, onEnded]);
+  }, [job, active, jobs.loading, onEnded, startedJobId]);
 
   if (!job || !active) return null;
   return (
