@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { arrowCopyKey } from '@studio/engine';
 import { DEFAULT_TIMING, INTERRUPTED, STALE_PENDING_MS, datasetAttrs } from '../src/services/datasets';
@@ -181,6 +183,37 @@ describe.each(STORES)('dataset ingestion on %s', (kind) => {
     expect(await s.services.datasets.failStalePending(beatAt + STALE_PENDING_MS - 1)).toBe(0);
     expect(await s.services.datasets.failStalePending(beatAt + STALE_PENDING_MS + 1)).toBeGreaterThanOrEqual(1);
     expect([datasetAttrs(await rowOf(made.id)).status, datasetAttrs(await rowOf(made.id)).metadata.errorMessage]).toEqual(['error', INTERRUPTED]);
+  });
+
+  it('moves a dataset only along the status machine: a move it does not allow is refused naming both ends, and changes nothing', async () => {
+    const made = (await call('POST', '/v1/datasets', JSON.stringify({ name: 'Machine', contentType: 'text/csv' }), { 'content-type': 'application/json' })).json().item;
+    expect(made.status).toBe('new');
+    const refused = await s.services.datasets.transition(made.id, 'ready', { storageKey: 'datasets/none.parquet' }).catch((e: unknown) => e);
+    expect(refused).toMatchObject({ status: 409, message: 'Dataset cannot go from new to ready' });
+    expect(datasetAttrs(await rowOf(made.id))).toMatchObject({ status: 'new', storageKey: null });
+    // A dataset that stays where it is takes the change (a metadata patch of a ready dataset).
+    const up = (await call('PUT', `/v1/datasets/${made.id}/data`, CSV, { 'content-type': 'text/csv' })).json().item;
+    expect(up.status).toBe('ready');
+    await s.services.datasets.transition(made.id, 'ready', { metadata: { description: 'still ready' } as never }, { skipArrow: true });
+    expect(datasetAttrs(await rowOf(made.id))).toMatchObject({ status: 'ready', metadata: { rowCount: 2 } });
+    const gone = await s.services.datasets.transition('00000000-0000-4000-8000-000000000000', 'pending').catch((e: unknown) => e);
+    expect(gone).toMatchObject({ status: 409, message: 'Record is not upload-ready' });
+  });
+
+  it("fails at a node's start the ingestions it was running when it stopped, not another node's", async () => {
+    const pendingOn = async (name: string, node: string) => {
+      const made = (await call('POST', '/v1/datasets', JSON.stringify({ name, contentType: 'text/csv' }), { 'content-type': 'application/json' })).json().item;
+      const row = await rowOf(made.id);
+      await s.services.db.updateTable('resources').set({ attrs: JSON.stringify({ ...row.attrs, status: 'pending', ingestNode: node }) }).where('id', '=', made.id).execute();
+      return made.id as string;
+    };
+    // This node's id: STUDIO_NODE_ID, or the one it keeps in its data folder.
+    const nodeId = s.services.config.nodeId ?? fs.readFileSync(path.join(s.dataDir, 'node-id'), 'utf8').trim();
+    const mine = await pendingOn('Mine, interrupted', nodeId);
+    const theirs = await pendingOn('Still arriving elsewhere', 'another-node');
+    expect(await s.services.datasets.failOwnInterrupted()).toBe(1);
+    expect([datasetAttrs(await rowOf(mine)).status, datasetAttrs(await rowOf(mine)).metadata.errorMessage]).toEqual(['error', INTERRUPTED]);
+    expect(datasetAttrs(await rowOf(theirs)).status).toBe('pending');
   });
 });
 
