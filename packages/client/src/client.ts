@@ -35,6 +35,11 @@ export interface UploadFileOptions {
   name?: string;
   description?: string;
   skipBadRows?: boolean;
+  /**
+   * Ingested by a background job (`Prefer: respond-async`): the call answers once the file is stored, with the
+   * dataset pending and its job (`uploadInBackground`); the job's end makes it ready, or in error with the reason.
+   */
+  background?: boolean;
   read?: { delimiter?: ',' | ';' | '\t' | '|'; header?: boolean; encoding?: 'utf-8' | 'utf-16' | 'latin-1'; columnTypes?: Record<string, (typeof UPLOAD_COLUMN_TYPES)[number]> };
 }
 
@@ -339,18 +344,24 @@ export class StudioClient {
           authorization: `Bearer ${this.token}`,
           'content-type': file.contentType,
           ...(file.contentEncoding ? { 'content-encoding': file.contentEncoding } : {}),
+          ...(file.background ? { prefer: 'respond-async' } : {}),
         } as Record<string, string>,
       };
     },
     /** Uploads (or, with `datasetId`, replaces) data; answers the ingested dataset or raises the ingestion error. */
-    upload: async (body: BodyInit, file: UploadFileOptions, datasetId?: string) => {
-      const r = this.datasets.uploadRequest(file, datasetId);
-      const response = await this.fetchImpl(r.url, { method: r.method, headers: r.headers, body, duplex: 'half' } as RequestInit);
-      await checkStatus(response, r.url, this.onError);
-      return ((await response.json()) as { item: Dataset }).item;
-    },
+    upload: async (body: BodyInit, file: UploadFileOptions, datasetId?: string) => (await this.sendUpload(body, file, datasetId)).item,
+    /** Stores the file and answers at once: the dataset pending and the job that ingests it (GET /v1/jobs/{id} follows it). */
+    uploadInBackground: (body: BodyInit, file: Omit<UploadFileOptions, 'background'>, datasetId?: string) =>
+      this.sendUpload(body, { ...file, background: true }, datasetId) as Promise<{ item: Dataset; job: Job }>,
     delete: (id: string) => this.request<void>('DELETE', `/v1/datasets/${id}`),
   };
+
+  private async sendUpload(body: BodyInit, file: UploadFileOptions, datasetId?: string): Promise<{ item: Dataset; job?: Job }> {
+    const r = this.datasets.uploadRequest(file, datasetId);
+    const response = await this.fetchImpl(r.url, { method: r.method, headers: r.headers, body, duplex: 'half' } as RequestInit);
+    await checkStatus(response, r.url, this.onError);
+    return (await response.json()) as { item: Dataset; job?: Job };
+  }
 
   // --- map assets (catalog §3): map styles and color palettes -----------------------------------
   mapAssets = {

@@ -13,6 +13,8 @@ export const JOB_KINDS = {
   'dataset-refresh': 'Refreshing a live dataset',
   // An asynchronous query execution (Prefer: respond-async); the job has the execution's id.
   'query-execution': 'Running a query',
+  // An upload ingested in the background (Prefer: respond-async on the upload calls).
+  'dataset-ingest': 'Ingesting an upload',
 } as const;
 export type JobKind = keyof typeof JOB_KINDS;
 export const JobKindName = z.enum(Object.keys(JOB_KINDS) as [JobKind, ...JobKind[]]);

@@ -18,6 +18,7 @@ import { every } from './services/every';
 import { hexTileJob } from './services/hextiles/service';
 import { vectorTiles } from './services/vector-tiles';
 import { executionJob } from './services/execution-jobs';
+import { uploadJob } from './services/upload-jobs';
 
 export interface Studio {
   app: FastifyInstance;
@@ -44,6 +45,7 @@ export async function buildStudio(config: StudioConfig, opts: { inMemoryCatalog?
   services.jobs.register(services.refresh.job());
   services.jobs.register(vectorTiles(services).job());
   services.jobs.register(executionJob(services));
+  services.jobs.register(uploadJob(services));
   await services.jobs.start(store.jobDatabase, {
     worker: config.role !== 'api',
     heartbeatSeconds: config.jobHeartbeatSeconds,

@@ -26,6 +26,8 @@ import { clientGone, primed, sendStream } from '../http/streams';
 import { BufferPool, EXPORTS, quoteIdent, rejectedLinesKey } from '@studio/engine';
 import { datasetFileFor } from '../services/dataset-tables';
 import { copyDatasetFiles } from '../services/dataset-copy';
+import { prefersAsync } from '../http/prefer';
+import { startBackgroundUpload } from '../services/upload-jobs';
 
 const IdParam = z.object({ id: Id });
 const AdminQuery = z.object({ isAdmin: QueryBool.optional() });
@@ -103,7 +105,17 @@ async function uploadInto(ctx: RouteContext<unknown, unknown, unknown>, row: Res
   if (!body || typeof body.pipe !== 'function') throw badInput('Unsupported content type', 'The body must be the file itself');
   const { read, ...rest } = opts;
   const csv = Object.values(read).some((v) => v !== undefined) ? read : undefined;
-  const ready = await ctx.services.datasets.ingestUpload(row, body, contentType, ctx.req.headers['content-encoding'] as string | undefined, {
+  const contentEncoding = ctx.req.headers['content-encoding'] as string | undefined;
+  if (prefersAsync(ctx.req.headers)) {
+    // Stored, then ingested by a background job: the answer comes at once with the pending dataset and its job.
+    const { row: pending, job } = await startBackgroundUpload(ctx.services, requireCaller(ctx), row, body, {
+      contentType, contentEncoding, ...rest, csv,
+      audit: () => ctx.services.audit.record(ctx.caller, 'dataset.upload', 'dataset', row.id, { contentType, background: true }),
+    });
+    ctx.reply.code(202).header('preference-applied', 'respond-async').header('location', `/v1/jobs/${job.id}`);
+    return { ...(await datasetItem(ctx.services, pending, ctx)), job };
+  }
+  const ready = await ctx.services.datasets.ingestUpload(row, body, contentType, contentEncoding, {
     ...rest,
     csv,
     onClaim: () => ctx.services.audit.record(ctx.caller, 'dataset.upload', 'dataset', row.id, { contentType }),
@@ -276,7 +288,7 @@ export const datasetRoutes: RouteDef[] = [
   defineRoute({
     method: 'POST',
     url: '/v1/datasets/data',
-    summary: 'Upload a file as a new dataset (Studio Data SDK): the body is the file, Content-Type its media type, optionally gzip-encoded; skipArrow=true and skipBadRows=true as for PUT /{id}/data',
+    summary: 'Upload a file as a new dataset (Studio Data SDK): the body is the file, Content-Type its media type, optionally gzip-encoded; skipArrow=true and skipBadRows=true as for PUT /{id}/data. With Prefer: respond-async the file is stored and ingested by a background job: 202 at once with the dataset pending and its job',
     tag: 'datasets',
     auth: 'user',
     query: UploadReadOptions.extend({ name: z.string().trim().min(1).max(500).default('Uploaded dataset'), description: z.string().max(10_000).default(''), skipArrow: QueryBool.optional(), skipBadRows: QueryBool.optional() }),
@@ -302,7 +314,7 @@ export const datasetRoutes: RouteDef[] = [
     spec: ['CAT-114'],
     method: 'PUT',
     url: '/v1/datasets/{id}/data',
-    summary: 'Replace the data of a dataset. It is stored as Parquet and, once ready, an Arrow copy is written for fast Arrow reads; skipArrow=true leaves that copy to the first Arrow read; skipBadRows=true (CSV, TSV) leaves malformed lines out and counts them (metadata.rejectedRows) instead of refusing the file',
+    summary: 'Replace the data of a dataset. It is stored as Parquet and, once ready, an Arrow copy is written for fast Arrow reads; skipArrow=true leaves that copy to the first Arrow read; skipBadRows=true (CSV, TSV) leaves malformed lines out and counts them (metadata.rejectedRows) instead of refusing the file. With Prefer: respond-async the file is stored and ingested by a background job: 202 at once with the dataset pending and its job; the data it replaces stays readable until the job switches to the new',
     tag: 'datasets',
     auth: 'user',
     params: IdParam,

@@ -8,6 +8,7 @@ import { executionWire, type ExecutionRow, type ParamValues } from '../services/
 import { planFor, submitExecution, type ExecutionRequest } from '../services/execution-jobs';
 import { ARROW_STREAM } from './datasets';
 import { gatewayRoutes } from './gateway';
+import { prefersAsync } from '../http/prefer';
 
 /**
  * Query executions (catalog §7 data gateway, analytics-and-admin §7): run SQL over datasets on the
@@ -102,8 +103,6 @@ async function requestOf(ctx: Ctx, body: RunBody): Promise<ExecutionRequest> {
   return { query: body.query, parameters: body.parameters ?? {}, connectionId: body.connectionId ?? null, aliases: {}, templateId: null, templateVersion: null, datasetId: null, recordId, adminMode: ctx.adminMode };
 }
 
-/** `Prefer: respond-async` (RFC 7240): the execution is answered at once, 202, and read later by its id. */
-const prefersAsync = (ctx: Ctx) => /(^|[,\s])respond-async\b/i.test(String(ctx.req.headers.prefer ?? ''));
 
 /**
  * Runs a request: planned as the caller now (bad input is a 422 before anything is recorded); then run in the
@@ -131,7 +130,8 @@ async function run(ctx: Ctx, request: ExecutionRequest, respondAsync = false): P
 }
 
 const answer = async (ctx: Ctx, request: ExecutionRequest) => {
-  const respondAsync = prefersAsync(ctx);
+  // Prefer: respond-async: answered at once, 202, and read later by its id.
+  const respondAsync = prefersAsync(ctx.req.headers);
   const { row, fromCache } = await run(ctx, request, respondAsync);
   if (respondAsync && !fromCache) ctx.reply.code(202).header('preference-applied', 'respond-async').header('location', `/v1/data-queries/${row.id}`);
   return { item: executionWire(row, fromCache) };

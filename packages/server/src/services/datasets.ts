@@ -66,6 +66,27 @@ export interface IngestOpts {
 
 /** A dataset upload that stopped before its end (client gone, connection cut). */
 export const CUT_OFF = 'The upload was cut off before the end of the file';
+
+/** How a dataset's data was made, as its metadata records it. */
+export type IngestMeta = Pick<DatasetMetadata, 'source' | 'pipelineType' | 'contentType' | 'query'>;
+
+/** The metadata of uploaded data: its media type without parameters. */
+export const uploadMeta = (contentType: string): IngestMeta => ({ source: 'upload', pipelineType: 'managed', contentType: contentType.split(';')[0]!.trim(), query: null });
+
+/**
+ * Streams an upload's body to `file` (memory stays flat whatever the size); answers its content encoding
+ * (gzip or none). A body cut off on the way, or in an encoding the studio does not read, is refused (422).
+ */
+export async function receiveUpload(body: NodeJS.ReadableStream, file: string, contentEncoding: string | undefined): Promise<'gzip' | undefined> {
+  try {
+    await pipeline(body as NodeJS.ReadableStream & AsyncIterable<Buffer>, createWriteStream(file));
+  } catch {
+    throw new StudioError(422, CUT_OFF);
+  }
+  const encoding = contentEncoding?.toLowerCase() === 'gzip' ? 'gzip' : undefined;
+  if (contentEncoding && !encoding && contentEncoding.toLowerCase() !== 'identity') throw new StudioError(422, `Unsupported content encoding ${contentEncoding}`);
+  return encoding;
+}
 /**
  * A dataset pending this long without a heartbeat lost the node ingesting it: two heartbeats missed, plus
  * half an interval for a slow catalog. (Its own node fails it at once when it starts again.)
@@ -219,16 +240,7 @@ export class DatasetService {
    * the dataset `ready` with its schema and statistics, or `error` with a message saying what was wrong.
    */
   async ingestUpload(row: ResourceRow, body: NodeJS.ReadableStream, contentType: string, contentEncoding: string | undefined, opts: IngestOpts = {}): Promise<ResourceRow> {
-    const encoding = contentEncoding?.toLowerCase() === 'gzip' ? 'gzip' : undefined;
-    return this.ingestWith(row, { source: 'upload', pipelineType: 'managed', contentType: contentType.split(';')[0]!.trim(), query: null }, async (file) => {
-      try {
-        await pipeline(body as NodeJS.ReadableStream & AsyncIterable<Buffer>, createWriteStream(file));
-      } catch {
-        throw new StudioError(422, CUT_OFF);
-      }
-      if (contentEncoding && !encoding && contentEncoding.toLowerCase() !== 'identity') throw new StudioError(422, `Unsupported content encoding ${contentEncoding}`);
-      return { contentType, contentEncoding: encoding };
-    }, opts);
+    return this.ingestWith(row, uploadMeta(contentType), async (file) => ({ contentType, contentEncoding: await receiveUpload(body, file, contentEncoding) }), opts);
   }
 
   /** Materializes a checked SQL query (see sql-sandbox.ts) as the dataset's data. */
@@ -247,7 +259,7 @@ export class DatasetService {
    */
   async ingestWith(
     row: ResourceRow,
-    meta: Pick<DatasetMetadata, 'source' | 'pipelineType' | 'contentType' | 'query'>,
+    meta: IngestMeta,
     produce: (file: string) => Promise<{ contentType: string; contentEncoding: 'gzip' | undefined }>,
     opts: IngestOpts = {},
   ): Promise<ResourceRow> {
@@ -266,38 +278,51 @@ export class DatasetService {
     await fs.mkdir(work, { recursive: true });
     const file = path.join(work, `${row.id}-${randomUUID()}.part`);
     try {
-      const { contentType, contentEncoding } = await produce(file);
-      const previous = datasetAttrs(pending).storageKey;
-      const key = `datasets/${row.id}/${Date.now().toString(36)}-${randomUUID().slice(0, 8)}.parquet`;
-      const result = await this.engine.ingest({ sourceFile: file, contentType, contentEncoding, key, skipBadRows: opts.skipBadRows, csv: opts.csv });
-      const ready = await this.transition(row.id, 'ready', {
-        storageKey: key,
-        metadata: {
-          ...meta,
-          rowCount: result.rowCount,
-          byteSize: result.byteSize,
-          columns: result.columns,
-          detected: result.detected,
-          errorMessage: null,
-          errorDetails: null,
-          ingestedAt: new Date().toISOString(),
-          rejectedRows: result.rejectedRows ?? null,
-        },
-      }, opts);
-      if (previous && previous !== key) {
-        for (const old of [previous, arrowCopyKey(previous), rejectedLinesKey(previous)]) await bestEffort(this.engine.store.delete(old), `Removing the replaced ${old}`);
-      }
-      return ready;
+      return await this.ingestFile(pending, file, meta, await produce(file), opts);
     } catch (e) {
-      const message = isStudioError(e) ? e.message : 'Ingestion failed';
-      // The engine's messages name its temp files; a user needs neither the path nor the layout.
-      const details = (isStudioError(e) ? (e.details ?? null) : String(e))?.replaceAll(this.engine.tmpDir, '<upload>') ?? null;
-      await this.transition(row.id, 'error', { metadata: { ...meta, errorMessage: message, errorDetails: details } });
-      throw isStudioError(e) ? e : new StudioError(500, message, details ?? undefined);
+      throw await this.failIngestion(row.id, meta, e);
     } finally {
       clearInterval(heartbeat);
       await fs.rm(file, { force: true });
     }
+  }
+
+  /**
+   * Ingests `file` under a new storage key and switches the claimed (pending) dataset to it, ready; then frees
+   * the data it replaced. The file stays where it is (an upload waiting in the object store may be retried).
+   */
+  async ingestFile(pending: ResourceRow, file: string, meta: IngestMeta, input: { contentType: string; contentEncoding: 'gzip' | undefined }, opts: IngestOpts = {}): Promise<ResourceRow> {
+    const previous = datasetAttrs(pending).storageKey;
+    const key = `datasets/${pending.id}/${Date.now().toString(36)}-${randomUUID().slice(0, 8)}.parquet`;
+    const result = await this.engine.ingest({ sourceFile: file, contentType: input.contentType, contentEncoding: input.contentEncoding, key, skipBadRows: opts.skipBadRows, csv: opts.csv });
+    const ready = await this.transition(pending.id, 'ready', {
+      storageKey: key,
+      jobId: null,
+      metadata: {
+        ...meta,
+        rowCount: result.rowCount,
+        byteSize: result.byteSize,
+        columns: result.columns,
+        detected: result.detected,
+        errorMessage: null,
+        errorDetails: null,
+        ingestedAt: new Date().toISOString(),
+        rejectedRows: result.rejectedRows ?? null,
+      },
+    }, opts);
+    if (previous && previous !== key) {
+      for (const old of [previous, arrowCopyKey(previous), rejectedLinesKey(previous)]) await bestEffort(this.engine.store.delete(old), `Removing the replaced ${old}`);
+    }
+    return ready;
+  }
+
+  /** Ends a failed ingestion: the dataset in error, saying why without server paths. Answers the error to throw. */
+  async failIngestion(id: string, meta: IngestMeta, e: unknown): Promise<StudioError> {
+    const message = isStudioError(e) ? e.message : 'Ingestion failed';
+    // The engine's messages name its temp files; a user needs neither the path nor the layout.
+    const details = (isStudioError(e) ? (e.details ?? null) : String(e))?.replaceAll(this.engine.tmpDir, '<upload>') ?? null;
+    await this.transition(id, 'error', { jobId: null, metadata: { ...meta, errorMessage: message, errorDetails: details } });
+    return isStudioError(e) ? e : new StudioError(500, message, details ?? undefined);
   }
 
   /** Marks a pending dataset as being ingested right now (its updated_at), without touching anything else. */

@@ -18,8 +18,6 @@ import './datasets.css';
 /** How often a dataset being ingested is asked for again. */
 const POLL_MS = 1500;
 
-/** Datasets a background job builds: their page shows the job's progress while they are pending. */
-const BUILT_BY_JOBS = new Set<Dataset['type']>(['hex-tile', 'vector-tile']);
 const PENDING_WORDS: Partial<Record<Dataset['type'], string>> = {
   'hex-tile': 'Building the hex tiles… this page updates when they are ready.',
   'vector-tile': 'Cutting the vector tiles… this page updates when they are ready.',
@@ -198,7 +196,8 @@ export function DatasetPage() {
           </div>
         </div>
       )}
-      {d.status === 'pending' && BUILT_BY_JOBS.has(d.type) && <JobProgress resourceId={d.id} onEnded={loaded.reload} />}
+      {/* Tiles are built by a job, and so is an upload sent in the background: its progress shows while it runs. */}
+      {d.status === 'pending' && <JobProgress resourceId={d.id} onEnded={loaded.reload} />}
       {(d.status === 'pending' || d.status === 'new') && (
         <p className="notice-pending" role="status">
           {d.status === 'pending' ? PENDING_WORDS[d.type] ?? 'Ingesting… this page updates when the data is ready.' : 'No data yet: upload a file to fill this dataset.'}

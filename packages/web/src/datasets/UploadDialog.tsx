@@ -3,7 +3,7 @@ import type { Dataset } from '@studio/schema';
 import { StudioApiError } from '@studio/client';
 import { Dialog, ErrorMessage, TextField } from '../app/ui';
 import { errorMessage } from '../app/useLoad';
-import { ACCEPT, defaultName, formatOf, headerNames, uploadDataset, type UploadPhase } from './upload';
+import { ACCEPT, BACKGROUND_UPLOAD_BYTES, defaultName, formatOf, headerNames, uploadDataset, type UploadPhase } from './upload';
 import type { UploadFileOptions } from '@studio/client';
 import { UPLOAD_COLUMN_TYPES } from '@studio/schema';
 import { formatBytes } from './format';
@@ -180,7 +180,7 @@ export function UploadDialog({ replace, onClose, onUploaded, onFailed }: UploadD
     setError(null);
     abort.current = new AbortController();
     try {
-      const meta = { ...format, name: name.trim() || defaultName(file.name), description, skipBadRows: tabular && skipBadRows, read: tabular ? read : undefined };
+      const meta = { ...format, name: name.trim() || defaultName(file.name), description, skipBadRows: tabular && skipBadRows, read: tabular ? read : undefined, background: file.size >= BACKGROUND_UPLOAD_BYTES };
       const dataset = await uploadDataset(file, meta, setPhase, replace?.id, abort.current.signal);
       onUploaded(dataset);
     } catch (err) {

@@ -58,6 +58,13 @@ export function defaultName(fileName: string): string {
   return (ext in MEDIA_TYPES ? base.slice(0, dot) : base) || fileName;
 }
 
+/**
+ * Files from this size on are ingested by a background job (`Prefer: respond-async`): the dialog is done once
+ * the file is sent, and the dataset's page follows the ingestion (its job's progress, then ready or the
+ * reason it failed). Smaller files are ingested while the dialog waits, and refused there when malformed.
+ */
+export const BACKGROUND_UPLOAD_BYTES = 64 * 1024 * 1024;
+
 export type UploadPhase = { kind: 'sending'; loaded: number; total: number } | { kind: 'ingesting' };
 
 /**
