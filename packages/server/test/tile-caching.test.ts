@@ -2,6 +2,7 @@ import { gunzipSync } from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { STORES, jobEnded, useStudio, type Who } from './harness';
 import { IMMUTABLE, REVALIDATE } from '../src/http/tile-headers';
+import { TileCache } from '../src/services/tile-cache';
 
 /** 400 points around San Francisco. */
 const CSV = ['name,lat,lng,amount', ...Array.from({ length: 400 }, (_, i) => `p${i},${(37.70 + (i % 20) * 0.004).toFixed(4)},${(-122.50 + Math.floor(i / 20) * 0.006).toFixed(4)},${i % 7}`)].join('\n');
@@ -19,6 +20,8 @@ describe.each(STORES)('tile caching on %s', (kind) => {
   let hexTiles: { id: string };
   let vector: { id: string };
   let tileUrl: string;
+  /** A tile of the finest zoom: no other test reads it, so it is cold on this node until the test that does. */
+  let coldTileUrl: string;
   let version: string;
 
   beforeAll(async () => {
@@ -31,6 +34,7 @@ describe.each(STORES)('tile caching on %s', (kind) => {
     const index = (await get('owner', `/v1/tileset/${hexTiles.id}/tileset-index`)).json().item;
     const z = meta.minZoom as number;
     tileUrl = meta.tileUrl.replace('{z}', String(z)).replace('{hex}', Object.keys(index.tiles[z])[0]);
+    coldTileUrl = meta.tileUrl.replace('{z}', String(meta.maxZoom)).replace('{hex}', Object.keys(index.tiles[meta.maxZoom])[0]);
   });
 
   it('hands out tile URLs that carry the tileset version; those answer immutable, others revalidate with a strong ETag', async () => {
@@ -76,6 +80,24 @@ describe.each(STORES)('tile caching on %s', (kind) => {
     const second = await get('owner', url, { accept: ARROW });
     expect([cache.misses - before.misses, cache.hits - before.hits]).toEqual([1, 1]);
     expect(second.rawPayload.equals(first.rawPayload)).toBe(true);
+  });
+
+  it('reads a cold tile once for the clients that ask for it together, and answers each the same bytes', async () => {
+    const engine = ctx.s.services.engine;
+    const stream = engine.arrowStream;
+    let reads = 0;
+    engine.arrowStream = (...args: Parameters<typeof stream>) => {
+      reads++;
+      return stream.apply(engine, args);
+    };
+    try {
+      const answers = await Promise.all(Array.from({ length: 5 }, () => get('owner', coldTileUrl, { accept: ARROW })));
+      expect(answers.map((a) => a.statusCode)).toEqual([200, 200, 200, 200, 200]);
+      expect(answers.every((a) => a.rawPayload.equals(answers[0]!.rawPayload))).toBe(true);
+      expect(reads).toBe(1);
+    } finally {
+      engine.arrowStream = stream;
+    }
   });
 
   it('sends Arrow hex tiles gzip to clients that accept it (their own ETag, the same rows), the Parquet entry as stored', async () => {
@@ -208,5 +230,26 @@ describe.each(STORES)('tile access reuse on %s (STUDIO_AUTH_CACHE_MS one minute)
     expect((await as('viewer', 'GET', `/v1/tileset/${datasetId}/metadata`)).statusCode).toBe(404);
     // Another caller's reused grant is not the viewer's: a stranger is refused.
     expect((await get('outsider', tileUrl)).statusCode).toBe(404);
+  });
+});
+
+describe('the tile cache', () => {
+  it('loads a key once for the asks that arrive together, keeps no failed load, and answers later asks from memory', async () => {
+    const cache = new TileCache(1024 * 1024);
+    let loads = 0;
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const load = async () => {
+      loads++;
+      await gate;
+      return Buffer.from('tile');
+    };
+    const asks = [cache.getOrLoad('k', load), cache.getOrLoad('k', load), cache.getOrLoad('k', load)];
+    release();
+    expect((await Promise.all(asks)).map(String)).toEqual(['tile', 'tile', 'tile']);
+    await cache.getOrLoad('k', load);
+    expect([loads, cache.size.entries]).toEqual([1, 1]);
+    await expect(cache.getOrLoad('broken', async () => Promise.reject(new Error('read failed')))).rejects.toThrow('read failed');
+    expect(String(await cache.getOrLoad('broken', async () => Buffer.from('read again')))).toBe('read again');
   });
 });

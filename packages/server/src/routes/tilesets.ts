@@ -67,9 +67,9 @@ async function tileAnswer(ctx: Ctx, zText: string, hex: string, step?: string) {
   const gzip = !parquet && /\bgzip\b/.test(String(ctx.req.headers['accept-encoding'] ?? ''));
   ctx.reply.header('vary', 'Accept, Accept-Encoding');
   if (notModified(ctx.req, ctx.reply, versionOf(archive.key), variantOf(ask, gzip), ctx.query.v)) return ctx.reply;
-  const bytes = await readHexTile(ctx.services, archive, ask, clientGone(ctx.reply));
+  const bytes = await readHexTile(ctx.services, archive, ask);
   ctx.reply.header('content-type', parquet ? OCTET : ARROW_STREAM);
-  if (gzip && pays(ask, bytes.length)) return ctx.reply.header('content-encoding', 'gzip').send(readHexTileGzip(ctx.services, archive, ask, bytes));
+  if (gzip && pays(ask, bytes.length)) return ctx.reply.header('content-encoding', 'gzip').send(await readHexTileGzip(ctx.services, archive, ask, bytes));
   return ctx.reply.send(bytes);
 }
 

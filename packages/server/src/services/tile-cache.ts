@@ -12,6 +12,8 @@ export const versionOf = (storageKey: string): string => createHash('sha256').up
  */
 export class TileCache {
   private readonly entries = new Map<string, Buffer>();
+  /** Loads under way, by key: concurrent first asks of one tile wait for the same one. */
+  private readonly loading = new Map<string, Promise<Buffer>>();
   private bytes = 0;
   hits = 0;
   misses = 0;
@@ -29,6 +31,26 @@ export class TileCache {
     this.entries.delete(key);
     this.entries.set(key, hit);
     return hit;
+  }
+
+  /**
+   * The entry for `key`, loaded once when absent and kept: the first asks of a tile that arrive together (a
+   * map opening, many viewers of one published map) share one read of the archive instead of each running
+   * its own. A load that fails is not kept, and the next ask loads again.
+   */
+  getOrLoad(key: string, load: () => Promise<Buffer>): Promise<Buffer> {
+    const hit = this.get(key);
+    if (hit) return Promise.resolve(hit);
+    const running = this.loading.get(key);
+    if (running) return running;
+    const started = load()
+      .then((value) => {
+        this.set(key, value);
+        return value;
+      })
+      .finally(() => this.loading.delete(key));
+    this.loading.set(key, started);
+    return started;
   }
 
   /** Keeps `value` unless it alone would take more than an eighth of the cache (one huge tile must not empty it). */

@@ -31,36 +31,28 @@ export const pays = (ask: TileAsk, bytes: number) => !ask.parquet && bytes >= 51
  * A hex tile as gzip for clients that accept it, compressed once per node and kept in the tile cache beside
  * the plain bytes: the hot path sends stored bytes either way.
  */
-export function readHexTileGzip(s: Pick<CoreServices, 'tileCache'>, archive: TileArchive, ask: TileAsk, plain: Buffer): Buffer {
-  const cacheKey = `${archive.key}|${variantOf(ask, true)}`;
-  const cached = s.tileCache.get(cacheKey);
-  if (cached) return cached;
-  const packed = gzipSync(plain);
-  s.tileCache.set(cacheKey, packed);
-  return packed;
+export function readHexTileGzip(s: Pick<CoreServices, 'tileCache'>, archive: TileArchive, ask: TileAsk, plain: Buffer): Promise<Buffer> {
+  return s.tileCache.getOrLoad(`${archive.key}|${variantOf(ask, true)}`, async () => gzipSync(plain));
 }
 
 /**
  * A hex tile's bytes: from the node's tile cache when hot, else read from the archive (the Parquet entry
  * as it is, or the chosen fields as one Arrow IPC stream, read whole: tiles are small) and kept there.
  * The cache key carries the archive's storage key, so a rebuilt tileset never answers from old entries.
+ * Clients asking for a cold tile together share one read; one of them leaving does not stop it (the others
+ * wait for it, and a tile's read is short).
  */
-export async function readHexTile(s: Pick<CoreServices, 'engine' | 'tileCache'>, archive: TileArchive, ask: TileAsk, signal?: AbortSignal): Promise<Buffer> {
-  const cacheKey = `${archive.key}|${variantOf(ask)}`;
-  const cached = s.tileCache.get(cacheKey);
-  if (cached) return cached;
-  let bytes: Buffer;
-  if (ask.parquet) {
-    const entry = await archive.read(ask.name);
-    if (!entry) throw notFound(`No tile ${ask.name} in this tileset`);
-    bytes = entry;
-  } else {
+export function readHexTile(s: Pick<CoreServices, 'engine' | 'tileCache'>, archive: TileArchive, ask: TileAsk): Promise<Buffer> {
+  return s.tileCache.getOrLoad(`${archive.key}|${variantOf(ask)}`, async () => {
+    if (ask.parquet) {
+      const entry = await archive.read(ask.name);
+      if (!entry) throw notFound(`No tile ${ask.name} in this tileset`);
+      return entry;
+    }
     const file = await archive.file(ask.name);
     const cols = ['hex', ...(ask.step ? ['time'] : []), ...ask.fields].map(quoteIdent).join(', ');
-    bytes = await collect(s.engine.arrowStream({ sql: `SELECT ${cols} FROM read_parquet(${pathLiteral(file)})` }, { signal }));
-  }
-  s.tileCache.set(cacheKey, bytes);
-  return bytes;
+    return collect(s.engine.arrowStream({ sql: `SELECT ${cols} FROM read_parquet(${pathLiteral(file)})` }));
+  });
 }
 
 async function collect(stream: AsyncGenerator<Uint8Array>): Promise<Buffer> {

@@ -96,14 +96,11 @@ export class VectorTileService {
    * hot, else read from the archive and kept there (an empty place too, so the next ask reads nothing).
    */
   async cachedTile(key: string, z: number, x: number, y: number): Promise<{ bytes: Buffer; gzip: boolean } | null> {
-    const cacheKey = `${key}|${z}/${x}/${y}`;
-    let entry = this.services.tileCache.get(cacheKey);
-    if (!entry) {
+    const entry = await this.services.tileCache.getOrLoad(`${key}|${z}/${x}/${y}`, async () => {
       const tile = await this.archives.storedTile(key, z, x, y);
       // The entry's first byte says whether the rest is gzip; no feature there is an empty entry.
-      entry = tile ? Buffer.concat([Buffer.from([tile.gzip ? 1 : 0]), tile.bytes]) : Buffer.alloc(0);
-      this.services.tileCache.set(cacheKey, entry);
-    }
+      return tile ? Buffer.concat([Buffer.from([tile.gzip ? 1 : 0]), tile.bytes]) : Buffer.alloc(0);
+    });
     return entry.length ? { gzip: entry[0] === 1, bytes: entry.subarray(1) } : null;
   }
 
