@@ -33,7 +33,8 @@ export const MODULES = {
   },
   'sql-sandbox': {
     mutate: [`${S}/services/sql-sandbox/*.ts`],
-    tests: [`${T}/security-sql.test.ts`, `${T}/data-queries.test.ts`],
+    // sql-sandbox.test.ts since 2026-11-27: the compile cache across callers, the messages, parameters, cancel.
+    tests: [`${T}/sql-sandbox.test.ts`, `${T}/security-sql.test.ts`, `${T}/data-queries.test.ts`],
   },
   quoting: {
     mutate: ['packages/engine/src/sql.ts', 'packages/pipeline/src/compile/dialect.ts:25-28'],
