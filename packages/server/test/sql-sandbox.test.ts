@@ -76,9 +76,68 @@ describe('a query compiled once', () => {
   });
 });
 
+describe('the rewrites it keeps', () => {
+  /** Counts the parses (a DuckDB round trip on an instance that reads no file) the sandbox makes from now on. */
+  const countParses = () => {
+    const instances = (sandbox as unknown as { instances: { with: (files: readonly string[], work: unknown) => Promise<unknown> } }).instances;
+    const run = instances.with.bind(instances);
+    const counter = { parses: 0, restore: () => (instances.with = run) };
+    instances.with = (files, work) => {
+      if (files.length === 0) counter.parses++;
+      return run(files, work);
+    };
+    return counter;
+  };
+
+  it.each([
+    ['the same query for the same files is parsed once', async (c: (q: string, f: string) => Promise<unknown>) => {
+      await c('SELECT 1 AS kept FROM places', aliceFile);
+      await c('SELECT 1 AS kept FROM places', aliceFile);
+      await c('SELECT 1 AS kept FROM places', aliceFile);
+    }, 1],
+    ['each new file set is parsed once, and its rewrite kept beside the others', async (c: (q: string, f: string) => Promise<unknown>) => {
+      for (const f of [aliceFile, bobFile, aliceFile, bobFile]) await c('SELECT 2 AS sets FROM places', f);
+    }, 2],
+    ['past eight file sets of one query, the rewrites kept for it start again', async (c: (q: string, f: string) => Promise<unknown>) => {
+      const sets = await copies('sets', 9);
+      for (const f of sets) await c('SELECT 3 AS many FROM places', f);
+      await c('SELECT 3 AS many FROM places', sets[0]!);
+    }, 10],
+    ['past 500 queries, the least recently used is parsed again; one used since is kept', async (c: (q: string, f: string) => Promise<unknown>) => {
+      await c('SELECT 4 AS first FROM places', aliceFile);
+      await c('SELECT 4 AS second FROM places', aliceFile);
+      // Used again: now the second is the least recently used.
+      await c('SELECT 4 AS first FROM places', aliceFile);
+      for (let i = 0; i < 499; i++) await c(`SELECT ${i} AS filler FROM places`, aliceFile);
+      await c('SELECT 4 AS first FROM places', aliceFile);
+      await c('SELECT 4 AS second FROM places', aliceFile);
+    }, 502],
+  ])('%s', async (_label, asks, parses) => {
+    const counter = countParses();
+    try {
+      await asks((query, file) => sandbox.compile(query, only({ places: file })));
+      expect(counter.parses).toBe(parses);
+    } finally {
+      counter.restore();
+    }
+  });
+});
+
+/** `n` copies of Alice's file under new names: as many file sets. */
+async function copies(prefix: string, n: number): Promise<string[]> {
+  const out: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const file = path.join(dataDir, 'datasets', `${prefix}-${i}.parquet`);
+    await fs.copyFile(aliceFile, file);
+    out.push(file);
+  }
+  return out;
+}
+
 describe('what users are told', () => {
   it.each([
     ['a file named back by its table', (f: string) => `Binder Error: column "x" not found in ${f}`, 'Binder Error: column "x" not found in places'],
+    ['the quoted statement after LINE 12 dropped', () => `Binder Error: x\nLINE 12: FROM read_parquet('/secret/x.parquet')`, 'Binder Error: x'],
     ['the quoted statement after LINE dropped', () => `Parser Error: syntax error at or near "FORM"\n\nLINE 1: SELECT * FORM read_parquet('/secret/x.parquet')`, 'Parser Error: syntax error at or near "FORM"'],
     ['another path in the data folder hidden', () => 'IO Error: cannot open <DATA>/other/file.parquet', 'IO Error: cannot open <path>'],
     ['a path outside it hidden', () => "IO Error: No files found that match the pattern '/etc/passwd'", "IO Error: No files found that match the pattern '<path>'"],
@@ -121,5 +180,17 @@ describe('parameters and runs', () => {
     stop.abort();
     await expect(sandbox.copyToParquet(q, {}, cancelled, stop.signal)).rejects.toMatchObject({ status: 499, message: 'The query was cancelled' });
     await expect(fs.stat(cancelled)).rejects.toThrow();
+    const failing = await sandbox.compile('SELECT CAST(name AS INTEGER) FROM places', only({ places: aliceFile }));
+    await expect(sandbox.copyToParquet(failing, {}, cancelled)).rejects.toThrow(/^The query failed: Conversion Error/);
+  });
+
+  it('stops a long run when its signal fires while it runs', async () => {
+    const q = await sandbox.compile('WITH RECURSIVE r AS (SELECT 1 AS n UNION ALL SELECT n + 1 FROM r WHERE n < 10000000000) SELECT count(*) FROM r, places', only({ places: aliceFile }));
+    const stop = new AbortController();
+    const started = Date.now();
+    setTimeout(() => stop.abort(), 300);
+    await expect(sandbox.copyToParquet(q, {}, path.join(dataDir, 'out', 'long.parquet'), stop.signal)).rejects.toThrow(/interrupt/i);
+    // Stopped at the signal, not after ten billion steps (hours).
+    expect(Date.now() - started).toBeLessThan(20_000);
   });
 });
