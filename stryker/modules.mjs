@@ -14,7 +14,7 @@ export const MODULES = {
   },
   // The reuse of granted checks and resolved credentials for STUDIO_AUTH_CACHE_MS (tiles, the bearer cache).
   'access-reuse': {
-    mutate: [`${S}/services/expiring-cache.ts`, `${S}/services/access.ts:119-124`],
+    mutate: [`${S}/services/expiring-cache.ts`, `${S}/services/shared-loads.ts`, `${S}/services/access.ts:119-124`],
     tests: [`${T}/expiring-cache.test.ts`, `${T}/tile-caching.test.ts`],
   },
   quotas: {

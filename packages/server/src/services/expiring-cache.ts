@@ -1,3 +1,4 @@
+import { SharedLoads } from './shared-loads';
 /**
  * Values kept for a fixed time each, at most `limit` of them: the oldest written goes first when a new
  * one would pass the limit. The bearer-token cache and the reused tile access checks are both this, so a
@@ -16,7 +17,7 @@ export interface ExpiringCacheOptions {
 export class ExpiringCache<V> {
   private readonly entries = new Map<string, { value: V; until: number }>();
   /** Loads under way, by key: callers that miss together share one (a burst of tiles after an entry ran out). */
-  private readonly loading = new Map<string, Promise<V>>();
+  private readonly loads = new SharedLoads<V>();
   private readonly now: () => number;
 
   constructor(private readonly opts: ExpiringCacheOptions) {
@@ -49,21 +50,14 @@ export class ExpiringCache<V> {
    * hundred. A load that fails is not kept (each waiting caller gets its error); `keep` says which answers
    * are kept (e.g. grants, not refusals).
    */
-  async getOrLoad(key: string, load: () => Promise<V>, keep: (value: V) => boolean = () => true): Promise<V> {
+  getOrLoad(key: string, load: () => Promise<V>, keep: (value: V) => boolean = () => true): Promise<V> {
     const held = this.get(key);
-    if (held !== undefined) return held;
-    const pending = this.loading.get(key);
-    if (pending) return pending;
-    const loaded = load().then((value) => {
+    if (held !== undefined) return Promise.resolve(held);
+    return this.loads.run(key, async () => {
+      const value = await load();
       if (keep(value)) this.set(key, value);
       return value;
     });
-    this.loading.set(key, loaded);
-    try {
-      return await loaded;
-    } finally {
-      this.loading.delete(key);
-    }
   }
 
   /** Drops every entry, or those whose value matches. */

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { SharedLoads } from './shared-loads';
 
 /** The version of the bytes stored under `storageKey` (a new build or new data is a new key): in tile URLs and ETags. */
 export const versionOf = (storageKey: string): string => createHash('sha256').update(storageKey).digest('base64url').slice(0, 16);
@@ -13,7 +14,7 @@ export const versionOf = (storageKey: string): string => createHash('sha256').up
 export class TileCache {
   private readonly entries = new Map<string, Buffer>();
   /** Loads under way, by key: concurrent first asks of one tile wait for the same one. */
-  private readonly loading = new Map<string, Promise<Buffer>>();
+  private readonly loads = new SharedLoads<Buffer>();
   private bytes = 0;
   hits = 0;
   misses = 0;
@@ -41,16 +42,11 @@ export class TileCache {
   getOrLoad(key: string, load: () => Promise<Buffer>): Promise<Buffer> {
     const hit = this.get(key);
     if (hit) return Promise.resolve(hit);
-    const running = this.loading.get(key);
-    if (running) return running;
-    const started = load()
-      .then((value) => {
-        this.set(key, value);
-        return value;
-      })
-      .finally(() => this.loading.delete(key));
-    this.loading.set(key, started);
-    return started;
+    return this.loads.run(key, async () => {
+      const value = await load();
+      this.set(key, value);
+      return value;
+    });
   }
 
   /** Keeps `value` unless it alone would take more than an eighth of the cache (one huge tile must not empty it). */
