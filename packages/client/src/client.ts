@@ -100,6 +100,13 @@ const grantHeader = (grant: string | undefined): Record<string, string> => (gran
 
 /** A data connection as the API answers it: the record and its connection fields (secrets never). */
 export type DataConnection = StudioRecord & z.infer<typeof ConnectionFields>;
+/** A temporary view (catalog §9): a result kept 60 s under a `temp_` name, for its maker only. */
+export interface TempView {
+  name: string;
+  expiresAt: string;
+  rowCount: number;
+}
+
 /** A saved query: its text and the connection it runs on (none: over the studio's datasets). */
 /** A map style or color palette as the catalog answers it: the record and its asset fields. */
 export type MapAsset = StudioRecord & MapAssetFields & { thumbnailUrl: string | null };
@@ -354,6 +361,28 @@ export class StudioClient {
     uploadInBackground: (body: BodyInit, file: Omit<UploadFileOptions, 'background'>, datasetId?: string) =>
       this.sendUpload(body, { ...file, background: true }, datasetId) as Promise<{ item: Dataset; job: Job }>,
     delete: (id: string) => this.request<void>('DELETE', `/v1/datasets/${id}`),
+  };
+
+  // --- query pipelines (catalog §3, §9) ------------------------------------------------------------
+  /** Pipelines over datasets and temporary views, and SQL over them: what a workbook's cells run. */
+  pipelines = {
+    /** The pipeline's result as an Arrow IPC stream (column types included); `x-studio-engine` names a warehouse that ran it. */
+    arrow: async (pipeline: unknown, signal?: AbortSignal) => {
+      const r = await this.raw('POST', '/v1/query', { query: { format: 'arrow' }, body: pipeline, signal });
+      return { bytes: new Uint8Array(await r.arrayBuffer()), engine: r.headers.get('x-studio-engine') ?? 'duckdb' };
+    },
+    /** The pipeline's result as a CSV file. */
+    csv: (pipeline: unknown, signal?: AbortSignal) => this.raw('POST', '/v1/query', { query: { format: 'csv' }, body: pipeline, signal }).then((r) => r.blob()),
+    /** The pipeline's rows as JSON objects. */
+    rows: (pipeline: unknown, signal?: AbortSignal) => this.request<{ items: Record<string, unknown>[] }>('POST', '/v1/query', { query: { format: 'json' }, body: pipeline, signal }).then((r) => r.items),
+    /** Keeps the pipeline's result for 60 s as a temporary view that later pipelines name as a dataset uuid. */
+    materialize: (pipeline: unknown, signal?: AbortSignal) =>
+      this.request<{ item: TempView }>('POST', '/v1/query', { query: { materialize: true }, body: pipeline, signal }).then((r) => r.item),
+    /** Runs one SELECT in the SQL sandbox, naming views by `tables` (name → view), and keeps its result as a view in turn. */
+    materializeSql: (query: string, tables: Record<string, string>, signal?: AbortSignal) =>
+      this.request<{ item: TempView }>('POST', '/v1/query/sql', { body: { query, tables }, signal }).then((r) => r.item),
+    /** A new dataset: the Parquet snapshot of a SELECT over datasets and the caller's temporary views. */
+    saveAsDataset: (query: string, name: string) => this.request<{ item: Dataset }>('POST', '/v1/datasets/query', { body: { query, name } }).then((r) => r.item),
   };
 
   private async sendUpload(body: BodyInit, file: UploadFileOptions, datasetId?: string): Promise<{ item: Dataset; job?: Job }> {

@@ -11,6 +11,7 @@ export {
   type CompileContext,
   type CompiledQuery,
   type DatasetResolver,
+  type QueryResolver,
 } from './compile/pipeline';
 export type { Dialect, SqlType } from './compile/dialect';
 export type { TileSource, TileResolver, TileCols } from './compile/tiles';

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { Id, IsoDate } from './common';
 import { StudioError } from './errors';
+import { isStateObject, parseVersionedState, type StateUpgrade } from './versioned-state';
 
 /**
  * Dashboards (insights, catalog §1, §5, §7): a page of widgets on a grid, filtered by parameters.
@@ -192,12 +193,11 @@ export const DashboardState = z
   });
 export type DashboardState = z.infer<typeof DashboardState>;
 
-type Upgrade = (state: Record<string, unknown>) => Record<string, unknown>;
 /**
  * UPGRADES[n]: version n to n + 1. Version 0 is a state with widgets and no `version`: the widgets
  * stacked two per row, 6 columns wide and 8 rows high, since v0 kept no layout.
  */
-export const DASHBOARD_UPGRADES: Record<number, Upgrade> = {
+export const DASHBOARD_UPGRADES: Record<number, StateUpgrade> = {
   0: (s) => {
     const widgets = Array.isArray(s.widgets) ? s.widgets : [];
     const layout = widgets.map((w, n) => ({ i: String((w as { id?: unknown }).id ?? n), x: (n % 2) * 6, y: Math.floor(n / 2) * 8, w: 6, h: 8 }));
@@ -205,27 +205,17 @@ export const DASHBOARD_UPGRADES: Record<number, Upgrade> = {
   },
 };
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
 /** Brings a stored dashboard state to the current version and validates it; 422 on anything else. */
 export function parseDashboardState(stored: unknown): DashboardState {
-  if (!isObject(stored)) throw new StudioError(422, 'Invalid dashboard state: not an object');
-  let state = stored;
-  let version = typeof state.version === 'number' ? state.version : 'widgets' in state ? 0 : -1;
-  if (version < 0 || !Number.isInteger(version)) throw new StudioError(422, 'Invalid dashboard state: neither a versioned state nor a list of widgets');
-  if (version > DASHBOARD_STATE_VERSION) {
-    throw new StudioError(422, `This dashboard was saved by a newer studio (state version ${version}; this studio reads up to ${DASHBOARD_STATE_VERSION})`);
-  }
-  while (version < DASHBOARD_STATE_VERSION) {
-    state = DASHBOARD_UPGRADES[version]!(state);
-    version = state.version as number;
-  }
-  const parsed = DashboardState.safeParse(state);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new StudioError(422, `Invalid dashboard state: ${issue.path.join('.') || 'state'}: ${issue.message}`);
-  }
-  return parsed.data;
+  if (!isStateObject(stored)) throw new StudioError(422, 'Invalid dashboard state: not an object');
+  return parseVersionedState(stored, {
+    what: 'dashboard',
+    current: DASHBOARD_STATE_VERSION,
+    upgrades: DASHBOARD_UPGRADES,
+    schema: DashboardState,
+    versionOf: (s) => (typeof s.version === 'number' ? s.version : 'widgets' in s ? 0 : -1),
+    unknownShape: 'neither a versioned state nor a list of widgets',
+  });
 }
 
 /** The empty dashboard a "Blank" template opens. */

@@ -17,3 +17,5 @@ export * from './vector-tiles';
 export * from './tilesets';
 export * from './dashboards';
 export * from './jobs';
+export * from './workbooks';
+export * from './versioned-state';

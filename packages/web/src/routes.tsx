@@ -16,6 +16,7 @@ import { DashboardPage } from './dashboard/DashboardPage';
 import { PublicDashboardPage } from './dashboard/PublicDashboardPage';
 import { MapStyleEditorPage } from './map-assets/MapStyleEditor';
 import { PaletteEditorPage } from './map-assets/PaletteEditor';
+import { WorkbookPage } from './workbook/WorkbookPage';
 
 function RequireAdmin({ children }: { children: JSX.Element }) {
   const user = useUser();
@@ -42,7 +43,7 @@ export const ANALYTIC_VIEWS = [
 
 /**
  * The route table of the whole app, in one place. A screen is routed once it is built: no route leads to
- * a placeholder (workbooks, #18, get theirs with their screens).
+ * a placeholder.
  */
 export const routes: RouteObject[] = [
   { path: '/sign-in', element: <SignInPage /> },
@@ -88,6 +89,8 @@ export const routes: RouteObject[] = [
       { path: 'bench/kepler-csv/:mapId', element: <BaselineCsvRoute /> },
       { path: 'dashboard/new', element: <DashboardPage key="new" /> },
       { path: 'dashboard/:id', element: <DashboardPage key="saved" /> },
+      { path: 'workbook/new', element: <WorkbookPage key="new" /> },
+      { path: 'workbook/:id', element: <WorkbookPage key="saved" /> },
       { path: 'preview/:id', element: <PreviewRoute /> },
       { path: 'analytics/foot-traffic', element: <Navigate to={`/analytics/foot-traffic/${ANALYTIC_VIEWS[0]!.slug}`} replace /> },
       ...ANALYTIC_VIEWS.map((v) => ({ path: `analytics/foot-traffic/${v.slug}`, element: <AnalyticsView key={v.slug} viewId={v.slug} /> })),

@@ -14,11 +14,15 @@ import { postgres } from './postgres';
 import { TileCompiler, type TileCols, type TileResolver } from './tiles';
 
 export type DatasetResolver = (uuid: string) => { relationSql: string };
+/** The rows of a databaseQuery node, already fetched from its connection by whoever compiles (a relation to read). */
+export type QueryResolver = (node: { connectionId: string; query: string; params?: string[] }) => { relationSql: string };
 export type CompileContext = {
   dialect: 'duckdb' | 'postgres' | Dialect;
   resolveDataset: DatasetResolver;
   /** Hex-tile datasets (hexTile, tileExtract, tileQuantiles nodes); without it those nodes answer 409. */
   resolveTiles?: TileResolver;
+  /** databaseQuery nodes; without it they answer 409 (the engine cannot reach a connection by itself). */
+  resolveQuery?: QueryResolver;
 };
 export type CompiledQuery = { sql: string; params: unknown[] };
 
@@ -34,7 +38,7 @@ class Compiler {
   private readonly ctes: string[] = [];
   readonly params: Params;
   private readonly tiles: TileCompiler<Rel>;
-  constructor(readonly d: Dialect, private readonly resolve: DatasetResolver, resolveTiles?: TileResolver) {
+  constructor(readonly d: Dialect, private readonly resolve: DatasetResolver, resolveTiles?: TileResolver, private readonly resolveQuery?: QueryResolver) {
     this.params = new Params(d);
     this.tiles = new TileCompiler<Rel>(this, resolveTiles);
   }
@@ -110,7 +114,8 @@ class Compiler {
       }
       case 'enrich': return this.enrich(n, child(0));
       case 'databaseQuery':
-        throw conflict('The databaseQuery node needs a data connection', `connectionId ${n.connectionId} is not available to the pipeline engine`);
+        if (!this.resolveQuery) throw conflict('The databaseQuery node needs a data connection', `connectionId ${n.connectionId} is not available to the pipeline engine`);
+        return this.add(`SELECT * FROM ${this.resolveQuery(n).relationSql}`);
       case 'hexTile': return this.tiles.hexTile(n);
       case 'tileExtract': return this.tiles.tileExtract(n);
       case 'tileQuantiles': return this.tiles.tileQuantiles(n);
@@ -187,7 +192,7 @@ export function compilePipeline(node: unknown, ctx: CompileContext): CompiledQue
   const valid = validatePipeline(node);
   const dialect = typeof ctx.dialect === 'string' ? DIALECTS[ctx.dialect] : ctx.dialect;
   if (!dialect) throw badInput(`Unknown SQL dialect: ${String(ctx.dialect)}`);
-  const c = new Compiler(dialect, ctx.resolveDataset, ctx.resolveTiles);
+  const c = new Compiler(dialect, ctx.resolveDataset, ctx.resolveTiles, ctx.resolveQuery);
   const root = c.node(valid);
   return { sql: c.finish(root), params: c.params.values };
 }

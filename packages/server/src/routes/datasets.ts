@@ -24,7 +24,7 @@ import type { ListOptions, ResourceRow } from '../services/records';
 import type { Caller } from '../http/caller';
 import { clientGone, primed, sendStream } from '../http/streams';
 import { BufferPool, EXPORTS, quoteIdent, rejectedLinesKey } from '@studio/engine';
-import { datasetFileFor } from '../services/dataset-tables';
+import { workbookTableFile } from '../services/dataset-tables';
 import { copyDatasetFiles } from '../services/dataset-copy';
 import { prefersAsync } from '../http/prefer';
 import { startBackgroundUpload } from '../services/upload-jobs';
@@ -459,7 +459,8 @@ export const datasetRoutes: RouteDef[] = [
   }),
 ];
 
-const sandboxForCaller = (services: Services, caller: Caller, query: string) => services.sandbox.compile(query, (name) => datasetFileFor(services, caller, name));
+/** User SQL over datasets the caller reads (and their temporary views: a workbook cell saved as a dataset). */
+const sandboxForCaller = (services: Services, caller: Caller, query: string) => services.sandbox.compile(query, (name) => workbookTableFile(services, caller, name, new Map()));
 
 /** Dataset lists answer datasets: record fields plus type, status and metadata. */
 /** A page of datasets as lists answer them: records with the dataset fields (type, status, metadata). */

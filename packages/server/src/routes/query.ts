@@ -14,6 +14,8 @@ import { createHash } from 'node:crypto';
 import { joinRun } from '../services/shared-runs';
 import fs from 'node:fs/promises';
 import { readSharedArrow } from '../services/shared-arrow';
+import { workbookTableFile } from '../services/dataset-tables';
+import { TEMP_VIEW_NAME } from '../services/temp-views';
 
 /** JSON `{items: [...]}` streamed from Arrow batches: rows are decoded one batch at a time. */
 async function* jsonFromArrow(arrow: AsyncGenerator<Uint8Array>): AsyncGenerator<string> {
@@ -251,6 +253,33 @@ export const queryRoutes = [
       const arrow = await primed(ctx.services.engine.arrowStream(source, { signal }));
       if (format === 'arrow') return ctx.reply.header('content-type', ARROW_STREAM).send(streamBody(arrow));
       return ctx.reply.header('content-type', 'application/json; charset=utf-8').send(streamBody(jsonFromArrow(arrow)));
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    url: '/v1/query/sql',
+    summary:
+      "Run one SELECT in the SQL sandbox over datasets the caller reads and the caller's temporary views (named as they are, or by the names given in `tables`: a workbook's cells), keeping the result as a temporary view (60 s) that later pipelines and SQL name; answers the view (name, expiresAt, rowCount)",
+    tag: 'query',
+    auth: 'user',
+    transaction: false,
+    body: z.object({
+      query: z.string().trim().min(1, 'Query must not be empty').max(1_000_000),
+      tables: z
+        .record(
+          z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,62}$/, 'Table names are letters, digits and underscores, starting with a letter'),
+          z.string().regex(TEMP_VIEW_NAME, 'Tables name temporary views (temp_ and 6 letters or digits)'),
+        )
+        .default({}),
+    }),
+    handler: async (ctx) => {
+      const caller = requireCaller(ctx);
+      const services = ctx.services;
+      const cells = new Map(Object.entries(ctx.body.tables).map(([name, view]) => [name.toLowerCase(), view]));
+      const safe = await services.sandbox.compile(ctx.body.query, (name) => workbookTableFile(services, caller, name, cells));
+      const signal = clientGone(ctx.reply);
+      const view = await services.tempViews.createWith(caller.user.id, (file) => services.sandbox.copyToParquet(safe, {}, file, signal));
+      return ctx.reply.code(201).send({ item: view });
     },
   }),
   defineRoute({

@@ -7,6 +7,7 @@ import type { Caller } from '../http/caller';
 import type { AccessService } from './access';
 import type { ResourceRow } from './records';
 import { datasetAttrs } from './datasets';
+import { TEMP_VIEW_NAME, type TempViews } from './temp-views';
 
 /**
  * A table named in user SQL, resolved to the Parquet file of a dataset the caller can read: by id,
@@ -42,4 +43,20 @@ export async function datasetFileFor(
   const a = datasetAttrs(row);
   if (a.status !== 'ready' || !a.storageKey) throw new StudioError(409, `Dataset ${row.name} is not ready (status: ${a.status})`);
   return deps.engine.store.localPath(a.storageKey);
+}
+
+/**
+ * A table named in a workbook's SQL: one of `cells` (a cell's name → the temporary view holding its
+ * result), a temporary view of the caller named as it is, or else a dataset as in `datasetFileFor`.
+ * Cell names shadow datasets of the same name: in a workbook, `filtered` means the cell above.
+ */
+export async function workbookTableFile(
+  deps: { db: Db; access: AccessService; engine: Engine; tempViews: TempViews },
+  caller: Caller,
+  name: string,
+  cells: ReadonlyMap<string, string>,
+): Promise<string> {
+  const view = cells.get(name.toLowerCase()) ?? (TEMP_VIEW_NAME.test(name) ? name : null);
+  if (view) return deps.tempViews.fileOf(caller.user.id, view);
+  return datasetFileFor(deps, caller, name);
 }

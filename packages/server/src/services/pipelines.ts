@@ -80,7 +80,8 @@ export async function compileForCaller(services: CoreServices, caller: Caller, b
   }
   // Hex-tile datasets (hexTile, tileExtract, tileQuantiles nodes): guarded the same way, read from their archives.
   const tiles = await tileResolverFor(services, caller, node);
-  if (opts.pushDown && !temps.size && !tiles && live.size && live.size === paths.size + pending.length) {
+  const queries = pending.length ? new Map<string, string>() : await fetchDatabaseQueries(services, caller, node);
+  if (opts.pushDown && !temps.size && !tiles && !queries.size && live.size && live.size === paths.size + pending.length) {
     const pushDown = await pushDownOf(services, caller, node, live);
     if (pushDown) return { pushDown, sql: '', params: [] as unknown[], datasetVersions };
   }
@@ -88,6 +89,7 @@ export async function compileForCaller(services: CoreServices, caller: Caller, b
   const compiled = compilePipeline(node, {
     dialect: 'duckdb',
     ...(tiles && { resolveTiles: tiles.resolve }),
+    resolveQuery: (n) => ({ relationSql: queries.get(queryKey(n))! }),
     resolveDataset: (uuid) => {
       const temp = temps.get(uuid);
       if (temp) return { relationSql: temp };
@@ -97,6 +99,40 @@ export async function compileForCaller(services: CoreServices, caller: Caller, b
     },
   });
   return { ...compiled, pushDown: null, datasetVersions };
+}
+
+type DatabaseQuery = { connectionId: string; query: string; params?: string[] };
+const queryKey = (n: DatabaseQuery) => JSON.stringify([n.connectionId, n.query, n.params ?? []]);
+
+function databaseQueriesOf(node: unknown, out: DatabaseQuery[] = []): DatabaseQuery[] {
+  if (!node || typeof node !== 'object') return out;
+  const n = node as Record<string, unknown> & { input?: unknown[] };
+  if (n.type === 'databaseQuery') out.push(n as unknown as DatabaseQuery);
+  for (const child of n.input ?? []) databaseQueriesOf(child, out);
+  return out;
+}
+
+/**
+ * Runs each databaseQuery node of the pipeline on its connection (the caller must be allowed to run
+ * queries there) and keeps its rows as a temporary view of the caller: the relation the compiled pipeline
+ * reads, removed with the view 60 s later. `params` bind the query's parameters in the order they appear.
+ */
+async function fetchDatabaseQueries(services: CoreServices, caller: Caller, node: unknown): Promise<Map<string, string>> {
+  const relations = new Map<string, string>();
+  for (const n of databaseQueriesOf(node)) {
+    const key = queryKey(n);
+    if (relations.has(key)) continue;
+    const connection = await services.access.guardRun(caller, n.connectionId, false);
+    const names = services.executions.driverOf(connection).driver.parameterNames(n.query);
+    const params = n.params ?? [];
+    if (params.length !== names.length) {
+      throw badInput(`databaseQuery node: the query has ${names.length} parameter${names.length === 1 ? '' : 's'} (${names.join(', ') || 'none'}); params gives ${params.length}`);
+    }
+    const plan = await services.executions.connectionPlan(connection, n.query, Object.fromEntries(names.map((name, i) => [name, params[i]!])));
+    const view = await services.tempViews.createWith(caller.user.id, (file) => plan.produce(file, new AbortController().signal));
+    relations.set(key, services.tempViews.relationOf(caller.user.id, view.name));
+  }
+  return relations;
 }
 
 /** A pipeline that runs on a warehouse: its compiled text ({{pN}} placeholders) and values, and the connection. */

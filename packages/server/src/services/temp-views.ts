@@ -1,54 +1,82 @@
+import path from 'node:path';
+import { mkdir, rm } from 'node:fs/promises';
 import { StudioError, notFound, bestEffort } from '@studio/schema';
 import { TEMP_VIEW_SQL_LIMIT, TEMP_VIEW_TTL_SECONDS, tempViewName } from '@studio/pipeline';
-import type { Engine } from '@studio/engine';
+import { quoteLiteral, type Engine } from '@studio/engine';
 
 interface TempView {
   name: string;
   ownerId: string;
+  file: string;
   expiresAt: number;
   timer: NodeJS.Timeout;
 }
 
 export const TEMP_VIEW_NAME = /^temp_[a-z0-9]{6}$/;
-const SCHEMA = 'studio_temp';
+
+/** A temporary view as its maker sees it. */
+export interface TempViewInfo {
+  name: string;
+  expiresAt: string;
+  rowCount: number;
+}
 
 /**
- * Temporary materialized views (catalog §9): a pipeline result kept in the engine for
- * TEMP_VIEW_TTL_SECONDS (60 s) under a `temp_` + 6-character name, at most TEMP_VIEW_SQL_LIMIT (100)
- * alive at once, readable only by whoever made it. Later pipelines name it as a dataset uuid, so a
- * map or a chain of queries can reuse one expensive result without recomputing it.
+ * Temporary materialized views (catalog §9): a result kept for TEMP_VIEW_TTL_SECONDS (60 s) under a
+ * `temp_` + 6-character name, at most TEMP_VIEW_SQL_LIMIT (100) alive at once, readable only by whoever
+ * made it. Later pipelines name it as a dataset uuid, and user SQL (a workbook's SQL cells) names it as a
+ * table, so a chain of steps reuses one expensive result without recomputing it.
+ *
+ * Each view is a Parquet file in the engine's temp folder rather than a DuckDB table: the SQL sandbox runs
+ * user SQL on instances that can read only the files it is handed (sql-sandbox/locked-instances.ts), so a
+ * view must be a file for SQL to read it at all. The folder is emptied at start: views do not outlive
+ * the process that made them.
  */
 export class TempViews {
   private readonly views = new Map<string, TempView>();
-  private schemaReady: Promise<void> | null = null;
+  private folderReady: Promise<unknown> | null = null;
+  private readonly dir: string;
 
-  constructor(private readonly engine: Engine) {}
+  constructor(private readonly engine: Engine) {
+    this.dir = path.join(engine.tmpDir, 'temp-views');
+  }
 
-  private ensureSchema(): Promise<void> {
-    this.schemaReady ??= this.engine.withConnection(async (c) => {
-      await c.run(`CREATE SCHEMA IF NOT EXISTS ${SCHEMA}`);
-    });
-    return this.schemaReady;
+  private ensureFolder(): Promise<unknown> {
+    this.folderReady ??= rm(this.dir, { recursive: true, force: true }).then(() => mkdir(this.dir, { recursive: true }));
+    return this.folderReady;
   }
 
   get size(): number {
     return this.views.size;
   }
 
-  async create(ownerId: string, compiled: { sql: string; params: unknown[] }): Promise<{ name: string; expiresAt: string; rowCount: number }> {
+  /** Materializes compiled engine SQL (a pipeline) as a new view of `ownerId`. */
+  create(ownerId: string, compiled: { sql: string; params: unknown[] }): Promise<TempViewInfo> {
+    return this.createWith(ownerId, async (file) => {
+      await this.engine.query(`COPY (${compiled.sql}) TO ${quoteLiteral(file)} (FORMAT parquet)`, compiled.params);
+    });
+  }
+
+  /**
+   * Materializes whatever `write` puts at `file` (a Parquet file) as a new view of `ownerId`: the SQL
+   * sandbox's copy of a user query. A failed write leaves no view.
+   */
+  async createWith(ownerId: string, write: (file: string) => Promise<unknown>): Promise<TempViewInfo> {
     if (this.views.size >= TEMP_VIEW_SQL_LIMIT) {
       throw new StudioError(429, `Too many temporary views (at most ${TEMP_VIEW_SQL_LIMIT}); they expire ${TEMP_VIEW_TTL_SECONDS} s after creation`);
     }
-    await this.ensureSchema();
     let name = tempViewName();
     while (this.views.has(name)) name = tempViewName();
     // Reserve the slot before the work so concurrent creations respect the limit.
-    const view: TempView = { name, ownerId, expiresAt: Date.now() + TEMP_VIEW_TTL_SECONDS * 1000, timer: setTimeout(() => void this.drop(name), TEMP_VIEW_TTL_SECONDS * 1000) };
+    const file = path.join(this.dir, `${name}.parquet`);
+    const view: TempView = { name, ownerId, file, expiresAt: Date.now() + TEMP_VIEW_TTL_SECONDS * 1000, timer: setTimeout(() => void this.drop(name), TEMP_VIEW_TTL_SECONDS * 1000) };
     view.timer.unref();
     this.views.set(name, view);
     try {
-      await this.engine.query(`CREATE TABLE ${SCHEMA}.${name} AS ${compiled.sql}`, compiled.params);
-      const count = await this.engine.query(`SELECT count(*)::BIGINT AS n FROM ${SCHEMA}.${name}`);
+      await this.ensureFolder();
+      await write(file);
+      // The count is in the file's footer: no scan.
+      const count = await this.engine.query(`SELECT count(*)::BIGINT AS n FROM read_parquet(${quoteLiteral(file)})`);
       return { name, expiresAt: new Date(view.expiresAt).toISOString(), rowCount: Number(count[0]?.n ?? 0) };
     } catch (e) {
       await this.drop(name);
@@ -56,18 +84,24 @@ export class TempViews {
     }
   }
 
-  /** The relation of a live view the caller made; anything else is not found. */
-  relationOf(ownerId: string, name: string): string {
+  /** The Parquet file of a live view the caller made; anything else is not found. */
+  fileOf(ownerId: string, name: string): string {
     const view = this.views.get(name);
     if (!view || view.ownerId !== ownerId || view.expiresAt < Date.now()) throw notFound(`Temporary view ${name} not found or expired`);
-    return `${SCHEMA}.${name}`;
+    return view.file;
+  }
+
+  /** The relation of a live view the caller made, for compiled pipelines; anything else is not found. */
+  relationOf(ownerId: string, name: string): string {
+    return `read_parquet(${quoteLiteral(this.fileOf(ownerId, name))})`;
   }
 
   async drop(name: string): Promise<void> {
     const view = this.views.get(name);
-    if (view) clearTimeout(view.timer);
+    if (!view) return;
+    clearTimeout(view.timer);
     this.views.delete(name);
-    await bestEffort(this.engine.query(`DROP TABLE IF EXISTS ${SCHEMA}.${name}`), `Dropping the expired view ${name}`);
+    await bestEffort(rm(view.file, { force: true }), `Removing the expired view ${name}`);
   }
 
   async close(): Promise<void> {

@@ -13,6 +13,7 @@ const NAV: { title: string; items: NavItem[]; admin?: boolean }[] = [
     items: [
       { to: '/workspace/maps', label: 'Maps' },
       { to: '/workspace/dashboards', label: 'Dashboards' },
+      { to: '/workspace/workbooks', label: 'Workbooks' },
       { to: '/analytics/foot-traffic/audience-insight', label: 'Analytics' },
     ],
   },

@@ -154,6 +154,9 @@ export function DatasetPage() {
           <Link className="button" to={`/dashboard/new?datasetId=${d.id}`}>
             New dashboard
           </Link>
+          <Link className="button" to={`/workbook/new?datasetId=${d.id}`}>
+            New workbook
+          </Link>
           {d.status === 'ready' && d.type !== 'hex-tile' && (d.metadata.detected.latitude || d.metadata.detected.h3) && (
             <button type="button" className="button" onClick={() => setDialog('hex-tiles')}>
               Build hex tiles

@@ -71,6 +71,12 @@ export const COLLECTIONS: CollectionConfig[] = [
     href: (id) => `/dashboard/${id}`, newHref: '/dashboard/new', share: 'record', samples: true, clone: true,
   },
   {
+    slug: 'workbooks', title: 'Workbooks', noun: 'workbook', plural: 'workbooks', resourceType: 'workbook',
+    api: () => client.records('workbooks'),
+    emptyHint: 'create one with “New workbook” to analyze data step by step, or start from a dataset.',
+    href: (id) => `/workbook/${id}`, newHref: '/workbook/new', share: 'record', samples: true, clone: true,
+  },
+  {
     slug: 'datasets', title: 'Datasets', noun: 'dataset', plural: 'datasets', resourceType: 'dataset',
     api: () => client.records('datasets'),
     emptyHint: 'upload a file with “Upload dataset”, or bring a table in from a connector.',

@@ -2,7 +2,8 @@ import { useEffect, useMemo, useRef, useState } from 'react';
 import { useNavigate, useParams, useSearchParams } from 'react-router-dom';
 import { Id, type StudioRecord } from '@studio/schema';
 import { StudioApiError } from '@studio/client';
-import { client, releaseLockOnExit, TAB_ID } from '../app/api';
+import { client } from '../app/api';
+import { heldHere, useEditLock } from '../app/useEditLock';
 import { useUser } from '../app/session';
 import { ErrorMessage } from '../app/ui';
 import { NotFoundPage } from '../pages/NotFound';
@@ -19,10 +20,7 @@ import './map.css';
 const maps = () => client.records('maps');
 
 /** How often an open map renews its edit lock: well inside the lock's LOCK_TTL_SECONDS (300). */
-const LOCK_RENEW_MS = 120_000;
 
-/** Whether the edit lock is this tab's (a lock taken by an API client or handed over has no tab: the user's any tab). */
-const heldHere = (lock: StudioRecord['lock'], userId: string) => Boolean(lock && lock.ownerId === userId && (lock.tabId === null || lock.tabId === TAB_ID));
 
 interface Loaded {
   record: StudioRecord | null;
@@ -119,24 +117,9 @@ export default function MapView({ preview = false, embed = false }: { preview?: 
   // While this tab holds the edit lock: renew it before it runs out, notice when another tab took it
   // over, and give it up when the tab closes or the map is left.
   const lockedRecordId = loaded?.record && !loaded.readOnly ? loaded.record.id : null;
-  useEffect(() => {
-    if (!lockedRecordId) return;
-    const renew = window.setInterval(() => {
-      maps()
-        .get(lockedRecordId, { acquireLock: true })
-        .then((r) => {
-          if (!heldHere(r.lock, user.id)) setLoaded((l) => l && { ...l, readOnly: true, lockElsewhere: r.lock?.ownerId === user.id, lockedBy: r.lock && r.lock.ownerId !== user.id ? r.lock.ownerName : null });
-        })
-        .catch(() => undefined);
-    }, LOCK_RENEW_MS);
-    const release = () => releaseLockOnExit('map', lockedRecordId);
-    window.addEventListener('pagehide', release);
-    return () => {
-      window.clearInterval(renew);
-      window.removeEventListener('pagehide', release);
-      release();
-    };
-  }, [lockedRecordId, user.id]);
+  useEditLock('map', lockedRecordId, (r) => {
+    if (!heldHere(r.lock, user.id)) setLoaded((l) => l && { ...l, readOnly: true, lockElsewhere: r.lock?.ownerId === user.id, lockedBy: r.lock && r.lock.ownerId !== user.id ? r.lock.ownerName : null });
+  });
 
   /** "Edit here": the user takes their own lock from the other tab, and this tab opens for editing. */
   async function takeOver() {

@@ -1,0 +1,248 @@
+import { tableFromIPC } from 'apache-arrow';
+import { checkPipeline } from '@studio/pipeline';
+import type { StudioClient, TempView } from '@studio/client';
+import type { StepCell, SqlCell, WorkbookCell, WorkbookState } from '@studio/schema';
+import { inputProblem, makesTable, readsOf } from './cells';
+
+/** Rows shown under a cell. */
+export const PREVIEW_ROWS = 100;
+/** A view this close to its expiry is made again rather than named: a cell's run must not outlive its input. */
+const VIEW_MARGIN_MS = 10_000;
+
+export interface Column {
+  name: string;
+  type: string;
+}
+
+/** What a table-making cell made: where later cells find it, its size and first rows, and how it ran. */
+export interface CellResult {
+  key: string;
+  /** What later cells name: a temporary view, or the dataset itself for a dataset step. */
+  ref: string;
+  /** When `ref` stops answering (ms since epoch); null for a dataset. */
+  expiresAt: number | null;
+  rowCount: number;
+  columns: Column[];
+  rows: Record<string, unknown>[];
+  ms: number;
+  /** Where it ran: DuckDB, or the warehouse of a database query step. */
+  engine: string;
+}
+
+export type CellStatus =
+  | { state: 'idle' }
+  | { state: 'stale'; reason: string }
+  | { state: 'running' }
+  | { state: 'done'; result: CellResult }
+  | { state: 'error'; message: string };
+
+type Client = Pick<StudioClient, 'pipelines'>;
+
+/** What a cell computes, without its name or layout: cells that compute the same read the same cache entry. */
+function contentOf(cell: StepCell | SqlCell): unknown {
+  return cell.kind === 'step' ? ['step', cell.node] : ['sql', cell.query];
+}
+
+/**
+ * Runs a workbook's cells and keeps their results by content: a cell's key is what it computes plus the
+ * keys of the cells it reads, so editing a cell changes its key and the keys of the cells below that read
+ * it, and only those run again; every other cell answers from the cache. Results live in temporary views
+ * (60 s, catalog §9): one whose view has expired is run again when a cell below needs it.
+ */
+export class WorkbookRunner {
+  private readonly cache = new Map<string, CellResult>();
+  /** How many times each cell (by id) has run: what a user sees as "ran N times", and what tests read. */
+  readonly runs = new Map<string, number>();
+
+  constructor(private readonly client: Client, private readonly now: () => number = Date.now) {}
+
+  /** The key of every table-making cell whose inputs are all keyed; others are missing (they cannot run yet). */
+  keysOf(state: WorkbookState): Map<string, string> {
+    const keys = new Map<string, string>();
+    const byName = new Map<string, string>();
+    for (const cell of state.cells) {
+      if (!makesTable(cell) || inputProblem(cell, state)) continue;
+      const inputs = readsOf(cell, state).map((n) => byName.get(n.toLowerCase()));
+      if (inputs.some((k) => k === undefined)) continue;
+      const key = JSON.stringify([contentOf(cell as StepCell | SqlCell), cell.kind === 'sql' ? readsOf(cell, state).map((n, i) => [n.toLowerCase(), inputs[i]]) : inputs]);
+      keys.set(cell.id, key);
+      byName.set(cell.name.toLowerCase(), key);
+    }
+    return keys;
+  }
+
+  /** The cached result of a cell as it is now, if it has run with this content and these inputs. */
+  cached(cell: WorkbookCell, state: WorkbookState): CellResult | undefined {
+    const key = this.keysOf(state).get(cell.id);
+    return key === undefined ? undefined : this.cache.get(key);
+  }
+
+  /**
+   * Runs the cells that need it, top to bottom, reporting each cell's status as it changes. With `only`,
+   * that cell and the cells below that read it (directly or not); otherwise every cell. A cell whose
+   * result is cached is not run again.
+   */
+  async run(state: WorkbookState, report: (id: string, status: CellStatus) => void, opts: { only?: string; signal?: AbortSignal } = {}): Promise<void> {
+    const wanted = opts.only ? this.dependentsOf(state, opts.only) : new Set(state.cells.map((c) => c.id));
+    const failed = new Set<string>();
+    for (const cell of state.cells) {
+      if (!wanted.has(cell.id) || !makesTable(cell)) continue;
+      if (opts.signal?.aborted) return;
+      const problem = inputProblem(cell, state);
+      const blocked = readsOf(cell, state).find((n) => failed.has(n.toLowerCase()));
+      if (problem || blocked) {
+        failed.add(cell.name.toLowerCase());
+        report(cell.id, problem ? { state: 'error', message: problem } : { state: 'stale', reason: `Waiting for ${blocked} to run without errors` });
+        continue;
+      }
+      try {
+        const result = await this.resultWithFreshViews(cell as StepCell | SqlCell, state, report, opts.signal);
+        report(cell.id, { state: 'done', result });
+      } catch (e) {
+        failed.add(cell.name.toLowerCase());
+        if (opts.signal?.aborted) return report(cell.id, { state: 'stale', reason: 'Cancelled: run it again' });
+        report(cell.id, { state: 'error', message: messageOf(e) });
+      }
+    }
+  }
+
+  /** `id` and the cells below it that read it, directly or through others. */
+  dependentsOf(state: WorkbookState, id: string): Set<string> {
+    const out = new Set<string>([id]);
+    const names = new Set<string>();
+    const start = state.cells.find((c) => c.id === id);
+    if (start) names.add(start.name.toLowerCase());
+    for (const cell of state.cells) {
+      if (readsOf(cell, state).some((n) => names.has(n.toLowerCase()))) {
+        out.add(cell.id);
+        names.add(cell.name.toLowerCase());
+      }
+    }
+    return out;
+  }
+
+  /**
+   * `resultOf`, once more when a view it named had gone before its time (another API node answered, or the
+   * server restarted): results that name that view are forgotten, and so made again.
+   */
+  private async resultWithFreshViews(cell: StepCell | SqlCell, state: WorkbookState, report: (id: string, status: CellStatus) => void, signal?: AbortSignal): Promise<CellResult> {
+    try {
+      return await this.resultOf(cell, state, report, signal);
+    } catch (e) {
+      const gone = vanishedView(e);
+      if (!gone) throw e;
+      for (const [key, r] of this.cache) if (r.ref === gone) this.cache.delete(key);
+      return this.resultOf(cell, state, report, signal);
+    }
+  }
+
+  /** A cell's result whose reference still answers: from the cache, or run now (its inputs first, if needed). */
+  private async resultOf(cell: StepCell | SqlCell, state: WorkbookState, report: (id: string, status: CellStatus) => void, signal?: AbortSignal): Promise<CellResult> {
+    const key = this.keysOf(state).get(cell.id);
+    if (key === undefined) throw new Error(inputProblem(cell, state) ?? `${cell.name} cannot run yet`);
+    const known = this.cache.get(key);
+    if (known && (known.expiresAt === null || known.expiresAt - this.now() > VIEW_MARGIN_MS)) return known;
+    const refs: string[] = [];
+    for (const name of readsOf(cell, state)) {
+      const input = state.cells.find((c) => c.name.toLowerCase() === name.toLowerCase()) as StepCell | SqlCell;
+      refs.push((await this.resultOf(input, state, report, signal)).ref);
+    }
+    report(cell.id, { state: 'running' });
+    const started = performance.now();
+    let made: Awaited<ReturnType<WorkbookRunner['runStep']>>;
+    let preview: Awaited<ReturnType<WorkbookRunner['preview']>>;
+    try {
+      made = cell.kind === 'step' ? await this.runStep(cell, state, refs, signal) : await this.runSql(cell, readsOf(cell, state), refs, signal);
+      preview = await this.preview(made.ref, signal);
+    } catch (e) {
+      // A run that found an input's view gone is not a run of this cell: the inputs are made again first.
+      // Nor is a run cancelled before it answered.
+      if (!vanishedView(e) && !signal?.aborted) this.countRun(cell.id);
+      throw e;
+    }
+    this.countRun(cell.id);
+    const result: CellResult = { key, ...made, ...preview, ms: performance.now() - started, engine: cell.kind === 'step' && cell.node.type === 'databaseQuery' ? 'warehouse' : 'DuckDB' };
+    this.cache.set(key, result);
+    return result;
+  }
+
+  private countRun(id: string): void {
+    this.runs.set(id, (this.runs.get(id) ?? 0) + 1);
+  }
+
+  private async runStep(cell: StepCell, state: WorkbookState, refs: string[], signal?: AbortSignal): Promise<{ ref: string; expiresAt: number | null; rowCount: number }> {
+    // A tile join reads tiles, not tables: its inputs go in as the hex-tile steps themselves.
+    const input = cell.node.type === 'tileJoin' ? cell.inputs.map((n) => tileNodeOf(state, n)) : refs.map((uuid) => ({ type: 'dataset', uuid, input: [] }));
+    const pipeline = { ...cell.node, input };
+    const checked = checkPipeline(pipeline);
+    // The node's own validator speaks: its inputs are views already checked, so its path is the step's.
+    if (!checked.ok) throw new Error(checked.message);
+    // A dataset is named as it is: copying it into a view would cost a scan and buy nothing.
+    if (cell.node.type === 'dataset') {
+      const rows = await this.client.pipelines.rows({ type: 'group', by: [], expressions: ['count(*) AS n'], input: [pipeline] }, signal);
+      return { ref: String(cell.node.uuid), expiresAt: null, rowCount: Number(rows[0]?.n ?? 0) };
+    }
+    return viewRef(await this.client.pipelines.materialize(pipeline, signal));
+  }
+
+  private async runSql(cell: SqlCell, names: string[], refs: string[], signal?: AbortSignal) {
+    const tables = Object.fromEntries(names.map((n, i) => [n, refs[i]!]));
+    return viewRef(await this.client.pipelines.materializeSql(cell.query, tables, signal));
+  }
+
+  /** The first rows of a result with their column types (Arrow carries them). */
+  private async preview(ref: string, signal?: AbortSignal): Promise<{ columns: Column[]; rows: Record<string, unknown>[] }> {
+    const { bytes } = await this.client.pipelines.arrow({ type: 'limit', length: PREVIEW_ROWS, input: [{ type: 'dataset', uuid: ref, input: [] }] }, signal);
+    const table = tableFromIPC(bytes);
+    const columns = table.schema.fields.map((f) => ({ name: f.name, type: String(f.type) }));
+    return { columns, rows: table.toArray().map((r) => plainRow((r as { toJSON(): Record<string, unknown> }).toJSON())) };
+  }
+
+  /**
+   * The result of the cell named `name` with a view that still answers: the cached one, or run again (with
+   * its inputs, if they have expired too) for a save, a download or a drawing some time after the run.
+   */
+  async fresh(state: WorkbookState, name: string, signal?: AbortSignal): Promise<CellResult> {
+    const cell = state.cells.find((c) => c.name.toLowerCase() === name.toLowerCase());
+    if (!cell || !makesTable(cell)) throw new Error(`${name} is not a cell that makes a table`);
+    return this.resultWithFreshViews(cell as StepCell | SqlCell, state, () => undefined, signal);
+  }
+
+  /** Rows of a cell's result for a chart or a map (at most `limit`). */
+  async rowsOf(state: WorkbookState, name: string, limit: number, signal?: AbortSignal): Promise<Record<string, unknown>[]> {
+    const result = await this.fresh(state, name, signal);
+    return this.client.pipelines.rows({ type: 'limit', length: limit, input: [{ type: 'dataset', uuid: result.ref, input: [] }] }, signal);
+  }
+}
+
+/** BIGINT values (counts, sums of integers) as numbers where they are exact, else as their digits. */
+function plainRow(row: Record<string, unknown>): Record<string, unknown> {
+  for (const [k, v] of Object.entries(row)) {
+    if (typeof v === 'bigint') row[k] = v <= BigInt(Number.MAX_SAFE_INTEGER) && v >= BigInt(Number.MIN_SAFE_INTEGER) ? Number(v) : v.toString();
+  }
+  return row;
+}
+
+const TILE_STEPS = new Set(['hexTile', 'tileExtract', 'tileJoin']);
+
+/** The pipeline node of a hex-tile step (with its own tile inputs), for a tile join that reads it. */
+function tileNodeOf(state: WorkbookState, name: string): unknown {
+  const cell = state.cells.find((c) => c.name.toLowerCase() === name.toLowerCase());
+  if (cell?.kind !== 'step' || !TILE_STEPS.has(cell.node.type)) throw new Error(`A tile join reads hex tile steps (hex tile, tile extract or tile join): ${name} is not one`);
+  return { ...cell.node, input: cell.node.type === 'tileJoin' ? cell.inputs.map((n) => tileNodeOf(state, n)) : [] };
+}
+
+/** The temporary view an error says has gone (expired, or made on another API node), if it says so. */
+function vanishedView(e: unknown): string | undefined {
+  return /Temporary view (temp_[a-z0-9]{6}) not found or expired/.exec(e instanceof Error ? e.message : '')?.[1];
+}
+
+function viewRef(view: TempView) {
+  return { ref: view.name, expiresAt: Date.parse(view.expiresAt), rowCount: view.rowCount };
+}
+
+function messageOf(e: unknown): string {
+  const message = e instanceof Error ? e.message : String(e);
+  const details = (e as { details?: unknown }).details;
+  return typeof details === 'string' && details && !message.includes(details) ? `${message}: ${details}` : message;
+}
