@@ -105,6 +105,9 @@ export interface TempView {
   name: string;
   expiresAt: string;
   rowCount: number;
+  /** With a preview: the columns and their DuckDB types, and the first rows. */
+  columns?: { name: string; type: string }[];
+  rows?: Record<string, unknown>[];
 }
 
 /** A saved query: its text and the connection it runs on (none: over the studio's datasets). */
@@ -375,12 +378,12 @@ export class StudioClient {
     csv: (pipeline: unknown, signal?: AbortSignal) => this.raw('POST', '/v1/query', { query: { format: 'csv' }, body: pipeline, signal }).then((r) => r.blob()),
     /** The pipeline's rows as JSON objects. */
     rows: (pipeline: unknown, signal?: AbortSignal) => this.request<{ items: Record<string, unknown>[] }>('POST', '/v1/query', { query: { format: 'json' }, body: pipeline, signal }).then((r) => r.items),
-    /** Keeps the pipeline's result for 60 s as a temporary view that later pipelines name as a dataset uuid. */
-    materialize: (pipeline: unknown, signal?: AbortSignal) =>
-      this.request<{ item: TempView }>('POST', '/v1/query', { query: { materialize: true }, body: pipeline, signal }).then((r) => r.item),
+    /** Keeps the pipeline's result for 60 s as a temporary view that later pipelines name as a dataset uuid (with `preview`, its first rows). */
+    materialize: (pipeline: unknown, opts: { preview?: number; signal?: AbortSignal } = {}) =>
+      this.request<{ item: TempView }>('POST', '/v1/query', { query: { materialize: true, preview: opts.preview || undefined }, body: pipeline, signal: opts.signal }).then((r) => r.item),
     /** Runs one SELECT in the SQL sandbox, naming views by `tables` (name → view), and keeps its result as a view in turn. */
-    materializeSql: (query: string, tables: Record<string, string>, signal?: AbortSignal) =>
-      this.request<{ item: TempView }>('POST', '/v1/query/sql', { body: { query, tables }, signal }).then((r) => r.item),
+    materializeSql: (query: string, tables: Record<string, string>, opts: { preview?: number; signal?: AbortSignal } = {}) =>
+      this.request<{ item: TempView }>('POST', '/v1/query/sql', { query: { preview: opts.preview || undefined }, body: { query, tables }, signal: opts.signal }).then((r) => r.item),
     /** A new dataset: the Parquet snapshot of a SELECT over datasets and the caller's temporary views. */
     saveAsDataset: (query: string, name: string) => this.request<{ item: Dataset }>('POST', '/v1/datasets/query', { body: { query, name } }).then((r) => r.item),
   };

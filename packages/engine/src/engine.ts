@@ -166,6 +166,16 @@ export class Engine {
     });
   }
 
+  /** Small results with each column's DuckDB type (VARCHAR, BIGINT, …): what a result grid shows. */
+  async typedQuery(sql: string, params?: unknown[]): Promise<{ columns: { name: string; type: string }[]; rows: Record<string, unknown>[] }> {
+    return this.withConnection(async (c) => {
+      const r = await c.runAndReadAll(sql, ...runArgs(bindable(params)));
+      const names = r.columnNames();
+      const types = r.columnTypes();
+      return { columns: names.map((name, i) => ({ name, type: String(types[i]) })), rows: r.getRowObjectsJS().map((row) => plain(row) as Record<string, unknown>) };
+    });
+  }
+
   async preview(key: string, opts: { offset?: number; limit?: number } = {}) {
     const file = await this.store.localPath(key);
     const limit = Math.max(0, Math.min(Math.floor(opts.limit ?? 100), 10_000)) || 0;

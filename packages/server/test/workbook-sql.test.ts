@@ -39,6 +39,16 @@ describe.each(STORES)('SQL over temporary views (workbook SQL cells) on %s', (ki
     expect(await rows(view.name)).toEqual([{ category: 'food', total: 40 }, { category: 'fuel', total: 5 }]);
   });
 
+  it('answers the first rows of a new view with their DuckDB types when asked (preview=N)', async () => {
+    const filtered = (await s.app.inject({ method: 'POST', url: '/v1/query?materialize=true&preview=1', payload: { type: 'sort', by: ['store'], input: [{ type: 'dataset', uuid: datasetId, input: [] }] }, headers: as('owner') })).json().item;
+    expect(filtered).toMatchObject({ rowCount: 4, columns: [{ name: 'store', type: 'VARCHAR' }, { name: 'category', type: 'VARCHAR' }, { name: 'sales', type: 'BIGINT' }], rows: [{ store: 'A', category: 'food', sales: 10 }] });
+    const res = await s.app.inject({ method: 'POST', url: '/v1/query/sql?preview=5', payload: { query: 'select count(*) as n, avg(sales) as mean from cell', tables: { cell: filtered.name } }, headers: as('owner') });
+    expect(res.json().item).toMatchObject({ rowCount: 1, columns: [{ name: 'n', type: 'BIGINT' }, { name: 'mean', type: 'DOUBLE' }], rows: [{ n: 4, mean: 13 }] });
+    expect((await sqlCell('select 1')).json().item.rows).toBeUndefined();
+    const tooMany = await s.app.inject({ method: 'POST', url: '/v1/query/sql?preview=1001', payload: { query: 'select 1' }, headers: as('owner') });
+    expect(tooMany.statusCode).toBe(422);
+  });
+
   it('joins a cell with a dataset named as in the SQL workspace', async () => {
     const top = (await materialize({ type: 'limit', length: 1, input: [{ type: 'sort', by: ['desc(sales)'], input: [{ type: 'dataset', uuid: datasetId, input: [] }] }] })).json().item;
     const res = await sqlCell('select s.category, count(*) as n from top t join Stores s using (category) group by 1', { top: top.name });

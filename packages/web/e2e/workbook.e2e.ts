@@ -52,7 +52,7 @@ describe('workbooks', () => {
     await page.waitForURL(/\/workbook\/new\?datasetId=/);
     const data = dataset.name.toLowerCase();
     await expect.poll(() => summary(page, data).textContent()).toMatch(/^6 rows · \d+ ms · DuckDB/);
-    await expect.poll(() => cell(page, data).locator('th').allInnerTexts()).toEqual(['store\nUtf8', 'category\nUtf8', 'amount\nInt64', 'lat\nFloat64', 'lng\nFloat64']);
+    await expect.poll(() => cell(page, data).locator('th').allInnerTexts()).toEqual(['store\nVARCHAR', 'category\nVARCHAR', 'amount\nBIGINT', 'lat\nDOUBLE', 'lng\nDOUBLE']);
 
     // A filter step reads the cell above; Shift+Enter runs it.
     await addCell(page, 'step', 'filter');

@@ -15,7 +15,7 @@ import { joinRun } from '../services/shared-runs';
 import fs from 'node:fs/promises';
 import { readSharedArrow } from '../services/shared-arrow';
 import { workbookTableFile } from '../services/dataset-tables';
-import { TEMP_VIEW_NAME } from '../services/temp-views';
+import { TEMP_VIEW_NAME, TEMP_VIEW_PREVIEW_MAX } from '../services/temp-views';
 
 /** JSON `{items: [...]}` streamed from Arrow batches: rows are decoded one batch at a time. */
 async function* jsonFromArrow(arrow: AsyncGenerator<Uint8Array>): AsyncGenerator<string> {
@@ -54,6 +54,8 @@ function compileShared(services: RouteContext<unknown, unknown, unknown>['servic
 }
 
 const Format = z.enum(['arrow', 'csv', 'json']);
+/** How many of a new temporary view's first rows its answer holds (with their column types). */
+const Preview = z.coerce.number().int().min(0).max(TEMP_VIEW_PREVIEW_MAX).default(0);
 type Format = z.infer<typeof Format>;
 
 function formatOf(ctx: { query: { format?: Format }; req: { headers: Record<string, unknown> } }): Format {
@@ -221,11 +223,11 @@ export const queryRoutes = [
     spec: ['QRY-001'],
     method: 'POST',
     url: '/v1/query',
-    summary: 'Run a query pipeline over datasets the caller can read; answers Arrow IPC, CSV (default) or JSON, streamed; materialize=true keeps the result 60 s as a temporary view named in later pipelines',
+    summary: 'Run a query pipeline over datasets the caller can read; answers Arrow IPC, CSV (default) or JSON, streamed; materialize=true keeps the result 60 s as a temporary view named in later pipelines (with preview=N, the answer holds its first N rows and their column types)',
     tag: 'query',
     auth: 'user',
     transaction: false,
-    query: z.object({ format: Format.optional(), materialize: QueryBool.optional() }),
+    query: z.object({ format: Format.optional(), materialize: QueryBool.optional(), preview: Preview }),
     body: z.unknown(),
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
@@ -236,7 +238,7 @@ export const queryRoutes = [
         // Kept as a temporary view (60 s); later pipelines name it as {type: 'dataset', uuid: name}.
         let view;
         try {
-          view = await ctx.services.tempViews.create(caller.user.id, compiled);
+          view = await ctx.services.tempViews.create(caller.user.id, compiled, ctx.query.preview);
         } catch (e) {
           throw duckdbQueryError(e);
         }
@@ -259,10 +261,11 @@ export const queryRoutes = [
     method: 'POST',
     url: '/v1/query/sql',
     summary:
-      "Run one SELECT in the SQL sandbox over datasets the caller reads and the caller's temporary views (named as they are, or by the names given in `tables`: a workbook's cells), keeping the result as a temporary view (60 s) that later pipelines and SQL name; answers the view (name, expiresAt, rowCount)",
+      "Run one SELECT in the SQL sandbox over datasets the caller reads and the caller's temporary views (named as they are, or by the names given in `tables`: a workbook's cells), keeping the result as a temporary view (60 s) that later pipelines and SQL name; answers the view (name, expiresAt, rowCount; with preview=N its first N rows and their column types)",
     tag: 'query',
     auth: 'user',
     transaction: false,
+    query: z.object({ preview: Preview }),
     body: z.object({
       query: z.string().trim().min(1, 'Query must not be empty').max(1_000_000),
       tables: z
@@ -278,7 +281,7 @@ export const queryRoutes = [
       const cells = new Map(Object.entries(ctx.body.tables).map(([name, view]) => [name.toLowerCase(), view]));
       const safe = await services.sandbox.compile(ctx.body.query, (name) => workbookTableFile(services, caller, name, cells));
       const signal = clientGone(ctx.reply);
-      const view = await services.tempViews.createWith(caller.user.id, (file) => services.sandbox.copyToParquet(safe, {}, file, signal));
+      const view = await services.tempViews.createWith(caller.user.id, (file) => services.sandbox.copyToParquet(safe, {}, file, signal), ctx.query.preview);
       return ctx.reply.code(201).send({ item: view });
     },
   }),

@@ -14,12 +14,17 @@ interface TempView {
 
 export const TEMP_VIEW_NAME = /^temp_[a-z0-9]{6}$/;
 
-/** A temporary view as its maker sees it. */
+/** A temporary view as its maker sees it; with a preview, its first rows and their DuckDB types. */
 export interface TempViewInfo {
   name: string;
   expiresAt: string;
   rowCount: number;
+  columns?: { name: string; type: string }[];
+  rows?: Record<string, unknown>[];
 }
+
+/** Most rows a view's creation answers with (a workbook cell's grid). */
+export const TEMP_VIEW_PREVIEW_MAX = 1000;
 
 /**
  * Temporary materialized views (catalog §9): a result kept for TEMP_VIEW_TTL_SECONDS (60 s) under a
@@ -50,18 +55,25 @@ export class TempViews {
     return this.views.size;
   }
 
-  /** Materializes compiled engine SQL (a pipeline) as a new view of `ownerId`. */
-  create(ownerId: string, compiled: { sql: string; params: unknown[] }): Promise<TempViewInfo> {
-    return this.createWith(ownerId, async (file) => {
-      await this.engine.query(`COPY (${compiled.sql}) TO ${quoteLiteral(file)} (FORMAT parquet)`, compiled.params);
-    });
+  /** Materializes compiled engine SQL (a pipeline) as a new view of `ownerId`, answering its first `preview` rows. */
+  create(ownerId: string, compiled: { sql: string; params: unknown[] }, preview = 0): Promise<TempViewInfo> {
+    return this.createWith(
+      ownerId,
+      async (file) => {
+        // COPY answers the rows it wrote: no second read for the count.
+        const written = await this.engine.query(`COPY (${compiled.sql}) TO ${quoteLiteral(file)} (FORMAT parquet)`, compiled.params);
+        return Number(Object.values(written[0] ?? {})[0] ?? 0);
+      },
+      preview,
+    );
   }
 
   /**
-   * Materializes whatever `write` puts at `file` (a Parquet file) as a new view of `ownerId`: the SQL
-   * sandbox's copy of a user query. A failed write leaves no view.
+   * Materializes whatever `write` puts at `file` (a Parquet file; it answers the rows it wrote) as a new
+   * view of `ownerId`: the SQL sandbox's copy of a user query, a warehouse's rows. A failed write leaves
+   * no view. With `preview`, the answer holds the view's first rows (at most TEMP_VIEW_PREVIEW_MAX).
    */
-  async createWith(ownerId: string, write: (file: string) => Promise<unknown>): Promise<TempViewInfo> {
+  async createWith(ownerId: string, write: (file: string) => Promise<number>, preview = 0): Promise<TempViewInfo> {
     if (this.views.size >= TEMP_VIEW_SQL_LIMIT) {
       throw new StudioError(429, `Too many temporary views (at most ${TEMP_VIEW_SQL_LIMIT}); they expire ${TEMP_VIEW_TTL_SECONDS} s after creation`);
     }
@@ -74,10 +86,11 @@ export class TempViews {
     this.views.set(name, view);
     try {
       await this.ensureFolder();
-      await write(file);
-      // The count is in the file's footer: no scan.
-      const count = await this.engine.query(`SELECT count(*)::BIGINT AS n FROM read_parquet(${quoteLiteral(file)})`);
-      return { name, expiresAt: new Date(view.expiresAt).toISOString(), rowCount: Number(count[0]?.n ?? 0) };
+      const rowCount = await write(file);
+      const info: TempViewInfo = { name, expiresAt: new Date(view.expiresAt).toISOString(), rowCount };
+      const limit = Math.min(Math.max(0, Math.floor(preview)), TEMP_VIEW_PREVIEW_MAX);
+      if (limit > 0) Object.assign(info, await this.engine.typedQuery(`SELECT * FROM read_parquet(${quoteLiteral(file)}) LIMIT ${limit}`));
+      return info;
     } catch (e) {
       await this.drop(name);
       throw e;

@@ -1,4 +1,3 @@
-import { tableFromIPC } from 'apache-arrow';
 import { checkPipeline } from '@studio/pipeline';
 import type { StudioClient, TempView } from '@studio/client';
 import type { StepCell, SqlCell, WorkbookCell, WorkbookState } from '@studio/schema';
@@ -36,7 +35,7 @@ export type CellStatus =
   | { state: 'done'; result: CellResult }
   | { state: 'error'; message: string };
 
-type Client = Pick<StudioClient, 'pipelines'>;
+type Client = Pick<StudioClient, 'pipelines' | 'datasets'>;
 
 /** What a cell computes, without its name or layout: cells that compute the same read the same cache entry. */
 function contentOf(cell: StepCell | SqlCell): unknown {
@@ -149,11 +148,9 @@ export class WorkbookRunner {
     }
     report(cell.id, { state: 'running' });
     const started = performance.now();
-    let made: Awaited<ReturnType<WorkbookRunner['runStep']>>;
-    let preview: Awaited<ReturnType<WorkbookRunner['preview']>>;
+    let made: Made;
     try {
       made = cell.kind === 'step' ? await this.runStep(cell, state, refs, signal) : await this.runSql(cell, readsOf(cell, state), refs, signal);
-      preview = await this.preview(made.ref, signal);
     } catch (e) {
       // A run that found an input's view gone is not a run of this cell: the inputs are made again first.
       // Nor is a run cancelled before it answered.
@@ -161,7 +158,7 @@ export class WorkbookRunner {
       throw e;
     }
     this.countRun(cell.id);
-    const result: CellResult = { key, ...made, ...preview, ms: performance.now() - started, engine: cell.kind === 'step' && cell.node.type === 'databaseQuery' ? 'warehouse' : 'DuckDB' };
+    const result: CellResult = { key, ...made, ms: performance.now() - started, engine: cell.kind === 'step' && cell.node.type === 'databaseQuery' ? 'warehouse' : 'DuckDB' };
     this.cache.set(key, result);
     return result;
   }
@@ -170,32 +167,27 @@ export class WorkbookRunner {
     this.runs.set(id, (this.runs.get(id) ?? 0) + 1);
   }
 
-  private async runStep(cell: StepCell, state: WorkbookState, refs: string[], signal?: AbortSignal): Promise<{ ref: string; expiresAt: number | null; rowCount: number }> {
+  private async runStep(cell: StepCell, state: WorkbookState, refs: string[], signal?: AbortSignal): Promise<Made> {
     // A tile join reads tiles, not tables: its inputs go in as the hex-tile steps themselves.
     const input = cell.node.type === 'tileJoin' ? cell.inputs.map((n) => tileNodeOf(state, n)) : refs.map((uuid) => ({ type: 'dataset', uuid, input: [] }));
     const pipeline = { ...cell.node, input };
     const checked = checkPipeline(pipeline);
     // The node's own validator speaks: its inputs are views already checked, so its path is the step's.
     if (!checked.ok) throw new Error(checked.message);
-    // A dataset is named as it is: copying it into a view would cost a scan and buy nothing.
+    // A dataset is named as it is: copying it into a view would cost a scan and buy nothing. Its schema
+    // and row count are in its record; its first rows come from its preview.
     if (cell.node.type === 'dataset') {
-      const rows = await this.client.pipelines.rows({ type: 'group', by: [], expressions: ['count(*) AS n'], input: [pipeline] }, signal);
-      return { ref: String(cell.node.uuid), expiresAt: null, rowCount: Number(rows[0]?.n ?? 0) };
+      const uuid = String(cell.node.uuid);
+      const [dataset, preview] = await Promise.all([this.client.datasets.get(uuid), this.client.datasets.preview(uuid, 0, PREVIEW_ROWS, signal)]);
+      const columns = dataset.metadata.columns.map((c) => ({ name: c.name, type: c.duckdbType }));
+      return { ref: uuid, expiresAt: null, rowCount: dataset.metadata.rowCount ?? preview.total, columns, rows: preview.items };
     }
-    return viewRef(await this.client.pipelines.materialize(pipeline, signal));
+    return madeOf(await this.client.pipelines.materialize(pipeline, { preview: PREVIEW_ROWS, signal }));
   }
 
-  private async runSql(cell: SqlCell, names: string[], refs: string[], signal?: AbortSignal) {
+  private async runSql(cell: SqlCell, names: string[], refs: string[], signal?: AbortSignal): Promise<Made> {
     const tables = Object.fromEntries(names.map((n, i) => [n, refs[i]!]));
-    return viewRef(await this.client.pipelines.materializeSql(cell.query, tables, signal));
-  }
-
-  /** The first rows of a result with their column types (Arrow carries them). */
-  private async preview(ref: string, signal?: AbortSignal): Promise<{ columns: Column[]; rows: Record<string, unknown>[] }> {
-    const { bytes } = await this.client.pipelines.arrow({ type: 'limit', length: PREVIEW_ROWS, input: [{ type: 'dataset', uuid: ref, input: [] }] }, signal);
-    const table = tableFromIPC(bytes);
-    const columns = table.schema.fields.map((f) => ({ name: f.name, type: String(f.type) }));
-    return { columns, rows: table.toArray().map((r) => plainRow((r as { toJSON(): Record<string, unknown> }).toJSON())) };
+    return madeOf(await this.client.pipelines.materializeSql(cell.query, tables, { preview: PREVIEW_ROWS, signal }));
   }
 
   /**
@@ -215,14 +207,6 @@ export class WorkbookRunner {
   }
 }
 
-/** BIGINT values (counts, sums of integers) as numbers where they are exact, else as their digits. */
-function plainRow(row: Record<string, unknown>): Record<string, unknown> {
-  for (const [k, v] of Object.entries(row)) {
-    if (typeof v === 'bigint') row[k] = v <= BigInt(Number.MAX_SAFE_INTEGER) && v >= BigInt(Number.MIN_SAFE_INTEGER) ? Number(v) : v.toString();
-  }
-  return row;
-}
-
 const TILE_STEPS = new Set(['hexTile', 'tileExtract', 'tileJoin']);
 
 /** The pipeline node of a hex-tile step (with its own tile inputs), for a tile join that reads it. */
@@ -237,8 +221,11 @@ function vanishedView(e: unknown): string | undefined {
   return /Temporary view (temp_[a-z0-9]{6}) not found or expired/.exec(e instanceof Error ? e.message : '')?.[1];
 }
 
-function viewRef(view: TempView) {
-  return { ref: view.name, expiresAt: Date.parse(view.expiresAt), rowCount: view.rowCount };
+/** What running a cell made, before it is timed and keyed. */
+type Made = Pick<CellResult, 'ref' | 'expiresAt' | 'rowCount' | 'columns' | 'rows'>;
+
+function madeOf(view: TempView): Made {
+  return { ref: view.name, expiresAt: Date.parse(view.expiresAt), rowCount: view.rowCount, columns: view.columns ?? [], rows: view.rows ?? [] };
 }
 
 function messageOf(e: unknown): string {
