@@ -105,6 +105,8 @@ export interface TempView {
   name: string;
   expiresAt: string;
   rowCount: number;
+  /** Where the result was computed: `duckdb`, or the connection type of the warehouse it was pushed down to. */
+  engine?: string;
   /** With a preview: the columns and their DuckDB types, and the first rows. */
   columns?: { name: string; type: string }[];
   rows?: Record<string, unknown>[];

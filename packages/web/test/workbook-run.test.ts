@@ -4,6 +4,7 @@ import { parseWorkbookState, type WorkbookCell, type WorkbookState } from '@stud
 import { WorkbookRunner, type CellStatus } from '../src/workbook/run';
 import { reduce } from '../src/workbook/cells';
 import { useRealStudio } from './real-studio';
+import { useWarehouse, warehouseConnection } from '../../server/test/harness';
 
 const STORES = 'store,category,sales,lat,lng\nA,food,10,37.77,-122.41\nB,food,30,37.78,-122.42\nC,fuel,5,37.79,-122.43\nD,toys,7,37.80,-122.44\n';
 
@@ -13,6 +14,7 @@ const STORES = 'store,category,sales,lat,lng\nA,food,10,37.77,-122.41\nB,food,30
  */
 describe('WorkbookRunner', () => {
   const { ctx, tokenOf } = useRealStudio();
+  const database = useWarehouse('wb_run', "create table sales (store text, category text, amount int); insert into sales values ('A', 'food', 10), ('B', 'food', 30), ('C', 'fuel', 5)");
   const studio = () => new StudioClient({ baseUrl: ctx.address, token: tokenOf('owner') });
   const upload = async () => {
     const res = await ctx.s.app.inject({ method: 'POST', url: '/v1/datasets/data?name=stores', headers: { authorization: ctx.cast.tokens.owner, 'content-type': 'text/csv' }, payload: STORES });
@@ -101,6 +103,34 @@ describe('WorkbookRunner', () => {
     const again = await runAll(runner, edited, 'c4');
     expect(rowsOf(again.c4)).toEqual([{ k: 2 }]);
     expect(Object.fromEntries(runner.runs)).toMatchObject({ c2: 1, c3: 2, c4: 2 });
+  });
+
+  it('pushes steps over a live dataset down to its warehouse, and says where each cell ran', async () => {
+    const owner = { authorization: ctx.cast.tokens.owner };
+    const conn = await ctx.s.app.inject({ method: 'POST', url: '/v1/data-connections', headers: owner, payload: { name: 'wh', ...warehouseConnection(database) } });
+    const live = await ctx.s.app.inject({ method: 'POST', url: '/v1/datasets/query', headers: owner, payload: { name: 'live sales', connectionId: conn.json().item.id, query: 'select * from sales', live: true } });
+    expect(live.statusCode, live.body).toBe(201);
+    // The warehouse changes after the snapshot: a pushed-down step sees the new row, DuckDB over the snapshot would not.
+    const { Client } = (await import('pg')).default;
+    const { host, port, user } = warehouseConnection(database);
+    const pg = new Client({ host, port, user, database });
+    await pg.connect();
+    await pg.query("insert into sales values ('D', 'toys', 70)");
+    await pg.end();
+    const state = parseWorkbookState({
+      version: 1,
+      cells: [
+        step('c1', 'sales', { type: 'dataset', uuid: live.json().item.id }),
+        step('c2', 'big', { type: 'filter', expression: 'amount > 6' }, ['sales']),
+        step('c3', 'by_category', { type: 'group', by: ['category'], expressions: ['sum(amount) AS total'] }, ['big']),
+        step('c4', 'hexes', { type: 'select', expressions: ['category', 'h3_latlng_to_cell(1.0, 2.0, 5) AS hex'] }, ['by_category']),
+        { id: 'c5', name: 'top', kind: 'sql', collapsed: false, query: 'select category from by_category order by total desc limit 1' },
+      ],
+    });
+    const seen = await runAll(new WorkbookRunner(studio()), state);
+    const where = Object.fromEntries(Object.entries(seen).map(([id, s]) => [id, s.state === 'done' ? s.result.engine : s]));
+    expect(where).toEqual({ c1: 'DuckDB', c2: 'postgres (warehouse)', c3: 'postgres (warehouse)', c4: 'DuckDB', c5: 'DuckDB' });
+    expect(rowsOf(seen.c5)).toEqual([{ category: 'toys' }]);
   });
 
   it("keeps SQL away from files and extensions: the sandbox's refusal shows in the cell", async () => {

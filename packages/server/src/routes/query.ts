@@ -16,6 +16,7 @@ import fs from 'node:fs/promises';
 import { readSharedArrow } from '../services/shared-arrow';
 import { workbookTableFile } from '../services/dataset-tables';
 import { TEMP_VIEW_NAME, TEMP_VIEW_PREVIEW_MAX } from '../services/temp-views';
+import type { ParamValues } from '../services/executions';
 
 /** JSON `{items: [...]}` streamed from Arrow batches: rows are decoded one batch at a time. */
 async function* jsonFromArrow(arrow: AsyncGenerator<Uint8Array>): AsyncGenerator<string> {
@@ -218,6 +219,17 @@ async function answerPushDown(ctx: RouteContext<unknown, { format?: Format }, un
   }
 }
 
+/** A pushed-down pipeline kept as a temporary view: the warehouse's rows, written as the view's Parquet file. */
+async function materializePushDown(ctx: RouteContext<unknown, { preview: number }, unknown>, caller: Caller, pushDown: PushDown) {
+  const services = ctx.services;
+  const plan = await services.executions.connectionPlan(pushDown.connection, pushDown.sql, pushDown.values as ParamValues);
+  const signal = clientGone(ctx.reply);
+  const view = await services.tempViews.createWith(caller.user.id, (file) => plan.produce(file, signal), ctx.query.preview);
+  const engine = storedConnection(pushDown.connection)?.type ?? 'warehouse';
+  ctx.reply.header('x-studio-engine', engine);
+  return ctx.reply.code(201).send({ item: { ...view, engine } });
+}
+
 export const queryRoutes = [
   defineRoute({
     spec: ['QRY-001'],
@@ -232,7 +244,8 @@ export const queryRoutes = [
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
       // Over live datasets of one warehouse the pipeline runs there; its result is streamed from a temp file.
-      const compiled = await compileShared(ctx.services, caller, ctx.body, { pushDown: !ctx.query.materialize });
+      const compiled = await compileShared(ctx.services, caller, ctx.body, { pushDown: true });
+      if (compiled.pushDown && ctx.query.materialize) return materializePushDown(ctx, caller, compiled.pushDown);
       if (compiled.pushDown) return answerPushDown(ctx, compiled.pushDown);
       if (ctx.query.materialize) {
         // Kept as a temporary view (60 s); later pipelines name it as {type: 'dataset', uuid: name}.
@@ -242,7 +255,7 @@ export const queryRoutes = [
         } catch (e) {
           throw duckdbQueryError(e);
         }
-        return ctx.reply.code(201).send({ item: view });
+        return ctx.reply.code(201).send({ item: { ...view, engine: 'duckdb' } });
       }
       const format = formatOf(ctx);
       // A client that goes away stops the query: the engine interrupts DuckDB on abort.

@@ -107,9 +107,20 @@ export function CellView(p: CellViewProps) {
 
 function CellStatusLine({ status }: { status: CellStatus | undefined }) {
   if (!status || status.state === 'done' || status.state === 'idle') return null;
-  if (status.state === 'running') return <p className="muted" role="status">Running…</p>;
+  if (status.state === 'running') return <RunningFor since={status.since} />;
   if (status.state === 'stale') return <p className="cell-stale" role="status">{`Stale: ${status.reason}`}</p>;
   return <p className="error" role="alert">{status.message}</p>;
+}
+
+/** "Running… 12 s": a long cell shows that it is still at work (the toolbar's Cancel stops it). */
+function RunningFor({ since }: { since: number }) {
+  const [now, setNow] = useState(Date.now);
+  useEffect(() => {
+    const tick = window.setInterval(() => setNow(Date.now()), 1000);
+    return () => window.clearInterval(tick);
+  }, []);
+  const seconds = Math.floor((now - since) / 1000);
+  return <p className="muted" role="status">{seconds >= 1 ? `Running… ${seconds} s` : 'Running…'}</p>;
 }
 
 /** A SQL cell's editor: CodeMirror with SQL highlighting; Shift+Enter runs the cell. */

@@ -24,14 +24,16 @@ export interface CellResult {
   columns: Column[];
   rows: Record<string, unknown>[];
   ms: number;
-  /** Where it ran: DuckDB, or the warehouse of a database query step. */
+  /** Where it ran: DuckDB, or a warehouse (a step pushed down to it). */
   engine: string;
+  /** The connection this result can be computed on (a live dataset, or steps over one): later steps push down there. */
+  live: string | null;
 }
 
 export type CellStatus =
   | { state: 'idle' }
   | { state: 'stale'; reason: string }
-  | { state: 'running' }
+  | { state: 'running'; since: number }
   | { state: 'done'; result: CellResult }
   | { state: 'error'; message: string };
 
@@ -141,16 +143,16 @@ export class WorkbookRunner {
     if (key === undefined) throw new Error(inputProblem(cell, state) ?? `${cell.name} cannot run yet`);
     const known = this.cache.get(key);
     if (known && (known.expiresAt === null || known.expiresAt - this.now() > VIEW_MARGIN_MS)) return known;
-    const refs: string[] = [];
+    const inputs: CellResult[] = [];
     for (const name of readsOf(cell, state)) {
       const input = state.cells.find((c) => c.name.toLowerCase() === name.toLowerCase()) as StepCell | SqlCell;
-      refs.push((await this.resultOf(input, state, report, signal)).ref);
+      inputs.push(await this.resultOf(input, state, report, signal));
     }
-    report(cell.id, { state: 'running' });
+    report(cell.id, { state: 'running', since: Date.now() });
     const started = performance.now();
     let made: Made;
     try {
-      made = cell.kind === 'step' ? await this.runStep(cell, state, refs, signal) : await this.runSql(cell, readsOf(cell, state), refs, signal);
+      made = cell.kind === 'step' ? await this.runStep(cell, state, inputs, signal) : await this.runSql(cell, readsOf(cell, state), inputs, signal);
     } catch (e) {
       // A run that found an input's view gone is not a run of this cell: the inputs are made again first.
       // Nor is a run cancelled before it answered.
@@ -158,7 +160,7 @@ export class WorkbookRunner {
       throw e;
     }
     this.countRun(cell.id);
-    const result: CellResult = { key, ...made, ms: performance.now() - started, engine: cell.kind === 'step' && cell.node.type === 'databaseQuery' ? 'warehouse' : 'DuckDB' };
+    const result: CellResult = { key, ...made, ms: performance.now() - started };
     this.cache.set(key, result);
     return result;
   }
@@ -167,9 +169,14 @@ export class WorkbookRunner {
     this.runs.set(id, (this.runs.get(id) ?? 0) + 1);
   }
 
-  private async runStep(cell: StepCell, state: WorkbookState, refs: string[], signal?: AbortSignal): Promise<Made> {
-    // A tile join reads tiles, not tables: its inputs go in as the hex-tile steps themselves.
-    const input = cell.node.type === 'tileJoin' ? cell.inputs.map((n) => tileNodeOf(state, n)) : refs.map((uuid) => ({ type: 'dataset', uuid, input: [] }));
+  private async runStep(cell: StepCell, state: WorkbookState, inputs: CellResult[], signal?: AbortSignal): Promise<Made> {
+    // Over live datasets of one warehouse, the step goes with the steps it reads, so the warehouse runs the
+    // chain (push-down); a tile join reads tiles, not tables: its inputs go in as the hex-tile steps.
+    const live = liveOf(cell, inputs);
+    const input =
+      cell.node.type === 'tileJoin' ? cell.inputs.map((n) => tileNodeOf(state, n))
+      : live ? cell.inputs.map((n) => chainOf(state, n))
+      : inputs.map((r) => ({ type: 'dataset', uuid: r.ref, input: [] }));
     const pipeline = { ...cell.node, input };
     const checked = checkPipeline(pipeline);
     // The node's own validator speaks: its inputs are views already checked, so its path is the step's.
@@ -180,14 +187,23 @@ export class WorkbookRunner {
       const uuid = String(cell.node.uuid);
       const [dataset, preview] = await Promise.all([this.client.datasets.get(uuid), this.client.datasets.preview(uuid, 0, PREVIEW_ROWS, signal)]);
       const columns = dataset.metadata.columns.map((c) => ({ name: c.name, type: c.duckdbType }));
-      return { ref: uuid, expiresAt: null, rowCount: dataset.metadata.rowCount ?? preview.total, columns, rows: preview.items };
+      const connection = dataset.type === 'sql' ? dataset.dataConnectionId : null;
+      return { ref: uuid, expiresAt: null, rowCount: dataset.metadata.rowCount ?? preview.total, columns, rows: preview.items, engine: 'DuckDB', live: connection };
     }
-    return madeOf(await this.client.pipelines.materialize(pipeline, { preview: PREVIEW_ROWS, signal }));
+    try {
+      return { ...madeOf(await this.client.pipelines.materialize(pipeline, { preview: PREVIEW_ROWS, signal })), live };
+    } catch (e) {
+      // What the warehouse's dialect lacks (H3 functions, …: 409) runs on DuckDB over the inputs' results.
+      if (!live || (e as { status?: number }).status !== 409) throw e;
+      const local = { ...cell.node, input: inputs.map((r) => ({ type: 'dataset', uuid: r.ref, input: [] })) };
+      return { ...madeOf(await this.client.pipelines.materialize(local, { preview: PREVIEW_ROWS, signal })), live: null };
+    }
   }
 
-  private async runSql(cell: SqlCell, names: string[], refs: string[], signal?: AbortSignal): Promise<Made> {
-    const tables = Object.fromEntries(names.map((n, i) => [n, refs[i]!]));
-    return madeOf(await this.client.pipelines.materializeSql(cell.query, tables, { preview: PREVIEW_ROWS, signal }));
+  /** SQL cells run on DuckDB over the cells' results (a warehouse's rows among them, already fetched). */
+  private async runSql(cell: SqlCell, names: string[], inputs: CellResult[], signal?: AbortSignal): Promise<Made> {
+    const tables = Object.fromEntries(names.map((n, i) => [n, inputs[i]!.ref]));
+    return { ...madeOf(await this.client.pipelines.materializeSql(cell.query, tables, { preview: PREVIEW_ROWS, signal })), live: null };
   }
 
   /**
@@ -222,10 +238,27 @@ function vanishedView(e: unknown): string | undefined {
 }
 
 /** What running a cell made, before it is timed and keyed. */
-type Made = Pick<CellResult, 'ref' | 'expiresAt' | 'rowCount' | 'columns' | 'rows'>;
+type Made = Omit<CellResult, 'key' | 'ms'>;
 
-function madeOf(view: TempView): Made {
-  return { ref: view.name, expiresAt: Date.parse(view.expiresAt), rowCount: view.rowCount, columns: view.columns ?? [], rows: view.rows ?? [] };
+function madeOf(view: TempView): Omit<Made, 'live'> {
+  const engine = !view.engine || view.engine === 'duckdb' ? 'DuckDB' : `${view.engine} (warehouse)`;
+  return { ref: view.name, expiresAt: Date.parse(view.expiresAt), rowCount: view.rowCount, columns: view.columns ?? [], rows: view.rows ?? [], engine };
+}
+
+/** Steps a warehouse dialect compiles (the others need the studio's engine: H3, tiles, inline rows). */
+const PUSHED_DOWN = new Set(['select', 'filter', 'group', 'sort', 'limit', 'join']);
+
+/** The connection a step can run on with its inputs: every input lives on that one warehouse. */
+function liveOf(cell: StepCell, inputs: CellResult[]): string | null {
+  const first = inputs[0]?.live ?? null;
+  return PUSHED_DOWN.has(cell.node.type) && first && inputs.every((r) => r.live === first) ? first : null;
+}
+
+/** A step cell's whole pipeline, its inputs' steps inlined down to the datasets (what a warehouse runs). */
+function chainOf(state: WorkbookState, name: string): unknown {
+  const cell = state.cells.find((c) => c.name.toLowerCase() === name.toLowerCase());
+  if (cell?.kind !== 'step') throw new Error(`${name} is not a step`);
+  return { ...cell.node, input: cell.inputs.map((n) => chainOf(state, n)) };
 }
 
 function messageOf(e: unknown): string {
