@@ -36,7 +36,8 @@ export const MODULES = {
     mutate: [`${S}/services/sql-sandbox/*.ts`],
     // sql-sandbox.test.ts since 2026-11-27: the compile cache across callers, the messages, parameters, cancel.
     // locked-instances.test.ts since 2026-11-27 (session 20): the instances' walls, pool and clean-up on their own.
-    tests: [`${T}/sql-sandbox.test.ts`, `${T}/locked-instances.test.ts`, `${T}/security-sql.test.ts`, `${T}/data-queries.test.ts`, `${T}/workbook-sql.test.ts`],
+    // sql-rewrite.test.ts since 2026-11-27 (session 20): CTE scope and every refusal of rewrite.ts, with its message.
+    tests: [`${T}/sql-sandbox.test.ts`, `${T}/sql-rewrite.test.ts`, `${T}/locked-instances.test.ts`, `${T}/security-sql.test.ts`, `${T}/data-queries.test.ts`, `${T}/workbook-sql.test.ts`],
   },
   quoting: {
     mutate: ['packages/engine/src/sql.ts', 'packages/pipeline/src/compile/dialect.ts:25-28'],
