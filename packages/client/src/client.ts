@@ -376,6 +376,8 @@ export class StudioClient {
       const r = await this.raw('POST', '/v1/query', { query: { format: 'arrow' }, body: pipeline, signal });
       return { bytes: new Uint8Array(await r.arrayBuffer()), engine: r.headers.get('x-studio-engine') ?? 'duckdb' };
     },
+    /** A temporary view of the caller as a file: CSV, GeoJSON, Parquet (GeoParquet), Arrow IPC or FlatGeobuf. */
+    viewData: (name: string, format: DatasetDownloadFormat = 'csv') => this.raw('GET', `/v1/query/views/${name}/data`, { query: { format } }).then((r) => r.blob()),
     /** The pipeline's result as a CSV file. */
     csv: (pipeline: unknown, signal?: AbortSignal) => this.raw('POST', '/v1/query', { query: { format: 'csv' }, body: pipeline, signal }).then((r) => r.blob()),
     /** The pipeline's rows as JSON objects. */

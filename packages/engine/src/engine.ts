@@ -239,7 +239,16 @@ export class Engine {
   async *exportStream(key: string, format: ExportFormat, opts: StreamOptions & { location?: ExportLocation; shape: ExportShape }): AsyncGenerator<Uint8Array> {
     if (format === 'csv') return yield* this.csvStream(key, opts);
     if (format === 'arrow') return yield* this.datasetArrowStream(key, opts);
-    const file = await this.store.localPath(key);
+    yield* this.exportFileStream(await this.store.localPath(key), format, opts);
+  }
+
+  /**
+   * A local Parquet file (a temporary view) in a download format, as `exportStream` writes a dataset.
+   */
+  async *exportFileStream(file: string, format: ExportFormat, opts: StreamOptions & { location?: ExportLocation; shape: ExportShape }): AsyncGenerator<Uint8Array> {
+    const source = { sql: `SELECT * FROM read_parquet(${quoteLiteral(file)})` };
+    if (format === 'csv') return yield* this.csvStream(source, opts);
+    if (format === 'arrow') return yield* this.arrowStream(source, opts);
     const { columns, rowCount } = opts.shape;
     const loc = opts.location ?? {};
     const acquire = () => this.pool.acquire();

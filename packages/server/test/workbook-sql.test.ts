@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STORES, seedCast, startStudio, type TestStudio } from './harness';
 
-const STORES_CSV = 'store,category,sales\nA,food,10\nB,food,30\nC,fuel,5\nD,toys,7\n';
+const STORES_CSV = 'store,category,sales,lat,lng\nA,food,10,37.77,-122.41\nB,food,30,37.78,-122.42\nC,fuel,5,37.79,-122.43\nD,toys,7,37.8,-122.44\n';
 
 /**
  * A workbook's SQL cell (POST /v1/query/sql): SQL over the results of the cells above it, which are
@@ -41,7 +41,7 @@ describe.each(STORES)('SQL over temporary views (workbook SQL cells) on %s', (ki
 
   it('answers the first rows of a new view with their DuckDB types when asked (preview=N)', async () => {
     const filtered = (await s.app.inject({ method: 'POST', url: '/v1/query?materialize=true&preview=1', payload: { type: 'sort', by: ['store'], input: [{ type: 'dataset', uuid: datasetId, input: [] }] }, headers: as('owner') })).json().item;
-    expect(filtered).toMatchObject({ rowCount: 4, columns: [{ name: 'store', type: 'VARCHAR' }, { name: 'category', type: 'VARCHAR' }, { name: 'sales', type: 'BIGINT' }], rows: [{ store: 'A', category: 'food', sales: 10 }] });
+    expect(filtered).toMatchObject({ rowCount: 4, columns: [{ name: 'store', type: 'VARCHAR' }, { name: 'category', type: 'VARCHAR' }, { name: 'sales', type: 'BIGINT' }, { name: 'lat', type: 'DOUBLE' }, { name: 'lng', type: 'DOUBLE' }], rows: [{ store: 'A', category: 'food', sales: 10, lat: 37.77, lng: -122.41 }] });
     const res = await s.app.inject({ method: 'POST', url: '/v1/query/sql?preview=5', payload: { query: 'select count(*) as n, avg(sales) as mean from cell', tables: { cell: filtered.name } }, headers: as('owner') });
     expect(res.json().item).toMatchObject({ rowCount: 1, columns: [{ name: 'n', type: 'BIGINT' }, { name: 'mean', type: 'DOUBLE' }], rows: [{ n: 4, mean: 13 }] });
     expect((await sqlCell('select 1')).json().item.rows).toBeUndefined();
@@ -84,6 +84,20 @@ describe.each(STORES)('SQL over temporary views (workbook SQL cells) on %s', (ki
     await s.services.tempViews.drop(gone.name);
     const res = await sqlCell('select * from cell', { cell: gone.name });
     expect([res.statusCode, res.json().message]).toEqual([404, `Temporary view ${gone.name} not found or expired`]);
+  });
+
+  it('downloads a view in each format, to its maker only', async () => {
+    const view = (await materialize({ type: 'filter', expression: "category = 'food'", input: [{ type: 'dataset', uuid: datasetId, input: [] }] })).json().item;
+    const get = (format: string, who: 'owner' | 'outsider' = 'owner') => s.app.inject({ method: 'GET', url: `/v1/query/views/${view.name}/data?format=${format}`, headers: as(who) });
+    const csv = await get('csv');
+    expect([csv.headers['content-disposition'], csv.body.trim().split('\n')]).toEqual([`attachment; filename="${view.name}.csv"`, ['store,category,sales,lat,lng', 'A,food,10,37.77,-122.41', 'B,food,30,37.78,-122.42']]);
+    const geojson = (await get('geojson')).json();
+    expect(geojson.features.map((f: { geometry: { coordinates: number[] }; properties: { store: string } }) => [f.properties.store, f.geometry.coordinates])).toEqual([['A', [-122.41, 37.77]], ['B', [-122.42, 37.78]]]);
+    expect((await get('parquet')).rawPayload.subarray(0, 4).toString()).toBe('PAR1');
+    expect((await get('arrow')).headers['content-type']).toBe('application/vnd.apache.arrow.stream');
+    expect([(await get('csv', 'outsider')).statusCode, (await get('csv', 'outsider')).json().message]).toEqual([404, `Temporary view ${view.name} not found or expired`]);
+    const bad = await s.app.inject({ method: 'GET', url: '/v1/query/views/stores/data', headers: as('owner') });
+    expect(bad.statusCode).toBe(422);
   });
 
   it('refuses table names that are not identifiers and views that are not temporary views', async () => {

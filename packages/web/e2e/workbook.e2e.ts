@@ -1,3 +1,4 @@
+import fs from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import type { Locator, Page } from 'playwright-core';
 import { useBrowser, openStudio, signInThroughUi } from './browser';
@@ -116,6 +117,13 @@ describe('workbooks', () => {
     expect(await page.getByRole('region', { name: /^Cell / }).evaluateAll((cells) => cells.map((c) => c.getAttribute('aria-label')))).toEqual(
       [data, 'filtered', 'grouped', 'hexes', 'result', 'chart', 'map'].map((n) => `Cell ${n}`),
     );
+
+    // A cell's result downloaded as GeoJSON: its points where the rows are.
+    await cell(page, 'filtered').getByLabel('Download format of filtered').selectOption('geojson');
+    const [download] = await Promise.all([page.waitForEvent('download'), cell(page, 'filtered').getByRole('button', { name: 'Download' }).click()]);
+    expect(download.suggestedFilename()).toBe('filtered.geojson');
+    const geojson = JSON.parse(await fs.readFile((await download.path())!, 'utf8')) as { features: { properties: { store: string } }[] };
+    expect(geojson.features.map((f) => f.properties.store)).toEqual(['A', 'B', 'E']);
 
     // A cell's result as a dataset, opened on a new map.
     await cell(page, 'grouped').getByRole('button', { name: 'Save as dataset' }).click();

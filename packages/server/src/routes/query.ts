@@ -1,14 +1,15 @@
 import { z } from 'zod';
 import { cellToBoundary, cellToLatLng, isValidCell } from 'h3-js';
 import { RecordBatchReader } from 'apache-arrow';
-import { QueryBool, badInput } from '@studio/schema';
+import { DatasetDownloadFormat, QueryBool, badInput } from '@studio/schema';
 import { duckdbQueryError } from '@studio/pipeline';
 import { defineRoute, requireCaller, type RouteContext } from '../http/route';
 import type { Caller } from '../http/caller';
 import { storedConnection } from '../services/connections';
 import type { PushDown } from '../services/pipelines';
 import { ARROW_STREAM } from './datasets';
-import { clientGone, engineError, primed, streamBody } from '../http/streams';
+import { clientGone, engineError, primed, sendStream, streamBody } from '../http/streams';
+import { BufferPool, EXPORTS } from '@studio/engine';
 import { compileForCaller } from '../services/pipelines';
 import { createHash } from 'node:crypto';
 import { joinRun } from '../services/shared-runs';
@@ -296,6 +297,25 @@ export const queryRoutes = [
       const signal = clientGone(ctx.reply);
       const view = await services.tempViews.createWith(caller.user.id, (file) => services.sandbox.copyToParquet(safe, {}, file, signal), ctx.query.preview);
       return ctx.reply.code(201).send({ item: view });
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    url: '/v1/query/views/{name}/data',
+    summary: "One of the caller's temporary views (a workbook cell's result) as a download: CSV by default; GeoJSON, Parquet (GeoParquet), an Arrow IPC stream or FlatGeobuf by ?format=",
+    tag: 'query',
+    auth: 'user',
+    params: z.object({ name: z.string().regex(TEMP_VIEW_NAME, 'Not a temporary view name') }),
+    query: z.object({ format: DatasetDownloadFormat.default('csv') }),
+    handler: async (ctx) => {
+      const caller = requireCaller(ctx);
+      const file = ctx.services.tempViews.fileOf(caller.user.id, ctx.params.name);
+      const { shape, location } = await ctx.services.tempViews.shapeOf(file);
+      const { mediaType, extension } = EXPORTS[ctx.query.format];
+      const pool = ctx.query.format === 'arrow' ? new BufferPool() : undefined;
+      const stream = await primed(ctx.services.engine.exportFileStream(file, ctx.query.format, { signal: clientGone(ctx.reply), pool, location, shape }));
+      ctx.reply.header('content-type', mediaType).header('content-disposition', `attachment; filename="${ctx.params.name}.${extension}"`);
+      return sendStream(ctx.reply, stream, pool);
     },
   }),
   defineRoute({

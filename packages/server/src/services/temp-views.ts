@@ -2,7 +2,7 @@ import path from 'node:path';
 import { mkdir, rm } from 'node:fs/promises';
 import { StudioError, notFound, bestEffort } from '@studio/schema';
 import { TEMP_VIEW_SQL_LIMIT, TEMP_VIEW_TTL_SECONDS, tempViewName } from '@studio/pipeline';
-import { quoteLiteral, type Engine } from '@studio/engine';
+import { quoteLiteral, type Engine, type ExportLocation, type ExportShape } from '@studio/engine';
 
 interface TempView {
   name: string;
@@ -102,6 +102,21 @@ export class TempViews {
     const view = this.views.get(name);
     if (!view || view.ownerId !== ownerId || view.expiresAt < Date.now()) throw notFound(`Temporary view ${name} not found or expired`);
     return view.file;
+  }
+
+  /**
+   * What a download of a view needs: its columns and row count, and where its rows are on a map, by the
+   * column names a user would give them (lat/latitude with lng/lon/longitude, or a geometry column).
+   */
+  async shapeOf(file: string): Promise<{ shape: ExportShape; location: ExportLocation }> {
+    const { columns } = await this.engine.typedQuery(`SELECT * FROM read_parquet(${quoteLiteral(file)}) LIMIT 0`);
+    const counted = await this.engine.query(`SELECT count(*) AS n FROM read_parquet(${quoteLiteral(file)})`);
+    const numeric = (c: { type: string }) => /^(DOUBLE|FLOAT|REAL|DECIMAL|INTEGER|BIGINT|SMALLINT|TINYINT|HUGEINT)/.test(c.type);
+    const latitude = columns.find((c) => /^(lat|latitude)$/i.test(c.name) && numeric(c))?.name;
+    const longitude = columns.find((c) => /^(lng|lon|long|longitude)$/i.test(c.name) && numeric(c))?.name;
+    const geometry = columns.find((c) => /^(geometry|geom|the_geom|wkt|geojson)$/i.test(c.name) && c.type === 'VARCHAR')?.name;
+    const location: ExportLocation = latitude && longitude ? { latitude, longitude } : geometry ? { geometry } : {};
+    return { shape: { columns: columns.map((c) => c.name), rowCount: Number(counted[0]?.n ?? 0) }, location };
   }
 
   /** The relation of a live view the caller made, for compiled pipelines; anything else is not found. */

@@ -5,7 +5,7 @@ import { EditorView, basicSetup } from 'codemirror';
 import { keymap } from '@codemirror/view';
 import { Prec } from '@codemirror/state';
 import { sql } from '@codemirror/lang-sql';
-import type { Dataset } from '@studio/schema';
+import type { Dataset, DatasetDownloadFormat } from '@studio/schema';
 import { CELL_NAME, type SqlCell, type WorkbookCell, type WorkbookState } from '@studio/schema';
 import { client } from '../app/api';
 import { ErrorMessage, useAction } from '../app/ui';
@@ -174,15 +174,22 @@ function ResultActions({ cellName, fresh }: { cellName: string; fresh: () => Pro
   const save = useAction();
   const download = useAction();
   const [saved, setSaved] = useState<Dataset | null>(null);
+  const [format, setFormat] = useState<DatasetDownloadFormat>('csv');
   // The result as it is now: a view that has expired since the run is made again first.
-  const view = async () => ({ type: 'dataset', uuid: (await fresh()).ref, input: [] });
   return (
     <div className="cell-actions">
-      <button type="button" className="button button-small" disabled={save.pending} onClick={() => void save.run(async () => setSaved(await client.pipelines.saveAsDataset(`select * from ${(await view()).uuid}`, cellName)))}>
+      <button type="button" className="button button-small" disabled={save.pending} onClick={() => void save.run(async () => setSaved(await client.pipelines.saveAsDataset(`select * from ${(await fresh()).ref}`, cellName)))}>
         {save.pending ? 'Saving…' : 'Save as dataset'}
       </button>
-      <button type="button" className="button button-small" disabled={download.pending} onClick={() => void download.run(async () => saveBlob(await client.pipelines.csv(await view()), `${cellName}.csv`))}>Download CSV</button>
-      <button type="button" className="button button-small" disabled={download.pending} onClick={() => void download.run(async () => saveBlob(new Blob([(await client.pipelines.arrow(await view())).bytes]), `${cellName}.arrow`))}>Download Arrow</button>
+      <select aria-label={`Download format of ${cellName}`} value={format} onChange={(e) => setFormat(e.target.value as DatasetDownloadFormat)}>
+        {DOWNLOADS.map(([f, label]) => <option key={f} value={f}>{label}</option>)}
+      </select>
+      <button type="button" className="button button-small" disabled={download.pending} onClick={() => void download.run(async () => {
+        const { ref } = await fresh();
+        // A dataset cell's result is the dataset itself: its own download.
+        const blob = /^temp_/.test(ref) ? await client.pipelines.viewData(ref, format) : await client.datasets.data(ref, format);
+        saveBlob(blob, `${cellName}.${EXTENSIONS[format]}`);
+      })}>{download.pending ? 'Downloading…' : 'Download'}</button>
       {saved && (
         <span role="status">
           {'Saved as '}
@@ -197,3 +204,6 @@ function ResultActions({ cellName, fresh }: { cellName: string; fresh: () => Pro
     </div>
   );
 }
+
+const DOWNLOADS: [DatasetDownloadFormat, string][] = [['csv', 'CSV'], ['parquet', 'Parquet'], ['geojson', 'GeoJSON'], ['arrow', 'Arrow'], ['flatgeobuf', 'FlatGeobuf']];
+const EXTENSIONS: Record<DatasetDownloadFormat, string> = { csv: 'csv', parquet: 'parquet', geojson: 'geojson', arrow: 'arrow', flatgeobuf: 'fgb' };
