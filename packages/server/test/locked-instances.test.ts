@@ -42,12 +42,14 @@ describe('LockedInstances', () => {
     ['1TB', 1024, '1024MB'],
     ['536870912', 2, '256MB'],
     ['1.5GB', 3, '512MB'],
+    ['1.25GB', 5, '256MB'],
+    ['1048576kb', 1, '1024MB'],
     ['512MB', 0, '512MB'],
   ])('splits %s over %d instances as %s each (at least 32MB; at least one instance)', (memoryLimit, maxInstances, each) => {
     expect(fresh({ memoryLimit, maxInstances }).memoryPerInstance).toBe(each);
   });
 
-  it.each(['lots', '12 parsecs', 'MB', ''])('refuses %j as a memory size', (memoryLimit) => {
+  it.each(['lots', '12 parsecs', 'MB', '', 'about 512MB'])('refuses %j as a memory size', (memoryLimit) => {
     expect(() => fresh({ memoryLimit })).toThrow(`Not a memory size: ${memoryLimit}`);
   });
 
@@ -97,7 +99,8 @@ describe('LockedInstances', () => {
   it('keeps the most recently used instances and removes the folder of one it lets go', async () => {
     const dir = path.join(root, 'lru');
     const pool = new LockedInstances({ dir, memoryLimit: '256MB', maxInstances: 2 });
-    const use = (f: string) => pool.with([f], (c) => scalar(c, `SELECT n FROM read_parquet('${f}')`));
+    const folders: Record<string, string> = {};
+    const use = (f: string) => pool.with([f], (c, out) => ((folders[f] = path.dirname(out)), scalar(c, `SELECT n FROM read_parquet('${f}')`)));
     await use(files[0]!);
     await use(files[1]!);
     await use(files[0]!); // t1 is now the most recent: t2 goes first
@@ -105,6 +108,7 @@ describe('LockedInstances', () => {
     await use(files[2]!);
     expect(pool.size).toBe(2);
     await expect.poll(async () => (await fs.readdir(dir)).length).toBe(2);
+    expect([existsSync(folders[files[0]!]!), existsSync(folders[files[1]!]!), existsSync(folders[files[2]!]!)]).toEqual([true, false, true]);
     // t1 survived the eviction (no reopen needed to read it); t2 was let go and opens again.
     expect(Number(await use(files[0]!))).toBe(1);
     expect(Number(await use(files[1]!))).toBe(2);
@@ -112,18 +116,53 @@ describe('LockedInstances', () => {
     expect(await fs.readdir(dir)).toEqual([]);
   });
 
-  it('lets a query on an evicted instance finish before closing it', async () => {
-    const pool = fresh({ maxInstances: 1 });
+  it.each([
+    ['evicted', async (pool: LockedInstances) => void (await pool.with([files[1]!], (c) => scalar(c, 'SELECT 1')))],
+    ['closed', (pool: LockedInstances) => pool.close()],
+  ])('lets a query on an instance %s meanwhile finish (writing its output), then removes its folder', async (_label, meanwhile) => {
+    const dir = path.join(root, `in-use-${_label}`);
+    const pool = new LockedInstances({ dir, memoryLimit: '256MB', maxInstances: 1 });
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
-    const slow = pool.with([files[0]!], async (c) => {
+    let folder = '';
+    const slow = pool.with([files[0]!], async (c, out) => {
+      folder = path.dirname(out);
       await gate;
-      return scalar(c, `SELECT n FROM read_parquet('${files[0]}')`);
+      await c.run(`COPY (SELECT n FROM read_parquet('${files[0]}')) TO '${out}' (FORMAT parquet)`);
+      return scalar(c, `SELECT n FROM read_parquet('${out}')`);
     });
-    await new Promise((r) => setTimeout(r, 20));
-    await pool.with([files[1]!], (c) => scalar(c, 'SELECT 1')); // evicts t1's instance while it is in use
+    await expect.poll(() => folder).not.toBe('');
+    await meanwhile(pool); // t1's instance goes while it is in use
+    expect(existsSync(folder)).toBe(true);
     release();
     expect(Number(await slow)).toBe(1);
+    await expect.poll(() => existsSync(folder)).toBe(false);
+    await pool.close();
+    expect(pool.size).toBe(0);
+  });
+
+  it('gives each instance its share of memory, its own spill folder and no extension autoloading', async () => {
+    const pool = fresh({ memoryLimit: '512MB', maxInstances: 4 });
+    const settings = await pool.with([files[0]!], async (c, out) => ({
+      memory: await scalar(c, "SELECT current_setting('memory_limit')"),
+      spill: await scalar(c, "SELECT current_setting('temp_directory')"),
+      folder: path.dirname(out),
+      autoinstall: await scalar(c, "SELECT current_setting('autoinstall_known_extensions')"),
+      autoload: await scalar(c, "SELECT current_setting('autoload_known_extensions')"),
+    }));
+    expect(settings).toEqual({ memory: '122.0 MiB', spill: path.join(settings.folder, 'spill'), folder: settings.folder, autoinstall: false, autoload: false });
+    await pool.close();
+  });
+
+  it('keeps at most two idle connections per instance', async () => {
+    const pool = fresh();
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const held = [0, 1, 2, 3].map(() => pool.with([files[0]!], async (c) => (await gate, scalar(c, 'SELECT 1'))));
+    release();
+    await Promise.all(held);
+    const entry = (pool as unknown as { open: Map<string, { idle: unknown[] }> }).open.get(files[0]!)!;
+    expect(entry.idle.length).toBe(2);
     await pool.close();
   });
 
@@ -155,6 +194,9 @@ describe('LockedInstances', () => {
     });
     await expect(pool.with([files[0]!], (c) => scalar(c, 'SELECT 1'))).rejects.toThrow('could not register');
     await expect.poll(() => pool.size).toBe(0);
+    // Nothing of the failed start is left in the pool's folder.
+    const dir = (pool as unknown as { opts: { dir: string } }).opts.dir;
+    await expect.poll(async () => (await fs.readdir(dir).catch(() => [])).length).toBe(0);
     fail = false;
     expect(Number(await pool.with([files[0]!], (c) => scalar(c, 'SELECT twice(21)')))).toBe(42);
     await pool.close();
