@@ -385,9 +385,12 @@ export class StudioClient {
     /** Keeps the pipeline's result for 60 s as a temporary view that later pipelines name as a dataset uuid (with `preview`, its first rows). */
     materialize: (pipeline: unknown, opts: { preview?: number; signal?: AbortSignal } = {}) =>
       this.request<{ item: TempView }>('POST', '/v1/query', { query: { materialize: true, preview: opts.preview || undefined }, body: pipeline, signal: opts.signal }).then((r) => r.item),
-    /** Runs one SELECT in the SQL sandbox, naming views by `tables` (name → view), and keeps its result as a view in turn. */
-    materializeSql: (query: string, tables: Record<string, string>, opts: { preview?: number; signal?: AbortSignal } = {}) =>
-      this.request<{ item: TempView }>('POST', '/v1/query/sql', { query: { preview: opts.preview || undefined }, body: { query, tables }, signal: opts.signal }).then((r) => r.item),
+    /**
+     * Runs one SELECT in the SQL sandbox, naming views by `tables` (name → view), and keeps its result as a view in turn;
+     * with `pipelines` (name → pipeline) that all run on one warehouse, it runs there in its dialect instead.
+     */
+    materializeSql: (query: string, tables: Record<string, string>, opts: { preview?: number; signal?: AbortSignal; pipelines?: Record<string, unknown> } = {}) =>
+      this.request<{ item: TempView }>('POST', '/v1/query/sql', { query: { preview: opts.preview || undefined }, body: { query, tables, pipelines: opts.pipelines }, signal: opts.signal }).then((r) => r.item),
     /** A new dataset: the Parquet snapshot of a SELECT over datasets and the caller's temporary views. */
     saveAsDataset: (query: string, name: string) => this.request<{ item: Dataset }>('POST', '/v1/datasets/query', { body: { query, name } }).then((r) => r.item),
   };

@@ -41,6 +41,24 @@ describe.each(STORES)('databaseQuery pipelines on %s', (kind) => {
     expect([short.statusCode, short.json().message]).toEqual([422, 'databaseQuery node: the query has 1 parameter (least); params gives 0']);
   });
 
+  it("runs a workbook's SQL cell on the warehouse over cells that all live there, each cell's values bound apart", async () => {
+    const made = await s.app.inject({ method: 'POST', url: '/v1/datasets/query', payload: { name: 'live sales', connectionId, query: 'select * from sales', live: true }, headers: { authorization: cast.tokens.owner } });
+    const live = { type: 'dataset', uuid: made.json().item.id, input: [] };
+    const cells = { big: { type: 'filter', expression: 'amount > 6', input: [live] }, just_c: { type: 'filter', expression: "store = 'C'", input: [live] } };
+    // initcap is PostgreSQL's, not DuckDB's: this runs on the warehouse or not at all.
+    const sql = (who: 'owner' | 'outsider') =>
+      s.app.inject({
+        method: 'POST',
+        url: '/v1/query/sql?preview=5',
+        payload: { query: 'select (select count(*) from big) as big, (select initcap(min(store)) from just_c) as c', tables: {}, pipelines: cells },
+        headers: { authorization: cast.tokens[who] },
+      });
+    const res = await sql('owner');
+    expect(res.statusCode, res.body).toBe(201);
+    expect(res.json().item).toMatchObject({ engine: 'postgres', rowCount: 1, rows: [{ big: 2, c: 'C' }] });
+    expect((await sql('outsider')).statusCode).toBe(404);
+  });
+
   it("refuses a connection the caller cannot read, as it would the connection's own page, and keeps nothing", async () => {
     const before = s.services.tempViews.size;
     const res = await query(dbq('select 1 as one'), 'outsider');

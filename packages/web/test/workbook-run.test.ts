@@ -124,13 +124,17 @@ describe('WorkbookRunner', () => {
         step('c2', 'big', { type: 'filter', expression: 'amount > 6' }, ['sales']),
         step('c3', 'by_category', { type: 'group', by: ['category'], expressions: ['sum(amount) AS total'] }, ['big']),
         step('c4', 'hexes', { type: 'select', expressions: ['category', 'h3_latlng_to_cell(1.0, 2.0, 5) AS hex'] }, ['by_category']),
-        { id: 'c5', name: 'top', kind: 'sql', collapsed: false, query: 'select category from by_category order by total desc limit 1' },
+        // initcap is PostgreSQL's, not DuckDB's: this cell runs on the warehouse or not at all.
+        { id: 'c5', name: 'top', kind: 'sql', collapsed: false, query: 'select initcap(category) as category from by_category order by total desc limit 1' },
+        { id: 'c6', name: 'mixed', kind: 'sql', collapsed: false, query: 'select count(*) as n from hexes join by_category using (category)' },
       ],
     });
     const seen = await runAll(new WorkbookRunner(studio()), state);
     const where = Object.fromEntries(Object.entries(seen).map(([id, s]) => [id, s.state === 'done' ? s.result.engine : s]));
-    expect(where).toEqual({ c1: 'DuckDB', c2: 'postgres (warehouse)', c3: 'postgres (warehouse)', c4: 'DuckDB', c5: 'DuckDB' });
-    expect(rowsOf(seen.c5)).toEqual([{ category: 'toys' }]);
+    expect(where).toEqual({ c1: 'DuckDB', c2: 'postgres (warehouse)', c3: 'postgres (warehouse)', c4: 'DuckDB', c5: 'postgres (warehouse)', c6: 'DuckDB' });
+    expect(rowsOf(seen.c5)).toEqual([{ category: 'Toys' }]);
+    // food and toys: fuel (5) is under the filter.
+    expect(rowsOf(seen.c6)).toEqual([{ n: 2 }]);
   });
 
   it("keeps SQL away from files and extensions: the sandbox's refusal shows in the cell", async () => {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { cellToBoundary, cellToLatLng, isValidCell } from 'h3-js';
 import { RecordBatchReader } from 'apache-arrow';
-import { DatasetDownloadFormat, QueryBool, badInput } from '@studio/schema';
+import { CellName, DatasetDownloadFormat, QueryBool, badInput } from '@studio/schema';
 import { duckdbQueryError } from '@studio/pipeline';
 import { defineRoute, requireCaller, type RouteContext } from '../http/route';
 import type { Caller } from '../http/caller';
@@ -16,6 +16,7 @@ import { joinRun } from '../services/shared-runs';
 import fs from 'node:fs/promises';
 import { readSharedArrow } from '../services/shared-arrow';
 import { workbookTableFile } from '../services/dataset-tables';
+import { warehouseCellSql } from '../services/cell-sql';
 import { TEMP_VIEW_NAME, TEMP_VIEW_PREVIEW_MAX } from '../services/temp-views';
 import type { ParamValues } from '../services/executions';
 
@@ -284,19 +285,26 @@ export const queryRoutes = [
       query: z.string().trim().min(1, 'Query must not be empty').max(1_000_000),
       tables: z
         .record(
-          z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,62}$/, 'Table names are letters, digits and underscores, starting with a letter'),
+          CellName,
           z.string().regex(TEMP_VIEW_NAME, 'Tables name temporary views (temp_ and 6 letters or digits)'),
         )
         .default({}),
+      /**
+       * The pipelines of the cells the query names: when they all run on one warehouse, the query runs
+       * there in its dialect, over them (`engine` in the answer names it); otherwise on DuckDB over `tables`.
+       */
+      pipelines: z.record(CellName, z.unknown()).optional(),
     }),
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
       const services = ctx.services;
+      const signal = clientGone(ctx.reply);
+      const onWarehouse = ctx.body.pipelines ? await warehouseCellSql(services, caller, ctx.body.query, ctx.body.pipelines) : null;
+      if (onWarehouse) return materializePushDown(ctx as RouteContext<unknown, { preview: number }, unknown>, caller, onWarehouse);
       const cells = new Map(Object.entries(ctx.body.tables).map(([name, view]) => [name.toLowerCase(), view]));
       const safe = await services.sandbox.compile(ctx.body.query, (name) => workbookTableFile(services, caller, name, cells));
-      const signal = clientGone(ctx.reply);
       const view = await services.tempViews.createWith(caller.user.id, (file) => services.sandbox.copyToParquet(safe, {}, file, signal), ctx.query.preview);
-      return ctx.reply.code(201).send({ item: view });
+      return ctx.reply.code(201).send({ item: { ...view, engine: 'duckdb' } });
     },
   }),
   defineRoute({

@@ -152,7 +152,7 @@ export class WorkbookRunner {
     const started = performance.now();
     let made: Made;
     try {
-      made = cell.kind === 'step' ? await this.runStep(cell, state, inputs, signal) : await this.runSql(cell, readsOf(cell, state), inputs, signal);
+      made = cell.kind === 'step' ? await this.runStep(cell, state, inputs, signal) : await this.runSql(cell, state, readsOf(cell, state), inputs, signal);
     } catch (e) {
       // A run that found an input's view gone is not a run of this cell: the inputs are made again first.
       // Nor is a run cancelled before it answered.
@@ -200,10 +200,15 @@ export class WorkbookRunner {
     }
   }
 
-  /** SQL cells run on DuckDB over the cells' results (a warehouse's rows among them, already fetched). */
-  private async runSql(cell: SqlCell, names: string[], inputs: CellResult[], signal?: AbortSignal): Promise<Made> {
+  /**
+   * SQL cells run on DuckDB over the cells' results; when every cell they name lives on one warehouse, in
+   * that warehouse's dialect over the cells' pipelines (the server falls back to DuckDB when it cannot).
+   */
+  private async runSql(cell: SqlCell, state: WorkbookState, names: string[], inputs: CellResult[], signal?: AbortSignal): Promise<Made> {
     const tables = Object.fromEntries(names.map((n, i) => [n, inputs[i]!.ref]));
-    return { ...madeOf(await this.client.pipelines.materializeSql(cell.query, tables, { preview: PREVIEW_ROWS, signal })), live: null };
+    const live = inputs[0]?.live ?? null;
+    const pipelines = live && inputs.every((r) => r.live === live) ? Object.fromEntries(names.map((n) => [n, chainOf(state, n)])) : undefined;
+    return { ...madeOf(await this.client.pipelines.materializeSql(cell.query, tables, { preview: PREVIEW_ROWS, signal, pipelines })), live: null };
   }
 
   /**
