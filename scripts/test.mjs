@@ -51,7 +51,7 @@ const lanes = [
     ['build', 'npm', ['run', 'build'], false],
     ['browser end-to-end tests', 'vitest', ['run', '-c', 'packages/web/vitest.e2e.config.ts'], true],
     // The flows that touch the catalog and the caches again, on the production stores (PostgreSQL + Redis).
-    ['browser end-to-end tests on PostgreSQL + Redis', 'vitest', ['run', '-c', 'packages/web/vitest.e2e.config.ts', 'sign-in', 'datasets', 'e2e/map.e2e', 'e2e/publish', 'e2e/add-data', 'e2e/locks', 'sharing', 'analytics', 'list', 'admin', 'dashboard', 'connectors', 'workbook'], true, { STUDIO_E2E_STORE: 'postgres' }],
+    ['browser end-to-end tests on PostgreSQL + Redis', 'vitest', ['run', '-c', 'packages/web/vitest.e2e.config.ts', 'sign-in', 'datasets', 'e2e/map.e2e', 'e2e/publish', 'e2e/add-data', 'e2e/locks', 'sharing', 'analytics', 'list', 'admin', 'dashboard', 'connectors', 'workbook', 'api-keys'], true, { STUDIO_E2E_STORE: 'postgres' }],
   ],
 ];
 let passed = 0;

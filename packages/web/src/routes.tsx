@@ -17,6 +17,7 @@ import { PublicDashboardPage } from './dashboard/PublicDashboardPage';
 import { MapStyleEditorPage } from './map-assets/MapStyleEditor';
 import { PaletteEditorPage } from './map-assets/PaletteEditor';
 import { WorkbookPage } from './workbook/WorkbookPage';
+import { ApiKeysPage } from './account/ApiKeysPage';
 
 function RequireAdmin({ children }: { children: JSX.Element }) {
   const user = useUser();
@@ -70,6 +71,7 @@ export const routes: RouteObject[] = [
           ...COLLECTIONS.map((c) => ({ path: c.slug, element: <RecordList key={c.slug} config={c} /> })),
           { path: 'datasets/:id', element: <DatasetPage /> },
           { path: 'jobs', element: <JobsPage /> },
+          { path: 'account/api-keys', element: <ApiKeysPage /> },
           { path: 'connectors/new', element: <NewConnectorPage /> },
           { path: 'connectors/:id', element: <ConnectorPage /> },
           { path: 'queries/:id', element: <SavedQueryPage /> },
