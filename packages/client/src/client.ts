@@ -21,7 +21,7 @@ import type {
 import { PUBLICATION_GRANT_HEADER, type UPLOAD_COLUMN_TYPES } from '@studio/schema';
 import type { MapAssetCreateBody, MapAssetFields, MapAssetType, MapAssetUpdateBody } from '@studio/schema';
 import type { DatasetRefreshUpdate, HexTileCreate, Job, JobListQuery, VectorTileCreate } from '@studio/schema';
-import type { ConnectionFields, DataConnectionBody, Dataset, DatasetDownloadFormat, StorageListing, Parameter, Publication, PublicationInfo, PublicationKind, Widget, WidgetBatchBody, WidgetBatchLine, WidgetResult, WidgetRunBody, UploadOptions } from '@studio/schema';
+import type { ConnectionFields, DataConnectionBody, Dataset, DatasetDownloadFormat, Quota, StorageListing, Parameter, Publication, PublicationInfo, PublicationKind, Widget, WidgetBatchBody, WidgetBatchLine, WidgetResult, WidgetRunBody, UploadOptions } from '@studio/schema';
 import { checkStatus, type AppErrorHandler } from './errors';
 import { readLines } from './ndjson';
 
@@ -204,6 +204,8 @@ export class StudioClient {
     this.token = item.accessToken;
     return item;
   }
+  /** The caller's quota (how many records they may own; 0: no limit set) and how many of each kind they own. */
+  myQuota = () => this.request<{ item: Quota }>('GET', '/v1/users/me/quota').then((r) => r.item);
   me = (includeFlags = false) => this.request<{ item: User }>('GET', '/v1/users/me', { query: { includeFlags } }).then((r) => r.item);
 
   apiKeys = {

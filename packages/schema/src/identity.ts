@@ -68,6 +68,7 @@ export const OrganizationBody = z.object({
 });
 
 export const Quota = z.object({ quotaPolicy: QuotaValue, quotaUsage: z.record(z.string(), z.number().int()) });
+export type Quota = z.infer<typeof Quota>;
 
 export const ApiKey = z.object({
   id: Id,

@@ -18,6 +18,7 @@ import { MapStyleEditorPage } from './map-assets/MapStyleEditor';
 import { PaletteEditorPage } from './map-assets/PaletteEditor';
 import { WorkbookPage } from './workbook/WorkbookPage';
 import { ApiKeysPage } from './account/ApiKeysPage';
+import { AccountPage } from './account/AccountPage';
 
 function RequireAdmin({ children }: { children: JSX.Element }) {
   const user = useUser();
@@ -71,6 +72,7 @@ export const routes: RouteObject[] = [
           ...COLLECTIONS.map((c) => ({ path: c.slug, element: <RecordList key={c.slug} config={c} /> })),
           { path: 'datasets/:id', element: <DatasetPage /> },
           { path: 'jobs', element: <JobsPage /> },
+          { path: 'account', element: <AccountPage /> },
           { path: 'account/api-keys', element: <ApiKeysPage /> },
           { path: 'connectors/new', element: <NewConnectorPage /> },
           { path: 'connectors/:id', element: <ConnectorPage /> },

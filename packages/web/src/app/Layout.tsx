@@ -97,6 +97,16 @@ function UserMenu() {
             className="menu-item"
             onClick={() => {
               setOpen(false);
+              navigate('/workspace/account');
+            }}
+          >
+            Account
+          </button>
+          <button
+            type="button"
+            className="menu-item"
+            onClick={() => {
+              setOpen(false);
               navigate('/workspace/account/api-keys');
             }}
           >
