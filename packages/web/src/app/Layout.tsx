@@ -92,36 +92,25 @@ function UserMenu() {
             <span className="muted">{user.email}</span>
             {user.organization && <span className="muted">{user.organization.name}</span>}
           </div>
-          <button
-            type="button"
-            className="menu-item"
-            onClick={() => {
-              setOpen(false);
-              navigate('/workspace/account');
-            }}
-          >
-            Account
-          </button>
-          <button
-            type="button"
-            className="menu-item"
-            onClick={() => {
-              setOpen(false);
-              navigate('/workspace/account/api-keys');
-            }}
-          >
-            API keys
-          </button>
-          <button
-            type="button"
-            className="menu-item"
-            onClick={() => {
-              setOpen(false);
-              void signOut().then(() => navigate('/sign-in', { replace: true }));
-            }}
-          >
-            Sign out
-          </button>
+          {(
+            [
+              ['Account', () => navigate('/workspace/account')],
+              ['API keys', () => navigate('/workspace/account/api-keys')],
+              ['Sign out', () => void signOut().then(() => navigate('/sign-in', { replace: true }))],
+            ] as const
+          ).map(([label, go]) => (
+            <button
+              key={label}
+              type="button"
+              className="menu-item"
+              onClick={() => {
+                setOpen(false);
+                go();
+              }}
+            >
+              {label}
+            </button>
+          ))}
         </div>
       )}
     </div>
