@@ -21,7 +21,7 @@ import type {
 import { PUBLICATION_GRANT_HEADER, type UPLOAD_COLUMN_TYPES } from '@studio/schema';
 import type { MapAssetCreateBody, MapAssetFields, MapAssetType, MapAssetUpdateBody } from '@studio/schema';
 import type { DatasetRefreshUpdate, HexTileCreate, Job, JobListQuery, VectorTileCreate } from '@studio/schema';
-import type { ConnectionFields, DataConnectionBody, Dataset, DatasetDownloadFormat, Quota, StorageListing, Parameter, Publication, PublicationInfo, PublicationKind, Widget, WidgetBatchBody, WidgetBatchLine, WidgetResult, WidgetRunBody, UploadOptions } from '@studio/schema';
+import type { ConnectionFields, DataConnectionBody, Dataset, DatasetDownloadFormat, Quota, TempViewWire, StorageListing, Parameter, Publication, PublicationInfo, PublicationKind, Widget, WidgetBatchBody, WidgetBatchLine, WidgetResult, WidgetRunBody, UploadOptions } from '@studio/schema';
 import { checkStatus, type AppErrorHandler } from './errors';
 import { readLines } from './ndjson';
 
@@ -101,16 +101,7 @@ const grantHeader = (grant: string | undefined): Record<string, string> => (gran
 /** A data connection as the API answers it: the record and its connection fields (secrets never). */
 export type DataConnection = StudioRecord & z.infer<typeof ConnectionFields>;
 /** A temporary view (catalog §9): a result kept 60 s under a `temp_` name, for its maker only. */
-export interface TempView {
-  name: string;
-  expiresAt: string;
-  rowCount: number;
-  /** Where the result was computed: `duckdb`, or the connection type of the warehouse it was pushed down to. */
-  engine?: string;
-  /** With a preview: the columns and their DuckDB types, and the first rows. */
-  columns?: { name: string; type: string }[];
-  rows?: Record<string, unknown>[];
-}
+export type TempView = TempViewWire;
 
 /** A saved query: its text and the connection it runs on (none: over the studio's datasets). */
 /** A map style or color palette as the catalog answers it: the record and its asset fields. */

@@ -110,3 +110,15 @@ export function parseWorkbookState(stored: unknown): WorkbookState {
 }
 
 export const emptyWorkbookState = (): WorkbookState => ({ version: WORKBOOK_STATE_VERSION, cells: [] });
+
+/** A temporary view as its maker sees it (catalog §9): what a workbook cell's run answers. */
+export const TempViewWire = z.object({
+  name: z.string(),
+  expiresAt: z.string(),
+  rowCount: z.number().int(),
+  /** Where it was computed: `duckdb`, or the connection type of the warehouse it ran on. */
+  engine: z.string().optional(),
+  columns: z.array(z.object({ name: z.string(), type: z.string() })).optional(),
+  rows: z.array(z.record(z.string(), z.unknown())).optional(),
+});
+export type TempViewWire = z.infer<typeof TempViewWire>;

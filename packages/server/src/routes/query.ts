@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { cellToBoundary, cellToLatLng, isValidCell } from 'h3-js';
 import { RecordBatchReader } from 'apache-arrow';
-import { CellName, DatasetDownloadFormat, QueryBool, badInput } from '@studio/schema';
+import { CellName, DatasetDownloadFormat, QueryBool, TempViewWire, badInput } from '@studio/schema';
 import { duckdbQueryError } from '@studio/pipeline';
 import { defineRoute, requireCaller, type RouteContext } from '../http/route';
 import type { Caller } from '../http/caller';
@@ -280,6 +280,8 @@ export const queryRoutes = [
     tag: 'query',
     auth: 'user',
     transaction: false,
+    status: 201,
+    response: z.object({ item: TempViewWire }),
     query: z.object({ preview: Preview }),
     body: z.object({
       query: z.string().trim().min(1, 'Query must not be empty').max(1_000_000),
