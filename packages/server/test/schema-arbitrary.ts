@@ -29,6 +29,8 @@ export interface Pools {
   /** Ids of real records by kind: map, dataset, tag, user, organization, … */
   byKind: Record<string, string[]>;
   emails: string[];
+  /** Known-good text for strings named so (`query`: SQL that runs), drawn most of the time. */
+  texts?: Record<string, string[]>;
 }
 
 /** The kind of record a parameter or property names, from its name (`datasetId`, `users`) or the path's collection. */
@@ -89,6 +91,8 @@ export function arbitraryOf(schema: JsonSchema | undefined, pools: Pools, hint?:
 }
 
 function stringOf(schema: JsonSchema, pools: Pools, hint: string | undefined): fc.Arbitrary<string> {
+  const known = hint ? pools.texts?.[hint] : undefined;
+  if (known?.length) return fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...known) }, { weight: 1, arbitrary: stringOf(schema, { ...pools, texts: {} }, hint) });
   if (schema.format === 'uuid') {
     const kind = kindOf(hint);
     const ids = (kind && pools.byKind[kind]?.length ? pools.byKind[kind] : allIds(pools)) ?? [];
