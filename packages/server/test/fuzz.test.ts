@@ -119,17 +119,15 @@ describe.each(STORES)('OpenAPI fuzz on %s', (kind) => {
     const operationsSucceeding = new Set<string>();
     for (const { path, method, op } of operations) {
       // A temporary view lives 60 s: one made now, by the administrator the calls run as, for the view calls.
-      if (path.startsWith('/v1/query/views/')) {
-        const view = await s.services.tempViews.create(cast.users.admin.id, { sql: 'SELECT 1 AS one', params: [] });
-        pools.texts = { ...pools.texts, name: [view.name] };
-      } else if (pools.texts?.name) pools.texts = { query: pools.texts.query ?? [] };
+      const view = path.startsWith('/v1/query/views/') ? await s.services.tempViews.create(cast.users.admin.id, { sql: 'SELECT 1 AS one', params: [] }) : null;
+      const opPools = view ? { ...pools, texts: { ...pools.texts, name: [view.name] } } : pools;
       const pathParams = op.parameters.filter((p) => p.in === 'path');
       // isAdmin is the run's own switch (adminMode below).
       const queryParams = op.parameters.filter((p) => p.in === 'query' && p.name !== 'isAdmin');
       const jsonSchema = op.requestBody?.content['application/json']?.schema;
       const raw = Boolean(op.requestBody?.content['*/*']);
       // Mostly values valid for the schema (real ids of the right kind among them), sometimes hostile ones.
-      const validOrNasty = (schema: JsonSchema | undefined, hint: string) => fc.oneof({ weight: 7, arbitrary: arbitraryOf(schema, pools, hint) }, { weight: 1, arbitrary: nasty });
+      const validOrNasty = (schema: JsonSchema | undefined, hint: string) => fc.oneof({ weight: 7, arbitrary: arbitraryOf(schema, opPools, hint) }, { weight: 1, arbitrary: nasty });
       await fc.assert(
         fc.asyncProperty(
           fc.record({

@@ -319,8 +319,7 @@ export const queryRoutes = [
     query: z.object({ format: DatasetDownloadFormat.default('csv') }),
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
-      const file = ctx.services.tempViews.fileOf(caller.user.id, ctx.params.name);
-      const { shape, location } = await ctx.services.tempViews.shapeOf(file);
+      const { file, shape, location } = await ctx.services.tempViews.shapeOf(caller.user.id, ctx.params.name);
       const { mediaType, extension } = EXPORTS[ctx.query.format];
       const pool = ctx.query.format === 'arrow' ? new BufferPool() : undefined;
       const stream = await primed(ctx.services.engine.exportFileStream(file, ctx.query.format, { signal: clientGone(ctx.reply), pool, location, shape }));

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { mkdir, rm } from 'node:fs/promises';
-import { StudioError, notFound, bestEffort } from '@studio/schema';
+import { StudioError, notFound, bestEffort, type TempViewWire } from '@studio/schema';
 import { TEMP_VIEW_SQL_LIMIT, TEMP_VIEW_TTL_SECONDS, tempViewName } from '@studio/pipeline';
 import { quoteLiteral, type Engine, type ExportLocation, type ExportShape } from '@studio/engine';
 
@@ -8,6 +8,8 @@ interface TempView {
   name: string;
   ownerId: string;
   file: string;
+  /** Rows written (the views never change). */
+  rowCount: number;
   expiresAt: number;
   timer: NodeJS.Timeout;
 }
@@ -15,13 +17,7 @@ interface TempView {
 export const TEMP_VIEW_NAME = /^temp_[a-z0-9]{6}$/;
 
 /** A temporary view as its maker sees it; with a preview, its first rows and their DuckDB types. */
-export interface TempViewInfo {
-  name: string;
-  expiresAt: string;
-  rowCount: number;
-  columns?: { name: string; type: string }[];
-  rows?: Record<string, unknown>[];
-}
+export type TempViewInfo = Omit<TempViewWire, 'engine'>;
 
 /** Most rows a view's creation answers with (a workbook cell's grid). */
 export const TEMP_VIEW_PREVIEW_MAX = 1000;
@@ -84,12 +80,13 @@ export class TempViews {
     while (this.views.has(name)) name = tempViewName();
     // Reserve the slot before the work so concurrent creations respect the limit.
     const file = path.join(this.dir, `${name}.parquet`);
-    const view: TempView = { name, ownerId, file, expiresAt: Date.now() + TEMP_VIEW_TTL_SECONDS * 1000, timer: setTimeout(() => void this.drop(name), TEMP_VIEW_TTL_SECONDS * 1000) };
+    const view: TempView = { name, ownerId, file, rowCount: 0, expiresAt: Date.now() + TEMP_VIEW_TTL_SECONDS * 1000, timer: setTimeout(() => void this.drop(name), TEMP_VIEW_TTL_SECONDS * 1000) };
     view.timer.unref();
     this.views.set(name, view);
     try {
       await this.ensureFolder();
       const rowCount = await write(file);
+      view.rowCount = rowCount;
       const info: TempViewInfo = { name, expiresAt: new Date(view.expiresAt).toISOString(), rowCount };
       const limit = Math.min(Math.max(0, Math.floor(preview)), TEMP_VIEW_PREVIEW_MAX);
       if (limit > 0) Object.assign(info, await this.engine.typedQuery(`SELECT * FROM read_parquet(${quoteLiteral(file)}) LIMIT ${limit}`));
@@ -102,24 +99,29 @@ export class TempViews {
 
   /** The Parquet file of a live view the caller made; anything else is not found. */
   fileOf(ownerId: string, name: string): string {
+    return this.liveView(ownerId, name).file;
+  }
+
+  private liveView(ownerId: string, name: string): TempView {
     const view = this.views.get(name);
     if (!view || view.ownerId !== ownerId || view.expiresAt < Date.now()) throw notFound(`Temporary view ${name} not found or expired`);
-    return view.file;
+    return view;
   }
 
   /**
-   * What a download of a view needs: its columns and row count, and where its rows are on a map, by the
-   * column names a user would give them (lat/latitude with lng/lon/longitude, or a geometry column).
+   * What a download of a live view of the caller needs: its file, columns and row count (kept from its
+   * creation), and where its rows are on a map, by the column names a user would give them (lat/latitude
+   * with lng/lon/longitude, or a geometry column). Anything but a live view of theirs is not found.
    */
-  async shapeOf(file: string): Promise<{ shape: ExportShape; location: ExportLocation }> {
+  async shapeOf(ownerId: string, name: string): Promise<{ file: string; shape: ExportShape; location: ExportLocation }> {
+    const { file, rowCount } = this.liveView(ownerId, name);
     const { columns } = await this.engine.typedQuery(`SELECT * FROM read_parquet(${quoteLiteral(file)}) LIMIT 0`);
-    const counted = await this.engine.query(`SELECT count(*) AS n FROM read_parquet(${quoteLiteral(file)})`);
     const numeric = (c: { type: string }) => /^(DOUBLE|FLOAT|REAL|DECIMAL|INTEGER|BIGINT|SMALLINT|TINYINT|HUGEINT)/.test(c.type);
     const latitude = columns.find((c) => /^(lat|latitude)$/i.test(c.name) && numeric(c))?.name;
     const longitude = columns.find((c) => /^(lng|lon|long|longitude)$/i.test(c.name) && numeric(c))?.name;
     const geometry = columns.find((c) => /^(geometry|geom|the_geom|wkt|geojson)$/i.test(c.name) && c.type === 'VARCHAR')?.name;
     const location: ExportLocation = latitude && longitude ? { latitude, longitude } : geometry ? { geometry } : {};
-    return { shape: { columns: columns.map((c) => c.name), rowCount: Number(counted[0]?.n ?? 0) }, location };
+    return { file, shape: { columns: columns.map((c) => c.name), rowCount }, location };
   }
 
   /** The relation of a live view the caller made, for compiled pipelines; anything else is not found. */

@@ -57,8 +57,17 @@ export class WorkbookRunner {
 
   constructor(private readonly client: Client, private readonly now: () => number = Date.now) {}
 
+  /** Keys by state: states are immutable, and a render asks for the same state's keys once per cell. */
+  private readonly keyCache = new WeakMap<WorkbookState, Map<string, string>>();
+
   /** The key of every table-making cell whose inputs are all keyed; others are missing (they cannot run yet). */
   keysOf(state: WorkbookState): Map<string, string> {
+    let keys = this.keyCache.get(state);
+    if (!keys) this.keyCache.set(state, (keys = this.computeKeys(state)));
+    return keys;
+  }
+
+  private computeKeys(state: WorkbookState): Map<string, string> {
     const keys = new Map<string, string>();
     const byName = new Map<string, string>();
     for (const cell of state.cells) {
@@ -234,7 +243,7 @@ const TILE_STEPS = new Set(['hexTile', 'tileExtract', 'tileJoin']);
 function tileNodeOf(state: WorkbookState, name: string): unknown {
   const cell = state.cells.find((c) => c.name.toLowerCase() === name.toLowerCase());
   if (cell?.kind !== 'step' || !TILE_STEPS.has(cell.node.type)) throw new Error(`A tile join reads hex tile steps (hex tile, tile extract or tile join): ${name} is not one`);
-  return { ...cell.node, input: cell.node.type === 'tileJoin' ? cell.inputs.map((n) => tileNodeOf(state, n)) : [] };
+  return chainOf(state, name);
 }
 
 /** The temporary view an error says has gone (expired, or made on another API node), if it says so. */
