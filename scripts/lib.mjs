@@ -50,8 +50,9 @@ export const portOpen = (port, host = '127.0.0.1') =>
     s.setTimeout(1000, () => (s.destroy(), resolve(false)));
   });
 
-export function sh(command) {
-  return spawnSync('bash', ['-lc', command], { stdio: 'inherit' }).status === 0;
+/** Runs a shell command; true when it succeeded. `quiet`: its output is not shown (a probe). */
+export function sh(command, { quiet = false } = {}) {
+  return spawnSync('bash', ['-lc', command], { stdio: quiet ? 'ignore' : 'inherit' }).status === 0;
 }
 
 /** The newest modification time of any file under `dir`: a build older than it is stale. */

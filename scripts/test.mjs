@@ -3,6 +3,8 @@ import fs from 'node:fs';
 import { run, portOpen, sh } from './lib.mjs';
 
 const CHROMIUM = '/usr/bin/chromium';
+const PYTHON = '/usr/bin/python3';
+const PYTHON_PACKAGES = ['python3-requests', 'python3-pydantic', 'python3-jwt', 'python3-pandas'];
 
 async function ensureServices() {
   if (!(await portOpen(5432))) {
@@ -17,6 +19,14 @@ async function ensureServices() {
     console.log("Debian's chromium is missing (browser tests need it); installing it with apt-get");
     if (!sh('(apt-get update -qq || true) && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null')) {
       console.error('Could not install chromium: run `apt-get install -y chromium` as root and try again.');
+      process.exit(1);
+    }
+  }
+  // The Data SDK test (packages/server/test/sdk.test.ts) drives the studio from Python, as SDK users do.
+  if (!sh(`${PYTHON} -c "import requests, pydantic, jwt, pandas"`, { quiet: true })) {
+    console.log("Python's requests, pydantic, PyJWT or pandas is missing (the Data SDK test needs them); installing Debian's packages with apt-get");
+    if (!sh(`(apt-get update -qq || true) && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ${PYTHON_PACKAGES.join(' ')} >/dev/null`)) {
+      console.error(`Could not install them: run \`apt-get install -y ${PYTHON_PACKAGES.join(' ')}\` as root and try again.`);
       process.exit(1);
     }
   }

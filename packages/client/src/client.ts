@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type {
   ApiKey,
+  ApiKeyKind,
   Organization,
   PermissionsOfResource,
   RecordCollection,
@@ -201,7 +202,8 @@ export class StudioClient {
 
   apiKeys = {
     list: () => this.request<Page<ApiKey>>('GET', '/v1/api-key'),
-    generate: (name: string) => this.request<{ item: ApiKey }>('POST', '/v1/api-key', { body: { name } }).then((r) => r.item),
+    /** kind 'sdk': a Studio Data SDK refresh token (v1.…) rather than a bearer token. */
+    generate: (name: string, kind: ApiKeyKind = 'api') => this.request<{ item: ApiKey }>('POST', '/v1/api-key', { body: { name, kind } }).then((r) => r.item),
     update: (id: string, name: string) => this.request<{ item: ApiKey }>('PUT', '/v1/api-key', { body: { id, name } }).then((r) => r.item),
     revoke: (id: string) => this.request<void>('DELETE', '/v1/api-key', { body: { id } }),
   };

@@ -70,9 +70,18 @@ export const OrganizationBody = z.object({
 export const Quota = z.object({ quotaPolicy: QuotaValue, quotaUsage: z.record(z.string(), z.number().int()) });
 export type Quota = z.infer<typeof Quota>;
 
+/**
+ * `api`: a bearer token sent as it is (`sk_…`). `sdk`: a Studio Data SDK refresh token (`v1.…`), sent only to
+ * /sdk/oauth/token for an access token that lasts an hour; revoking the key stops both.
+ */
+export const API_KEY_KINDS = ['api', 'sdk'] as const;
+export const ApiKeyKind = z.enum(API_KEY_KINDS);
+export type ApiKeyKind = z.infer<typeof ApiKeyKind>;
+
 export const ApiKey = z.object({
   id: Id,
   name: z.string(),
+  kind: ApiKeyKind,
   prefix: z.string(),
   createdAt: IsoDate,
   lastUsedAt: IsoDate.nullable(),
@@ -80,7 +89,7 @@ export const ApiKey = z.object({
   key: z.string().optional(),
 });
 export type ApiKey = z.infer<typeof ApiKey>;
-export const ApiKeyCreate = z.object({ name: z.string().trim().min(1).max(200).default('API key') });
+export const ApiKeyCreate = z.object({ name: z.string().trim().min(1).max(200).default('API key'), kind: ApiKeyKind.default('api') });
 export const ApiKeyUpdate = z.object({ id: Id, name: z.string().trim().min(1).max(200) });
 export const ApiKeyRevoke = z.object({ id: Id });
 

@@ -2,6 +2,7 @@ export * from './errors';
 export * from './best-effort';
 export * from './common';
 export * from './identity';
+export * from './sdk';
 export * from './permissions';
 export * from './records';
 export * from './delimited';

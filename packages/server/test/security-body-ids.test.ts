@@ -80,6 +80,9 @@ const CASES: Case[] = [
   ['PUT /v1/data-queries/vector-tiling', 'connectionId', (f) => ({ method: 'PUT', url: '/v1/data-queries/vector-tiling', body: { name: 'x', query: 'select 1', connectionId: f.victim.connection } })],
   ['PUT /v1/api-key', 'id', (f) => ({ method: 'PUT', url: '/v1/api-key', body: { id: f.victim.apiKey, name: 'hijacked' } })],
   ['DELETE /v1/api-key', 'id', (f) => ({ method: 'DELETE', url: '/v1/api-key', body: { id: f.victim.apiKey } })],
+  // The Data SDK's adapter (routes/sdk): the same rule through its own bodies.
+  ['POST /sdk/v1/maps', 'datasets[]', (f) => ({ method: 'POST', url: '/sdk/v1/maps', body: { name: 'x', latestState: { data: STATE }, datasets: [f.victim.dataset] } })],
+  ['PUT /sdk/v1/maps/{id}', 'datasets[]', (f) => ({ method: 'PUT', url: `/sdk/v1/maps/${f.mine.map}`, body: { datasets: [f.mine.dataset, f.victim.dataset] } })],
 ];
 
 /** Body ids not checked by a case above, each with the reason it cannot reach another organization. */
@@ -115,6 +118,8 @@ const EXEMPT: Record<string, string> = {
   'POST /v1/dashboards/widget-query parameterDefs[].source.datasetId': 'parameter definitions only filter the widget; their datasets are not read here',
   'POST /v1/dashboards/parameter-values parameter.source.datasetId': 'guarded for read under the caller by the pipeline compiler (dashboards.test.ts: 404)',
   'POST /v1/test-connection parentId': 'an unsaved connection is tested alone: its parent is never read',
+  'POST /sdk/v1/maps latestState.id': "never read: a map's state id is the map's own (routes/sdk/sdk-wire.ts)",
+  'PUT /sdk/v1/maps/{id} latestState.id': "never read: a map's state id is the map's own (routes/sdk/sdk-wire.ts)",
 };
 
 describe('body ids: coverage', () => {

@@ -59,4 +59,27 @@ describe('API keys', () => {
     // Refused within the auth cache's time (STUDIO_AUTH_CACHE_MS, 2 s by default).
     await expect.poll(async () => (await curlMe(key)).status, { timeout: 15_000 }).toBe(401);
   });
+
+  it('a Data SDK key: a v1. refresh token that a script exchanges for an access token, listed as Data SDK', async () => {
+    const admin = await asAdmin();
+    const team = await admin.admin.createOrganization(`SDK ${unique()}`);
+    const sam = await createUser(admin, team.id, 'Sam Notebook', `sam.${unique()}@e2e.studio.test`);
+    const { page } = await openStudio(browser(), baseUrl());
+    await signInThroughUi(page, baseUrl(), sam.email, sam.password);
+    await page.goto(`${baseUrl()}/workspace/account/api-keys`);
+    const form = page.getByRole('form', { name: 'New API key' });
+    await form.getByLabel('Name').fill('notebook');
+    await form.getByLabel('Kind').selectOption('sdk');
+    await form.getByRole('button', { name: 'New API key' }).click();
+    const refresh = (await page.getByTestId('new-api-key').textContent())!;
+    expect(refresh.startsWith('v1.')).toBe(true);
+    const row = page.getByRole('table', { name: 'API keys' }).locator('tbody tr');
+    await expect.poll(() => row.allInnerTexts()).toEqual([expect.stringMatching(/^notebook\tv1\.\S+…\tData SDK\t/)]);
+
+    const { stdout } = await run('curl', ['-s', '-H', 'Content-Type: application/json', '-d', JSON.stringify({ grant_type: 'refresh_token', client_id: 'notebook', refresh_token: refresh }), `${baseUrl()}/sdk/oauth/token`]);
+    const token = JSON.parse(stdout) as { access_token: string; token_type: string };
+    expect(token.token_type).toBe('Bearer');
+    const datasets = await run('curl', ['-s', '-H', `Authorization: Bearer ${token.access_token}`, `${baseUrl()}/sdk/v1/datasets`]);
+    expect(JSON.parse(datasets.stdout)).toEqual({ items: [] });
+  });
 });

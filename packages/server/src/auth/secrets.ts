@@ -7,10 +7,13 @@ import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes, ti
 export class Secrets {
   private readonly signingKey: Buffer;
   private readonly encryptionKey: Buffer;
+  /** The key SDK access tokens (JWTs) are signed with (auth/sdk-tokens.ts): its own, so one purpose cannot forge another's. */
+  readonly sdkTokenKey: Uint8Array;
 
   constructor(master: string) {
     this.signingKey = Buffer.from(hkdfSync('sha256', master, 'studio', 'signing', 32));
     this.encryptionKey = Buffer.from(hkdfSync('sha256', master, 'studio', 'encryption', 32));
+    this.sdkTokenKey = new Uint8Array(hkdfSync('sha256', master, 'studio', 'sdk-access-token', 32));
   }
 
   sign(payload: string): string {

@@ -18,15 +18,15 @@ export const apiKeyRoutes = [
     spec: ['CAT-005'],
     method: 'POST',
     url: '/v1/api-key',
-    summary: 'Generate an API key; the answer is the only time the key is shown',
+    summary: 'Generate an API key; the answer is the only time the key is shown. kind "sdk": a Studio Data SDK refresh token (v1.…), exchanged at /sdk/oauth/token',
     tag: 'api-keys',
     auth: 'user',
     body: ApiKeyCreate,
     status: 201,
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
-      const key = await ctx.services.apiKeys.generate(caller.user.id, ctx.body.name);
-      await ctx.services.audit.record(caller, 'api-key.generate', 'api-key', key.id, { name: key.name });
+      const key = await ctx.services.apiKeys.generate(caller.user.id, ctx.body.name, ctx.body.kind);
+      await ctx.services.audit.record(caller, 'api-key.generate', 'api-key', key.id, { name: key.name, kind: key.kind });
       return { item: key };
     },
   }),

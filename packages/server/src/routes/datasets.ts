@@ -14,6 +14,7 @@ import {
   isStudioError,
   downloadFileBase,
   type Access,
+  type Dataset,
 } from '@studio/schema';
 import { defineRoute, requireCaller, type RouteContext, type RouteDef } from '../http/route';
 import { answerList, listRoutes } from './records';
@@ -73,15 +74,47 @@ const contentTypeOf = (ctx: RouteContext<unknown, unknown, unknown>) => String(c
  * (error) keeps its previous data until a new upload switches to its own: readers get that, whole. Only a
  * dataset that never had data is not ready (409).
  */
-function readableData(row: ResourceRow): DatasetAttrs & { storageKey: string } {
+export function readableData(row: ResourceRow): DatasetAttrs & { storageKey: string } {
   const a = datasetAttrs(row);
   if (!a.storageKey) throw new StudioError(409, `Dataset is not ready (status: ${a.status})`, a.metadata.errorMessage ?? undefined);
   return a as DatasetAttrs & { storageKey: string };
 }
 
+/**
+ * Streams a dataset's stored data in `format`, as `mediaType` (the format's own by default). Arrow batches are
+ * written straight to the socket and their buffers reused once written (see BufferPool); a dataset read
+ * before comes from its Arrow copy. The first piece is made before the headers leave, so a refusal
+ * (FlatGeobuf past its size) or a failing read still answers with its status.
+ */
+export async function sendData(ctx: RouteContext<unknown, unknown, unknown>, row: ResourceRow, format: DatasetDownloadFormat, mediaType = EXPORTS[format].mediaType) {
+  const a = readableData(row);
+  const signal = clientGone(ctx.reply);
+  const pool = format === 'arrow' ? new BufferPool() : undefined;
+  const shape = { columns: a.metadata.columns.map((c) => c.name), rowCount: a.metadata.rowCount };
+  const stream = await primed(ctx.services.engine.exportStream(a.storageKey, format, { signal, pool, location: a.metadata.detected, shape }));
+  ctx.reply.header('content-type', mediaType).header('content-disposition', `attachment; filename="${downloadFileBase(row.name)}.${EXPORTS[format].extension}"`);
+  return sendStream(ctx.reply, stream, pool);
+}
+
+/** Deletes a dataset with its audit record; its files go once the deletion is kept (a rollback must not leave a dataset without its data). */
+export async function deleteDataset(ctx: RouteContext<unknown, unknown, unknown>, row: ResourceRow): Promise<undefined> {
+  const caller = requireCaller(ctx);
+  await ctx.services.records.delete(caller, row);
+  await ctx.services.audit.record(caller, 'dataset.delete', 'dataset', row.id, { name: row.name });
+  await ctx.services.units.afterCommit(() => ctx.services.datasets.deleteData(row));
+  return undefined;
+}
+
+/** A dataset whose data an upload may replace: a managed one not already ingesting (409 "Record is not upload-ready"). */
+export function assertUploadReady(row: ResourceRow): void {
+  const a = datasetAttrs(row);
+  if (a.datasetType !== 'managed') throw badInput(`Only managed datasets store uploaded data; this one is ${a.datasetType}`);
+  if (a.status === 'pending') throw new StudioError(409, 'Record is not upload-ready', 'Data is being ingested; try again when it is done');
+}
+
 /** A new managed dataset and its audit record, in one unit of work (for routes that ingest outside one). */
 /** Removes a dataset the one-step upload made for a file that was refused, with whatever it had stored. */
-async function discardRefused(services: Services, caller: Caller, id: string): Promise<void> {
+export async function discardRefused(services: Services, caller: Caller, id: string): Promise<void> {
   const row = await services.records.get(id);
   if (!row) return;
   await services.records.delete(caller, row);
@@ -98,7 +131,7 @@ export function createManaged(services: Services, caller: Caller, fields: { name
 }
 
 /** Upload the request body as the dataset's data; answers the dataset, or the ingestion error. */
-async function uploadInto(ctx: RouteContext<unknown, unknown, unknown>, row: ResourceRow, opts: { skipArrow?: boolean; skipBadRows?: boolean; read: UploadReadOptions }) {
+export async function uploadInto(ctx: RouteContext<unknown, unknown, unknown>, row: ResourceRow, opts: { skipArrow?: boolean; skipBadRows?: boolean; read: UploadReadOptions }) {
   const contentType = contentTypeOf(ctx);
   if (!contentType) throw badInput('Unsupported content type', 'Send the file with its media type as Content-Type');
   const body = ctx.req.body as NodeJS.ReadableStream | undefined;
@@ -124,7 +157,7 @@ async function uploadInto(ctx: RouteContext<unknown, unknown, unknown>, row: Res
 }
 
 /** The reading options of an upload's query (UploadReadOptions), without its other parameters. */
-const readOptionsOf = (q: UploadReadOptions): UploadReadOptions => ({ delimiter: q.delimiter, header: q.header, encoding: q.encoding, columnTypes: q.columnTypes });
+export const readOptionsOf = (q: UploadReadOptions): UploadReadOptions => ({ delimiter: q.delimiter, header: q.header, encoding: q.encoding, columnTypes: q.columnTypes });
 
 export const datasetRoutes: RouteDef[] = [
   ...listRoutes('/v1/datasets', 'dataset', 'datasets', { own: 'CAT-101', organization: 'CAT-103', shared: 'CAT-104' }, {
@@ -166,20 +199,7 @@ export const datasetRoutes: RouteDef[] = [
     params: IdParam,
     query: z.object({ isAdmin: QueryBool.optional(), format: DatasetDownloadFormat.optional() }),
     resource: { type: 'dataset', param: 'id', action: 'read' },
-    handler: async (ctx) => {
-      const a = readableData(ctx.resource!);
-      const signal = clientGone(ctx.reply);
-      const format = ctx.query.format ?? formatAccepted(String(ctx.req.headers.accept ?? ''));
-      const { mediaType, extension } = EXPORTS[format];
-      // Arrow batches are written straight to the socket and their buffers reused once written (see BufferPool);
-      // a dataset read before comes from its Arrow copy. The first piece is made before the headers leave, so
-      // a refusal (FlatGeobuf past its size) or a failing read still answers with its status.
-      const pool = format === 'arrow' ? new BufferPool() : undefined;
-      const shape = { columns: a.metadata.columns.map((c) => c.name), rowCount: a.metadata.rowCount };
-      const stream = await primed(ctx.services.engine.exportStream(a.storageKey, format, { signal, pool, location: a.metadata.detected, shape }));
-      ctx.reply.header('content-type', mediaType).header('content-disposition', `attachment; filename="${downloadFileBase(ctx.resource!.name)}.${extension}"`);
-      return sendStream(ctx.reply, stream, pool);
-    },
+    handler: async (ctx) => sendData(ctx as RouteContext<unknown, unknown, unknown>, ctx.resource!, ctx.query.format ?? formatAccepted(String(ctx.req.headers.accept ?? ''))),
   }),
   defineRoute({
     method: 'GET',
@@ -322,9 +342,7 @@ export const datasetRoutes: RouteDef[] = [
     rawBody: true,
     resource: { type: 'dataset', param: 'id', action: 'write' },
     handler: async (ctx) => {
-      const a = datasetAttrs(ctx.resource!);
-      if (a.datasetType !== 'managed') throw badInput(`Only managed datasets store uploaded data; this one is ${a.datasetType}`);
-      if (a.status === 'pending') throw new StudioError(409, 'Record is not upload-ready', 'Data is being ingested; try again when it is done');
+      assertUploadReady(ctx.resource!);
       return uploadInto(ctx as RouteContext<unknown, unknown, unknown>, ctx.resource!, { skipArrow: ctx.query.skipArrow, skipBadRows: ctx.query.skipBadRows, read: readOptionsOf(ctx.query) });
     },
   }),
@@ -448,14 +466,7 @@ export const datasetRoutes: RouteDef[] = [
     params: IdParam,
     query: AdminQuery,
     resource: { type: 'dataset', param: 'id', action: 'delete' },
-    handler: async (ctx) => {
-      const caller = requireCaller(ctx);
-      await ctx.services.records.delete(caller, ctx.resource!);
-      await ctx.services.audit.record(caller, 'dataset.delete', 'dataset', ctx.resource!.id, { name: ctx.resource!.name });
-      // The files go once the deletion is kept: a rollback must not leave a dataset without its data.
-      await ctx.services.units.afterCommit(() => ctx.services.datasets.deleteData(ctx.resource!));
-      return undefined;
-    },
+    handler: async (ctx) => deleteDataset(ctx as RouteContext<unknown, unknown, unknown>, ctx.resource!),
   }),
 ];
 
@@ -464,9 +475,9 @@ const sandboxForCaller = (services: Services, caller: Caller, query: string) => 
 
 /** Dataset lists answer datasets: record fields plus type, status and metadata. */
 /** A page of datasets as lists answer them: records with the dataset fields (type, status, metadata). */
-async function listDatasets(ctx: RouteContext<unknown, unknown, unknown>, opts: ListOptions) {
+export async function listDatasets(ctx: RouteContext<unknown, unknown, unknown>, opts: ListOptions): Promise<{ items: Dataset[]; total: number }> {
   const page = await ctx.services.records.list(requireCaller(ctx), 'dataset', opts);
-  if (!page.items.length) return page;
+  if (!page.items.length) return { ...page, items: [] };
   const rows = await ctx.services.db.selectFrom('resources').select(['id', 'attrs']).where('id', 'in', page.items.map((i) => i.id)).execute();
   const attrsById = new Map(rows.map((r) => [r.id, r]));
   return { ...page, items: page.items.map((item) => ctx.services.datasets.decorate(item, attrsById.get(item.id)!)) };

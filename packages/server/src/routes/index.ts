@@ -28,6 +28,7 @@ import { basemapRoutes } from './basemaps';
 import { vectorTileRoutes } from './vector-tiles';
 import { jobRoutes } from './jobs';
 import { datasetRefreshRoutes } from './dataset-refresh';
+import { sdkRoutes } from './sdk';
 
 /** The route table: every call the server answers, in one list the tests and OpenAPI read. */
 export const allRoutes: RouteDef[] = [
@@ -60,4 +61,5 @@ export const allRoutes: RouteDef[] = [
   ...vectorTileRoutes,
   ...jobRoutes,
   ...datasetRefreshRoutes,
+  ...sdkRoutes,
 ];

@@ -174,6 +174,37 @@ function checkedState<B extends { latestState?: unknown }>(type: ResourceType, b
   return { ...body, latestState: parseDashboardState(body.latestState) };
 }
 
+type Ctx = RouteContext<unknown, unknown, unknown>;
+type LockOptions = { acquireLock?: boolean; tabId?: string | null };
+
+/** The first save of a record: quota, the datasets it names (each readable, 404 otherwise), the record and its audit entry. */
+export async function createRecord(ctx: Ctx, type: ResourceType, body: RecordCreate, lock: LockOptions = {}, details: Record<string, unknown> = {}) {
+  const caller = requireCaller(ctx);
+  await assertCanCreate(ctx.services.db, caller, type);
+  await ctx.services.access.guardAll(caller, 'dataset', body.datasets ?? [], 'read', ctx.adminMode);
+  const row = await ctx.services.records.create(caller, type, checkedState(type, body), lock);
+  await ctx.services.audit.record(caller, `${type}.create`, type, row.id, { name: row.name, ...details });
+  return row;
+}
+
+/** A later save (refused while another user holds the lock), with the datasets it names checked as on creation. */
+export async function saveRecord(ctx: Ctx, type: ResourceType, row: ResourceRow, body: RecordUpdate, lock: LockOptions = {}, details: Record<string, unknown> = {}) {
+  const caller = requireCaller(ctx);
+  await ctx.services.access.guardAll(caller, 'dataset', body.datasets ?? [], 'read', ctx.adminMode);
+  const saved = await ctx.services.records.update(caller, row, checkedState(type, body), { adminMode: ctx.adminMode, ...lock });
+  await ctx.services.audit.record(caller, body.ownerId ? `${type}.transfer` : `${type}.update`, type, saved.id, { ownerId: body.ownerId, name: body.name, ...details });
+  return saved;
+}
+
+/** Deletes a record, its thumbnail and writes its audit entry. */
+export async function deleteRecord(ctx: Ctx, type: ResourceType, row: ResourceRow, details: Record<string, unknown> = {}): Promise<undefined> {
+  const caller = requireCaller(ctx);
+  await ctx.services.records.delete(caller, row);
+  if (row.thumbnail_key) await ctx.services.blobs.remove(row.thumbnail_key);
+  await ctx.services.audit.record(caller, `${type}.delete`, type, row.id, { name: row.name, ...details });
+  return undefined;
+}
+
 /** The whole record machinery of one collection (maps, insights, dashboards, workbooks). */
 export function recordCollectionRoutes(collection: RecordCollection, type: ResourceType, ids: CollectionSpecIds): RouteDef[] {
   const base = `/v1/${collection}`;
@@ -245,12 +276,7 @@ export function recordCollectionRoutes(collection: RecordCollection, type: Resou
       body: RecordCreate,
       status: 201,
       handler: async (ctx) => {
-        const caller = requireCaller(ctx);
-        await assertCanCreate(ctx.services.db, caller, type);
-        // Datasets named in the body are attached: the caller must be able to read each (404 otherwise).
-        await ctx.services.access.guardAll(caller, 'dataset', ctx.body.datasets ?? [], 'read', ctx.adminMode);
-        const row = await ctx.services.records.create(caller, type, checkedState(type, ctx.body), { acquireLock: ctx.query.acquireLock, tabId: tabOf(ctx as RouteContext<unknown, unknown, unknown>) });
-        await ctx.services.audit.record(caller, `${type}.create`, type, row.id, { name: row.name });
+        const row = await createRecord(ctx as Ctx, type, ctx.body, { acquireLock: ctx.query.acquireLock, tabId: tabOf(ctx as Ctx) });
         return recordItem(ctx.services, row, ctx);
       },
     }),
@@ -266,10 +292,7 @@ export function recordCollectionRoutes(collection: RecordCollection, type: Resou
       body: RecordUpdate,
       resource: guard('write'),
       handler: async (ctx) => {
-        const caller = requireCaller(ctx);
-        await ctx.services.access.guardAll(caller, 'dataset', ctx.body.datasets ?? [], 'read', ctx.adminMode);
-        const row = await ctx.services.records.update(caller, ctx.resource!, checkedState(type, ctx.body), { adminMode: ctx.adminMode, acquireLock: ctx.query.acquireLock, tabId: tabOf(ctx as RouteContext<unknown, unknown, unknown>) });
-        await ctx.services.audit.record(caller, ctx.body.ownerId ? `${type}.transfer` : `${type}.update`, type, row.id, { ownerId: ctx.body.ownerId, name: ctx.body.name });
+        const row = await saveRecord(ctx as Ctx, type, ctx.resource!, ctx.body, { acquireLock: ctx.query.acquireLock, tabId: tabOf(ctx as Ctx) });
         return recordItem(ctx.services, row, ctx);
       },
     }),
@@ -301,13 +324,7 @@ export function recordCollectionRoutes(collection: RecordCollection, type: Resou
       auth: 'user',
       params: IdParam,
       resource: guard('delete'),
-      handler: async (ctx) => {
-        const caller = requireCaller(ctx);
-        await ctx.services.records.delete(caller, ctx.resource!);
-        if (ctx.resource!.thumbnail_key) await ctx.services.blobs.remove(ctx.resource!.thumbnail_key);
-        await ctx.services.audit.record(caller, `${type}.delete`, type, ctx.resource!.id, { name: ctx.resource!.name });
-        return undefined;
-      },
+      handler: async (ctx) => deleteRecord(ctx as Ctx, type, ctx.resource!),
     }),
     defineRoute({
       spec: [ids.share],

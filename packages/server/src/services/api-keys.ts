@@ -1,13 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import type { Selectable } from 'kysely';
-import { notFound, type ApiKey } from '@studio/schema';
+import { notFound, type ApiKey, type ApiKeyKind } from '@studio/schema';
 import { API_KEY_PREFIX, hashToken, newToken } from '../auth/tokens';
+import { SDK_REFRESH_PREFIX } from '../auth/sdk-tokens';
 import type { Db } from '../store/db';
 import type { ApiKeysTable } from '../store/tables';
 
 const toWire = (k: Selectable<ApiKeysTable>, key?: string): ApiKey => ({
   id: k.id,
   name: k.name,
+  kind: k.kind,
   prefix: k.prefix,
   createdAt: new Date(k.created_at).toISOString(),
   lastUsedAt: k.last_used_at ? new Date(k.last_used_at).toISOString() : null,
@@ -28,12 +30,12 @@ export class ApiKeyService {
     return rows.map((r) => toWire(r));
   }
 
-  /** A new key for the user: the only answer that holds the key. */
-  async generate(userId: string, name: string): Promise<ApiKey> {
-    const key = newToken(API_KEY_PREFIX);
+  /** A new key for the user: the only answer that holds the key. An `sdk` key is the Data SDK's refresh token. */
+  async generate(userId: string, name: string, kind: ApiKeyKind = 'api'): Promise<ApiKey> {
+    const key = newToken(kind === 'sdk' ? SDK_REFRESH_PREFIX : API_KEY_PREFIX);
     const row = await this.db
       .insertInto('api_keys')
-      .values({ id: randomUUID(), user_id: userId, name, prefix: key.slice(0, 10), key_hash: hashToken(key) })
+      .values({ id: randomUUID(), user_id: userId, name, kind, prefix: key.slice(0, 10), key_hash: hashToken(key) })
       .returningAll()
       .executeTakeFirstOrThrow();
     return toWire(row, key);

@@ -7,6 +7,7 @@ import type { Caller } from '../http/caller';
 import { verifyPassword } from '../auth/passwords';
 import type { FailureThrottle } from './rate-limits';
 import { ExpiringCache } from './expiring-cache';
+import { SDK_REFRESH_PREFIX, looksLikeJwt, type SdkTokens } from '../auth/sdk-tokens';
 import {
   ACCESS_PREFIX,
   ACCESS_TTL_MS,
@@ -52,6 +53,8 @@ export class AuthService {
     /** Failed sign-ins per (account, address) and per account, with growing back-off. */
     private readonly throttle: FailureThrottle,
     cacheMs = 2000,
+    /** Signs and verifies the Data SDK's access tokens; without it, SDK tokens are refused. */
+    private readonly sdkTokens?: SdkTokens,
   ) {
     this.cache = new ExpiringCache<Caller>({ ttlMs: cacheMs, limit: CALLERS_KEPT });
     this.users = new ExpiringCache<Caller>({ ttlMs: cacheMs, limit: CALLERS_KEPT });
@@ -119,6 +122,26 @@ export class AuthService {
     if (caller.via === 'session') await this.db.deleteFrom('sessions').where('id', '=', caller.credentialId).execute();
   }
 
+  /**
+   * The Data SDK's token refresh: an SDK key (its refresh token) for an access token of an hour. The refresh
+   * token stays the same (the SDK writes back whatever it is answered) until its key is revoked.
+   */
+  async exchangeSdkKey(refreshToken: string): Promise<{ accessToken: string; expiresIn: number }> {
+    const refused = new StudioError(401, 'Refresh token is invalid or revoked', 'Generate an SDK key under Account → API keys');
+    if (!this.sdkTokens || !refreshToken.startsWith(SDK_REFRESH_PREFIX)) throw refused;
+    const key = await this.db
+      .selectFrom('api_keys')
+      .select(['id', 'user_id'])
+      .where('key_hash', '=', hashToken(refreshToken))
+      .where('kind', '=', 'sdk')
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
+    if (!key) throw refused;
+    await this.db.updateTable('api_keys').set({ last_used_at: new Date() }).where('id', '=', key.id).execute();
+    const { token, expiresIn } = await this.sdkTokens.issue({ userId: key.user_id, keyId: key.id });
+    return { accessToken: token, expiresIn };
+  }
+
   /** `Authorization: Bearer <token>` to a caller, or null when absent or the default placeholder. */
   async authenticate(header: string | undefined): Promise<Caller | null> {
     if (!header) return null;
@@ -131,6 +154,23 @@ export class AuthService {
 
   private async resolve(token: string, hash: string): Promise<Caller> {
     const memberships = sql<Selectable<MembershipsTable>[]>`coalesce((select json_agg(m) from memberships m where m.user_id = u.id), '[]'::json)`.as('memberships');
+    if (looksLikeJwt(token)) {
+      // An SDK access token: our signature and expiry, then its key still in use (revoking the key stops it).
+      const claims = await this.sdkTokens?.verify(token);
+      if (!claims) throw unauthorized('Access token is invalid or expired');
+      const row = await this.db
+        .selectFrom('api_keys as k')
+        .innerJoin('users as u', 'u.id', 'k.user_id')
+        .selectAll('u')
+        .select(['k.id as credential_id', memberships])
+        .where('k.id', '=', claims.keyId)
+        .where('k.user_id', '=', claims.userId)
+        .where('k.kind', '=', 'sdk')
+        .where('k.revoked_at', 'is', null)
+        .executeTakeFirst();
+      if (!row) throw unauthorized('API key is invalid or revoked');
+      return toCaller(row, 'api-key');
+    }
     if (token.startsWith(API_KEY_PREFIX)) {
       const row = await this.db
         .selectFrom('api_keys as k')
@@ -138,6 +178,7 @@ export class AuthService {
         .selectAll('u')
         .select(['k.id as credential_id', 'k.last_used_at as key_last_used_at', memberships])
         .where('k.key_hash', '=', hash)
+        .where('k.kind', '=', 'api')
         .where('k.revoked_at', 'is', null)
         .executeTakeFirst();
       if (!row) throw unauthorized('API key is invalid or revoked');

@@ -6,6 +6,7 @@ import type { Db } from '../store/db';
 import { Secrets } from '../auth/secrets';
 import { loadSecrets } from '../auth/master-key';
 import { AuthService } from './auth';
+import { SdkTokens } from '../auth/sdk-tokens';
 import { AccessService } from './access';
 import { AuditService } from './audit';
 import { RecordService } from './records';
@@ -122,7 +123,7 @@ export async function buildServices(config: StudioConfig, catalog: Db): Promise<
     db,
     units,
     secrets,
-    auth: new AuthService(db, limits.signIn, config.authCacheMs),
+    auth: new AuthService(db, limits.signIn, config.authCacheMs, new SdkTokens(secrets.sdkTokenKey)),
     access,
     audit: new AuditService(db),
     records,

@@ -11,6 +11,7 @@ import * as m008 from './migrations/008-pg-sslmode';
 import * as m009 from './migrations/009-execution-heartbeats';
 import * as m010 from './migrations/010-lock-holders';
 import * as m011 from './migrations/011-jobs';
+import * as m012 from './migrations/012-sdk-keys';
 
 /** Versioned migrations, in order; a new one is a new file and a new line here, never an edit. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -25,6 +26,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '009-execution-heartbeats': m009,
   '010-lock-holders': m010,
   '011-jobs': m011,
+  '012-sdk-keys': m012,
 };
 
 class InCodeProvider implements MigrationProvider {

@@ -50,6 +50,8 @@ export interface ApiKeysTable {
   name: string;
   prefix: string;
   key_hash: string;
+  /** `api`: a bearer token; `sdk`: a Data SDK refresh token (migration 012). */
+  kind: Generated<'api' | 'sdk'>;
   created_at: Timestamp;
   last_used_at: Date | null;
   revoked_at: Date | null;

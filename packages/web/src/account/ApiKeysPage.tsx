@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import type { ApiKey } from '@studio/schema';
+import type { ApiKey, ApiKeyKind } from '@studio/schema';
 import { client } from '../app/api';
 import { ConfirmDialog, DataTable, ErrorMessage, PromptDialog, formatDate, useAction, type Column } from '../app/ui';
 import { useLoad } from '../app/useLoad';
@@ -11,10 +11,13 @@ import './account.css';
  * (only its hash is stored); keys are renamed and revoked here. A revoked key stops working within
  * STUDIO_AUTH_CACHE_MS.
  */
+const KIND_LABELS: Record<ApiKeyKind, string> = { api: 'Bearer token', sdk: 'Data SDK' };
+
 export function ApiKeysPage() {
   const keys = useLoad(() => client.apiKeys.list().then((p) => p.items), []);
   const create = useAction();
   const [name, setName] = useState('');
+  const [kind, setKind] = useState<ApiKeyKind>('api');
   const [made, setMade] = useState<ApiKey | null>(null);
   const [renaming, setRenaming] = useState<ApiKey | null>(null);
   const [revoking, setRevoking] = useState<ApiKey | null>(null);
@@ -23,6 +26,7 @@ export function ApiKeysPage() {
   const columns: Column<ApiKey>[] = [
     { header: 'Name', cell: (k) => k.name },
     { header: 'Key', cell: (k) => <code>{`${k.prefix}…`}</code> },
+    { header: 'Kind', cell: (k) => KIND_LABELS[k.kind] },
     { header: 'Created', cell: (k) => formatDate(k.createdAt) },
     { header: 'Last used', cell: (k) => (k.lastUsedAt ? formatDate(k.lastUsedAt) : 'Never') },
     {
@@ -42,7 +46,7 @@ export function ApiKeysPage() {
       <header className="page-header">
         <h1 id="page-title">API keys</h1>
       </header>
-      <p className="lead">Scripts and other tools call the API with a key as their bearer token (<code>Authorization: Bearer &lt;key&gt;</code>). A key acts as you: keep it secret, and revoke it when it is no longer used.</p>
+      <p className="lead">Scripts and other tools call the API with a key as their bearer token (<code>Authorization: Bearer &lt;key&gt;</code>). A key acts as you: keep it secret, and revoke it when it is no longer used. A Data SDK key is the refresh token of the Studio Data SDK (set <code>DataSDK.base_url</code> to this studio's <code>/sdk</code>); it is exchanged for access tokens that last an hour.</p>
       <form
         className="toolbar"
         aria-label="New API key"
@@ -50,7 +54,7 @@ export function ApiKeysPage() {
           e.preventDefault();
           void create.run(async () => {
             setCopied(false);
-            setMade(await client.apiKeys.generate(name.trim() || 'API key'));
+            setMade(await client.apiKeys.generate(name.trim() || (kind === 'sdk' ? 'Data SDK key' : 'API key'), kind));
             setName('');
             keys.reload();
           });
@@ -58,6 +62,13 @@ export function ApiKeysPage() {
       >
         <label className="qb-inline">
           Name <input value={name} maxLength={200} placeholder="What it is for" onChange={(e) => setName(e.target.value)} />
+        </label>
+        <label className="qb-inline">
+          Kind
+          <select value={kind} onChange={(e) => setKind(e.target.value as ApiKeyKind)}>
+            <option value="api">{KIND_LABELS.api}</option>
+            <option value="sdk">{KIND_LABELS.sdk}</option>
+          </select>
         </label>
         <button type="submit" className="button button-primary" disabled={create.pending}>{create.pending ? 'Creating…' : 'New API key'}</button>
       </form>
