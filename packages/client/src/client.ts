@@ -424,6 +424,10 @@ export class StudioClient {
   // --- map publishing (catalog §7 Maps) ------------------------------------------------------
   /** Publishing: {x} of POST /publish/{x} is `map` (the saved state and datasets, snapshotted). */
   maps = {
+    /** A kepler.gl export file ({datasets, config, info}) as a new map with a dataset per dataset of the file. */
+    importKepler: (file: unknown) => this.request<{ item: StudioRecord }>('POST', '/v1/maps/import/kepler', { body: file }).then((r) => r.item),
+    /** The saved map as a kepler.gl file, its datasets' rows included. */
+    exportKepler: (id: string) => this.raw('GET', `/v1/maps/${id}/export/kepler`).then((r) => r.blob()),
     /** `password`: a string sets it, null removes it, absent keeps the previous one. */
     publish: (id: string, body: { password?: string | null } = {}) =>
       this.request<{ item: PublishedMapInfo }>('POST', `/v1/maps/${id}/publish/map`, { body }).then((r) => r.item),

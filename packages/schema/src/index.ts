@@ -3,6 +3,7 @@ export * from './best-effort';
 export * from './common';
 export * from './identity';
 export * from './sdk';
+export * from './kepler-files';
 export * from './permissions';
 export * from './records';
 export * from './delimited';

@@ -29,6 +29,7 @@ import { vectorTileRoutes } from './vector-tiles';
 import { jobRoutes } from './jobs';
 import { datasetRefreshRoutes } from './dataset-refresh';
 import { sdkRoutes } from './sdk';
+import { keplerFileRoutes } from './kepler-files';
 
 /** The route table: every call the server answers, in one list the tests and OpenAPI read. */
 export const allRoutes: RouteDef[] = [
@@ -39,6 +40,7 @@ export const allRoutes: RouteDef[] = [
   ...publishingRoutes,
   ...insightPublishingRoutes,
   ...dashboardRoutes,
+  ...keplerFileRoutes,
   ...recordRoutes,
   ...datasetRoutes,
   ...queryRoutes,

@@ -3,6 +3,7 @@ import type { ResourceType, ShareBody, StudioRecord } from '@studio/schema';
 import type { PermissionGrant } from '@studio/client';
 import { client } from '../app/api';
 import type { Column } from '../app/ui';
+import { ImportKeplerButton } from '../map/kepler-files/ImportKeplerButton';
 import { DATASET_COLUMNS, UploadDatasetButton, datasetHref } from '../datasets/listExtras';
 
 /** One workspace list (catalog §2): where its records live and how the page talks about them. */
@@ -63,6 +64,7 @@ export const COLLECTIONS: CollectionConfig[] = [
     api: () => client.records('maps'),
     emptyHint: 'create one with “New map”, or start from a dataset.',
     href: (id) => `/${id}`, newHref: '/new', share: 'record', samples: true, clone: true,
+    HeaderAction: ImportKeplerButton,
   },
   {
     slug: 'dashboards', title: 'Dashboards', noun: 'dashboard', plural: 'dashboards', resourceType: 'insight',

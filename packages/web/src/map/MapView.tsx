@@ -1,11 +1,12 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { useNavigate, useParams, useSearchParams } from 'react-router-dom';
-import { Id, type StudioRecord } from '@studio/schema';
+import { Id, downloadFileBase, type StudioRecord } from '@studio/schema';
 import { StudioApiError } from '@studio/client';
 import { client } from '../app/api';
 import { heldHere, useEditLock } from '../app/useEditLock';
 import { useUser } from '../app/session';
-import { ErrorMessage } from '../app/ui';
+import { ErrorMessage, useAction } from '../app/ui';
+import { saveBlob } from '../app/save-blob';
 import { NotFoundPage } from '../pages/NotFound';
 import { loadCatalogDataset } from './datasets';
 import { createMapStore } from './kepler/store';
@@ -54,6 +55,7 @@ export default function MapView({ preview = false, embed = false }: { preview?: 
   const [saving, setSaving] = useState(false);
   const [notice, setNotice] = useState<string | null>(null);
   const [publishing, setPublishing] = useState(false);
+  const exporting = useAction();
   const box = useRef<HTMLDivElement>(null);
   /** Adds the loaded data once kepler has registered its instance. */
   const pending = useRef<(() => void) | null>(null);
@@ -187,6 +189,11 @@ export default function MapView({ preview = false, embed = false }: { preview?: 
           </button>
         )}
         {loaded?.record && (
+          <button type="button" className="button" disabled={exporting.pending} title="The saved map and its datasets, as a file kepler.gl opens" onClick={() => void exporting.run(async () => saveBlob(await client.maps.exportKepler(loaded.record!.id), `${downloadFileBase(name)}.kepler.json`))}>
+            {exporting.pending ? 'Exporting…' : 'Export kepler.gl map'}
+          </button>
+        )}
+        {loaded?.record && (
           <a className="button" href={`/dashboard/new?mapId=${loaded.record.id}`}>
             New dashboard
           </a>
@@ -199,7 +206,7 @@ export default function MapView({ preview = false, embed = false }: { preview?: 
           </button>
         )}
       </header>
-      <ErrorMessage message={error} />
+      <ErrorMessage message={error ?? exporting.error} />
       <div className="map-canvas" ref={box}>
         {store && loaded ? (
           <AddDataContext.Provider value={addData}>

@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import type { KeplerFile } from '@studio/schema';
+import { useBrowser, openStudio, signInThroughUi } from './browser';
+import { asAdmin, baseUrl, createUser, unique } from './api';
+import { countPixels, waitMapReady } from './pixels';
+import { v0File, v1File } from '../../server/test/kepler-fixtures';
+
+const browser = useBrowser();
+
+/**
+ * kepler.gl files in the browser: "Import kepler.gl map" in the maps list makes the datasets and opens the map
+ * with the file's layers drawn; "Export kepler.gl map" downloads the same format. A v0 file (kepler.gl 1.x)
+ * opens too: kepler's own schema migrates its config in the builder.
+ */
+describe('kepler.gl files', () => {
+  it('imports a v1 file from the maps list: the builder opens with its four layers drawn on the new datasets, and exports it again', async () => {
+    const admin = await asAdmin();
+    const team = await admin.admin.createOrganization(`Kepler ${unique()}`);
+    const kim = await createUser(admin, team.id, 'Kim Kepler', `kim.${unique()}@e2e.studio.test`);
+    const { page } = await openStudio(browser(), baseUrl());
+    await signInThroughUi(page, baseUrl(), kim.email, kim.password);
+    await page.goto(`${baseUrl()}/workspace/maps`);
+    await page.getByRole('button', { name: 'Import kepler.gl map' }).waitFor();
+    await page.getByLabel('kepler.gl map file').setInputFiles({ name: 'nyc-trips.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(v1File())) });
+    await page.waitForURL(/\/[0-9a-f]{8}-[0-9a-f-]{27}$/, { timeout: 30_000 });
+    await waitMapReady(page);
+    const mapId = new URL(page.url()).pathname.slice(1);
+    const record = await kim.client.records('maps').get(mapId);
+    expect(record.name).toBe('NYC trips');
+    const [trips, zones] = record.datasets.map((d) => d.id);
+    const layers = await page.evaluate(() => window.__studioMap!.layers().map((l) => [l.type, l.dataId]));
+    expect(layers).toEqual([['point', trips], ['arc', trips], ['hexagon', trips], ['geojson', zones]]);
+    await page.screenshot({ path: '/tmp/studio-kepler-import.png' });
+    expect(await countPixels(page, null)).toBeGreaterThan(100);
+
+    const download = page.waitForEvent('download');
+    await page.getByRole('button', { name: 'Export kepler.gl map' }).click();
+    const file = await download;
+    expect(file.suggestedFilename()).toBe('NYC_trips.kepler.json');
+    const exported = JSON.parse(await streamText(await file.createReadStream())) as KeplerFile;
+    expect(exported.datasets.map((d) => [d.data.id, d.data.allData.length])).toEqual([[trips, 3], [zones, 2]]);
+    expect((exported.config.config.visState as { layers: unknown[] }).layers).toHaveLength(4);
+  });
+
+  it('opens a v0 file (kepler.gl 1.x) imported through the API: its point and arc layers are drawn', async () => {
+    const admin = await asAdmin();
+    const team = await admin.admin.createOrganization(`Kepler v0 ${unique()}`);
+    const lee = await createUser(admin, team.id, 'Lee Legacy', `lee.${unique()}@e2e.studio.test`);
+    const map = await lee.client.maps.importKepler(v0File());
+    const { page } = await openStudio(browser(), baseUrl());
+    await signInThroughUi(page, baseUrl(), lee.email, lee.password);
+    await page.goto(`${baseUrl()}/${map.id}`);
+    await waitMapReady(page);
+    const trips = map.datasets[0]!.id;
+    expect(await page.evaluate(() => window.__studioMap!.layers().map((l) => [l.type, l.dataId]))).toEqual([['point', trips], ['arc', trips]]);
+    await page.screenshot({ path: '/tmp/studio-kepler-v0.png' });
+    expect(await countPixels(page, null)).toBeGreaterThan(100);
+  });
+});
+
+async function streamText(stream: NodeJS.ReadableStream): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(Buffer.from(chunk as Buffer));
+  return Buffer.concat(chunks).toString('utf8');
+}
