@@ -91,10 +91,15 @@ describe('workbooks', () => {
     expect(await drawnPixels(page, canvas)).toBeGreaterThan(500);
     await addCell(page, 'map');
     await cell(page, 'map').getByLabel('Source cell').selectOption('filtered');
-    const map = cell(page, 'map').locator('.result-map[data-state="ready"]');
-    await map.waitFor({ timeout: 30_000 });
-    expect(await map.getAttribute('data-points')).toBe('5');
-    expect(await drawnPixels(page, map)).toBeGreaterThan(500);
+    // A kepler.gl view of the filter's rows, with the point layer kepler makes for their latitude and longitude.
+    const map = cell(page, 'map').locator('.kepler-cell[data-state="ready"]');
+    await map.locator('.kepler-box[data-map-ready="true"]').waitFor({ timeout: 45_000 });
+    expect(await map.getAttribute('data-rows')).toBe('5');
+    await map.screenshot({ path: '/tmp/studio-workbook-map.png' });
+    // The points themselves: the map left of kepler's buttons and above its attribution, unlike the blank basemap.
+    const box = (await map.boundingBox())!;
+    const points = await page.screenshot({ clip: { x: box.x + 2, y: box.y + 2, width: box.width - 80, height: box.height - 40 } });
+    expect(await countPngPixels(page, points, null)).toBeGreaterThan(30);
 
     // Editing the filter runs it and the cells below that read it; the dataset and the hexes stay as they were.
     const names = [data, 'filtered', 'grouped', 'hexes', 'result'];
@@ -104,7 +109,7 @@ describe('workbooks', () => {
     await cell(page, 'filtered').getByLabel('Condition').press('Shift+Enter');
     await expect.poll(() => rowsText(page, 'result')).toEqual(['Cafe\t60\ttrue']);
     expect(await runsOf(page, names)).toEqual({ [data]: 1, filtered: 2, grouped: 2, hexes: 1, result: 2 });
-    await expect.poll(() => map.getAttribute('data-points')).toBe('3');
+    await expect.poll(() => cell(page, 'map').locator('.kepler-cell').getAttribute('data-rows')).toBe('3');
 
     // Save, reload: the same cells, run again from the saved state.
     await page.getByLabel('Workbook name').fill('Cafe sales');

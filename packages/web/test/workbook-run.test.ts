@@ -131,7 +131,9 @@ describe('WorkbookRunner', () => {
     });
     const seen = await runAll(new WorkbookRunner(studio()), state);
     const where = Object.fromEntries(Object.entries(seen).map(([id, s]) => [id, s.state === 'done' ? s.result.engine : s]));
-    expect(where).toEqual({ c1: 'DuckDB', c2: 'postgres (warehouse)', c3: 'postgres (warehouse)', c4: 'DuckDB', c5: 'postgres (warehouse)', c6: 'DuckDB' });
+    // A cell DuckDB computed over a warehouse's results says they were fetched (the H3 step falls back, the mixed join).
+    const fetched = 'DuckDB, over results fetched from postgres';
+    expect(where).toEqual({ c1: 'DuckDB', c2: 'postgres (warehouse)', c3: 'postgres (warehouse)', c4: fetched, c5: 'postgres (warehouse)', c6: fetched });
     expect(rowsOf(seen.c5)).toEqual([{ category: 'Toys' }]);
     // food and toys: fuel (5) is under the filter.
     expect(rowsOf(seen.c6)).toEqual([{ n: 2 }]);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { WORKBOOK_STATE_VERSION, parseWorkbookState, type WorkbookState } from '@studio/schema';
 import { freeName, inputProblem, newCell, reduce, emptyState } from '../src/workbook/cells';
 import { expressionProblem, fieldText, withFieldText, STEP_SPECS } from '../src/workbook/steps';
-import { chartCellOption, mapPoints } from '../src/workbook/drawings';
+import { chartCellOption } from '../src/workbook/drawings';
 
 const step = (id: string, name: string, node: Record<string, unknown>, inputs: string[] = []) => ({ id, name, kind: 'step' as const, collapsed: false, node: node as { type: string }, inputs });
 
@@ -91,13 +91,5 @@ describe('workbook drawings', () => {
     expect(chartCellOption({ chart: 'bar', x: 'c', y: '' }, rows)).toBeNull();
     const option = chartCellOption({ chart: 'bar', x: 'c', y: 't' }, rows) as { xAxis: { data: string[] }; series: { data: number[] }[] };
     expect([option.xAxis.data, option.series[0]!.data]).toEqual([['Cafe', 'Fuel'], [60, 8]]);
-  });
-
-  it('places rows by latitude/longitude, else by H3 cell centres', () => {
-    expect(mapPoints([{ lat: 1, lng: 2 }])).toEqual({ points: [[2, 1]], from: 'lat, lng' });
-    const h3 = mapPoints([{ hex: '872830828ffffff' }]);
-    expect(h3?.from).toBe('H3 cells of hex');
-    expect(h3!.points[0]![1]).toBeCloseTo(37.77, 0);
-    expect(mapPoints([{ name: 'x' }])).toBeNull();
   });
 });

@@ -15,6 +15,7 @@ import {
   type RecordCollection,
   type ResourceType,
   parseDashboardState,
+  parseWorkbookState,
   TAB_HEADER,
 } from '@studio/schema';
 import { defineRoute, readJsonBody, requireCaller, type RouteDef, type RouteContext } from '../http/route';
@@ -169,9 +170,13 @@ export interface CollectionSpecIds {
  * A dashboard's saved state is parsed before it is stored: an older version is upgraded, a newer or
  * malformed one answers 422 and nothing is written (the other kinds keep their states opaque here).
  */
+/** The saved states the server reads itself, parsed (and brought to their current version) before they are kept: 422 otherwise. */
+const STATE_PARSERS: Partial<Record<ResourceType, (stored: unknown) => unknown>> = { insight: parseDashboardState, workbook: parseWorkbookState };
+
 function checkedState<B extends { latestState?: unknown }>(type: ResourceType, body: B): B {
-  if (type !== 'insight' || body.latestState === undefined || body.latestState === null) return body;
-  return { ...body, latestState: parseDashboardState(body.latestState) };
+  const parse = STATE_PARSERS[type];
+  if (!parse || body.latestState === undefined || body.latestState === null) return body;
+  return { ...body, latestState: parse(body.latestState) };
 }
 
 type Ctx = RouteContext<unknown, unknown, unknown>;

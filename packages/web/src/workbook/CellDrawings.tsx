@@ -4,10 +4,10 @@ import { WORKBOOK_CHART_KINDS } from '@studio/schema';
 import { EChart } from '../analytics/Chart';
 import { errorMessage } from '../app/useLoad';
 import { makesTable } from './cells';
-import { DRAWN_ROWS, chartCellOption, mapPoints } from './drawings';
+import { DRAWN_ROWS, chartCellOption } from './drawings';
 import type { CellResult, WorkbookRunner } from './run';
 
-const ResultMap = lazy(() => import('../connectors/ResultMap'));
+const KeplerCellMap = lazy(() => import('./KeplerCellMap'));
 
 /** The rows of a source cell's result, loaded again whenever that result changes. */
 function useSourceRows(runner: WorkbookRunner, state: WorkbookState, name: string, source: CellResult | undefined) {
@@ -74,10 +74,29 @@ export function ChartCellBody({ cell, state, source, runner, readOnly, onChange 
   );
 }
 
-/** A map cell: a cell's rows as points on the studio's basemap (latitude/longitude, WKT, GeoJSON or H3 cells). */
+/** A cell's result as Arrow, loaded again whenever that result changes (what kepler.gl reads in a map cell). */
+function useSourceArrow(runner: WorkbookRunner, state: WorkbookState, name: string, source: CellResult | undefined) {
+  const [arrow, setArrow] = useState<{ key: string; bytes: Uint8Array } | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    if (!source) return undefined;
+    const abort = new AbortController();
+    setError(null);
+    runner.arrowOf(state, name, DRAWN_ROWS, abort.signal).then(
+      (bytes) => !abort.signal.aborted && setArrow({ key: source.key, bytes }),
+      (e: unknown) => !abort.signal.aborted && setError(errorMessage(e)),
+    );
+    return () => abort.abort();
+    // The data follows the source's result; the state is read when it loads.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [runner, source]);
+  return { arrow: arrow && source && arrow.key === source.key ? arrow : null, error };
+}
+
+/** A map cell: a cell's result in a kepler.gl view, with the layer kepler makes for its place columns. */
 export function MapCellBody({ cell, state, source, runner, readOnly, onChange }: { cell: MapCell; state: WorkbookState; source: CellResult | undefined; runner: WorkbookRunner; readOnly: boolean; onChange: (c: MapCell) => void }) {
-  const { rows, error } = useSourceRows(runner, state, cell.source, source);
-  const located = useMemo(() => (rows ? mapPoints(rows) : null), [rows]);
+  const { arrow, error } = useSourceArrow(runner, state, cell.source, source);
+  const rows = source ? Math.min(source.rowCount, DRAWN_ROWS) : 0;
   return (
     <div className="cell-drawing">
       <div className="step-row">
@@ -85,10 +104,10 @@ export function MapCellBody({ cell, state, source, runner, readOnly, onChange }:
       </div>
       {error && <p className="error" role="alert">{error}</p>}
       {!source && cell.source && <p className="muted">{`Run ${cell.source} to map it.`}</p>}
-      {rows && !located && <p className="muted">No latitude/longitude, WKT, GeoJSON point or H3 column in this result.</p>}
-      {located && (
+      {arrow && (
         <Suspense fallback={<p className="muted" role="status">Loading the map…</p>}>
-          <ResultMap points={located.points} label={`${located.points.length} points of ${cell.source} from ${located.from}`} />
+          {/* A new result is a new map: kepler keeps its datasets in its own store. */}
+          <KeplerCellMap key={arrow.key} name={cell.source} arrow={arrow.bytes} rows={rows} label={`${rows} rows of ${cell.source} on a kepler.gl map`} />
         </Suspense>
       )}
     </div>

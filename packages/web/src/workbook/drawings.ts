@@ -1,7 +1,5 @@
-import { cellToLatLng, isValidCell } from 'h3-js';
 import type { ChartCell } from '@studio/schema';
 import type { EChartsOption } from '../analytics/echarts';
-import { findPoints, type LngLat } from '../connectors/points';
 
 /** Rows a chart or map cell reads from its source. */
 export const DRAWN_ROWS = 5000;
@@ -29,21 +27,4 @@ export function chartCellOption(cell: Pick<ChartCell, 'chart' | 'x' | 'y'>, rows
     yAxis: { type: 'value', name: cell.y },
     series: [{ type: cell.chart, name: cell.y, data: rows.map((r) => num(r[cell.y])) }],
   };
-}
-
-/**
- * Where a result's rows are on a map: latitude/longitude, WKT or GeoJSON points (as the SQL workspace
- * finds them), else the centres of an H3 cell column (what hexify and H3 steps make).
- */
-export function mapPoints(rows: Record<string, unknown>[]): { points: LngLat[]; from: string } | null {
-  const found = findPoints(rows);
-  if (found) return found;
-  const columns = rows[0] ? Object.keys(rows[0]) : [];
-  for (const c of columns) {
-    const cells = rows.map((r) => r[c]).filter((v): v is string => typeof v === 'string' && isValidCell(v));
-    if (cells.length > 0 && cells.length >= rows.length / 2) {
-      return { points: cells.map((h) => { const [lat, lng] = cellToLatLng(h); return [lng, lat] as LngLat; }), from: `H3 cells of ${c}` };
-    }
-  }
-  return null;
 }

@@ -205,7 +205,7 @@ export class WorkbookRunner {
       // What the warehouse's dialect lacks (H3 functions, …: 409) runs on DuckDB over the inputs' results.
       if (!live || (e as { status?: number }).status !== 409) throw e;
       const local = { ...cell.node, input: inputs.map((r) => ({ type: 'dataset', uuid: r.ref, input: [] })) };
-      return { ...madeOf(await this.client.pipelines.materialize(local, { preview: PREVIEW_ROWS, signal })), live: null };
+      return { ...overFetched(madeOf(await this.client.pipelines.materialize(local, { preview: PREVIEW_ROWS, signal })), inputs), live: null };
     }
   }
 
@@ -217,7 +217,7 @@ export class WorkbookRunner {
     const tables = Object.fromEntries(names.map((n, i) => [n, inputs[i]!.ref]));
     const live = inputs[0]?.live ?? null;
     const pipelines = live && inputs.every((r) => r.live === live) ? Object.fromEntries(names.map((n) => [n, chainOf(state, n)])) : undefined;
-    return { ...madeOf(await this.client.pipelines.materializeSql(cell.query, tables, { preview: PREVIEW_ROWS, signal, pipelines })), live: null };
+    return { ...overFetched(madeOf(await this.client.pipelines.materializeSql(cell.query, tables, { preview: PREVIEW_ROWS, signal, pipelines })), inputs), live: null };
   }
 
   /**
@@ -230,7 +230,13 @@ export class WorkbookRunner {
     return this.resultWithFreshViews(cell as StepCell | SqlCell, state, () => undefined, signal);
   }
 
-  /** Rows of a cell's result for a chart or a map (at most `limit`). */
+  /** A cell's result as an Arrow IPC stream (at most `limit` rows), for kepler.gl in a map cell. */
+  async arrowOf(state: WorkbookState, name: string, limit: number, signal?: AbortSignal): Promise<Uint8Array> {
+    const result = await this.fresh(state, name, signal);
+    return (await this.client.pipelines.arrow({ type: 'limit', length: limit, input: [{ type: 'dataset', uuid: result.ref, input: [] }] }, signal)).bytes;
+  }
+
+  /** Rows of a cell's result for a chart (at most `limit`). */
   async rowsOf(state: WorkbookState, name: string, limit: number, signal?: AbortSignal): Promise<Record<string, unknown>[]> {
     const result = await this.fresh(state, name, signal);
     return this.client.pipelines.rows({ type: 'limit', length: limit, input: [{ type: 'dataset', uuid: result.ref, input: [] }] }, signal);
@@ -255,8 +261,20 @@ function vanishedView(e: unknown): string | undefined {
 type Made = Omit<CellResult, 'key' | 'ms'>;
 
 function madeOf(view: TempView): Omit<Made, 'live'> {
-  const engine = !view.engine || view.engine === 'duckdb' ? 'DuckDB' : `${view.engine} (warehouse)`;
+  const engine = !view.engine || view.engine === 'duckdb' ? 'DuckDB' : `${view.engine}${WAREHOUSE_SUFFIX}`;
   return { ref: view.name, expiresAt: Date.parse(view.expiresAt), rowCount: view.rowCount, columns: view.columns ?? [], rows: view.rows ?? [], engine };
+}
+
+const WAREHOUSE_SUFFIX = ' (warehouse)';
+
+/**
+ * A result DuckDB computed over inputs a warehouse computed says so: those inputs' rows were fetched from the
+ * warehouse into the studio (their temporary views), so the user knows the cell did not run where its inputs did.
+ */
+function overFetched<M extends { engine: string }>(made: M, inputs: CellResult[]): M {
+  const warehouses = [...new Set(inputs.filter((r) => r.engine.endsWith(WAREHOUSE_SUFFIX)).map((r) => r.engine.slice(0, -WAREHOUSE_SUFFIX.length)))];
+  if (made.engine !== 'DuckDB' || !warehouses.length) return made;
+  return { ...made, engine: `DuckDB, over results fetched from ${warehouses.join(' and ')}` };
 }
 
 /** Steps a warehouse dialect compiles (the others need the studio's engine: H3, tiles, inline rows). */
