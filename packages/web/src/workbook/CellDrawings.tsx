@@ -1,4 +1,4 @@
-import { Suspense, lazy, useEffect, useMemo, useState } from 'react';
+import { Suspense, lazy, useEffect, useMemo, useRef, useState } from 'react';
 import type { ChartCell, MapCell, WorkbookState } from '@studio/schema';
 import { WORKBOOK_CHART_KINDS } from '@studio/schema';
 import { EChart } from '../analytics/Chart';
@@ -9,23 +9,26 @@ import type { CellResult, WorkbookRunner } from './run';
 
 const KeplerCellMap = lazy(() => import('./KeplerCellMap'));
 
-/** The rows of a source cell's result, loaded again whenever that result changes. */
-function useSourceRows(runner: WorkbookRunner, state: WorkbookState, name: string, source: CellResult | undefined) {
-  const [rows, setRows] = useState<{ key: string; rows: Record<string, unknown>[] } | null>(null);
+/**
+ * What a drawing reads of its source cell's result (rows for a chart, Arrow for a map), loaded again whenever
+ * that result changes; the request of a result that was replaced is aborted.
+ */
+function useSourceData<T>(source: CellResult | undefined, load: (signal: AbortSignal) => Promise<T>) {
+  const [data, setData] = useState<{ key: string; value: T } | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const latest = useRef(load);
+  latest.current = load;
   useEffect(() => {
     if (!source) return undefined;
     const abort = new AbortController();
     setError(null);
-    runner.rowsOf(state, name, DRAWN_ROWS, abort.signal).then(
-      (r) => !abort.signal.aborted && setRows({ key: source.key, rows: r }),
+    latest.current(abort.signal).then(
+      (value) => !abort.signal.aborted && setData({ key: source.key, value }),
       (e: unknown) => !abort.signal.aborted && setError(errorMessage(e)),
     );
     return () => abort.abort();
-    // The rows follow the source's result; the state is read when they load.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [runner, source]);
-  return { rows: rows && source && rows.key === source.key ? rows.rows : null, error };
+  }, [source]);
+  return { data: data && source && data.key === source.key ? data : null, error };
 }
 
 function SourcePicker({ value, state, cellId, readOnly, onChange }: { value: string; state: WorkbookState; cellId: string; readOnly: boolean; onChange: (name: string) => void }) {
@@ -43,7 +46,8 @@ function SourcePicker({ value, state, cellId, readOnly, onChange }: { value: str
 
 /** A chart cell: a bar, line, scatter or pie chart of a cell above, drawn with ECharts. */
 export function ChartCellBody({ cell, state, source, runner, readOnly, onChange }: { cell: ChartCell; state: WorkbookState; source: CellResult | undefined; runner: WorkbookRunner; readOnly: boolean; onChange: (c: ChartCell) => void }) {
-  const { rows, error } = useSourceRows(runner, state, cell.source, source);
+  const { data, error } = useSourceData(source, (signal) => runner.rowsOf(state, cell.source, DRAWN_ROWS, signal));
+  const rows = data?.value ?? null;
   const option = useMemo(() => (rows ? chartCellOption(cell, rows) : null), [rows, cell]);
   const columns = source?.columns ?? [];
   return (
@@ -74,28 +78,9 @@ export function ChartCellBody({ cell, state, source, runner, readOnly, onChange 
   );
 }
 
-/** A cell's result as Arrow, loaded again whenever that result changes (what kepler.gl reads in a map cell). */
-function useSourceArrow(runner: WorkbookRunner, state: WorkbookState, name: string, source: CellResult | undefined) {
-  const [arrow, setArrow] = useState<{ key: string; bytes: Uint8Array } | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  useEffect(() => {
-    if (!source) return undefined;
-    const abort = new AbortController();
-    setError(null);
-    runner.arrowOf(state, name, DRAWN_ROWS, abort.signal).then(
-      (bytes) => !abort.signal.aborted && setArrow({ key: source.key, bytes }),
-      (e: unknown) => !abort.signal.aborted && setError(errorMessage(e)),
-    );
-    return () => abort.abort();
-    // The data follows the source's result; the state is read when it loads.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [runner, source]);
-  return { arrow: arrow && source && arrow.key === source.key ? arrow : null, error };
-}
-
 /** A map cell: a cell's result in a kepler.gl view, with the layer kepler makes for its place columns. */
 export function MapCellBody({ cell, state, source, runner, readOnly, onChange }: { cell: MapCell; state: WorkbookState; source: CellResult | undefined; runner: WorkbookRunner; readOnly: boolean; onChange: (c: MapCell) => void }) {
-  const { arrow, error } = useSourceArrow(runner, state, cell.source, source);
+  const { data: arrow, error } = useSourceData(source, (signal) => runner.arrowOf(state, cell.source, DRAWN_ROWS, signal));
   const rows = source ? Math.min(source.rowCount, DRAWN_ROWS) : 0;
   return (
     <div className="cell-drawing">
@@ -107,7 +92,7 @@ export function MapCellBody({ cell, state, source, runner, readOnly, onChange }:
       {arrow && (
         <Suspense fallback={<p className="muted" role="status">Loading the map…</p>}>
           {/* A new result is a new map: kepler keeps its datasets in its own store. */}
-          <KeplerCellMap key={arrow.key} name={cell.source} arrow={arrow.bytes} rows={rows} label={`${rows} rows of ${cell.source} on a kepler.gl map`} />
+          <KeplerCellMap key={arrow.key} name={cell.source} arrow={arrow.value} rows={rows} label={`${rows} rows of ${cell.source} on a kepler.gl map`} />
         </Suspense>
       )}
     </div>
