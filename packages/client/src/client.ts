@@ -2,6 +2,8 @@ import type { z } from 'zod';
 import type {
   ApiKey,
   ApiKeyKind,
+  Folder,
+  ProjectResource,
   Organization,
   PermissionsOfResource,
   RecordCollection,
@@ -419,6 +421,27 @@ export class StudioClient {
       if (!asset.readPath) return null;
       return this.request<Record<string, unknown>>('GET', asset.readPath);
     },
+  };
+
+  // --- projects and their folders (catalog §7 Projects) ---------------------------------------------
+  projects = {
+    ...this.collection('/v1/projects'),
+    /** The project with its folders. */
+    detail: (id: string) => this.request<{ item: StudioRecord & { folders: Folder[] } }>('GET', `/v1/projects/${id}`).then((r) => r.item),
+    createFolder: (id: string, name: string, parentId: string | null = null) =>
+      this.request<{ item: Folder }>('POST', `/v1/projects/${id}/folders`, { body: { name, parentId } }).then((r) => r.item),
+    /** Rename (name) or move (parentId: another folder, or null for the root). */
+    updateFolder: (id: string, folderId: string, body: { name?: string; parentId?: string | null }) =>
+      this.request<{ item: Folder }>('PUT', `/v1/projects/${id}/folders/${folderId}`, { body }).then((r) => r.item),
+    /** Deletes the folder and its subfolders; their resources move to the project's root. */
+    deleteFolder: (id: string, folderId: string) => this.request<void>('DELETE', `/v1/projects/${id}/folders/${folderId}`),
+    /** Every resource of the project the caller can read, each with its folder. */
+    resources: (id: string) => this.request<Page<ProjectResource>>('GET', `/v1/projects/${id}/resources`),
+    addResource: (id: string, resource: { type: ProjectResource['resource']['type']; id: string }, folderId: string | null = null) =>
+      this.request<{ item: ProjectResource }>('POST', `/v1/projects/${id}/resources`, { body: { resource, folderId } }).then((r) => r.item),
+    moveResource: (id: string, entryId: string, folderId: string | null) =>
+      this.request<{ item: ProjectResource }>('PUT', `/v1/projects/${id}/resources/${entryId}`, { body: { folderId } }).then((r) => r.item),
+    removeResource: (id: string, entryId: string) => this.request<void>('DELETE', `/v1/projects/${id}/resources/${entryId}`),
   };
 
   // --- map publishing (catalog §7 Maps) ------------------------------------------------------

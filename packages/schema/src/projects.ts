@@ -11,8 +11,11 @@ export const FolderUpdate = z.object({ name: Name.optional(), parentId: Id.nulla
 export const Folder = z.object({ id: Id, name: z.string(), parentId: Id.nullable(), createdAt: IsoDate, updatedAt: IsoDate });
 export type Folder = z.infer<typeof Folder>;
 
-/** What a project may hold (catalog §3): maps, datasets, insights and map styles. */
-export const PROJECT_RESOURCE_KINDS = ['map', 'dataset', 'insight', 'map-style'] as const;
+/**
+ * What a project may hold: the documents' maps, datasets, insights and map styles (catalog §3), and workbooks
+ * and color palettes, which the workspace has too (docs/decisions.md "Projects").
+ */
+export const PROJECT_RESOURCE_KINDS = ['map', 'dataset', 'insight', 'map-style', 'workbook', 'color-palette'] as const;
 export const ProjectResourceKind = z.enum(PROJECT_RESOURCE_KINDS);
 export const ProjectResourceBody = z.object({
   resource: z.object({ type: ProjectResourceKind, id: Id }),

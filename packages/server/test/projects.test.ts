@@ -59,7 +59,7 @@ describe.each(STORES)('projects on %s', (kind) => {
 
   it.each([
     ['an empty body', () => ({})],
-    ['an unknown kind', () => ({ resource: { type: 'workbook', id: randomUUID() } })],
+    ['an unknown kind', () => ({ resource: { type: 'video', id: randomUUID() } })],
     ['a bad id', () => ({ resource: { type: 'map', id: 'x' } })],
     ['a missing resource', () => ({ resource: { type: 'dataset', id: randomUUID() } })],
   ])("refuses %s with 'Could not save project resource' (422) and adds nothing", async (_label, body) => {
@@ -73,11 +73,27 @@ describe.each(STORES)('projects on %s', (kind) => {
     const p = await mkProject();
     const theirs = (await as('outsider', 'POST', '/v1/maps', { name: 'Theirs' })).json().item;
     const palette = (await as('owner', 'POST', '/v1/map-assets', { assetType: 'color-palette', name: 'P', palette: { type: 'qualitative', colors: ['#112233', '#445566'] } })).json().item;
-    for (const resource of [{ type: 'map', id: theirs.id }, { type: 'map-style', id: palette.id }]) {
+    const style = (await as('owner', 'POST', '/v1/map-assets', { assetType: 'map-style', name: 'S' })).json().item;
+    for (const [resource, reason] of [
+      [{ type: 'map', id: theirs.id }, 'Map not found'],
+      [{ type: 'map-style', id: palette.id }, 'Asset is not a Map Style'],
+      [{ type: 'color-palette', id: style.id }, 'Asset is not a Color Palette'],
+    ] as const) {
       const res = await as('owner', 'POST', `/v1/projects/${p.id}/resources`, { resource });
-      expect([res.statusCode, res.json().message]).toEqual([422, 'Could not save project resource']);
+      expect([res.statusCode, res.json().message, res.json().details]).toEqual([422, 'Could not save project resource', reason]);
     }
     expect((await as('owner', 'GET', `/v1/projects/${p.id}/resources`)).json().items).toEqual([]);
+  });
+
+  it('holds workbooks and color palettes beside the documents\' kinds (docs/decisions.md "Projects")', async () => {
+    const p = await mkProject();
+    const workbook = (await as('owner', 'POST', '/v1/workbooks', { name: 'W' })).json().item;
+    const palette = (await as('owner', 'POST', '/v1/map-assets', { assetType: 'color-palette', name: 'P', palette: { type: 'qualitative', colors: ['#112233', '#445566'] } })).json().item;
+    for (const resource of [{ type: 'workbook', id: workbook.id }, { type: 'color-palette', id: palette.id }]) {
+      expect((await as('owner', 'POST', `/v1/projects/${p.id}/resources`, { resource })).statusCode).toBe(200);
+    }
+    const listed = (await as('owner', 'GET', `/v1/projects/${p.id}/resources`)).json().items.map((e: { resource: { type: string; name: string } }) => [e.resource.type, e.resource.name]);
+    expect(listed).toEqual([['workbook', 'W'], ['color-palette', 'P']]);
   });
 
   it('takes a thumbnail by PUT or POST and serves it', async () => {

@@ -18,6 +18,7 @@ import { MapStyleEditorPage } from './map-assets/MapStyleEditor';
 import { PaletteEditorPage } from './map-assets/PaletteEditor';
 import { WorkbookPage } from './workbook/WorkbookPage';
 import { ApiKeysPage } from './account/ApiKeysPage';
+import { NewProjectPage, ProjectPage } from './projects/ProjectPage';
 import { AccountPage } from './account/AccountPage';
 
 function RequireAdmin({ children }: { children: JSX.Element }) {
@@ -71,6 +72,8 @@ export const routes: RouteObject[] = [
           { index: true, element: <Navigate to="/workspace/maps" replace /> },
           ...COLLECTIONS.map((c) => ({ path: c.slug, element: <RecordList key={c.slug} config={c} /> })),
           { path: 'datasets/:id', element: <DatasetPage /> },
+          { path: 'projects/new', element: <NewProjectPage /> },
+          { path: 'projects/:id', element: <ProjectPage /> },
           { path: 'jobs', element: <JobsPage /> },
           { path: 'account', element: <AccountPage /> },
           { path: 'account/api-keys', element: <ApiKeysPage /> },

@@ -28,7 +28,7 @@ describe('emptyText', () => {
   });
 
   it('has one configuration per workspace list of catalog §2', () => {
-    expect(COLLECTIONS.map((c) => c.slug)).toEqual(['maps', 'dashboards', 'workbooks', 'datasets', 'connectors', 'queries', 'basemaps', 'colors']);
+    expect(COLLECTIONS.map((c) => c.slug)).toEqual(['maps', 'dashboards', 'workbooks', 'projects', 'datasets', 'connectors', 'queries', 'basemaps', 'colors']);
   });
 });
 

@@ -82,13 +82,17 @@ async function readableEntries(ctx: Ctx, folder?: string | null) {
   return { items, total: items.length };
 }
 
+/** Project kinds that are map assets, with the spec's refusal when the asset is of the other kind. */
+const ASSET_KINDS = { 'map-style': 'Asset is not a Map Style', 'color-palette': 'Asset is not a Color Palette' } as const;
+
 /** What a project resource names must exist and be readable by the caller; anything else cannot be saved. */
 async function addResource(ctx: Ctx) {
   const body = parseOr(ProjectResourceBody, ctx.body, SAVE_FAILED);
-  const type: ResourceType = body.resource.type === 'map-style' ? 'map-asset' : body.resource.type;
+  const asset = ASSET_KINDS[body.resource.type as keyof typeof ASSET_KINDS];
+  const type: ResourceType = asset ? 'map-asset' : (body.resource.type as ResourceType);
   try {
     const { resource } = await ctx.services.access.guard(requireCaller(ctx), type, body.resource.id, 'read', ctx.adminMode);
-    if (body.resource.type === 'map-style' && resource.attrs?.assetType !== 'map-style') throw badInput('Asset is not a Map Style');
+    if (asset && resource.attrs?.assetType !== body.resource.type) throw badInput(asset);
   } catch (e) {
     if (e instanceof StudioError) throw badInput(SAVE_FAILED, e.message);
     throw e;
@@ -118,7 +122,7 @@ export const projectRoutes: RouteDef[] = [
     await store(ctx).assertFolder(project(ctx), ctx.params.folderId!);
     return readableEntries(ctx, ctx.params.folderId!);
   }),
-  projectRoute('CAT-144', 'POST', '/resources', "Add a map, dataset, insight or map style; 'Could not save project resource' otherwise", 'write', addResource),
+  projectRoute('CAT-144', 'POST', '/resources', "Add a map, dataset, insight, workbook, map style or color palette; 'Could not save project resource' otherwise", 'write', addResource),
   projectRoute('CAT-145', 'PUT', '/resources/{resourceId}', 'Move a project resource to a folder (null: the root)', 'write', async (ctx) => {
     const body = parseOr(ProjectResourceUpdate, ctx.body, SAVE_FAILED);
     await store(ctx).moveResource(project(ctx), ctx.params.resourceId!, body.folderId);

@@ -14,6 +14,7 @@ const NAV: { title: string; items: NavItem[]; admin?: boolean }[] = [
       { to: '/workspace/maps', label: 'Maps' },
       { to: '/workspace/dashboards', label: 'Dashboards' },
       { to: '/workspace/workbooks', label: 'Workbooks' },
+      { to: '/workspace/projects', label: 'Projects' },
       { to: '/analytics/foot-traffic/audience-insight', label: 'Analytics' },
     ],
   },

@@ -79,6 +79,13 @@ export const COLLECTIONS: CollectionConfig[] = [
     href: (id) => `/workbook/${id}`, newHref: '/workbook/new', share: 'record', samples: true, clone: true,
   },
   {
+    slug: 'projects', title: 'Projects', noun: 'project', plural: 'projects', resourceType: 'project',
+    api: () => client.projects,
+    emptyHint: 'create one with “New project” to gather maps, dashboards, workbooks and data in folders.',
+    href: (id) => `/workspace/projects/${id}`, newHref: '/workspace/projects/new',
+    share: 'permissions', samples: false,
+  },
+  {
     slug: 'datasets', title: 'Datasets', noun: 'dataset', plural: 'datasets', resourceType: 'dataset',
     api: () => client.records('datasets'),
     emptyHint: 'upload a file with “Upload dataset”, or bring a table in from a connector.',
