@@ -4,6 +4,7 @@ import type {
   ApiKeyKind,
   Folder,
   ProjectResource,
+  SearchGroup,
   Organization,
   PermissionsOfResource,
   RecordCollection,
@@ -422,6 +423,9 @@ export class StudioClient {
       return this.request<Record<string, unknown>>('GET', asset.readPath);
     },
   };
+
+  /** The workspace search: records of every kind whose name holds `q`, grouped by kind (`limit` each). */
+  search = (q: string, limit = 5, signal?: AbortSignal) => this.request<{ items: SearchGroup[] }>('GET', '/v1/search', { query: { q, limit }, signal }).then((r) => r.items);
 
   // --- projects and their folders (catalog §7 Projects) ---------------------------------------------
   projects = {

@@ -4,6 +4,7 @@ export * from './common';
 export * from './identity';
 export * from './sdk';
 export * from './kepler-files';
+export * from './search';
 export * from './permissions';
 export * from './records';
 export * from './delimited';

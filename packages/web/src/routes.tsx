@@ -19,6 +19,7 @@ import { PaletteEditorPage } from './map-assets/PaletteEditor';
 import { WorkbookPage } from './workbook/WorkbookPage';
 import { ApiKeysPage } from './account/ApiKeysPage';
 import { NewProjectPage, ProjectPage } from './projects/ProjectPage';
+import { SearchPage } from './search/SearchPage';
 import { AccountPage } from './account/AccountPage';
 
 function RequireAdmin({ children }: { children: JSX.Element }) {
@@ -72,6 +73,7 @@ export const routes: RouteObject[] = [
           { index: true, element: <Navigate to="/workspace/maps" replace /> },
           ...COLLECTIONS.map((c) => ({ path: c.slug, element: <RecordList key={c.slug} config={c} /> })),
           { path: 'datasets/:id', element: <DatasetPage /> },
+          { path: 'search', element: <SearchPage /> },
           { path: 'projects/new', element: <NewProjectPage /> },
           { path: 'projects/:id', element: <ProjectPage /> },
           { path: 'jobs', element: <JobsPage /> },

@@ -30,6 +30,7 @@ import { jobRoutes } from './jobs';
 import { datasetRefreshRoutes } from './dataset-refresh';
 import { sdkRoutes } from './sdk';
 import { keplerFileRoutes } from './kepler-files';
+import { searchRoutes } from './search';
 
 /** The route table: every call the server answers, in one list the tests and OpenAPI read. */
 export const allRoutes: RouteDef[] = [
@@ -64,4 +65,5 @@ export const allRoutes: RouteDef[] = [
   ...jobRoutes,
   ...datasetRefreshRoutes,
   ...sdkRoutes,
+  ...searchRoutes,
 ];

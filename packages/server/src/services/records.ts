@@ -19,7 +19,8 @@ import { homeOrgId, type Caller } from '../http/caller';
 import { RESOURCE_LABELS } from './access';
 
 export type ResourceRow = Selectable<ResourcesTable>;
-export type ListScope = 'own' | 'organization' | 'shared' | 'samples' | 'all';
+/** `readable`: what the caller owns, what is shared with them and their organizations' records (search across the workspace). */
+export type ListScope = 'own' | 'organization' | 'shared' | 'samples' | 'all' | 'readable';
 
 export interface ListOptions {
   scope: ListScope;
@@ -135,6 +136,15 @@ function wireOf(w: WireRow, access: Access): StudioRecord {
 export class RecordService {
   constructor(private readonly db: Db) {}
 
+  /** Ids of the records shared with the caller: by user, by email (an invitation not yet accepted) or by organization. */
+  private sharedWith(caller: Caller) {
+    return this.db.selectFrom('permissions').select('resource_id').where((w) => {
+      const ors = [w('user_id', '=', caller.user.id), w('email', '=', caller.user.email)];
+      if (caller.orgIds.length) ors.push(w('organization_id', 'in', caller.orgIds));
+      return w.or(ors);
+    });
+  }
+
   /**
    * Lists as the caller sees them, in one round trip: the page, its owners, links, tags and the total.
    * Lists leave `latestState` out (null): it can be large and a list never shows it.
@@ -151,13 +161,14 @@ export class RecordService {
         q = q.where('r.organization_id', 'in', caller.orgIds).where('r.is_sample', '=', false);
         break;
       case 'shared':
-        q = q.where('r.owner_id', '!=', uid).where('r.id', 'in', (eb) =>
-          eb.selectFrom('permissions').select('resource_id').where((w) => {
-            const ors = [w('user_id', '=', uid), w('email', '=', caller.user.email)];
-            if (caller.orgIds.length) ors.push(w('organization_id', 'in', caller.orgIds));
-            return w.or(ors);
-          }),
-        );
+        q = q.where('r.owner_id', '!=', uid).where('r.id', 'in', this.sharedWith(caller));
+        break;
+      case 'readable':
+        q = q.where('r.is_sample', '=', false).where((w) => {
+          const ors = [w('r.owner_id', '=', uid), w('r.id', 'in', this.sharedWith(caller))];
+          if (caller.orgIds.length) ors.push(w('r.organization_id', 'in', caller.orgIds));
+          return w.or(ors);
+        });
         break;
       case 'samples':
         q = q.where('r.is_sample', '=', true);
@@ -187,7 +198,7 @@ export class RecordService {
     }
     const scopeAccess: Access = opts.scope === 'own' ? 'owner' : opts.scope === 'all' ? 'admin' : 'viewer';
     const items = (await this.withExtras(rows)).map((row) => wireOf(row, scopeAccess));
-    if (opts.scope === 'shared' || opts.scope === 'organization' || opts.scope === 'samples') {
+    if (opts.scope === 'shared' || opts.scope === 'organization' || opts.scope === 'samples' || opts.scope === 'readable') {
       // The list answers each record with the caller's real standing, computed in one query.
       const roles = await this.sharedRoles(caller, rows.map((r) => r.id));
       for (const item of items) {

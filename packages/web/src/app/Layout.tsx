@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'react';
 import { Navigate, NavLink, Outlet, useLocation, useNavigate, useSearchParams } from 'react-router-dom';
 import { useSession, useUser } from './session';
 import { Brand } from './ui';
+import { SearchBox } from './SearchBox';
 
 interface NavItem {
   to: string;
@@ -154,6 +155,7 @@ export function WorkspaceLayout() {
       <div className="main">
         <header className="topbar">
           <span className="muted">{user.organization?.name ?? 'Personal workspace'}</span>
+          <SearchBox />
           <UserMenu />
         </header>
         <main className="content">

@@ -1,4 +1,5 @@
 import type { Folder, ProjectResource } from '@studio/schema';
+import { RECORD_KINDS } from '../app/record-links';
 
 /** A folder with its subfolders, sorted by name: what the project page draws as a tree. */
 export interface FolderNode {
@@ -59,27 +60,7 @@ export function resourcesIn(entries: ProjectResource[], folderId: string | null)
 
 /** Where a project resource opens in the studio. */
 export function resourceHref(r: ProjectResource['resource']): string {
-  switch (r.type) {
-    case 'map':
-      return `/${r.id}`;
-    case 'insight':
-      return `/dashboard/${r.id}`;
-    case 'workbook':
-      return `/workbook/${r.id}`;
-    case 'dataset':
-      return `/workspace/datasets/${r.id}`;
-    case 'map-style':
-      return `/workspace/basemaps/${r.id}`;
-    case 'color-palette':
-      return `/workspace/colors/${r.id}`;
-  }
+  return RECORD_KINDS[r.type].href(r.id);
 }
 
-export const KIND_LABELS: Record<ProjectResource['resource']['type'], string> = {
-  map: 'Map',
-  insight: 'Dashboard',
-  workbook: 'Workbook',
-  dataset: 'Dataset',
-  'map-style': 'Basemap',
-  'color-palette': 'Color palette',
-};
+export const KIND_LABELS = Object.fromEntries(Object.entries(RECORD_KINDS).map(([k, v]) => [k, v.label])) as Record<ProjectResource['resource']['type'], string>;
