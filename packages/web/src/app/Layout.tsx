@@ -3,6 +3,7 @@ import { Navigate, NavLink, Outlet, useLocation, useNavigate, useSearchParams } 
 import { useSession, useUser } from './session';
 import { Brand } from './ui';
 import { SearchBox } from './SearchBox';
+import { QuotaBanner } from './QuotaBanner';
 
 interface NavItem {
   to: string;
@@ -158,6 +159,7 @@ export function WorkspaceLayout() {
           <SearchBox />
           <UserMenu />
         </header>
+        <QuotaBanner />
         <main className="content">
           <Outlet />
         </main>

@@ -1,5 +1,6 @@
 import { NOT_SIGNED_IN, StudioClient } from '@studio/client';
 import { TAB_HEADER, type Session } from '@studio/schema';
+import { reportQuota } from './quota-events';
 
 /** What survives a reload: the tokens only; the user is fetched again with /v1/users/me. */
 export interface StoredSession {
@@ -75,6 +76,7 @@ export const sessionFetch: typeof fetch = async (input, rawInit) => {
   const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
   const init = withTab(rawInit);
   const response = apiAnswer(url, await fetch(input, init));
+  reportQuota(response);
   if (response.status !== 401 || NO_REFRESH.some((p) => url.includes(p)) || client.token === NOT_SIGNED_IN) return response;
   const stored = readSession();
   const token = stored && stored.accessToken !== bearerOf(init) ? stored.accessToken : await refreshAccessToken();
@@ -87,7 +89,9 @@ export const sessionFetch: typeof fetch = async (input, rawInit) => {
   client.token = token;
   const headers = new Headers(init?.headers);
   headers.set('authorization', `Bearer ${token}`);
-  return apiAnswer(url, await fetch(input, { ...init, headers }));
+  const retried = apiAnswer(url, await fetch(input, { ...init, headers }));
+  reportQuota(retried);
+  return retried;
 };
 
 /**

@@ -1,5 +1,6 @@
 import { checkStatus, type UploadFileOptions } from '@studio/client';
 import { headerDelimiter, headerFields, type Dataset } from '@studio/schema';
+import { reportQuota } from '../app/quota-events';
 import { client } from '../app/api';
 
 /** Media types of the files the server ingests, by extension (catalog §5). */
@@ -96,6 +97,7 @@ export async function uploadDataset(
     onPhase({ kind: 'sending', loaded: 0, total: file.size });
     xhr.send(file);
   });
+  reportQuota(response);
   await checkStatus(response, req.url);
   return ((await response.json()) as { item: Dataset }).item;
 }
