@@ -5,6 +5,7 @@ import type {
   Folder,
   ProjectResource,
   SearchGroup,
+  Seat,
   Organization,
   PermissionsOfResource,
   RecordCollection,
@@ -307,6 +308,11 @@ export class StudioClient {
     setVisibility: (resourceType: ResourceType, id: string, privacy: Visibility) =>
       this.request<{ item: { id: string; resourceType: ResourceType; visibility: Visibility } }>('PUT', `/v1/admin/${resourceType}/${id}/update-visibility`, { body: { privacy } }).then((r) => r.item),
     auditLogs: (q: { offset?: number; limit?: number } = {}) => this.request<Page<Record<string, unknown>>>('GET', '/v1/admin/audit-logs', { query: q }),
+    /** ADM-007: every user (at most 1,000), each with memberships, seats and quota. */
+    users: () => this.request<Page<User>>('GET', '/v1/users'),
+    /** ADM-009: a member's seat in one organization (a viewer seat makes them a viewer, any other a maker). */
+    setSeat: (userId: string, orgId: string, seat: Seat) =>
+      this.request<{ item: { role: 'viewer' | 'maker' } }>('PUT', `/v1/admin/users/${userId}/organization/${orgId}/seat/${seat}`).then((r) => r.item),
     /** ADM-008: how many records a user may own (0..65535). */
     setQuota: (userId: string, policy: number) => this.request<unknown>('PUT', `/v1/users/${userId}/quotapolicy/${policy}`),
     /** Saved data connections the server's network rule (STUDIO_CONNECTION_HOSTS) refuses. */

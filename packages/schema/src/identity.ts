@@ -6,6 +6,9 @@ export const MAX_QUOTA = 65535;
 export const QuotaValue = z.number().int().min(0).max(MAX_QUOTA);
 
 export const OrgRole = z.enum(['viewer', 'maker']);
+/** Seat types of a membership (ADM-009); a viewer seat makes the member a viewer, every other a maker. */
+export const SEATS = ['standard', 'viewer', 'maker', 'admin'] as const;
+export type Seat = (typeof SEATS)[number];
 export type OrgRole = z.infer<typeof OrgRole>;
 
 /** Screening status codes (catalog §3): high risk = 1, pending review = 2; null when cleared. */

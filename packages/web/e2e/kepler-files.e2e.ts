@@ -27,7 +27,8 @@ describe('kepler.gl files', () => {
     const mapId = new URL(page.url()).pathname.slice(1);
     const record = await kim.client.records('maps').get(mapId);
     expect(record.name).toBe('NYC trips');
-    const [trips, zones] = record.datasets.map((d) => d.id);
+    // A record's datasets come in no particular order: each is found by its name.
+    const [trips, zones] = ['Trips', 'Zones'].map((n) => record.datasets.find((d) => d.name === n)!.id);
     const layers = await page.evaluate(() => window.__studioMap!.layers().map((l) => [l.type, l.dataId]));
     expect(layers).toEqual([['point', trips], ['arc', trips], ['hexagon', trips], ['geojson', zones]]);
     await page.screenshot({ path: '/tmp/studio-kepler-import.png' });

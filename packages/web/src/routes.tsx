@@ -20,6 +20,7 @@ import { WorkbookPage } from './workbook/WorkbookPage';
 import { ApiKeysPage } from './account/ApiKeysPage';
 import { NewProjectPage, ProjectPage } from './projects/ProjectPage';
 import { SearchPage } from './search/SearchPage';
+import { UsersPage } from './admin/UsersPage';
 import { AccountPage } from './account/AccountPage';
 
 function RequireAdmin({ children }: { children: JSX.Element }) {
@@ -89,6 +90,7 @@ export const routes: RouteObject[] = [
           // analytics-and-admin §2 links datasets as {datasets base}/details/{id}: the same page.
           { path: 'datasets/details/:id', element: <DatasetDetailsRedirect /> },
           { path: 'admin/organizations', element: <RequireAdmin><OrganizationsPage /></RequireAdmin> },
+          { path: 'admin/users', element: <RequireAdmin><UsersPage /></RequireAdmin> },
           { path: 'admin/invite', element: <RequireAdmin><InvitePage /></RequireAdmin> },
           { path: 'admin/audit-log', element: <RequireAdmin><AuditLogPage /></RequireAdmin> },
           { path: 'admin/refused-connections', element: <RequireAdmin><RefusedConnectionsPage /></RequireAdmin> },

@@ -6,8 +6,8 @@ import { usageOf } from './quota';
 import { userToWire } from './users';
 
 /** The seat types a member may have; a viewer seat makes the member a viewer, any other a maker. */
-export const SEATS = ['standard', 'viewer', 'maker', 'admin'] as const;
-export type Seat = (typeof SEATS)[number];
+export { SEATS, type Seat } from '@studio/schema';
+import type { Seat } from '@studio/schema';
 
 /**
  * What administrators do to accounts and resources beyond organizations (analytics-and-admin.md, ADM-004…024):

@@ -92,7 +92,7 @@ export async function importKeplerDatasets(services: Services, caller: Caller, f
  * that holds rows, its fields and rows (datasets served as tiles have no rows to write and are left out).
  */
 export async function exportKeplerMap(services: Services, caller: Caller, map: ResourceRow, adminMode: boolean): Promise<KeplerFile> {
-  const links = await services.db.selectFrom('resource_links as l').innerJoin('resources as r', 'r.id', 'l.linked_id').selectAll('r').where('l.resource_id', '=', map.id).where('r.type', '=', 'dataset').orderBy('r.created_at').execute();
+  const links = await services.db.selectFrom('resource_links as l').innerJoin('resources as r', 'r.id', 'l.linked_id').selectAll('r').where('l.resource_id', '=', map.id).where('r.type', '=', 'dataset').orderBy('r.created_at').orderBy('r.id').execute();
   const readable: ResourceRow[] = [];
   for (const row of links) {
     if ((await services.access.accessOf(caller, row, adminMode)) !== 'none' && datasetAttrs(row).storageKey) readable.push(row);

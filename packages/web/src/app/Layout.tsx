@@ -41,6 +41,7 @@ const NAV: { title: string; items: NavItem[]; admin?: boolean }[] = [
     admin: true,
     items: [
       { to: '/workspace/admin/organizations', label: 'Organizations' },
+      { to: '/workspace/admin/users', label: 'Users' },
       { to: '/workspace/admin/invite', label: 'Invite people' },
       { to: '/workspace/admin/audit-log', label: 'Audit log' },
       { to: '/workspace/admin/refused-connections', label: 'Refused connections' },
