@@ -156,6 +156,33 @@ export async function uploadInto(ctx: RouteContext<unknown, unknown, unknown>, r
   return datasetItem(ctx.services, ready, ctx);
 }
 
+/** The query of a one-step upload: the new dataset's name and description beside the reading options. */
+export const NewUploadQuery = UploadReadOptions.extend({ name: z.string().trim().min(1).max(500).default('Uploaded dataset'), description: z.string().max(10_000).default('') });
+
+/**
+ * The one-step upload (/v1 and the Data SDK): a new managed dataset of the caller with the request body as its data.
+ * A refused file (422: malformed or unsupported, 413: too large) leaves nothing behind, since the caller never saw the
+ * record; the two-step flow keeps its record, in error with the reason, for another upload. An upload cut off on the
+ * way stays in error, as before.
+ */
+export async function uploadNewDataset(
+  ctx: RouteContext<unknown, unknown, unknown>,
+  fields: { name: string; description: string },
+  opts: Parameters<typeof uploadInto>[2],
+  details: Record<string, unknown> = {},
+) {
+  const caller = requireCaller(ctx);
+  await assertCanCreate(ctx.services.db, caller, 'dataset');
+  if (!contentTypeOf(ctx)) throw badInput('Unsupported content type', 'Send the file with its media type as Content-Type');
+  const row = await createManaged(ctx.services, caller, fields, details);
+  try {
+    return await uploadInto(ctx, row, opts);
+  } catch (e) {
+    if (isStudioError(e) && (e.status === 422 || e.status === 413) && e.message !== CUT_OFF) await discardRefused(ctx.services, caller, row.id);
+    throw e;
+  }
+}
+
 /** The reading options of an upload's query (UploadReadOptions), without its other parameters. */
 export const readOptionsOf = (q: UploadReadOptions): UploadReadOptions => ({ delimiter: q.delimiter, header: q.header, encoding: q.encoding, columnTypes: q.columnTypes });
 
@@ -311,24 +338,11 @@ export const datasetRoutes: RouteDef[] = [
     summary: 'Upload a file as a new dataset (Studio Data SDK): the body is the file, Content-Type its media type, optionally gzip-encoded; skipArrow=true and skipBadRows=true as for PUT /{id}/data. With Prefer: respond-async the file is stored and ingested by a background job: 202 at once with the dataset pending and its job',
     tag: 'datasets',
     auth: 'user',
-    query: UploadReadOptions.extend({ name: z.string().trim().min(1).max(500).default('Uploaded dataset'), description: z.string().max(10_000).default(''), skipArrow: QueryBool.optional(), skipBadRows: QueryBool.optional() }),
+    query: NewUploadQuery.extend({ skipArrow: QueryBool.optional(), skipBadRows: QueryBool.optional() }),
     rawBody: true,
     status: 201,
-    handler: async (ctx) => {
-      const caller = requireCaller(ctx);
-      await assertCanCreate(ctx.services.db, caller, 'dataset');
-      if (!contentTypeOf(ctx)) throw badInput('Unsupported content type');
-      const row = await createManaged(ctx.services, caller, { name: ctx.query.name, description: ctx.query.description });
-      try {
-        return await uploadInto(ctx as RouteContext<unknown, unknown, unknown>, row, { skipArrow: ctx.query.skipArrow, skipBadRows: ctx.query.skipBadRows, read: readOptionsOf(ctx.query) });
-      } catch (e) {
-        // A refused file (422: malformed or unsupported, 413: too large) leaves nothing behind in the one-step
-        // upload, whose caller never saw the record; the two-step flow keeps its record, in error with the
-        // reason, for another upload. An upload cut off on the way stays in error, as before.
-        if (isStudioError(e) && (e.status === 422 || e.status === 413) && e.message !== CUT_OFF) await discardRefused(ctx.services, caller, row.id);
-        throw e;
-      }
-    },
+    handler: async (ctx) =>
+      uploadNewDataset(ctx as RouteContext<unknown, unknown, unknown>, { name: ctx.query.name, description: ctx.query.description }, { skipArrow: ctx.query.skipArrow, skipBadRows: ctx.query.skipBadRows, read: readOptionsOf(ctx.query) }),
   }),
   defineRoute({
     spec: ['CAT-114'],

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useMemo, useState } from 'react';
 import type { Store } from 'redux';
 import { createMapStore, MAP_ID } from '../map/kepler/store';
 import { KeplerMap } from '../map/kepler/KeplerMap';
@@ -20,14 +20,12 @@ const layersOf = (store: Store) => ((store.getState() as { keplerGl: Record<stri
 export default function KeplerCellMap({ name, arrow, rows, label }: { name: string; arrow: Uint8Array; rows: number; label: string }) {
   const [store] = useState(() => createMapStore({ readOnly: true }));
   const [state, setState] = useState<MapState>('loading');
-  const [dataset, setDataset] = useState<KeplerDataset | null>(null);
-  const [error, setError] = useState<string | null>(null);
-
-  useEffect(() => {
+  // kepler's table of the rows, made once per result (the cell keys this component by it).
+  const { dataset, error } = useMemo((): { dataset: KeplerDataset | null; error: string | null } => {
     try {
-      setDataset(arrowToKepler(name, name, arrow.slice().buffer));
+      return { dataset: arrowToKepler(name, name, arrow.slice().buffer), error: null };
     } catch (e) {
-      setError(e instanceof Error ? e.message : String(e));
+      return { dataset: null, error: e instanceof Error ? e.message : String(e) };
     }
   }, [name, arrow]);
 

@@ -1,11 +1,9 @@
 import { z } from 'zod';
-import { Id, SdkMapWrite, SdkTokenRequest, UploadReadOptions, badInput, isStudioError, notFound, type SdkTokenAnswer, type StudioRecord } from '@studio/schema';
+import { Id, SdkMapWrite, SdkTokenRequest, UploadReadOptions, notFound, type Access, type SdkTokenAnswer, type StudioRecord } from '@studio/schema';
 import { defineRoute, requireCaller, type RouteContext, type RouteDef } from '../../http/route';
-import { assertCanCreate } from '../../services/quota';
-import { CUT_OFF, datasetAttrs } from '../../services/datasets';
+import { datasetAttrs } from '../../services/datasets';
 import type { ListOptions, ResourceRow } from '../../services/records';
-import type { Services } from '../../services';
-import { assertUploadReady, createManaged, deleteDataset, discardRefused, listDatasets, readOptionsOf, sendData, uploadInto } from '../datasets';
+import { NewUploadQuery, assertUploadReady, deleteDataset, listDatasets, readOptionsOf, sendData, uploadInto, uploadNewDataset } from '../datasets';
 import { createRecord, deleteRecord, recordItem, saveRecord } from '../records';
 import { sdkDataset, sdkDownload, sdkMap, sdkVisible } from './sdk-wire';
 
@@ -31,9 +29,9 @@ async function allPages<T>(page: (offset: number, limit: number) => Promise<{ it
 const OWN: Omit<ListOptions, 'offset' | 'limit'> = { scope: 'own', sortBy: 'updatedAt', sortOrder: 'desc' };
 
 /** One dataset in the SDK's shape; a kind the SDK has no type for is not found. */
-async function sdkDatasetOf(services: Services, ctx: Ctx, row: ResourceRow) {
-  const access = await services.access.accessOf(ctx.caller, row, ctx.adminMode);
-  const [wire] = await services.datasets.toWire([row], () => access);
+async function sdkDatasetOf(ctx: Ctx, row: ResourceRow) {
+  const access = await ctx.services.access.accessOf(ctx.caller, row, ctx.adminMode);
+  const [wire] = await ctx.services.datasets.toWire([row], () => access);
   if (!wire || !sdkVisible(wire)) throw notFound('Dataset not found');
   return sdkDataset(wire);
 }
@@ -43,7 +41,7 @@ async function fullMap(ctx: Ctx, row: ResourceRow) {
   const { item } = await recordItem(ctx.services, row, ctx);
   const ids = (item as StudioRecord).datasets.map((d) => d.id);
   const rows = ids.length ? await ctx.services.db.selectFrom('resources').selectAll().where('id', 'in', ids).where('type', '=', 'dataset').execute() : [];
-  const readable: { row: ResourceRow; access: Awaited<ReturnType<Services['access']['accessOf']>> }[] = [];
+  const readable: { row: ResourceRow; access: Access }[] = [];
   for (const r of rows) {
     const access = await ctx.services.access.accessOf(ctx.caller, r, ctx.adminMode);
     if (access !== 'none') readable.push({ row: r, access });
@@ -93,7 +91,7 @@ export const sdkRoutes: RouteDef[] = [
     auth: 'user',
     params: IdParam,
     resource: { type: 'dataset', param: 'id', action: 'read' },
-    handler: async (ctx) => sdkDatasetOf(ctx.services, ctx as Ctx, ctx.resource!),
+    handler: async (ctx) => sdkDatasetOf(ctx as Ctx, ctx.resource!),
   }),
   defineRoute({
     method: 'GET',
@@ -114,22 +112,12 @@ export const sdkRoutes: RouteDef[] = [
     summary: 'Data SDK upload_file / upload_dataframe: the body is the file (gzip-encoded as the SDK sends it), name and description in the query',
     tag: 'sdk',
     auth: 'user',
-    query: UploadReadOptions.extend({ name: z.string().trim().min(1).max(500).default('Uploaded dataset'), description: z.string().max(10_000).default('') }),
+    query: NewUploadQuery,
     rawBody: true,
     status: 201,
     handler: async (ctx) => {
-      const caller = requireCaller(ctx);
-      await assertCanCreate(ctx.services.db, caller, 'dataset');
-      if (!String(ctx.req.headers['content-type'] ?? '').trim()) throw badInput('Unsupported content type', 'Send the file with its media type as Content-Type');
-      const row = await createManaged(ctx.services, caller, { name: ctx.query.name, description: ctx.query.description }, { via: 'sdk' });
-      try {
-        const { item } = await uploadInto(ctx as Ctx, row, { read: readOptionsOf(ctx.query) });
-        return sdkDataset(item);
-      } catch (e) {
-        // As the one-step upload of /v1: a refused file leaves no dataset behind.
-        if (isStudioError(e) && (e.status === 422 || e.status === 413) && e.message !== CUT_OFF) await discardRefused(ctx.services, caller, row.id);
-        throw e;
-      }
+      const { item } = await uploadNewDataset(ctx as Ctx, { name: ctx.query.name, description: ctx.query.description }, { read: readOptionsOf(ctx.query) }, { via: 'sdk' });
+      return sdkDataset(item);
     },
   }),
   defineRoute({
