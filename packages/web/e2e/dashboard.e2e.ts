@@ -158,7 +158,7 @@ describe('dashboards', () => {
     // A link with a parameter opens preset.
     await page.goto(`${baseUrl()}/dashboard/${id}?category=Fuel`);
     await expect.poll(() => kpi(page).textContent(), { timeout: 45_000 }).toBe('13');
-    expect(await page.getByRole('group', { name: 'Parameters' }).getByLabel('Category').inputValue()).toBe('Fuel');
+    await expect.poll(() => page.getByRole('group', { name: 'Parameters' }).getByLabel('Category').inputValue()).toBe('Fuel');
 
     // A viewer it is shared with sees it read-only, with the same numbers.
     await dana.client.records('dashboards').share(id, { users: [{ userId: vic.user.id, role: 'viewer' }] });
