@@ -200,7 +200,9 @@ export class JobService {
       // Bad input found by the work (4xx) will fail the same way again: it ends now, with its reason.
       const final = (isStudioError(e) && e.status < 500) || job.attempt >= (kind.retryLimit ?? 2);
       if (final) {
-        if (await this.finish(job.id, 'failed', message, job.attempt)) await kind.ended?.(job.data, 'failed', message);
+        // The record says why before the job reads as failed: whoever sees the job end finds its record ended too.
+        await kind.ended?.(job.data, 'failed', message);
+        await this.finish(job.id, 'failed', message, job.attempt);
         return;
       }
       // A node stopping hands its jobs back: another node (or this one, restarted) runs them again.
