@@ -139,6 +139,7 @@ export class Engine {
       this.pool.close();
       this.instance.closeSync();
       this.closeLarge();
+      this.store.close?.();
     };
     if (this.copying.size === 0) return shut();
     void Promise.allSettled([...this.copying.values()]).then(shut);

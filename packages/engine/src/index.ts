@@ -1,5 +1,8 @@
 export { Engine, type EngineOptions, type Source } from './engine';
 export { LocalObjectStore, checkKey, type ObjectStore } from './store';
+export { S3ObjectStore, parseS3Location, type S3StoreOptions } from './object-stores/s3';
+export { withinPrefix } from './object-stores/prefixed';
+export { ReadThroughCache, type ReadThroughCacheOptions } from './object-stores/read-through-cache';
 export { assertSupportedContentType, type IngestOptions } from './ingest';
 export { detectEncoding, rejectedLinesKey, type CsvEncoding, type CsvOverrides } from './csv';
 export type { StreamOptions } from './stream';

@@ -5,8 +5,8 @@ import path from 'node:path';
 import { badInput, notFound, bestEffort } from '@studio/schema';
 
 /**
- * Where datasets (Parquet files) live. Local folder today; an S3-compatible store implements the same five
- * calls later (localPath then downloads to a cache file).
+ * Where datasets (Parquet files) live: a local folder (LocalObjectStore) or an S3-compatible bucket read
+ * through a local cache (S3ObjectStore, object-stores/s3.ts).
  */
 export interface ObjectStore {
   /** Stores the file at `fromFile` under `key`. Readers never see a half-written object. */
@@ -17,6 +17,8 @@ export interface ObjectStore {
   /** Deletes `prefix` itself and everything under `prefix/`. */
   delete(prefix: string): Promise<void>;
   exists(key: string): Promise<boolean>;
+  /** Lets go of connections (a remote store's sockets) when the engine closes. */
+  close?(): void;
 }
 
 // Keys become file paths: refuse anything that could escape the root or surprise a shell/SQL literal.

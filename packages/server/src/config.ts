@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { parseS3Location } from '@studio/engine';
 import { DEFAULT_DRIVER_SETTINGS, type DriverSettings } from '@studio/warehouses';
 import { fileURLToPath } from 'node:url';
 import { parseHostPatterns, type HostPattern } from './services/network-reach';
@@ -66,6 +67,14 @@ export interface StudioConfig {
   jobHeartbeatSeconds: number;
   /** STUDIO_JOB_POLL_SECONDS (1 to 300): how often a worker asks the queue for jobs queued by other nodes (its own node's start at once). */
   jobPollSeconds: number;
+  /**
+   * STUDIO_OBJECT_STORE: where datasets' files live — null for the local folder <dataDir>/objects, or an S3
+   * bucket (`s3://bucket/prefix`) shared by every node, reached at STUDIO_S3_ENDPOINT (default AWS) in
+   * STUDIO_S3_REGION, with the AWS SDK's credentials (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, a profile or a role).
+   */
+  objectStore: { bucket: string; prefix: string; endpoint: string | null; region: string; forcePathStyle: boolean; credentials: { accessKeyId: string; secretAccessKey: string } | null } | null;
+  /** STUDIO_OBJECT_CACHE_MB: this node's read-through copies of a remote store's objects (DuckDB reads local files). */
+  objectCacheMb: number;
 }
 
 /** An unset or empty variable: the default applies. */
@@ -119,6 +128,13 @@ export const ConfigEnv = z.object({
   STUDIO_ROLE: z.preprocess(unset, z.enum(['all', 'api', 'worker'], { error: 'must be all, api or worker' }).optional()),
   STUDIO_JOB_HEARTBEAT_SECONDS: wholeNumber(10, 3600),
   STUDIO_JOB_POLL_SECONDS: wholeNumber(1, 300),
+  STUDIO_OBJECT_STORE: z.preprocess(unset, z.string().refine((v) => parseS3Location(v) !== null, 'must be s3://bucket or s3://bucket/prefix').optional()),
+  STUDIO_S3_ENDPOINT: url(['http:', 'https:']),
+  STUDIO_S3_REGION: z.preprocess(unset, z.string().regex(/^[a-z0-9-]{1,50}$/, 'must be a region name such as us-east-1').optional()),
+  STUDIO_S3_FORCE_PATH_STYLE: z.preprocess(unset, z.enum(['on', 'off'], { error: 'must be on or off' }).optional()),
+  STUDIO_OBJECT_CACHE_MB: wholeNumber(16),
+  AWS_ACCESS_KEY_ID: text(),
+  AWS_SECRET_ACCESS_KEY: text(),
 });
 
 /** A configuration the server cannot start with: each bad variable, what it expects and what it got. */
@@ -192,6 +208,18 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): StudioConfi
     role: e.STUDIO_ROLE ?? 'all',
     jobHeartbeatSeconds: e.STUDIO_JOB_HEARTBEAT_SECONDS ?? 10,
     jobPollSeconds: e.STUDIO_JOB_POLL_SECONDS ?? 1,
+    objectStore: e.STUDIO_OBJECT_STORE
+      ? {
+          ...parseS3Location(e.STUDIO_OBJECT_STORE)!,
+          endpoint: e.STUDIO_S3_ENDPOINT ?? null,
+          region: e.STUDIO_S3_REGION ?? 'us-east-1',
+          // S3-compatible servers (MinIO, Ceph, s3rver) name the bucket in the path; AWS in the host.
+          forcePathStyle: (e.STUDIO_S3_FORCE_PATH_STYLE ?? (e.STUDIO_S3_ENDPOINT ? 'on' : 'off')) === 'on',
+          // Keys in the environment are used as given; without them the SDK's chain finds a profile or a role.
+          credentials: e.AWS_ACCESS_KEY_ID && e.AWS_SECRET_ACCESS_KEY ? { accessKeyId: e.AWS_ACCESS_KEY_ID, secretAccessKey: e.AWS_SECRET_ACCESS_KEY } : null,
+        }
+      : null,
+    objectCacheMb: e.STUDIO_OBJECT_CACHE_MB ?? 2048,
   };
 }
 
@@ -213,5 +241,6 @@ export function printableConfig(config: StudioConfig): Record<string, unknown> {
     redisUrl: withoutPassword(config.redisUrl),
     smtpUrl: withoutPassword(config.smtpUrl),
     connectionHosts: config.connectionHosts.map((h) => `${h.host}:${h.port ?? '*'}`),
+    objectStore: config.objectStore && { ...config.objectStore, credentials: config.objectStore.credentials ? { accessKeyId: config.objectStore.credentials.accessKeyId, secretAccessKey: '***' } : null },
   };
 }

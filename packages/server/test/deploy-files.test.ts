@@ -44,6 +44,19 @@ describe('deployment files', () => {
     }
   });
 
+  it("keeps objects in the compose file's S3-compatible store, which every node reaches, and each node's cache in its own volume", () => {
+    const all = compose.services as Record<string, ComposeService & { image?: string; volumes?: string[] }>;
+    for (const [name, s] of apiNodes) {
+      expect(s.environment!.STUDIO_OBJECT_STORE).toMatch(/^s3:\/\/[a-z0-9.-]+\//);
+      const endpoint = new URL(s.environment!.STUDIO_S3_ENDPOINT!);
+      expect(all[endpoint.hostname]?.image, name).toMatch(/^minio\/minio:/);
+      expect(all[name]!.volumes).toEqual([`${name}-data:/data`]);
+    }
+    // The bucket the nodes name is the one made at start.
+    const bucket = /^s3:\/\/([^/]+)/.exec(apiNodes[0]![1].environment!.STUDIO_OBJECT_STORE!)![1];
+    expect(JSON.stringify(all['objects-bucket'])).toContain(`mc mb --ignore-existing local/${bucket}`);
+  });
+
   it('sets only variables the configuration schema knows', () => {
     const known = new Set(Object.keys(ConfigEnv.shape));
     for (const [name, s] of apiNodes) {

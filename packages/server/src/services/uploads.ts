@@ -3,6 +3,7 @@ import { createWriteStream } from 'node:fs';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { randomUUID } from 'node:crypto';
+import { checkKey, type ObjectStore } from '@studio/engine';
 import { StudioError, type UploadPolicy } from '@studio/schema';
 import type { Secrets } from '../auth/secrets';
 
@@ -52,21 +53,18 @@ export class UploadPolicies {
 }
 
 /**
- * Small binary objects of the catalog (thumbnails, asset files) under `dataDir/blobs`. Writes land in
- * a temporary file and are renamed into place, so a cut-off upload never leaves a readable half.
+ * Small binary objects of the catalog (thumbnails, asset files) in an object store: `dataDir/blobs` on one
+ * machine, the shared bucket's `blobs/` when the studio runs on S3, so every node serves what any node stored.
+ * A write lands in a temporary file first, so a cut-off upload never leaves a readable half.
  */
 export class BlobStore {
-  constructor(private readonly root: string) {}
+  constructor(private readonly store: ObjectStore, private readonly tmpDir: string) {}
 
-  private pathOf(key: string): string {
-    if (!/^[\w./-]+$/.test(key) || key.includes('..')) throw new Error(`Invalid blob key ${key}`);
-    return path.join(this.root, key);
-  }
-
+  /** Stores `body` under `key`, refusing it past `maxBytes` (413) with nothing stored; answers its size. */
   async write(key: string, body: NodeJS.ReadableStream, maxBytes: number): Promise<number> {
-    const target = this.pathOf(key);
-    await fs.mkdir(path.dirname(target), { recursive: true });
-    const tmp = `${target}.${randomUUID()}.part`;
+    checkKey(key);
+    await fs.mkdir(this.tmpDir, { recursive: true });
+    const tmp = path.join(this.tmpDir, `blob-${randomUUID()}.part`);
     let size = 0;
     try {
       await pipeline(
@@ -80,23 +78,20 @@ export class BlobStore {
         },
         createWriteStream(tmp),
       );
-      await fs.rename(tmp, target);
+      await this.store.put(key, tmp);
       return size;
-    } catch (e) {
+    } finally {
       await fs.rm(tmp, { force: true });
-      throw e;
     }
   }
 
+  /** The bytes under `key`, or null when there are none. */
   async read(key: string): Promise<Buffer | null> {
-    try {
-      return await fs.readFile(this.pathOf(key));
-    } catch {
-      return null;
-    }
+    if (!(await this.store.exists(key))) return null;
+    return fs.readFile(await this.store.localPath(key));
   }
 
   async remove(key: string): Promise<void> {
-    await fs.rm(this.pathOf(key), { force: true });
+    await this.store.delete(key);
   }
 }
