@@ -21,7 +21,11 @@ const PACKAGES = path.join(ROOT, 'packages');
 export const SERVER_DIST = path.join(PACKAGES, 'server', 'dist');
 export const WEB_DIST = path.join(PACKAGES, 'web', 'dist');
 /** The programs an operator runs: the server, and the master-key rotation. */
-const SERVER_ENTRIES = { main: 'packages/server/src/main.ts', 'rotate-key': 'packages/server/src/cli/rotate-key.ts' };
+const SERVER_ENTRIES = {
+  main: 'packages/server/src/main.ts',
+  'rotate-key': 'packages/server/src/cli/rotate-key.ts',
+  backup: 'packages/server/src/cli/backup.ts',
+};
 const SERVER_SOURCES = ['server', 'engine', 'pipeline', 'schema', 'analytics', 'warehouses'].map((p) => path.join(PACKAGES, p, 'src'));
 const WEB_SOURCES = ['web/src', 'web/index.html', 'web/vite.config.ts', 'client/src', 'schema/src'].map((p) => path.join(PACKAGES, p));
 

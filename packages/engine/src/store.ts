@@ -1,5 +1,5 @@
 import { createReadStream } from 'node:fs';
-import { copyFile, mkdir, rename, rm, stat, unlink } from 'node:fs/promises';
+import { copyFile, mkdir, readdir, rename, rm, stat, unlink } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { badInput, notFound, bestEffort } from '@studio/schema';
@@ -17,6 +17,8 @@ export interface ObjectStore {
   /** Deletes `prefix` itself and everything under `prefix/`. */
   delete(prefix: string): Promise<void>;
   exists(key: string): Promise<boolean>;
+  /** Every key stored (for backups), in no particular order. */
+  keys(): AsyncIterable<string>;
   /** Lets go of connections (a remote store's sockets) when the engine closes. */
   close?(): void;
 }
@@ -69,6 +71,21 @@ export class LocalObjectStore implements ObjectStore {
   async delete(prefix: string): Promise<void> {
     const f = this.file(prefix);
     await rm(f, { recursive: true, force: true });
+  }
+
+  async *keys(): AsyncIterable<string> {
+    let names: string[];
+    try {
+      names = await readdir(this.root, { recursive: true });
+    } catch {
+      return; // nothing stored yet
+    }
+    for (const name of names.sort()) {
+      const key = name.split(path.sep).join('/');
+      // Half-written objects (".name.uuid.tmp") are not objects.
+      if (key.split('/').some((p) => p.startsWith('.'))) continue;
+      if ((await stat(path.join(this.root, name))).isFile()) yield key;
+    }
   }
 
   async exists(key: string): Promise<boolean> {

@@ -24,6 +24,9 @@ describe('LocalObjectStore', () => {
     expect(text).toBe('hello');
     // No temp file is left beside the object.
     expect(await readdir(path.join(dir, 'root/ds/1'))).toEqual(['data.parquet']);
+    const keys: string[] = [];
+    for await (const key of store.keys()) keys.push(key);
+    expect(keys).toEqual(['ds/1/data.parquet']);
     await store.delete('ds/1');
     expect(await store.exists('ds/1/data.parquet')).toBe(false);
     await expect(store.localPath('ds/1/data.parquet')).rejects.toMatchObject({ status: 404 });

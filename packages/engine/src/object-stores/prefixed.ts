@@ -9,5 +9,8 @@ export function withinPrefix(store: ObjectStore, prefix: string): ObjectStore {
     createReadStream: (key) => store.createReadStream(at(key)),
     delete: (key) => store.delete(at(key)),
     exists: (key) => store.exists(at(key)),
+    keys: async function* () {
+      for await (const key of store.keys()) if (key.startsWith(`${prefix}/`)) yield key.slice(prefix.length + 1);
+    },
   };
 }

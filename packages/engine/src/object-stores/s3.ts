@@ -100,6 +100,16 @@ export class S3ObjectStore implements ObjectStore {
     }
   }
 
+  async *keys(): AsyncIterable<string> {
+    const root = this.opts.prefix ? `${this.opts.prefix}/` : '';
+    let token: string | undefined;
+    do {
+      const page = await this.client.send(new ListObjectsV2Command({ Bucket: this.opts.bucket, Prefix: root, ContinuationToken: token }));
+      for (const o of page.Contents ?? []) if (o.Key) yield o.Key.slice(root.length);
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token);
+  }
+
   /** Stops the client's sockets. */
   close(): void {
     this.client.destroy();

@@ -99,6 +99,9 @@ describe('S3ObjectStore', () => {
     await store.put('datasets/2/v1.parquet', await fileWith('one'));
     await store.put('datasets/2/v1.parquet.arrow', await fileWith('two'));
     await store.put('datasets/20/v1.parquet', await fileWith('neighbour'));
+    const listed: string[] = [];
+    for await (const key of store.keys()) listed.push(key);
+    expect(listed.filter((k) => k.startsWith('datasets/2')).sort()).toEqual(['datasets/2/v1.parquet', 'datasets/2/v1.parquet.arrow', 'datasets/20/v1.parquet']);
     await store.delete('datasets/2');
     const keys = await bucketKeys();
     expect(keys.filter((k) => k.includes('/datasets/2/'))).toEqual([]);

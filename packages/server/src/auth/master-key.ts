@@ -66,6 +66,29 @@ export async function resealSecrets(db: Db, from: Secrets, to: Secrets): Promise
 }
 
 /**
+ * Whether `secrets` opens the values sealed in the catalog (true when none are sealed): a restored backup
+ * is checked with it before the studio starts on it.
+ */
+export async function keyOpensSecrets(db: Db, secrets: Secrets): Promise<boolean> {
+  const rows = await db.selectFrom('resources').select(['type', 'attrs']).where('type', 'in', Object.keys(SEALED_FIELDS)).execute();
+  const sealed = rows.map((r) => r.attrs?.[SEALED_FIELDS[r.type]!]).find((v): v is string => typeof v === 'string');
+  if (sealed === undefined) return true;
+  try {
+    secrets.decrypt(sealed);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The master key the settings supply, without making one: null when neither STUDIO_SECRET nor the key file is there. */
+export function suppliedKey(settings: KeySettings): string | null {
+  if (settings.secret) return settings.secret;
+  const file = keyFilePath(settings);
+  return fs.existsSync(file) ? readKeyFile(file) : null;
+}
+
+/**
  * The installation's key material. On the first start after the upgrade, a key kept in the catalog's
  * `settings` table moves out: to the key file, or, with STUDIO_SECRET set to another value, stored
  * secrets are re-sealed with STUDIO_SECRET. Either way the row is deleted.

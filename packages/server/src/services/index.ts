@@ -11,7 +11,7 @@ import { AccessService } from './access';
 import { AuditService } from './audit';
 import { RecordService } from './records';
 import { BlobStore, UploadPolicies } from './uploads';
-import { Engine, LocalObjectStore, withinPrefix } from '@studio/engine';
+import { Engine } from '@studio/engine';
 import { registerH3Functions } from '@studio/pipeline';
 import { DatasetService } from './datasets';
 import { TempViews } from './temp-views';
@@ -19,7 +19,7 @@ import { AnalyticsService } from './analytics';
 import { ExecutionService } from './executions';
 import { ListCache } from './list-cache';
 import { SqlSandbox } from './sql-sandbox';
-import { objectStoreOf } from './object-store';
+import { studioStores } from './object-store';
 import { NetworkReach } from './network-reach';
 import { RateLimits } from './rate-limits';
 import { StudioMetrics } from './metrics';
@@ -106,7 +106,8 @@ export async function buildServices(config: StudioConfig, catalog: Db): Promise<
   const records = new RecordService(db);
   const nodeId = nodeIdOf(config);
   // One set of H3 functions for ingestion and queries: the pipeline's (fast, bit-exact with h3-js).
-  const engine = await Engine.open({ dataDir: config.dataDir, store: await objectStoreOf(config), functions: registerH3Functions, memoryLimit: config.duckdbMemory });
+  const stores = await studioStores(config);
+  const engine = await Engine.open({ dataDir: config.dataDir, store: stores.objects, functions: registerH3Functions, memoryLimit: config.duckdbMemory });
   await engine.cleanTemp();
   const access = new AccessService(db, config.authCacheMs);
   const reach = NetworkReach.fromConfig(config);
@@ -129,7 +130,7 @@ export async function buildServices(config: StudioConfig, catalog: Db): Promise<
     audit: new AuditService(db),
     records,
     policies: new UploadPolicies(secrets),
-    blobs: new BlobStore(config.objectStore ? withinPrefix(engine.store, 'blobs') : new LocalObjectStore(path.join(config.dataDir, 'blobs')), engine.tmpDir),
+    blobs: new BlobStore(stores.blobs, engine.tmpDir),
     engine,
     datasets: new DatasetService(db, engine, records, undefined, nodeId),
     tempViews: new TempViews(engine),

@@ -22,7 +22,7 @@ export interface CatalogStore {
  * Opens the catalog: a real PostgreSQL when `databaseUrl` is set, otherwise PGlite embedded under
  * `dataDir/catalog` (`memory://` for tests). Migrations run before anything else touches it.
  */
-export async function openCatalog(opts: { databaseUrl: string | null; dataDir: string; inMemory?: boolean }): Promise<CatalogStore> {
+export async function openCatalog(opts: { databaseUrl: string | null; dataDir: string; inMemory?: boolean; /** PGlite's folder when not `dataDir/catalog` (a restore checks one beside it). */ folder?: string }): Promise<CatalogStore> {
   let store: CatalogStore;
   if (opts.databaseUrl) {
     const { default: pg } = await import('pg');
@@ -38,7 +38,7 @@ export async function openCatalog(opts: { databaseUrl: string | null; dataDir: s
     const { PGlite } = await import('@electric-sql/pglite');
     let dir = 'memory://';
     if (!opts.inMemory) {
-      dir = path.join(opts.dataDir, 'catalog');
+      dir = opts.folder ?? path.join(opts.dataDir, 'catalog');
       await fs.mkdir(dir, { recursive: true });
       await initCatalogDir(dir);
     }
