@@ -27,6 +27,7 @@ import { PUBLICATION_GRANT_HEADER, type UPLOAD_COLUMN_TYPES } from '@studio/sche
 import type { MapAssetCreateBody, MapAssetFields, MapAssetType, MapAssetUpdateBody } from '@studio/schema';
 import type { DatasetRefreshUpdate, HexTileCreate, Job, JobListQuery, VectorTileCreate } from '@studio/schema';
 import type { ConnectionFields, DataConnectionBody, Dataset, DatasetDownloadFormat, Quota, TempViewWire, StorageListing, Parameter, Publication, PublicationInfo, PublicationKind, Widget, WidgetBatchBody, WidgetBatchLine, WidgetResult, WidgetRunBody, UploadOptions } from '@studio/schema';
+import type { ClientErrorReport, ClientFeedback } from '@studio/schema';
 import { checkStatus, type AppErrorHandler } from './errors';
 import { readLines } from './ndjson';
 
@@ -317,6 +318,14 @@ export class StudioClient {
     setQuota: (userId: string, policy: number) => this.request<unknown>('PUT', `/v1/users/${userId}/quotapolicy/${policy}`),
     /** Saved data connections the server's network rule (STUDIO_CONNECTION_HOSTS) refuses. */
     refusedConnections: () => this.request<{ items: RefusedConnection[] }>('GET', '/v1/admin/refused-connections').then((r) => r.items),
+    /** The web app's error reports and feedback kept without a Sentry DSN, newest first. */
+    clientErrors: () => this.request<{ items: ClientErrorReport[] }>('GET', '/v1/admin/client-errors').then((r) => r.items),
+  };
+
+  /** GTW-002/003: the web app's error reports (a Sentry envelope) and a user's words about one. */
+  errorReports = {
+    send: (envelope: Uint8Array) => this.request<unknown>('POST', '/v1/sentry-tunnel', { rawBody: envelope as BodyInit, contentType: 'application/x-sentry-envelope' }),
+    feedback: (body: ClientFeedback) => this.request<unknown>('POST', '/v1/sentry-user-feedback', { body }),
   };
 
   // --- dataset data ---------------------------------------------------------------------------

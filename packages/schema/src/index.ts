@@ -22,3 +22,4 @@ export * from './dashboards';
 export * from './jobs';
 export * from './workbooks';
 export * from './versioned-state';
+export * from './client-errors';

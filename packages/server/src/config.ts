@@ -75,6 +75,8 @@ export interface StudioConfig {
   objectStore: { bucket: string; prefix: string; endpoint: string | null; region: string; forcePathStyle: boolean; credentials: { accessKeyId: string; secretAccessKey: string } | null } | null;
   /** STUDIO_OBJECT_CACHE_MB: this node's read-through copies of a remote store's objects (DuckDB reads local files). */
   objectCacheMb: number;
+  /** STUDIO_SENTRY_DSN: where the web app's error reports go (a Sentry-compatible server); null keeps them for the administrators. */
+  sentryDsn: string | null;
 }
 
 /** An unset or empty variable: the default applies. */
@@ -133,6 +135,10 @@ export const ConfigEnv = z.object({
   STUDIO_S3_REGION: z.preprocess(unset, z.string().regex(/^[a-z0-9-]{1,50}$/, 'must be a region name such as us-east-1').optional()),
   STUDIO_S3_FORCE_PATH_STYLE: z.preprocess(unset, z.enum(['on', 'off'], { error: 'must be on or off' }).optional()),
   STUDIO_OBJECT_CACHE_MB: wholeNumber(16),
+  STUDIO_SENTRY_DSN: z.preprocess(
+    unset,
+    z.string().refine((v) => URL.canParse(v) && ['http:', 'https:'].includes(new URL(v).protocol) && !!new URL(v).username && /\/[^/]+$/.test(new URL(v).pathname), 'must be a DSN such as https://<key>@<host>/<project>').optional(),
+  ),
   AWS_ACCESS_KEY_ID: text(),
   AWS_SECRET_ACCESS_KEY: text(),
 });
@@ -220,6 +226,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): StudioConfi
         }
       : null,
     objectCacheMb: e.STUDIO_OBJECT_CACHE_MB ?? 2048,
+    sentryDsn: e.STUDIO_SENTRY_DSN ?? null,
   };
 }
 

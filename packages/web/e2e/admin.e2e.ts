@@ -1,6 +1,6 @@
 import { describe, expect, inject, it } from 'vitest';
 import { useBrowser, openStudio, signInThroughUi } from './browser';
-import { baseUrl, signedIn, unique } from './api';
+import { asAdmin, baseUrl, createUser, signedIn, unique } from './api';
 
 const browser = useBrowser();
 
@@ -59,5 +59,34 @@ describe('administration', () => {
     await invitee.page.screenshot({ path: '/tmp/studio-invitation.png' });
     expect(invitee.foreign).toEqual([]);
     await invitee.context.close();
+  });
+
+  it("reports an error a user's browser meets to the administrators' Client errors page, with the user and the page", async () => {
+    const admin = await asAdmin();
+    const team = await admin.admin.createOrganization(`Errors ${unique()}`);
+    const eli = await createUser(admin, team.id, 'Eli Error', `eli.${unique()}@e2e.studio.test`);
+    const user = await openStudio(browser(), baseUrl());
+    await signInThroughUi(user.page, baseUrl(), eli.email, eli.password);
+    const message = `Layer config broke ${unique()}`;
+    // An error nothing catches, as a bug in a click handler would throw it.
+    await user.page.evaluate((m) => setTimeout(() => {
+      throw new TypeError(m);
+    }), message);
+
+    const { page, context } = await openStudio(browser(), baseUrl());
+    await signInThroughUi(page, baseUrl(), inject('adminEmail'), inject('adminPassword'));
+    await page.getByRole('navigation', { name: 'Workspace' }).getByRole('link', { name: 'Client errors' }).click();
+    const table = page.getByRole('table', { name: 'Client errors' });
+    // The report may land after the page first loaded: reload until its row is there.
+    await expect.poll(async () => {
+      await page.reload();
+      await table.waitFor();
+      return table.locator('tbody tr', { hasText: message }).count();
+    }).toBe(1);
+    const row = (await table.locator('tbody tr', { hasText: message }).innerText()).replace(/\s+/g, ' ');
+    expect(row).toContain(`Error TypeError: ${message} /workspace/maps ${eli.email}`);
+    expect(user.foreign).toEqual([]);
+    await user.context.close();
+    await context.close();
   });
 });

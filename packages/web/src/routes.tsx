@@ -3,9 +3,11 @@ import { RequireUser, WorkspaceLayout } from './app/Layout';
 import { useUser } from './app/session';
 import { AcceptInvitationPage, SignInPage } from './pages/AuthPages';
 import { NotFoundPage } from './pages/NotFound';
+import { ErrorPage } from './pages/ErrorPage';
 import { RecordList } from './list/RecordList';
 import { COLLECTIONS } from './list/collections';
 import { AuditLogPage, InvitePage, OrganizationsPage, RefusedConnectionsPage } from './admin/AdminPages';
+import { ClientErrorsPage } from './admin/ClientErrorsPage';
 import { BaselineCsvRoute, MapPreviewRoute, MapRoute, PublicMapRoute } from './map/routes';
 import { PreviewRoute } from './dashboard/PreviewRoute';
 import { DatasetDetailsRedirect, DatasetPage } from './datasets/DatasetPage';
@@ -66,6 +68,7 @@ export const routes: RouteObject[] = [
         <WorkspaceLayout />
       </RequireUser>
     ),
+    errorElement: <ErrorPage />,
     children: [
       { index: true, element: <Navigate to="/workspace/maps" replace /> },
       {
@@ -94,6 +97,7 @@ export const routes: RouteObject[] = [
           { path: 'admin/invite', element: <RequireAdmin><InvitePage /></RequireAdmin> },
           { path: 'admin/audit-log', element: <RequireAdmin><AuditLogPage /></RequireAdmin> },
           { path: 'admin/refused-connections', element: <RequireAdmin><RefusedConnectionsPage /></RequireAdmin> },
+          { path: 'admin/client-errors', element: <RequireAdmin><ClientErrorsPage /></RequireAdmin> },
         ],
       },
       { path: 'new', element: <MapRoute /> },

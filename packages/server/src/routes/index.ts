@@ -7,6 +7,7 @@ import { recordRoutes } from './records';
 import { permissionRoutes } from './permissions';
 import { tagRoutes } from './tags';
 import { legalRoutes } from './legal';
+import { clientErrorRoutes } from './client-errors';
 import { adminRoutes } from './admin';
 import { uploadRoutes } from './uploads';
 import { mapAssetRoutes } from './map-assets';
@@ -49,6 +50,7 @@ export const allRoutes: RouteDef[] = [
   ...permissionRoutes,
   ...tagRoutes,
   ...legalRoutes,
+  ...clientErrorRoutes,
   ...adminRoutes,
   ...uploadRoutes,
   ...mapAssetRoutes,

@@ -20,6 +20,7 @@ import { ExecutionService } from './executions';
 import { ListCache } from './list-cache';
 import { SqlSandbox } from './sql-sandbox';
 import { studioStores } from './object-store';
+import { ClientErrorService } from './client-errors';
 import { NetworkReach } from './network-reach';
 import { RateLimits } from './rate-limits';
 import { StudioMetrics } from './metrics';
@@ -80,6 +81,8 @@ export interface Services {
   tileCache: TileCache;
   /** Live datasets' refreshes: asked for, scheduled, or on open when older than their max age (as jobs). */
   refresh: DatasetRefreshService;
+  /** The web app's error reports: on to the Sentry DSN, or kept for the administrators. */
+  clientErrors: ClientErrorService;
 }
 
 /** STUDIO_NODE_ID, or an id made once and kept in the data directory (so a restart knows its own work). */
@@ -146,6 +149,7 @@ export async function buildServices(config: StudioConfig, catalog: Db): Promise<
     organizations: new OrganizationService(db),
     admin: new AdminService(db),
     jobs: new JobService(db, nodeId),
+    clientErrors: new ClientErrorService(db, config.sentryDsn),
     tileCache: new TileCache(config.tileCacheMb * 1024 * 1024),
   };
   // Widgets read through the other services (records, access, temp views) and share the analytic sets' cache.

@@ -12,7 +12,7 @@ import type { Secrets } from '../auth/secrets';
  */
 
 /** Routes limited per caller (user id when signed in, else address) through @fastify/rate-limit. */
-export type RouteLimitName = 'invitations' | 'acceptInvitation' | 'publishedPassword' | 'testConnection';
+export type RouteLimitName = 'invitations' | 'acceptInvitation' | 'publishedPassword' | 'testConnection' | 'clientErrors';
 
 export interface WindowLimit {
   max: number;
@@ -51,6 +51,8 @@ export const DEFAULT_RATE_LIMITS: RateLimitSettings = {
     acceptInvitation: { max: 60, windowMs: MINUTE },
     publishedPassword: { max: 10, windowMs: MINUTE },
     testConnection: { max: 10, windowMs: MINUTE },
+    // A page stuck in a loop of errors must not flood the log or the Sentry project.
+    clientErrors: { max: 30, windowMs: MINUTE },
   },
   mapGrantMs: 15 * MINUTE,
 };

@@ -12,6 +12,7 @@ import * as m009 from './migrations/009-execution-heartbeats';
 import * as m010 from './migrations/010-lock-holders';
 import * as m011 from './migrations/011-jobs';
 import * as m012 from './migrations/012-sdk-keys';
+import * as m013 from './migrations/013-client-errors';
 
 /** Versioned migrations, in order; a new one is a new file and a new line here, never an edit. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -27,6 +28,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '010-lock-holders': m010,
   '011-jobs': m011,
   '012-sdk-keys': m012,
+  '013-client-errors': m013,
 };
 
 class InCodeProvider implements MigrationProvider {

@@ -167,6 +167,18 @@ export interface JobsTable {
   updated_at: Timestamp;
 }
 
+/** Error reports from the web app kept without a Sentry DSN (migration 013). */
+export interface ClientErrorsTable {
+  id: string;
+  created_at: Timestamp;
+  user_id: string | null;
+  kind: 'error' | 'feedback';
+  event_id: string | null;
+  message: string;
+  url: string | null;
+  detail: string | null;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   users: UsersTable;
@@ -183,4 +195,5 @@ export interface Database {
   invitations: InvitationsTable;
   settings: SettingsTable;
   jobs: JobsTable;
+  client_errors: ClientErrorsTable;
 }

@@ -65,13 +65,16 @@ async function execute(a: Target, sql: string, values: ParamValue[], onRows: (ro
       ...(a.outputLocation && { ResultConfiguration: { OutputLocation: a.outputLocation } }),
       ...(values.length && { ExecutionParameters: values.map(trinoLiteral) }),
     }),
-    { abortSignal: signal },
+    // Not aborted mid-call: Athena may have started the query by then, and only its id lets us stop it.
   );
   const id = started.QueryExecutionId!;
   const stop = () => void bestEffort(a.client.send(new StopQueryExecutionCommand({ QueryExecutionId: id })), `Stopping Athena query ${id}`);
   signal?.addEventListener('abort', stop, { once: true });
   // An abort while the query was being started has already fired: stop the query it started.
-  if (signal?.aborted) stop();
+  if (signal?.aborted) {
+    stop();
+    throw cancelled();
+  }
   const deadline = Date.now() + a.settings.statementTimeoutMs;
   try {
     for (;;) {

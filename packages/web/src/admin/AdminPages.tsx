@@ -3,7 +3,7 @@ import { client } from '../app/api';
 import { useLoad } from '../app/useLoad';
 import { DataTable, ErrorMessage, Field, TextField, formatDate, useAction } from '../app/ui';
 
-function PageHeader({ title, lead }: { title: string; lead: string }) {
+export function PageHeader({ title, lead }: { title: string; lead: string }) {
   return (
     <header className="page-header page-header-stacked">
       <h1 id="page-title">{title}</h1>
