@@ -119,9 +119,9 @@ export function registerRoutes(app: FastifyInstance, routes: RouteDef[], service
   });
 }
 
-/** Reads a small JSON body from a raw-body route's stream (e.g. a thumbnail policy request). */
-export async function readJsonBody(stream: unknown, maxBytes = 64 * 1024): Promise<unknown> {
-  if (!stream || typeof (stream as AsyncIterable<Buffer>)[Symbol.asyncIterator] !== 'function') return undefined;
+/** A raw-body route's whole body, refused past `maxBytes` (413) before reading on; null when there is no stream. */
+export async function readBodyBytes(stream: unknown, maxBytes: number): Promise<Buffer | null> {
+  if (!stream || typeof (stream as AsyncIterable<Buffer>)[Symbol.asyncIterator] !== 'function') return null;
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of stream as AsyncIterable<Buffer>) {
@@ -129,9 +129,16 @@ export async function readJsonBody(stream: unknown, maxBytes = 64 * 1024): Promi
     if (size > maxBytes) throw new StudioError(413, 'Request body is too large');
     chunks.push(chunk);
   }
+  return Buffer.concat(chunks);
+}
+
+/** Reads a small JSON body from a raw-body route's stream (e.g. a thumbnail policy request). */
+export async function readJsonBody(stream: unknown, maxBytes = 64 * 1024): Promise<unknown> {
+  const bytes = await readBodyBytes(stream, maxBytes);
+  if (bytes === null) return undefined;
   let value: unknown;
   try {
-    value = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    value = JSON.parse(bytes.toString('utf8'));
   } catch {
     throw new StudioError(422, 'Invalid request: the body is not valid JSON');
   }

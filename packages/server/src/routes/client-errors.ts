@@ -1,19 +1,6 @@
 import { z } from 'zod';
-import { CLIENT_REPORT_MAX_BYTES, ClientErrorReport, ClientFeedback, StudioError } from '@studio/schema';
-import { defineRoute, requireCaller } from '../http/route';
-
-/** The body as bytes, refusing more than `max` (413) before reading on. */
-async function readBytes(stream: unknown, max: number): Promise<Uint8Array> {
-  if (!stream || typeof (stream as AsyncIterable<Buffer>)[Symbol.asyncIterator] !== 'function') throw new StudioError(422, 'Invalid error report: The envelope is empty');
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of stream as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > max) throw new StudioError(413, 'Request body is too large');
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks);
-}
+import { CLIENT_REPORT_MAX_BYTES, ClientErrorReport, ClientFeedback } from '@studio/schema';
+import { defineRoute, readBodyBytes, requireCaller } from '../http/route';
 
 /** Error reports from the web app (gateway §7, the Sentry relays) and the administrators' page of those kept. */
 export const clientErrorRoutes = [
@@ -29,7 +16,7 @@ export const clientErrorRoutes = [
     response: z.object({}),
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
-      const kept = await ctx.services.clientErrors.relayEnvelope(caller, await readBytes(ctx.req.body, CLIENT_REPORT_MAX_BYTES));
+      const kept = await ctx.services.clientErrors.relayEnvelope(caller, (await readBodyBytes(ctx.req.body, CLIENT_REPORT_MAX_BYTES)) ?? new Uint8Array());
       for (const report of kept) ctx.req.log.warn({ clientError: { ...report, userId: caller.user.id } }, 'Error in the web app');
       return {};
     },
