@@ -27,7 +27,7 @@ import { PUBLICATION_GRANT_HEADER, type UPLOAD_COLUMN_TYPES } from '@studio/sche
 import type { MapAssetCreateBody, MapAssetFields, MapAssetType, MapAssetUpdateBody } from '@studio/schema';
 import type { DatasetRefreshUpdate, HexTileCreate, Job, JobListQuery, VectorTileCreate } from '@studio/schema';
 import type { ConnectionFields, DataConnectionBody, Dataset, DatasetDownloadFormat, Quota, TempViewWire, StorageListing, Parameter, Publication, PublicationInfo, PublicationKind, Widget, WidgetBatchBody, WidgetBatchLine, WidgetResult, WidgetRunBody, UploadOptions } from '@studio/schema';
-import type { ClientErrorReport, ClientFeedback } from '@studio/schema';
+import type { ClientErrorReport, ClientFeedback, MergePreview } from '@studio/schema';
 import { checkStatus, type AppErrorHandler } from './errors';
 import { readLines } from './ndjson';
 
@@ -318,6 +318,12 @@ export class StudioClient {
     setQuota: (userId: string, policy: number) => this.request<unknown>('PUT', `/v1/users/${userId}/quotapolicy/${policy}`),
     /** Saved data connections the server's network rule (STUDIO_CONNECTION_HOSTS) refuses. */
     refusedConnections: () => this.request<{ items: RefusedConnection[] }>('GET', '/v1/admin/refused-connections').then((r) => r.items),
+    /** What merging `secondaryIds` into `primaryId` would move and delete; changes nothing. */
+    mergePreview: (primaryId: string, secondaryIds: string[]) =>
+      this.request<{ item: MergePreview }>('GET', '/v1/admin/merge-accounts/preview', { query: { primaryId, secondaryIds: secondaryIds.join(',') } }).then((r) => r.item),
+    /** ADM-022: the secondaries' records, shares, tags and memberships move to the primary; the secondaries are deleted. */
+    mergeAccounts: (primaryId: string, secondaryIds: string[]) =>
+      this.request<{ item: { primaryId: string; mergedIds: string[]; movedRecords: number } }>('POST', '/v1/admin/merge-accounts', { body: { primaryId, secondaryIds } }).then((r) => r.item),
     /** The web app's error reports and feedback kept without a Sentry DSN, newest first. */
     clientErrors: () => this.request<{ items: ClientErrorReport[] }>('GET', '/v1/admin/client-errors').then((r) => r.items),
   };

@@ -110,3 +110,12 @@ export const Invitation = z.object({
   token: z.string().optional(),
   createdAt: IsoDate,
 });
+
+/** What merging accounts would move to the primary (GET /v1/admin/merge-accounts/preview): records by type, tags, organizations it joins, accounts deleted. */
+export const MergePreview = z.object({
+  records: z.record(z.string(), z.number()),
+  tags: z.number(),
+  joinsOrganizations: z.array(z.string()),
+  deletedAccounts: z.array(z.string()),
+});
+export type MergePreview = z.infer<typeof MergePreview>;

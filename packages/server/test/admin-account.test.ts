@@ -138,6 +138,12 @@ describe.each(STORES)('administration and account calls, on %s', (kind) => {
       expect((await call(secondary.token, 'POST', '/v1/tags', { name: 'Field work' })).statusCode).toBe(201);
       expect((await call(primary.token, 'GET', `/v1/maps/${ownMap}`)).statusCode).toBe(404);
 
+      // The preview says what will move, and moves nothing.
+      const preview = await as('admin', 'GET', `/v1/admin/merge-accounts/preview?primaryId=${primary.id}&secondaryIds=${secondary.id}`);
+      expect(preview.json().item).toEqual({ records: { map: 1 }, tags: 1, joinsOrganizations: ['Globex'], deletedAccounts: ['merge.secondary@globex.test'] });
+      expect((await call(primary.token, 'GET', `/v1/maps/${ownMap}`)).statusCode).toBe(404);
+      expect((await as('owner', 'GET', `/v1/admin/merge-accounts/preview?primaryId=${primary.id}&secondaryIds=${secondary.id}`)).statusCode).toBe(403);
+
       const merged = await as('admin', 'POST', '/v1/admin/merge-accounts', { primaryId: primary.id, secondaryIds: [secondary.id] });
       expect(merged.json().item).toEqual({ primaryId: primary.id, mergedIds: [secondary.id], movedRecords: 1 });
 
@@ -156,6 +162,8 @@ describe.each(STORES)('administration and account calls, on %s', (kind) => {
       const map = await newMap(secondary.token, 'Stays');
       const self = await as('admin', 'POST', '/v1/admin/merge-accounts', { primaryId: primary.id, secondaryIds: [secondary.id, primary.id] });
       expect([self.statusCode, self.json().message]).toEqual([422, 'The primary account cannot also be a secondary']);
+      const selfPreview = await as('admin', 'GET', `/v1/admin/merge-accounts/preview?primaryId=${primary.id}&secondaryIds=${secondary.id},${primary.id}`);
+      expect([selfPreview.statusCode, selfPreview.json().message]).toEqual([422, 'The primary account cannot also be a secondary']);
       const unknown = await as('admin', 'POST', '/v1/admin/merge-accounts', { primaryId: primary.id, secondaryIds: [secondary.id, '00000000-0000-4000-8000-000000000000'] });
       expect(unknown.statusCode).toBe(404);
       expect((await as('owner', 'POST', '/v1/admin/merge-accounts', { primaryId: primary.id, secondaryIds: [secondary.id] })).statusCode).toBe(403);

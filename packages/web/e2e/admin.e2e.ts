@@ -89,4 +89,39 @@ describe('administration', () => {
     await user.context.close();
     await context.close();
   });
+
+  it("merges two accounts after a preview of what moves: the kept account owns both people's maps, the other cannot sign in", async () => {
+    const admin = await asAdmin();
+    const team = await admin.admin.createOrganization(`Merge ${unique()}`);
+    const other = await admin.admin.createOrganization(`Merged-in ${unique()}`);
+    const kept = await createUser(admin, team.id, `Kim Kept ${unique()}`, `kim.${unique()}@e2e.studio.test`);
+    const gone = await createUser(admin, other.id, `Gus Gone ${unique()}`, `gus.${unique()}@e2e.studio.test`);
+    await kept.client.records('maps').save({ name: `Kim's stores ${unique()}` });
+    const gusMap = await gone.client.records('maps').save({ name: `Gus's routes ${unique()}` });
+
+    const { page, context, foreign } = await openStudio(browser(), baseUrl());
+    await signInThroughUi(page, baseUrl(), inject('adminEmail'), inject('adminPassword'));
+    await page.getByRole('navigation', { name: 'Workspace' }).getByRole('link', { name: 'Users' }).click();
+    await page.getByRole('button', { name: 'Merge accounts' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Merge accounts' });
+    await dialog.getByLabel('Account to keep').selectOption({ label: `${kept.user.name} <${kept.email}>` });
+    await dialog.getByLabel('Account to merge into it').selectOption({ label: `${gone.user.name} <${gone.email}>` });
+    await dialog.getByRole('button', { name: 'Show what moves' }).click();
+    const preview = dialog.getByRole('status', { name: 'What the merge moves' });
+    expect((await preview.innerText()).replace(/\s+/g, ' ')).toBe(
+      `1 map and 0 tags move to ${kept.user.name}, who joins ${other.name}. ${gone.email} is deleted and can no longer sign in. This cannot be undone.`,
+    );
+    await dialog.getByRole('button', { name: 'Merge accounts' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    await page.getByRole('table', { name: 'Users' }).getByRole('row', { name: new RegExp(kept.email) }).waitFor();
+    expect(await page.getByRole('table', { name: 'Users' }).getByRole('row', { name: new RegExp(gone.email) }).count()).toBe(0);
+
+    // The kept account now lists both maps as its own; the merged one cannot sign in.
+    const mine = await (await signedIn(kept.email, kept.password)).records('maps').list();
+    expect(mine.items.map((m) => m.id)).toContain(gusMap.id);
+    expect(mine.items.length).toBe(2);
+    await expect(signedIn(gone.email, gone.password)).rejects.toThrow();
+    expect(foreign).toEqual([]);
+    await context.close();
+  });
 });

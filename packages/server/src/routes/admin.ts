@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Id, OrganizationBody, RefusedConnection, Paging, QuotaValue, ResourceType, Visibility } from '@studio/schema';
+import { Id, MergePreview, OrganizationBody, RefusedConnection, Paging, QuotaValue, ResourceType, Visibility } from '@studio/schema';
 import { defineRoute, requireCaller } from '../http/route';
 import { QUOTA_POLICIES } from '../services/quota';
 import { SEATS } from '../services/admin';
@@ -150,6 +150,12 @@ export const adminRoutes = [
       await ctx.services.audit.record(ctx.caller, 'user.flags', 'user', user.id, ctx.body.flags);
       return { item: user };
     },
+  }),
+  defineRoute({
+    method: 'GET', url: '/v1/admin/merge-accounts/preview', summary: 'What merging the secondary accounts into the primary would move (records by type, tags, organizations) and delete; changes nothing', tag: 'admin', auth: 'admin',
+    query: z.object({ primaryId: Id, secondaryIds: z.preprocess((v) => (typeof v === 'string' ? v.split(',') : v), z.array(Id).min(1).max(100)) }),
+    response: z.object({ item: MergePreview }),
+    handler: async (ctx) => ({ item: await ctx.services.admin.mergePreview(ctx.query.primaryId, ctx.query.secondaryIds) }),
   }),
   defineRoute({
     spec: ['ADM-022'], method: 'POST', url: '/v1/admin/merge-accounts', summary: 'Merge secondary accounts into a primary: records, shares, tags and memberships move; secondaries are deleted', tag: 'admin', auth: 'admin',

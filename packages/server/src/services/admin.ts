@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import { badInput, conflict, notFound, type ResourceType, type User, type Visibility } from '@studio/schema';
+import { badInput, conflict, notFound, type MergePreview, type ResourceType, type User, type Visibility } from '@studio/schema';
 import type { Db } from '../store/db';
 import { usageOf } from './quota';
 import { userToWire } from './users';
@@ -81,10 +81,37 @@ export class AdminService {
   }
 
   /** Moves the secondaries' records, tags, memberships and shares to the primary and deletes them; answers how many records moved. */
-  async mergeAccounts(primaryId: string, secondaryIds: string[]): Promise<number> {
+  /** What a merge would move to the primary account, for the administrator to confirm; changes nothing. */
+  async mergePreview(primaryId: string, secondaryIds: string[]): Promise<MergePreview> {
+    await this.assertMergeable(primaryId, secondaryIds);
+    const records = await this.db.selectFrom('resources').select(['type', (eb) => eb.fn.countAll<string>().as('n')]).where('owner_id', 'in', secondaryIds).groupBy('type').orderBy('type').execute();
+    const tags = await this.db.selectFrom('tags').select((eb) => eb.fn.countAll<string>().as('n')).where('owner_id', 'in', secondaryIds).executeTakeFirstOrThrow();
+    const joins = await this.db
+      .selectFrom('memberships')
+      .innerJoin('organizations', 'organizations.id', 'memberships.organization_id')
+      .select('organizations.name')
+      .distinct()
+      .where('memberships.user_id', 'in', secondaryIds)
+      .where('memberships.organization_id', 'not in', (eb) => eb.selectFrom('memberships').select('organization_id').where('user_id', '=', primaryId))
+      .orderBy('organizations.name')
+      .execute();
+    const deleted = await this.db.selectFrom('users').select('email').where('id', 'in', secondaryIds).orderBy('email').execute();
+    return {
+      records: Object.fromEntries(records.map((r) => [r.type, Number(r.n)])),
+      tags: Number(tags.n),
+      joinsOrganizations: joins.map((j) => j.name),
+      deletedAccounts: deleted.map((d) => d.email),
+    };
+  }
+
+  private async assertMergeable(primaryId: string, secondaryIds: string[]): Promise<void> {
     if (secondaryIds.includes(primaryId)) throw badInput('The primary account cannot also be a secondary');
     const found = await this.db.selectFrom('users').select('id').where('id', 'in', [primaryId, ...secondaryIds]).execute();
     if (found.length !== new Set([primaryId, ...secondaryIds]).size) throw notFound('User not found');
+  }
+
+  async mergeAccounts(primaryId: string, secondaryIds: string[]): Promise<number> {
+    await this.assertMergeable(primaryId, secondaryIds);
     return this.db.transaction().execute(async (trx) => {
       const r = await trx.updateTable('resources').set({ owner_id: primaryId }).where('owner_id', 'in', secondaryIds).executeTakeFirst();
       await trx.updateTable('tags').set({ owner_id: primaryId }).where('owner_id', 'in', secondaryIds).execute();

@@ -3,11 +3,13 @@ import { MAX_QUOTA, SEATS, type Seat, type User } from '@studio/schema';
 import { client } from '../app/api';
 import { useLoad } from '../app/useLoad';
 import { DataTable, Dialog, ErrorMessage, Field, TextField, useAction, type Column } from '../app/ui';
+import { MergeAccountsDialog } from './MergeAccountsDialog';
 
 /**
  * /workspace/admin/users (administrators): every user with their organizations, seats and quota, filtered by a
  * word of the name or email and by organization; "Edit" sets a member's seat in each organization (a viewer seat
  * makes them a viewer, any other a maker: ADM-009) and their quota (0 to 65535 records, 0 for none: ADM-008).
+ * "Merge accounts" moves one account's records, tags and memberships to another after a preview (ADM-022).
  * Each change is in the audit log.
  */
 export function UsersPage() {
@@ -15,6 +17,7 @@ export function UsersPage() {
   const [filter, setFilter] = useState('');
   const [org, setOrg] = useState('');
   const [editing, setEditing] = useState<User | null>(null);
+  const [merging, setMerging] = useState(false);
   const orgs = useMemo(() => {
     const all = new Map<string, string>();
     for (const u of users.data ?? []) for (const m of u.memberships) all.set(m.organizationId, m.organizationName);
@@ -43,6 +46,9 @@ export function UsersPage() {
       <header className="page-header page-header-stacked">
         <h1 id="page-title">Users</h1>
         <p className="muted">Who works in the studio: their organizations, seats and quotas.</p>
+        <button type="button" className="button" onClick={() => setMerging(true)} disabled={!users.data}>
+          Merge accounts
+        </button>
       </header>
       <div className="toolbar">
         <TextField label="Filter" type="search" value={filter} placeholder="A word of a name or email" onChange={(e) => setFilter(e.target.value)} />
@@ -56,6 +62,7 @@ export function UsersPage() {
       <ErrorMessage message={users.error} onRetry={users.reload} />
       {users.data && <DataTable label="Users" columns={columns} rows={shown} rowKey={(u) => u.id} busy={users.loading} />}
       {editing && <EditUserDialog user={editing} onClose={() => setEditing(null)} onSaved={users.reload} />}
+      {merging && users.data && <MergeAccountsDialog users={users.data} onClose={() => setMerging(false)} onMerged={users.reload} />}
     </section>
   );
 }
