@@ -27,7 +27,7 @@ import { PUBLICATION_GRANT_HEADER, type UPLOAD_COLUMN_TYPES } from '@studio/sche
 import type { MapAssetCreateBody, MapAssetFields, MapAssetType, MapAssetUpdateBody } from '@studio/schema';
 import type { DatasetRefreshUpdate, HexTileCreate, Job, JobListQuery, VectorTileCreate } from '@studio/schema';
 import type { ConnectionFields, DataConnectionBody, Dataset, DatasetDownloadFormat, Quota, TempViewWire, StorageListing, Parameter, Publication, PublicationInfo, PublicationKind, Widget, WidgetBatchBody, WidgetBatchLine, WidgetResult, WidgetRunBody, UploadOptions } from '@studio/schema';
-import type { ClientErrorReport, ClientFeedback, MergePreview } from '@studio/schema';
+import type { ClientErrorReport, ClientFeedback, Consent, LegalAgreement, LegalAgreementId, MergePreview } from '@studio/schema';
 import { checkStatus, type AppErrorHandler } from './errors';
 import { readLines } from './ndjson';
 
@@ -326,6 +326,14 @@ export class StudioClient {
       this.request<{ item: { primaryId: string; mergedIds: string[]; movedRecords: number } }>('POST', '/v1/admin/merge-accounts', { body: { primaryId, secondaryIds } }).then((r) => r.item),
     /** The web app's error reports and feedback kept without a Sentry DSN, newest first. */
     clientErrors: () => this.request<{ items: ClientErrorReport[] }>('GET', '/v1/admin/client-errors').then((r) => r.items),
+  };
+
+  /** Legal agreements: those awaiting the caller's consent, consent itself, and (administrators) new versions. */
+  legal = {
+    pending: () => this.request<{ items: LegalAgreement[] }>('GET', '/v1/legal/pending').then((r) => r.items),
+    consent: (id: LegalAgreementId) => this.request<{ item: Consent }>('POST', `/v1/legal/${id}/consent`).then((r) => r.item),
+    publish: (id: LegalAgreementId, body: { title: string; text: string; organizationId?: string | null }) =>
+      this.request<{ item: LegalAgreement & { organizationId: string | null } }>('POST', `/v1/admin/legal/${id}`, { body }).then((r) => r.item),
   };
 
   /** GTW-002/003: the web app's error reports (a Sentry envelope) and a user's words about one. */

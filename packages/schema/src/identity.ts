@@ -100,6 +100,17 @@ export const LEGAL_AGREEMENTS = ['studio-tos', 'fsq-sample-data', 'fsq-bi', 'fsq
 export const LegalAgreementId = z.enum(LEGAL_AGREEMENTS);
 export const LegalAgreement = z.object({ id: LegalAgreementId, version: z.string(), title: z.string(), text: z.string() });
 export const Consent = z.object({ agreementId: LegalAgreementId, version: z.string(), consentedAt: IsoDate.nullable() });
+export type LegalAgreementId = z.infer<typeof LegalAgreementId>;
+export type LegalAgreement = z.infer<typeof LegalAgreement>;
+export type Consent = z.infer<typeof Consent>;
+
+/** A new version of an agreement, published by an administrator for everyone or one organization's members. */
+export const LegalVersionBody = z.object({
+  title: z.string().trim().min(1).max(200),
+  text: z.string().trim().min(1).max(50_000),
+  organizationId: z.uuid().nullable().default(null),
+});
+export type LegalVersionBody = z.infer<typeof LegalVersionBody>;
 
 export const Invitation = z.object({
   id: Id,

@@ -113,8 +113,10 @@ describe('administration', () => {
     );
     await dialog.getByRole('button', { name: 'Merge accounts' }).click();
     await dialog.waitFor({ state: 'detached' });
-    await page.getByRole('table', { name: 'Users' }).getByRole('row', { name: new RegExp(kept.email) }).waitFor();
-    expect(await page.getByRole('table', { name: 'Users' }).getByRole('row', { name: new RegExp(gone.email) }).count()).toBe(0);
+    // The list reloads: the merged account's row goes, the kept one stays.
+    const users = page.getByRole('table', { name: 'Users' });
+    await expect.poll(() => users.getByRole('row', { name: new RegExp(gone.email) }).count()).toBe(0);
+    expect(await users.getByRole('row', { name: new RegExp(kept.email) }).count()).toBe(1);
 
     // The kept account now lists both maps as its own; the merged one cannot sign in.
     const mine = await (await signedIn(kept.email, kept.password)).records('maps').list();

@@ -1,5 +1,6 @@
 import { Navigate, type RouteObject } from 'react-router-dom';
 import { RequireUser, WorkspaceLayout } from './app/Layout';
+import { LegalConsentGate } from './app/LegalConsentGate';
 import { useUser } from './app/session';
 import { AcceptInvitationPage, SignInPage } from './pages/AuthPages';
 import { NotFoundPage } from './pages/NotFound';
@@ -8,6 +9,7 @@ import { RecordList } from './list/RecordList';
 import { COLLECTIONS } from './list/collections';
 import { AuditLogPage, InvitePage, OrganizationsPage, RefusedConnectionsPage } from './admin/AdminPages';
 import { ClientErrorsPage } from './admin/ClientErrorsPage';
+import { LegalPage } from './admin/LegalPage';
 import { BaselineCsvRoute, MapPreviewRoute, MapRoute, PublicMapRoute } from './map/routes';
 import { PreviewRoute } from './dashboard/PreviewRoute';
 import { DatasetDetailsRedirect, DatasetPage } from './datasets/DatasetPage';
@@ -65,7 +67,9 @@ export const routes: RouteObject[] = [
     path: '/',
     element: (
       <RequireUser>
-        <WorkspaceLayout />
+        <LegalConsentGate>
+          <WorkspaceLayout />
+        </LegalConsentGate>
       </RequireUser>
     ),
     errorElement: <ErrorPage />,
@@ -98,6 +102,7 @@ export const routes: RouteObject[] = [
           { path: 'admin/audit-log', element: <RequireAdmin><AuditLogPage /></RequireAdmin> },
           { path: 'admin/refused-connections', element: <RequireAdmin><RefusedConnectionsPage /></RequireAdmin> },
           { path: 'admin/client-errors', element: <RequireAdmin><ClientErrorsPage /></RequireAdmin> },
+          { path: 'admin/legal', element: <RequireAdmin><LegalPage /></RequireAdmin> },
         ],
       },
       { path: 'new', element: <MapRoute /> },

@@ -1,32 +1,23 @@
 import { z } from 'zod';
-import { LegalAgreementId } from '@studio/schema';
+import { Consent, LegalAgreement, LegalAgreementId, LegalVersionBody } from '@studio/schema';
 import { defineRoute, requireCaller } from '../http/route';
 
-/** The agreements a user consents to; the version changes when the text does, asking for consent again. */
-export const LEGAL_TEXTS = {
-  'studio-tos': { version: '2026-01', title: 'Studio terms of use', text: 'You may use this studio to analyse data you have the right to use. Administrators of this installation set further rules for their organizations.' },
-  'fsq-sample-data': { version: '2026-01', title: 'Sample data terms', text: 'Sample datasets are built from public data (Natural Earth, US Census, GeoNames) and are for evaluation and demonstration.' },
-  'fsq-bi': { version: '2026-01', title: 'Analytic sets terms', text: 'Analytic sets show aggregated, weighted panel figures. Do not attempt to identify individual devices.' },
-  'fsq-despp': { version: '2026-01', title: 'Data export and sharing policy', text: 'Exports of analytic results stay within your organization unless its administrator allows otherwise.' },
-} as const;
-
 const IdParam = z.object({ id: LegalAgreementId });
-
-/** The caller's consent to the latest version of an agreement, as both consent calls answer it. */
-const consentItem = (id: keyof typeof LEGAL_TEXTS, consentedAt: Date | string | null) => ({
-  item: { agreementId: id, version: LEGAL_TEXTS[id].version, consentedAt: consentedAt ? new Date(consentedAt).toISOString() : null },
-});
+const AgreementItem = z.object({ item: LegalAgreement });
+const ConsentItem = z.object({ item: Consent });
+const text = ({ id, version, title, text }: { id: z.infer<typeof LegalAgreementId>; version: string; title: string; text: string }) => ({ id, version, title, text });
 
 export const legalRoutes = [
   defineRoute({
     spec: ['CAT-175'],
     method: 'GET',
     url: '/v1/legal/{id}',
-    summary: 'The current text of a legal agreement',
+    summary: "The agreement's text the caller is bound by: the newest version published for everyone or their organization, else the built-in one",
     tag: 'legal',
     auth: 'user',
     params: IdParam,
-    handler: async ({ params }) => ({ item: { id: params.id, ...LEGAL_TEXTS[params.id] } }),
+    response: AgreementItem,
+    handler: async (ctx) => ({ item: text(await ctx.services.legal.latest(requireCaller(ctx), ctx.params.id)) }),
   }),
   defineRoute({
     spec: ['CAT-176'],
@@ -36,18 +27,8 @@ export const legalRoutes = [
     tag: 'legal',
     auth: 'user',
     params: IdParam,
-    handler: async (ctx) => {
-      const caller = requireCaller(ctx);
-      const version = LEGAL_TEXTS[ctx.params.id].version;
-      const row = await ctx.services.db
-        .selectFrom('legal_consents')
-        .select('consented_at')
-        .where('user_id', '=', caller.user.id)
-        .where('agreement_id', '=', ctx.params.id)
-        .where('version', '=', version)
-        .executeTakeFirst();
-      return consentItem(ctx.params.id, row?.consented_at ?? null);
-    },
+    response: ConsentItem,
+    handler: async (ctx) => ({ item: await ctx.services.legal.consentOf(requireCaller(ctx), ctx.params.id) }),
   }),
   defineRoute({
     spec: ['CAT-177'],
@@ -57,17 +38,39 @@ export const legalRoutes = [
     tag: 'legal',
     auth: 'user',
     params: IdParam,
+    response: ConsentItem,
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
-      const version = LEGAL_TEXTS[ctx.params.id].version;
-      const row = await ctx.services.db
-        .insertInto('legal_consents')
-        .values({ user_id: caller.user.id, agreement_id: ctx.params.id, version })
-        .onConflict((oc) => oc.columns(['user_id', 'agreement_id', 'version']).doUpdateSet({ version }))
-        .returning('consented_at')
-        .executeTakeFirstOrThrow();
-      await ctx.services.audit.record(caller, 'legal.consent', 'legal', ctx.params.id, { version });
-      return consentItem(ctx.params.id, row.consented_at);
+      const consent = await ctx.services.legal.consent(caller, ctx.params.id);
+      await ctx.services.audit.record(caller, 'legal.consent', 'legal', ctx.params.id, { version: consent.version });
+      return { item: consent };
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    url: '/v1/legal/pending',
+    summary: 'Agreements published by an administrator that the caller has not consented to: the web app shows them at sign-in',
+    tag: 'legal',
+    auth: 'user',
+    response: z.object({ items: z.array(LegalAgreement) }),
+    handler: async (ctx) => ({ items: (await ctx.services.legal.pending(requireCaller(ctx))).map(text) }),
+  }),
+  defineRoute({
+    method: 'POST',
+    url: '/v1/admin/legal/{id}',
+    summary: "Publish a new version of an agreement, for everyone or one organization's members; each is asked to consent at their next sign-in",
+    tag: 'admin',
+    auth: 'admin',
+    params: IdParam,
+    body: LegalVersionBody,
+    status: 201,
+    response: z.object({ item: LegalAgreement.extend({ organizationId: z.string().nullable() }) }),
+    handler: async (ctx) => {
+      const caller = requireCaller(ctx);
+      const published = await ctx.services.legal.publish(caller, ctx.params.id, ctx.body);
+      await ctx.services.audit.record(caller, 'legal.publish', 'legal', ctx.params.id, { version: published.version, organizationId: published.organizationId });
+      ctx.reply.code(201);
+      return { item: { ...text(published), organizationId: published.organizationId } };
     },
   }),
 ];

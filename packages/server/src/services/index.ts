@@ -21,6 +21,7 @@ import { ListCache } from './list-cache';
 import { SqlSandbox } from './sql-sandbox';
 import { studioStores } from './object-store';
 import { ClientErrorService } from './client-errors';
+import { LegalService } from './legal';
 import { NetworkReach } from './network-reach';
 import { RateLimits } from './rate-limits';
 import { StudioMetrics } from './metrics';
@@ -83,6 +84,8 @@ export interface Services {
   refresh: DatasetRefreshService;
   /** The web app's error reports: on to the Sentry DSN, or kept for the administrators. */
   clientErrors: ClientErrorService;
+  /** Legal agreements: the versions users are bound by and their consent. */
+  legal: LegalService;
 }
 
 /** STUDIO_NODE_ID, or an id made once and kept in the data directory (so a restart knows its own work). */
@@ -150,6 +153,7 @@ export async function buildServices(config: StudioConfig, catalog: Db): Promise<
     admin: new AdminService(db),
     jobs: new JobService(db, nodeId),
     clientErrors: new ClientErrorService(db, config.sentryDsn),
+    legal: new LegalService(db),
     tileCache: new TileCache(config.tileCacheMb * 1024 * 1024),
   };
   // Widgets read through the other services (records, access, temp views) and share the analytic sets' cache.

@@ -13,6 +13,7 @@ import * as m010 from './migrations/010-lock-holders';
 import * as m011 from './migrations/011-jobs';
 import * as m012 from './migrations/012-sdk-keys';
 import * as m013 from './migrations/013-client-errors';
+import * as m014 from './migrations/014-legal-versions';
 
 /** Versioned migrations, in order; a new one is a new file and a new line here, never an edit. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -29,6 +30,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '011-jobs': m011,
   '012-sdk-keys': m012,
   '013-client-errors': m013,
+  '014-legal-versions': m014,
 };
 
 class InCodeProvider implements MigrationProvider {

@@ -179,6 +179,17 @@ export interface ClientErrorsTable {
   detail: string | null;
 }
 
+/** Legal agreement versions published by administrators (migration 014). */
+export interface LegalVersionsTable {
+  agreement_id: string;
+  version: string;
+  title: string;
+  body: string;
+  organization_id: string | null;
+  published_by: string | null;
+  published_at: Timestamp;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   users: UsersTable;
@@ -196,4 +207,5 @@ export interface Database {
   settings: SettingsTable;
   jobs: JobsTable;
   client_errors: ClientErrorsTable;
+  legal_versions: LegalVersionsTable;
 }

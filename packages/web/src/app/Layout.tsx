@@ -46,6 +46,7 @@ const NAV: { title: string; items: NavItem[]; admin?: boolean }[] = [
       { to: '/workspace/admin/audit-log', label: 'Audit log' },
       { to: '/workspace/admin/refused-connections', label: 'Refused connections' },
       { to: '/workspace/admin/client-errors', label: 'Client errors' },
+      { to: '/workspace/admin/legal', label: 'Legal agreements' },
     ],
   },
 ];

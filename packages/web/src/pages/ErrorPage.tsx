@@ -2,6 +2,7 @@ import { useEffect, useState, type FormEvent } from 'react';
 import { useRouteError } from 'react-router-dom';
 import { client } from '../app/api';
 import { reportError } from '../app/error-reports';
+import { Field } from '../app/ui';
 
 /**
  * What a screen that failed to render shows instead of a blank page: what went wrong, a reload, and a
@@ -38,10 +39,9 @@ export function ErrorPage() {
         <p role="status">Thank you — your note was sent with the report.</p>
       ) : (
         <form className="form card" aria-label="Tell us what happened" onSubmit={send}>
-          <label className="field">
-            <span className="field-label">What were you doing when this happened?</span>
+          <Field label="What were you doing when this happened?">
             <textarea value={comments} onChange={(e) => setComments(e.target.value)} maxLength={5000} rows={4} required />
-          </label>
+          </Field>
           {state === 'failed' && <p className="error" role="alert">Your note could not be sent; try again.</p>}
           <button type="submit" className="button" disabled={state === 'sending' || !comments.trim()}>
             Send
