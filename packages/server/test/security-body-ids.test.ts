@@ -97,6 +97,7 @@ const EXEMPT: Record<string, string> = {
   'POST /v1/admin/merge-accounts primaryId': 'administrators only',
   'POST /v1/admin/merge-accounts secondaryIds[]': 'administrators only',
   'POST /v1/admin/pipelines/provision-account organizationId': 'administrators only',
+  'POST /v1/admin/legal/{id} organizationId': 'administrators only: they publish for any organization',
   'PUT /v1/bi/analytic-set-configs/{id} orgId': 'the config in the path is guarded first; the same checkConfig as POST (case above) runs on the body',
   'PUT /v1/bi/analytic-set-configs/{id} datasets.places': 'the same checkConfig as POST',
   'PUT /v1/bi/analytic-set-configs/{id} datasets.devices': 'the same checkConfig as POST',

@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import { versionTable } from './006-catalog-version';
 
 /**
  * Versions of the legal agreements an administrator publishes, for everyone or one organization's members.
@@ -16,4 +17,5 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     published_at timestamptz not null default now(),
     primary key (agreement_id, version)
   )`.execute(db);
+  await versionTable(db, 'legal_versions');
 }
