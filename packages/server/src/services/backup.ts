@@ -9,7 +9,7 @@ import type { StudioConfig } from '../config';
 import { keyOpensSecrets, keyFilePath, suppliedKey } from '../auth/master-key';
 import { Secrets } from '../auth/secrets';
 import { openCatalog } from '../store/db';
-import { studioStores, type StudioStores } from './object-store';
+import { BLOB_PREFIX, studioStores, type StudioStores } from './object-store';
 
 const run = promisify(execFile);
 
@@ -67,7 +67,7 @@ export async function backupStudio(config: StudioConfig, folder: string, log: (l
     for (const kind of KINDS) {
       for await (const key of stores[kind].keys()) {
         // In a shared bucket the blobs sit under the objects' `blobs/`: they are copied once, as blobs.
-        if (kind === 'objects' && stores.objects !== stores.blobs && config.objectStore && key.startsWith('blobs/')) continue;
+        if (kind === 'objects' && config.objectStore && key.startsWith(`${BLOB_PREFIX}/`)) continue;
         const to = path.join(folder, kind, key);
         await fs.mkdir(path.dirname(to), { recursive: true });
         await fs.copyFile(await stores[kind].localPath(key), to);

@@ -49,7 +49,10 @@ export class LegalService {
   }
 
   async consentOf(caller: Caller, id: LegalAgreementId): Promise<ConsentState> {
-    const { version } = await this.latest(caller, id);
+    return this.consentTo(caller, id, (await this.latest(caller, id)).version);
+  }
+
+  private async consentTo(caller: Caller, id: LegalAgreementId, version: string): Promise<ConsentState> {
     const row = await this.db.selectFrom('legal_consents').select('consented_at').where('user_id', '=', caller.user.id).where('agreement_id', '=', id).where('version', '=', version).executeTakeFirst();
     return { agreementId: id, version, consentedAt: row ? new Date(row.consented_at).toISOString() : null };
   }
@@ -74,7 +77,8 @@ export class LegalService {
     const out: AgreementText[] = [];
     for (const id of LEGAL_AGREEMENTS) {
       const latest = await this.latest(caller, id);
-      if (latest.published && !(await this.consentOf(caller, id)).consentedAt) out.push(latest);
+      // The version just read is the one consent is looked up for: one lookup of the latest version each, not two.
+      if (latest.published && !(await this.consentTo(caller, id, latest.version)).consentedAt) out.push(latest);
     }
     return out;
   }
