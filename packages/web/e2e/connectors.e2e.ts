@@ -56,7 +56,7 @@ describe('connectors', () => {
     await form.getByRole('button', { name: 'Save' }).click();
     await page.waitForURL(/\/workspace\/connectors\/[0-9a-f-]{36}$/);
     await page.getByRole('heading', { name: 'Demo warehouse', level: 1 }).waitFor();
-    const tree = page.getByRole('tree', { name: 'Schemas' });
+    const tree = page.getByRole('region', { name: 'Schemas' });
     await tree.getByRole('button', { name: '▸ geo' }).click();
     await tree.getByRole('button', { name: '▸ places' }).click();
     await tree.getByText('category').waitFor();

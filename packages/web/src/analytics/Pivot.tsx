@@ -73,7 +73,8 @@ export function PivotView({ view, params, set }: { view: ViewSpec; params: Param
       <ChartCard id={c.id} title={c.title} span={c.colSpan} data={data} actions={actions}>
         {exportError && <div className="error" role="alert">{exportError}</div>}
         {!canExport && <p className="muted small">Export is off for this analytic set.</p>}
-        <div className="pivot-scroll">
+        {/* Wider than the card with many columns: a scroll region a keyboard reaches (WCAG 2.1.1). */}
+        <div className="pivot-scroll" tabIndex={0} role="region" aria-label="Movement pivot, scrollable">
           <table className="table pivot-table" aria-label="Movement pivot">
             <thead>
               {spec.columns.length === 0 ? (

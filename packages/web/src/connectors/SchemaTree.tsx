@@ -37,7 +37,9 @@ function Level({ connectionId, schema, table, label }: { connectionId: string; s
       )}
     </ul>
   );
-  if (schema === undefined) return <div className="schema-tree" role="tree" aria-label={label}>{body}</div>;
+  // Nested lists of disclosure buttons (aria-expanded), in a named region: ARIA's tree role would also ask
+  // for treeitem children and arrow-key moves between them.
+  if (schema === undefined) return <div className="schema-tree" role="region" aria-label={label}>{body}</div>;
   return (
     <>
       <button type="button" className="schema-toggle" aria-expanded={open} onClick={toggle}>{`${open ? '▾' : '▸'} ${label}`}</button>

@@ -84,7 +84,8 @@ export function DashboardCanvas({ state, values, onValues, source, editing, onLa
                 {editing && <button type="button" className="icon-button" aria-label={`Remove ${w.title || w.id}`} onClick={() => onRemove?.(w)}>×</button>}
               </div>
             </header>
-            <div className="widget-body">
+            {/* A body whose rows or chart outgrow the widget scrolls, so a keyboard must reach it (WCAG 2.1.1). */}
+            <div className="widget-body" tabIndex={0} role="region" aria-label={`${w.title || w.kind} contents`}>
               <WidgetView widget={w} mapFrame={source.mapFrame} onCrossFilter={crossFilter(w.id)} runner={{ key: JSON.stringify([w, body]), run: (widget, page, sort, signal) => source.run(widget, { ...body, page, sort }, signal) }} />
             </div>
           </section>

@@ -1,12 +1,14 @@
 import type { ComponentProps } from 'react';
-import { ColorRangeSelectorFactory, LoadDataModalFactory, injectComponents } from '@kepler.gl/components';
+import { ColorRangeSelectorFactory, LayerListFactory, LayerTitleSectionFactory, LoadDataModalFactory, MapControlTooltipFactory, injectComponents } from '@kepler.gl/components';
 import { KEPLER_COLOR_PALETTES } from '@kepler.gl/constants';
 import { getStudioPalettes } from '../basemaps/palettes';
 import { CatalogPicker } from '../add-data/CatalogPicker';
+import { StudioLayerListFactory, StudioLayerTitleSectionFactory, StudioMapControlTooltipFactory } from './accessible-components';
 
 /**
  * kepler's supported way to change one of its components is dependency injection: a factory replaces
- * kepler's own, and every component that uses it gets the replacement. The studio replaces two.
+ * kepler's own, and every component that uses it gets the replacement. The studio replaces two for what
+ * they do, and three for screen-reader and keyboard users (accessible-components.tsx).
  */
 
 /**
@@ -31,6 +33,11 @@ function StudioLoadDataModalFactory() {
 
 /** KeplerGl with the studio's replacements; same props as kepler's own. */
 export const StudioKeplerGl: unknown = injectComponents([
+  // First: kepler provides a replacement's dependencies as its own factories, so the layer list (whose panel
+  // reaches the layer title and the color range picker) would put kepler's back over any replaced before it.
+  [LayerListFactory, StudioLayerListFactory],
   [ColorRangeSelectorFactory, StudioColorRangeSelectorFactory],
   [LoadDataModalFactory, StudioLoadDataModalFactory],
+  [MapControlTooltipFactory, StudioMapControlTooltipFactory],
+  [LayerTitleSectionFactory, StudioLayerTitleSectionFactory],
 ] as never);

@@ -1,0 +1,133 @@
+import { cloneElement, isValidElement, memo, useMemo, type ComponentType, type ReactElement } from 'react';
+import { useIntl } from 'react-intl';
+import styled from 'styled-components';
+import { SortableContext, useSortable, verticalListSortingStrategy } from '@dnd-kit/sortable';
+import { CSS } from '@dnd-kit/utilities';
+import { InlineInput, LayerPanelFactory, MapControlTooltipFactory, SORTABLE_LAYER_TYPE, SORTABLE_SIDE_PANEL_TYPE, type LayerListProps, type LayerTitleSectionProps } from '@kepler.gl/components';
+import { dataTestIds } from '@kepler.gl/constants';
+
+/**
+ * Replacements for the kepler components that an axe-core run (WCAG 2 A/AA) found wanting in the map builder,
+ * each keeping kepler's behaviour and look (packages/web/e2e/screens.e2e.ts runs axe on every screen).
+ */
+
+/** Map controls whose button shows its own text (the locale's "EN"): that text stays the button's name. */
+const CONTROLS_WITH_TEXT = new Set(['locale']);
+
+/**
+ * kepler's map controls (split map, 3D, draw, legend) are icon-only buttons whose only words are a hover
+ * tooltip: a screen reader announced "button" and nothing more (axe: button-name). Every one of them sits in
+ * a MapControlTooltip, so this wrapper gives its button the tooltip's own text, in the map's locale, as its name.
+ */
+export function StudioMapControlTooltipFactory() {
+  const Base = MapControlTooltipFactory();
+  const StudioMapControlTooltip = memo(function StudioMapControlTooltip({ id, message, children }: { id: string; message: string; children?: ReactElement }) {
+    const intl = useIntl();
+    const named = isValidElement<{ 'aria-label'?: string }>(children) && !CONTROLS_WITH_TEXT.has(id) && !children.props['aria-label']
+      ? cloneElement(children, { 'aria-label': intl.formatMessage({ id: message }) })
+      : children;
+    return <Base id={id} message={message}>{named}</Base>;
+  });
+  return StudioMapControlTooltip;
+}
+
+const TitleSection = styled.div`
+  margin-left: 4px;
+  flex-grow: 1;
+  align-items: center;
+  display: flex;
+  .layer__title__type {
+    color: ${(p) => p.theme.subtextColor};
+    font-size: 10px;
+    line-height: 12px;
+    letter-spacing: 0.37px;
+    text-transform: capitalize;
+  }
+`;
+
+/**
+ * kepler's layer title: the layer's name is an inline text field with no label (axe: label), so a screen
+ * reader read an unnamed edit box. The same field and type line, the field named "Layer name".
+ */
+export function StudioLayerTitleSectionFactory() {
+  const LayerTitleSection = ({ layerId, label, layerType, onUpdateLayerLabel, onFocus, onBlur }: LayerTitleSectionProps) => {
+    const intl = useIntl();
+    return (
+      <TitleSection className="layer__title">
+        <div>
+          <InlineInput type="text" className="layer__title__editor" data-testid={dataTestIds.layerTitleEditor} aria-label="Layer name" value={label ?? ''}
+            onClick={(e: { stopPropagation: () => void }) => e.stopPropagation()} onChange={onUpdateLayerLabel} onFocus={onFocus} onBlur={onBlur} id={`${layerId}:input-layer-label`} />
+          <div className="layer__title__type">{layerType ? intl.formatMessage({ id: `layer.type.${layerType.toLowerCase()}` }) : null}</div>
+        </div>
+      </TitleSection>
+    );
+  };
+  return LayerTitleSection;
+}
+
+const SortableItemFrame = styled.div<{ $transform?: string; $transition?: string }>`
+  transition: ${(p) => p.$transition};
+  transform: ${(p) => p.$transform};
+  &.sorting {
+    opacity: 0.3;
+    pointer-events: none;
+  }
+`;
+
+type Layer = LayerListProps['layers'][number];
+
+/**
+ * kepler's layer list puts dnd-kit's sortable attributes (role="button", tabindex) on the frame around each
+ * layer's whole panel, whose own buttons and fields then sit inside a button (axe: nested-interactive), and
+ * that frame took keyboard focus without any key doing anything (dragging starts from the panel's handle,
+ * which holds the listeners). This list is kepler's, with the frame a plain container.
+ */
+export function StudioLayerListFactory(LayerPanel: ReturnType<typeof LayerPanelFactory>) {
+  // kepler's own list hands the panel these same props; its declared panel props type `listeners` wrongly.
+  const Panel = LayerPanel as ComponentType<Record<string, unknown>>;
+  const SortableItem = ({ layer, idx, panelProps, layerActions, disabled }: { layer: Layer; idx: number; panelProps: object; layerActions: object; disabled: boolean }) => {
+    const { listeners, setNodeRef, isDragging, transform, transition } = useSortable({ id: layer.id, data: { type: SORTABLE_LAYER_TYPE, parent: SORTABLE_SIDE_PANEL_TYPE }, disabled });
+    return (
+      <SortableItemFrame ref={setNodeRef} className={[disabled ? dataTestIds.staticLayerItem : dataTestIds.sortableLayerItem, isDragging ? 'sorting' : ''].join(' ').trim()}
+        data-testid={disabled ? dataTestIds.staticLayerItem : dataTestIds.sortableLayerItem} $transform={CSS.Transform.toString(transform)} $transition={transition}>
+        <Panel {...panelProps} {...layerActions} key={layer.id} idx={idx} layer={layer} listeners={listeners} isDraggable={!disabled} />
+      </SortableItemFrame>
+    );
+  };
+
+  const LayerList = ({ layers, datasets, layerOrder, layerClasses, isSortable = true, splitMap, uiStateActions, visStateActions, mapStateActions }: LayerListProps) => {
+    const shown = useMemo(() => layerOrder.map((id) => layers.find((l) => l?.id === id)).filter((l): l is Layer => Boolean(l) && !l!.config.hidden), [layers, layerOrder]);
+    const ids = useMemo(() => shown.map((l) => l.id), [shown]);
+    const layerTypeOptions = useMemo(() => (Object.keys(layerClasses) as (keyof typeof layerClasses)[]).map((key) => {
+      // Every layer class is built from a config with its data id; kepler's list does the same to read each one's name and icon.
+      const LayerClass = layerClasses[key] as unknown as new (config: { dataId: string }) => { name: string; layerIcon: unknown; requireData: boolean };
+      const sample = new LayerClass({ dataId: '' });
+      return { id: key, label: sample.name, icon: sample.layerIcon, requireData: sample.requireData };
+    }), [layerClasses]);
+    const layerActions = useMemo(() => ({
+      layerColorUIChange: visStateActions.layerColorUIChange,
+      layerConfigChange: visStateActions.layerConfigChange,
+      layerVisualChannelConfigChange: visStateActions.layerVisualChannelConfigChange,
+      layerToggleVisibility: visStateActions.layerToggleVisibility,
+      layerTypeChange: visStateActions.layerTypeChange,
+      layerVisConfigChange: visStateActions.layerVisConfigChange,
+      layerTextLabelChange: visStateActions.layerTextLabelChange,
+      removeLayer: visStateActions.removeLayer,
+      zoomToLayer: mapStateActions.fitBounds,
+      duplicateLayer: visStateActions.duplicateLayer,
+      layerSetIsValid: visStateActions.layerSetIsValid,
+    }), [visStateActions, mapStateActions]);
+    const panelProps = useMemo(() => ({ datasets, openModal: uiStateActions.toggleModal, layerTypeOptions, splitMap }), [datasets, uiStateActions, layerTypeOptions, splitMap]);
+    return (
+      <div style={{ display: 'flex', flexDirection: 'column', gap: 8 }}>
+        <SortableContext id={SORTABLE_SIDE_PANEL_TYPE} items={ids} strategy={verticalListSortingStrategy} disabled={!isSortable}>
+          {shown.map((layer) => (
+            <SortableItem key={layer.id} layer={layer} idx={layers.findIndex((l) => l?.id === layer.id)} panelProps={panelProps} layerActions={layerActions} disabled={!isSortable} />
+          ))}
+        </SortableContext>
+      </div>
+    );
+  };
+  return LayerList;
+}
+StudioLayerListFactory.deps = [LayerPanelFactory];
