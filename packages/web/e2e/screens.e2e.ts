@@ -136,6 +136,7 @@ describe('every screen at 1280 and 1920 px: no overflow, no WCAG 2 A/AA violatio
     const workbook = await c.records('workbooks').save({ name: `Landmarks workbook ${unique()}` });
     const project = await c.projects.save({ name: `Landmarks project ${unique()}` });
     await c.projects.addResource(project.id, { type: 'map', id: map.id });
+    await c.tags.create({ name: 'Landmarks', color: '#2ca02c', resourceId: map.id, resourceType: 'map' });
     const query = await c.bookmarks.create({ name: `Busiest ${unique()}`, query: 'select 1 as one' });
     const style = await c.mapAssets.create({ assetType: 'map-style', name: `Night ${unique()}`, style: { version: 8, sources: {}, layers: [] } });
     const palette = await c.mapAssets.create({ assetType: 'color-palette', name: `Warm ${unique()}`, palette: { type: 'qualitative', colors: ['#b2182b', '#2166ac'] } });
@@ -166,6 +167,7 @@ describe('every screen at 1280 and 1920 px: no overflow, no WCAG 2 A/AA violatio
       { name: 'project-new', path: '/workspace/projects/new', ready: (p) => p.getByLabel('Project name').waitFor() },
       { name: 'project', path: `/workspace/projects/${ids.project}`, ready: heading(/Landmarks project/) },
       { name: 'jobs', path: '/workspace/jobs' },
+      { name: 'tags', path: '/workspace/tags' },
       { name: 'account', path: '/workspace/account' },
       { name: 'api-keys', path: '/workspace/account/api-keys' },
       { name: 'connector-new', path: '/workspace/connectors/new' },

@@ -31,7 +31,7 @@ describe('sign-in', () => {
     await page.waitForURL(/\/workspace\/maps$/);
     await page.getByRole('heading', { name: 'Maps', level: 1 }).waitFor();
     const nav = page.getByRole('navigation', { name: 'Workspace' });
-    for (const label of ['Maps', 'Dashboards', 'Workbooks', 'Projects', 'Datasets', 'Connectors', 'Saved queries', 'Basemaps', 'Colors', 'Organizations', 'Invite people', 'Audit log']) {
+    for (const label of ['Maps', 'Dashboards', 'Workbooks', 'Projects', 'Datasets', 'Connectors', 'Saved queries', 'Basemaps', 'Colors', 'Tags', 'Organizations', 'Invite people', 'Audit log']) {
       expect(await nav.getByRole('link', { name: label, exact: true }).count(), label).toBe(1);
     }
     await page.screenshot({ path: '/tmp/studio-workspace.png', fullPage: true });

@@ -1,4 +1,5 @@
 import { ANALYTIC_VIEWS } from './analytics/view-list';
+import { TagsPage } from './list/TagsPage';
 import { Navigate, type RouteObject } from 'react-router-dom';
 import { RequireUser, WorkspaceLayout } from './app/Layout';
 import { LegalConsentGate } from './app/LegalConsentGate';
@@ -73,6 +74,7 @@ export const routes: RouteObject[] = [
           ...COLLECTIONS.map((c) => ({ path: c.slug, element: <RecordList key={c.slug} config={c} /> })),
           { path: 'datasets/:id', element: <DatasetPage /> },
           { path: 'search', element: <SearchPage /> },
+          { path: 'tags', element: <TagsPage /> },
           { path: 'projects/new', element: <NewProjectPage /> },
           { path: 'projects/:id', element: <ProjectPage /> },
           { path: 'jobs', element: <JobsPage /> },

@@ -34,6 +34,7 @@ const NAV: { title: string; items: NavItem[]; admin?: boolean }[] = [
     items: [
       { to: '/workspace/basemaps', label: 'Basemaps' },
       { to: '/workspace/colors', label: 'Colors' },
+      { to: '/workspace/tags', label: 'Tags' },
     ],
   },
   {
