@@ -186,6 +186,9 @@ export class StudioClient {
     this.token = item.accessToken;
     return item;
   }
+  /** A new password, given the current one (403 when it is wrong); the user's other sessions end, this one stays. */
+  changePassword = (currentPassword: string, newPassword: string) => this.request<void>('POST', '/v1/auth/password', { body: { currentPassword, newPassword } });
+
   async signOut(): Promise<void> {
     await this.request('POST', '/v1/auth/sign-out');
     this.token = NOT_SIGNED_IN;

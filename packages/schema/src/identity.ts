@@ -46,6 +46,11 @@ export const User = z.object({
 export type User = z.infer<typeof User>;
 
 export const SignInBody = z.object({ email: z.string().min(1).max(320), password: z.string().min(1).max(1024) });
+/** A signed-in user's new password, with the current one as proof (an open session alone is not enough). */
+export const PasswordChangeBody = z.object({
+  currentPassword: z.string().min(1).max(1024),
+  newPassword: z.string().min(8, 'Password must have at least 8 characters').max(1024),
+});
 export const Session = z.object({
   accessToken: z.string(),
   refreshToken: z.string(),

@@ -104,6 +104,30 @@ describe.each(STORES)('identity and sessions, on %s', (kind) => {
     expect(await quota()).toBe(before + 7);
   });
 
+  it("changes a password given the current one: a wrong one is refused and changes nothing; the other sessions end, this one stays", async () => {
+    const colleague = 'colleague@acme.test';
+    const [here, elsewhere] = [(await signIn(colleague)).json().item.accessToken as string, (await signIn(colleague)).json().item.accessToken as string];
+    const change = (authorization: string, currentPassword: string, newPassword: string) =>
+      ctx.s.app.inject({ method: 'POST', url: '/v1/auth/password', payload: { currentPassword, newPassword }, headers: { authorization: `Bearer ${authorization}` } });
+
+    const wrong = await change(here, 'not my password', 'a-new-password-1');
+    expect([wrong.statusCode, wrong.json().message]).toEqual([403, 'Current password is incorrect']);
+    const short = await change(here, PASSWORD, 'short');
+    expect([short.statusCode, short.json().message]).toEqual([422, 'Invalid request body: newPassword: Password must have at least 8 characters']);
+    expect((await me(`Bearer ${elsewhere}`)).statusCode).toBe(200);
+    expect((await signIn(colleague)).statusCode).toBe(200);
+
+    expect((await change(here, PASSWORD, 'a-new-password-1')).statusCode).toBe(204);
+    expect((await me(`Bearer ${here}`)).statusCode).toBe(200);
+    expect((await me(`Bearer ${elsewhere}`)).statusCode).toBe(401);
+    expect((await signIn(colleague)).statusCode).toBe(401);
+    expect((await signIn(colleague, 'a-new-password-1')).statusCode).toBe(200);
+    const audit = await ctx.s.services.db.selectFrom('audit_log').select('action').where('action', '=', 'auth.password-change').execute();
+    expect(audit).toHaveLength(1);
+    // Back as it was for the tests after this one.
+    expect((await change(here, 'a-new-password-1', PASSWORD)).statusCode).toBe(204);
+  });
+
   describe('credentials remembered for a moment (another API node)', () => {
     afterEach(() => vi.useRealTimers());
     // A second node over the same catalog: it learns of a sign-out elsewhere only when its memory runs out.

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { RefreshBody, SignInBody, StudioError, conflict } from '@studio/schema';
+import { PasswordChangeBody, RefreshBody, SignInBody, StudioError, conflict } from '@studio/schema';
 import { hashToken } from '../auth/tokens';
 import { createUser } from '../services/users';
 import { defineRoute, requireCaller } from '../http/route';
@@ -40,6 +40,22 @@ export const authRoutes = [
     auth: 'public',
     body: RefreshBody,
     handler: async ({ body, services }) => sessionToWire(services, await services.auth.refresh(body.refreshToken)),
+  }),
+  defineRoute({
+    method: 'POST',
+    url: '/v1/auth/password',
+    summary: "Change the signed-in user's password, given the current one (403 when wrong; throttled like sign-in); the user's other sessions end",
+    tag: 'auth',
+    auth: 'user',
+    transaction: false,
+    body: PasswordChangeBody,
+    handler: async (ctx) => {
+      const caller = requireCaller(ctx);
+      // Two scrypt runs (check and new hash) stay outside a unit of work, as sign-in's check does.
+      await ctx.services.auth.changePassword(caller, ctx.body.currentPassword, ctx.body.newPassword, ctx.req.ip);
+      await ctx.services.units.run(() => ctx.services.audit.record(caller, 'auth.password-change', 'user', caller.user.id));
+      return undefined;
+    },
   }),
   defineRoute({
     method: 'POST',

@@ -4,7 +4,7 @@ import type { MembershipsTable, UsersTable } from '../store/tables';
 import { StudioError, unauthorized } from '@studio/schema';
 import type { Db } from '../store/db';
 import type { Caller } from '../http/caller';
-import { verifyPassword } from '../auth/passwords';
+import { hashPassword, verifyPassword } from '../auth/passwords';
 import type { FailureThrottle } from './rate-limits';
 import { ExpiringCache } from './expiring-cache';
 import { SDK_REFRESH_PREFIX, looksLikeJwt, type SdkTokens } from '../auth/sdk-tokens';
@@ -115,6 +115,25 @@ export class AuthService {
       .executeTakeFirst();
     if (!session || session.refresh_expires_at.getTime() < Date.now()) throw new StudioError(401, 'Refresh token is invalid or expired');
     return this.issue(session.user_id);
+  }
+
+  /**
+   * A new password for the caller, given the current one (checked and throttled like a sign-in, but a wrong one
+   * answers 403: the session itself is fine). Every other session of the user ends, the one making the change
+   * stays; API keys are left (they are revoked on their own screen).
+   */
+  async changePassword(caller: Caller, currentPassword: string, newPassword: string, address: string): Promise<void> {
+    try {
+      await this.checkPassword(caller.user.email, currentPassword, address);
+    } catch (e) {
+      if (e instanceof StudioError && e.status === 401) throw new StudioError(403, 'Current password is incorrect');
+      throw e;
+    }
+    await this.db.updateTable('users').set({ password_hash: await hashPassword(newPassword) }).where('id', '=', caller.user.id).execute();
+    let others = this.db.deleteFrom('sessions').where('user_id', '=', caller.user.id);
+    if (caller.via === 'session') others = others.where('id', '!=', caller.credentialId);
+    await others.execute();
+    this.forget(caller.user.id);
   }
 
   async signOut(caller: Caller): Promise<void> {

@@ -3,6 +3,7 @@ import { client } from '../app/api';
 import { useUser } from '../app/session';
 import { ErrorMessage } from '../app/ui';
 import { useLoad } from '../app/useLoad';
+import { PasswordForm } from './PasswordForm';
 import './account.css';
 
 /** The kinds a quota counts, as the account page names them. */
@@ -19,7 +20,7 @@ const KINDS: [string, string][] = [
 /**
  * /workspace/account: who the user is (name, email, organization, role) and their quota — how many
  * records they may own (GET /v1/users/me/quota) and how many of each kind they own now — beside the way to
- * their API keys. At the limit a create answers 402 with the quota in its message.
+ * their API keys, and a password change. At the limit a create answers 402 with the quota in its message.
  */
 export function AccountPage() {
   const user = useUser();
@@ -66,6 +67,8 @@ export function AccountPage() {
           </table>
         </>
       )}
+      <h2>Password</h2>
+      <PasswordForm />
       <h2>API keys</h2>
       <p>Scripts and the Data SDK call the studio with an API key: <Link to="/workspace/account/api-keys">manage your API keys</Link>.</p>
     </section>
