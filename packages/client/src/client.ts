@@ -24,7 +24,7 @@ import type {
   RefusedConnection,
 } from '@studio/schema';
 import { PUBLICATION_GRANT_HEADER, type UPLOAD_COLUMN_TYPES } from '@studio/schema';
-import type { MapAssetCreateBody, MapAssetFields, MapAssetType, MapAssetUpdateBody } from '@studio/schema';
+import type { MapAssetCreateBody, MapAssetFields, MapAssetType, MapAssetUpdateBody, PasswordResetLink } from '@studio/schema';
 import type { DatasetRefreshUpdate, HexTileCreate, Job, JobListQuery, VectorTileCreate } from '@studio/schema';
 import type { ConnectionFields, DataConnectionBody, Dataset, DatasetDownloadFormat, Quota, TempViewWire, StorageListing, Parameter, Publication, PublicationInfo, PublicationKind, Widget, WidgetBatchBody, WidgetBatchLine, WidgetResult, WidgetRunBody, UploadOptions } from '@studio/schema';
 import type { ClientErrorReport, ClientFeedback, Consent, LegalAgreement, LegalAgreementId, MergePreview } from '@studio/schema';
@@ -189,6 +189,11 @@ export class StudioClient {
   /** A new password, given the current one (403 when it is wrong); the user's other sessions end, this one stays. */
   changePassword = (currentPassword: string, newPassword: string) => this.request<void>('POST', '/v1/auth/password', { body: { currentPassword, newPassword } });
 
+  /** Asks for a reset link by email (the same answer whether or not the address has an account); emailed: whether this studio mails links. */
+  requestPasswordReset = (email: string) => this.request<{ item: { emailed: boolean } }>('POST', '/v1/auth/password-reset/request', { body: { email } }).then((r) => r.item);
+  /** Sets a new password with a reset link's token; every session of the account ends. */
+  resetPassword = (token: string, newPassword: string) => this.request<void>('POST', '/v1/auth/password-reset', { body: { token, newPassword } });
+
   async signOut(): Promise<void> {
     await this.request('POST', '/v1/auth/sign-out');
     this.token = NOT_SIGNED_IN;
@@ -321,6 +326,8 @@ export class StudioClient {
     setQuota: (userId: string, policy: number) => this.request<unknown>('PUT', `/v1/users/${userId}/quotapolicy/${policy}`),
     /** Saved data connections the server's network rule (STUDIO_CONNECTION_HOSTS) refuses. */
     refusedConnections: () => this.request<{ items: RefusedConnection[] }>('GET', '/v1/admin/refused-connections').then((r) => r.items),
+    /** A reset link for a user, shown once: it sets a new password once within an hour. */
+    passwordResetLink: (userId: string) => this.request<{ item: PasswordResetLink }>('POST', `/v1/admin/users/${userId}/password-reset`).then((r) => r.item),
     /** What merging `secondaryIds` into `primaryId` would move and delete; changes nothing. */
     mergePreview: (primaryId: string, secondaryIds: string[]) =>
       this.request<{ item: MergePreview }>('GET', '/v1/admin/merge-accounts/preview', { query: { primaryId, secondaryIds: secondaryIds.join(',') } }).then((r) => r.item),

@@ -47,6 +47,14 @@ export type User = z.infer<typeof User>;
 
 export const SignInBody = z.object({ email: z.string().min(1).max(320), password: z.string().min(1).max(1024) });
 /** A signed-in user's new password, with the current one as proof (an open session alone is not enough). */
+export const PasswordResetRequestBody = z.object({ email: z.string().trim().min(1).max(320) });
+export const PasswordResetBody = z.object({
+  token: z.string().min(1).max(200),
+  newPassword: z.string().min(8, 'Password must have at least 8 characters').max(1024),
+});
+/** A reset link an administrator issues: shown once, like an invitation link. */
+export const PasswordResetLink = z.object({ url: z.string(), expiresAt: z.string() });
+export type PasswordResetLink = z.infer<typeof PasswordResetLink>;
 export const PasswordChangeBody = z.object({
   currentPassword: z.string().min(1).max(1024),
   newPassword: z.string().min(8, 'Password must have at least 8 characters').max(1024),

@@ -1,5 +1,5 @@
 import { describe, expect, it, beforeAll } from 'vitest';
-import { SMTPServer } from 'smtp-server';
+import { startMailCatcher } from './mail-catcher';
 import { DASHBOARD_STATE_VERSION, periodRange, previousRange, type DashboardState, type Widget } from '@studio/schema';
 import { STORES, useStudio } from './harness';
 
@@ -267,40 +267,27 @@ describe.each(STORES)('dashboards on %s', (kind) => {
   });
 
   it('mails invitations through SMTP_URL when it is set', async () => {
-    const received: string[] = [];
-    const smtp = new SMTPServer({
-      authOptional: true,
-      disabledCommands: ['STARTTLS'],
-      onData(stream, session, done) {
-        let text = '';
-        stream.on('data', (c: Buffer) => (text += c.toString()));
-        stream.on('end', () => {
-          received.push(`${session.envelope.rcptTo.map((r) => r.address).join(',')}|${session.envelope.mailFrom ? session.envelope.mailFrom.address : ''}|${text}`);
-          done();
-        });
-      },
-    });
-    await new Promise<void>((r) => smtp.listen(0, '127.0.0.1', () => r()));
-    const port = (smtp.server.address() as { port: number }).port;
+    const mail = await startMailCatcher();
+    const received = () => mail.received.map((m) => `${m.to.join(',')}|${m.from}|${m.raw}`);
     const config = ctx.s.services.config as { smtpUrl: string | null; smtpFrom: string | null };
-    config.smtpUrl = `smtp://127.0.0.1:${port}`;
+    config.smtpUrl = mail.url;
     config.smtpFrom = 'reports@studio.example';
     try {
       const report = (await as('owner', 'POST', '/v1/reports/published/resources', { uploadOptions: { insightId: dashId, title: 'Mailed' } })).json().item;
       const inv = await as('owner', 'POST', `/v1/reports/published/${report.id}/invite`, { emails: ['a@example.com', 'b@example.com'], description: 'Weekly numbers' });
       expect(inv.statusCode, inv.body).toBe(200);
       expect(inv.json().items.map((i: { sent: boolean }) => i.sent)).toEqual([true, true]);
-      expect(received).toHaveLength(2);
+      expect(received()).toHaveLength(2);
       // Sent by the studio's address, answered to the inviter.
-      expect(received[0]).toMatch(/^a@example\.com\|reports@studio\.example\|/);
-      expect(received[0]).toMatch(/^Reply-To: owner@acme\.test\r?$/m);
-      expect(received[0]).toContain('Weekly numbers');
+      expect(received()[0]).toMatch(/^a@example\.com\|reports@studio\.example\|/);
+      expect(received()[0]).toMatch(/^Reply-To: owner@acme\.test\r?$/m);
+      expect(received()[0]).toContain('Weekly numbers');
       // Quoted-printable wraps long lines with a soft break ("=" at the end of a line).
-      expect(received[0]!.replaceAll('=\r\n', '')).toContain(`/public/report/${report.id}`);
+      expect(received()[0]!.replaceAll('=\r\n', '')).toContain(`/public/report/${report.id}`);
     } finally {
       config.smtpUrl = null;
       config.smtpFrom = null;
-      await new Promise<void>((r) => smtp.close(() => r()));
+      await mail.close();
     }
   });
 

@@ -1,15 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { StudioClient } from '@studio/client';
 import { useBrowser, openStudio, signInThroughUi } from './browser';
-import { asAdmin, baseUrl, createUser, unique } from './api';
+import { baseUrl, makerInNewTeam } from './api';
 
 const browser = useBrowser();
 
 describe('account', () => {
   it("a user changes their password on the account page: a wrong current one is refused, two different new ones are caught, and after the change the old one no longer signs in and another device's session has ended", async () => {
-    const admin = await asAdmin();
-    const team = await admin.admin.createOrganization(`Account ${unique()}`);
-    const pia = await createUser(admin, team.id, 'Pia Password', `pia.${unique()}@e2e.studio.test`);
+    const pia = await makerInNewTeam('Account', 'Pia Password');
 
     const studio = await openStudio(browser(), baseUrl());
     const { page } = studio;

@@ -21,3 +21,10 @@ export async function createUser(admin: StudioClient, orgId: string, name: strin
   const session = await client.acceptInvitation(invitation.token, name, password);
   return { client, user: session.user, email, password };
 }
+
+/** A maker in an organization of their own (named `team` and a unique word), through the administrator. */
+export async function makerInNewTeam(team: string, name: string) {
+  const admin = await asAdmin();
+  const org = await admin.admin.createOrganization(`${team} ${unique()}`);
+  return createUser(admin, org.id, name, `${name.split(' ')[0]!.toLowerCase()}.${unique()}@e2e.studio.test`);
+}

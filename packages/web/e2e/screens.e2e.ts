@@ -5,7 +5,7 @@ import { createRequire } from 'node:module';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { useBrowser, openStudio, signInThroughUi, type StudioPage } from './browser';
-import { asAdmin, baseUrl, createUser, unique } from './api';
+import { baseUrl, makerInNewTeam, unique, type createUser } from './api';
 import { ANALYTIC_VIEWS } from '../src/analytics/view-list';
 
 /**
@@ -123,9 +123,7 @@ describe('every screen at 1280 and 1920 px: no overflow, no WCAG 2 A/AA violatio
   let maker: Awaited<ReturnType<typeof createUser>>;
   const ids: Record<string, string> = {};
   beforeAll(async () => {
-    const admin = await asAdmin();
-    const team = await admin.admin.createOrganization(`Screens ${unique()}`);
-    maker = await createUser(admin, team.id, 'Sam Screens', `sam.${unique()}@e2e.studio.test`);
+    maker = await makerInNewTeam('Screens', 'Sam Screens');
     const c = maker.client;
     const dataset = await c.datasets.upload('name,lat,lng,visits\nFerry Building,37.7955,-122.3937,1250\nCoit Tower,37.8024,-122.4058,830\n', { contentType: 'text/csv', name: `Landmarks ${unique()}` });
     const layer = { id: 'landmarks', type: 'point', config: { dataId: dataset.id, label: 'Landmarks', color: [230, 80, 40], columns: { lat: 'lat', lng: 'lng', altitude: null }, isVisible: true } };
@@ -150,6 +148,8 @@ describe('every screen at 1280 and 1920 px: no overflow, no WCAG 2 A/AA violatio
     await visit(studio, [
       { name: 'sign-in', path: '/sign-in', ready: (p) => p.getByLabel('Email').waitFor() },
       { name: 'accept-invitation', path: '/accept-invitation?token=unknown', ready: (p) => p.getByLabel('Your name').waitFor() },
+      { name: 'forgot-password', path: '/forgot-password', ready: (p) => p.getByLabel('Email').waitFor() },
+      { name: 'reset-password', path: '/reset-password?token=unknown', ready: (p) => p.getByLabel('New password again').waitFor() },
       { name: 'public-map', path: `/public/${ids.map}`, ready: (p) => p.waitForFunction(() => window.__studioMapReady === true, undefined, { timeout: 45_000 }) },
       { name: 'not-found', path: '/workspace/no-such-screen' },
     ]);

@@ -1,14 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { useBrowser, openStudio, signInThroughUi } from './browser';
-import { asAdmin, baseUrl, createUser, unique } from './api';
+import { baseUrl, makerInNewTeam, unique } from './api';
 
 const browser = useBrowser();
 
 describe('tags', () => {
   it('a user makes a tag on the Tags screen, follows its count to the filtered maps list, renames and recolors it, and deletes it after confirming', async () => {
-    const admin = await asAdmin();
-    const team = await admin.admin.createOrganization(`Tags ${unique()}`);
-    const tess = await createUser(admin, team.id, 'Tess Tagger', `tess.${unique()}@e2e.studio.test`);
+    const tess = await makerInNewTeam('Tags', 'Tess Tagger');
     const tagged = await tess.client.records('maps').save({ name: `Harbor ${unique()}` });
     const other = await tess.client.records('maps').save({ name: `Inland ${unique()}` });
 

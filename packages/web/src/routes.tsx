@@ -4,7 +4,7 @@ import { Navigate, type RouteObject } from 'react-router-dom';
 import { RequireUser, WorkspaceLayout } from './app/Layout';
 import { LegalConsentGate } from './app/LegalConsentGate';
 import { useUser } from './app/session';
-import { AcceptInvitationPage, SignInPage } from './pages/AuthPages';
+import { AcceptInvitationPage, ForgotPasswordPage, ResetPasswordPage, SignInPage } from './pages/AuthPages';
 import { NotFoundPage } from './pages/NotFound';
 import { ErrorPage } from './pages/ErrorPage';
 import { RecordList } from './list/RecordList';
@@ -49,6 +49,8 @@ function RequireAdmin({ children }: { children: JSX.Element }) {
 export const routes: RouteObject[] = [
   { path: '/sign-in', element: <SignInPage /> },
   { path: '/accept-invitation', element: <AcceptInvitationPage /> },
+  { path: '/forgot-password', element: <ForgotPasswordPage /> },
+  { path: '/reset-password', element: <ResetPasswordPage /> },
   {
     path: '/public/:id',
     element: <PublicMapRoute />,

@@ -8,6 +8,7 @@ import { permissionRoutes } from './permissions';
 import { tagRoutes } from './tags';
 import { legalRoutes } from './legal';
 import { clientErrorRoutes } from './client-errors';
+import { passwordResetRoutes } from './password-resets';
 import { adminRoutes } from './admin';
 import { uploadRoutes } from './uploads';
 import { mapAssetRoutes } from './map-assets';
@@ -51,6 +52,7 @@ export const allRoutes: RouteDef[] = [
   ...tagRoutes,
   ...legalRoutes,
   ...clientErrorRoutes,
+  ...passwordResetRoutes,
   ...adminRoutes,
   ...uploadRoutes,
   ...mapAssetRoutes,

@@ -22,6 +22,7 @@ import { SqlSandbox } from './sql-sandbox';
 import { studioStores } from './object-store';
 import { ClientErrorService } from './client-errors';
 import { LegalService } from './legal';
+import { PasswordResetService } from './password-resets';
 import { NetworkReach } from './network-reach';
 import { RateLimits } from './rate-limits';
 import { StudioMetrics } from './metrics';
@@ -86,6 +87,8 @@ export interface Services {
   clientErrors: ClientErrorService;
   /** Legal agreements: the versions users are bound by and their consent. */
   legal: LegalService;
+  /** Forgotten passwords: links by email (SMTP) or from an administrator. */
+  passwordResets: PasswordResetService;
 }
 
 /** STUDIO_NODE_ID, or an id made once and kept in the data directory (so a restart knows its own work). */
@@ -125,13 +128,14 @@ export async function buildServices(config: StudioConfig, catalog: Db): Promise<
     maxInstances: config.sandboxInstances,
     functions: registerH3Functions,
   });
+  const auth = new AuthService(db, limits.signIn, config.authCacheMs, new SdkTokens(secrets.sdkTokenKey));
   const base: CoreServices = {
     config,
     metrics: new StudioMetrics(db, engine),
     db,
     units,
     secrets,
-    auth: new AuthService(db, limits.signIn, config.authCacheMs, new SdkTokens(secrets.sdkTokenKey)),
+    auth,
     access,
     audit: new AuditService(db),
     records,
@@ -154,6 +158,7 @@ export async function buildServices(config: StudioConfig, catalog: Db): Promise<
     jobs: new JobService(db, nodeId),
     clientErrors: new ClientErrorService(db, config.sentryDsn),
     legal: new LegalService(db),
+    passwordResets: new PasswordResetService(db, config, auth),
     tileCache: new TileCache(config.tileCacheMb * 1024 * 1024),
   };
   // Widgets read through the other services (records, access, temp views) and share the analytic sets' cache.

@@ -12,7 +12,7 @@ import type { Secrets } from '../auth/secrets';
  */
 
 /** Routes limited per caller (user id when signed in, else address) through @fastify/rate-limit. */
-export type RouteLimitName = 'invitations' | 'acceptInvitation' | 'publishedPassword' | 'testConnection' | 'clientErrors';
+export type RouteLimitName = 'invitations' | 'acceptInvitation' | 'publishedPassword' | 'testConnection' | 'clientErrors' | 'passwordReset';
 
 export interface WindowLimit {
   max: number;
@@ -53,6 +53,8 @@ export const DEFAULT_RATE_LIMITS: RateLimitSettings = {
     testConnection: { max: 10, windowMs: MINUTE },
     // A page stuck in a loop of errors must not flood the log or the Sentry project.
     clientErrors: { max: 30, windowMs: MINUTE },
+    // Each request may mail someone: a few a minute from an address is what a person forgetting needs.
+    passwordReset: { max: 5, windowMs: MINUTE },
   },
   mapGrantMs: 15 * MINUTE,
 };

@@ -14,6 +14,7 @@ import * as m011 from './migrations/011-jobs';
 import * as m012 from './migrations/012-sdk-keys';
 import * as m013 from './migrations/013-client-errors';
 import * as m014 from './migrations/014-legal-versions';
+import * as m015 from './migrations/015-password-resets';
 
 /** Versioned migrations, in order; a new one is a new file and a new line here, never an edit. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -31,6 +32,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '012-sdk-keys': m012,
   '013-client-errors': m013,
   '014-legal-versions': m014,
+  '015-password-resets': m015,
 };
 
 class InCodeProvider implements MigrationProvider {

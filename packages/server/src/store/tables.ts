@@ -190,6 +190,16 @@ export interface LegalVersionsTable {
   published_at: Timestamp;
 }
 
+export interface PasswordResetsTable {
+  id: string;
+  user_id: string;
+  token_hash: string;
+  expires_at: Date;
+  used_at: Date | null;
+  issued_by: string | null;
+  created_at: Timestamp;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   users: UsersTable;
@@ -208,4 +218,5 @@ export interface Database {
   jobs: JobsTable;
   client_errors: ClientErrorsTable;
   legal_versions: LegalVersionsTable;
+  password_resets: PasswordResetsTable;
 }

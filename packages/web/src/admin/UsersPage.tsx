@@ -4,11 +4,13 @@ import { client } from '../app/api';
 import { useLoad } from '../app/useLoad';
 import { DataTable, Dialog, ErrorMessage, Field, TextField, useAction, type Column } from '../app/ui';
 import { MergeAccountsDialog } from './MergeAccountsDialog';
+import { ResetLinkDialog } from './ResetLinkDialog';
 
 /**
  * /workspace/admin/users (administrators): every user with their organizations, seats and quota, filtered by a
  * word of the name or email and by organization; "Edit" sets a member's seat in each organization (a viewer seat
  * makes them a viewer, any other a maker: ADM-009) and their quota (0 to 65535 records, 0 for none: ADM-008).
+ * "Reset link" makes a password reset link to hand over (ResetLinkDialog).
  * "Merge accounts" moves one account's records, tags and memberships to another after a preview (ADM-022).
  * Each change is in the audit log.
  */
@@ -18,6 +20,7 @@ export function UsersPage() {
   const [org, setOrg] = useState('');
   const [editing, setEditing] = useState<User | null>(null);
   const [merging, setMerging] = useState(false);
+  const [resetting, setResetting] = useState<User | null>(null);
   const orgs = useMemo(() => {
     const all = new Map<string, string>();
     for (const u of users.data ?? []) for (const m of u.memberships) all.set(m.organizationId, m.organizationName);
@@ -37,7 +40,12 @@ export function UsersPage() {
     {
       header: <span className="visually-hidden">Actions</span>,
       className: 'row-actions',
-      cell: (u) => <button type="button" className="button button-small" aria-label={`Edit ${u.name}`} onClick={() => setEditing(u)}>Edit</button>,
+      cell: (u) => (
+        <>
+          <button type="button" className="button button-small" aria-label={`Edit ${u.name}`} onClick={() => setEditing(u)}>Edit</button>
+          <button type="button" className="button button-small" aria-label={`Password reset link for ${u.name}`} onClick={() => setResetting(u)}>Reset link</button>
+        </>
+      ),
     },
   ];
 
@@ -62,6 +70,7 @@ export function UsersPage() {
       <ErrorMessage message={users.error} onRetry={users.reload} />
       {users.data && <DataTable label="Users" columns={columns} rows={shown} rowKey={(u) => u.id} busy={users.loading} />}
       {editing && <EditUserDialog user={editing} onClose={() => setEditing(null)} onSaved={users.reload} />}
+      {resetting && <ResetLinkDialog user={resetting} onClose={() => setResetting(null)} />}
       {merging && users.data && <MergeAccountsDialog users={users.data} onClose={() => setMerging(false)} onMerged={users.reload} />}
     </section>
   );
