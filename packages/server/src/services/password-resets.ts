@@ -81,18 +81,17 @@ export class PasswordResetService {
 
   /** Sets the new password of the link's account; the link, the account's other links and its sessions end. Answers the user id. */
   async complete(token: string, newPassword: string): Promise<string> {
+    const hash = await hashPassword(newPassword);
+    // Claimed by one statement: of two uses at once, only one finds the link unused.
     const row = await this.db
-      .selectFrom('password_resets')
-      .select(['id', 'user_id'])
+      .updateTable('password_resets')
+      .set({ used_at: new Date() })
       .where('token_hash', '=', hashToken(token))
       .where('used_at', 'is', null)
       .where('expires_at', '>', new Date())
+      .returning('user_id')
       .executeTakeFirst();
     if (!row) throw notFound(INVALID_LINK);
-    const hash = await hashPassword(newPassword);
-    // Claimed by the update itself: of two uses at once, one finds the link already used.
-    const claimed = await this.db.updateTable('password_resets').set({ used_at: new Date() }).where('id', '=', row.id).where('used_at', 'is', null).executeTakeFirst();
-    if (!Number(claimed.numUpdatedRows)) throw notFound(INVALID_LINK);
     await this.db.updateTable('users').set({ password_hash: hash }).where('id', '=', row.user_id).execute();
     await this.db.updateTable('password_resets').set({ used_at: new Date() }).where('user_id', '=', row.user_id).where('used_at', 'is', null).execute();
     await this.db.deleteFrom('sessions').where('user_id', '=', row.user_id).execute();
