@@ -27,7 +27,7 @@ import { PUBLICATION_GRANT_HEADER, type UPLOAD_COLUMN_TYPES } from '@studio/sche
 import type { MapAssetCreateBody, MapAssetFields, MapAssetType, MapAssetUpdateBody, PasswordResetLink } from '@studio/schema';
 import type { DatasetRefreshUpdate, HexTileCreate, Job, JobListQuery, VectorTileCreate } from '@studio/schema';
 import type { ConnectionFields, DataConnectionBody, Dataset, DatasetDownloadFormat, Quota, TempViewWire, StorageListing, Parameter, Publication, PublicationInfo, PublicationKind, Widget, WidgetBatchBody, WidgetBatchLine, WidgetResult, WidgetRunBody, UploadOptions } from '@studio/schema';
-import type { ClientErrorReport, ClientFeedback, Consent, LegalAgreement, LegalAgreementId, MergePreview } from '@studio/schema';
+import type { ClientErrorReport, ClientFeedback, Consent, LegalAgreement, LegalAgreementId, MergePreview, InvitationCreated, PendingInvitation, AuditEntry, AuditLogFilter } from '@studio/schema';
 import { checkStatus, type AppErrorHandler } from './errors';
 import { readLines } from './ndjson';
 
@@ -312,11 +312,20 @@ export class StudioClient {
     organizations: () => this.request<Page<Organization>>('GET', '/v1/organizations'),
     createOrganization: (name: string) => this.request<{ item: Organization }>('POST', '/v1/organizations', { body: { name } }).then((r) => r.item),
     findUserByEmail: (email: string) => this.request<{ item: User }>('GET', '/v1/users', { query: { email } }).then((r) => r.item),
+    /** ADM-002: invites an address into an organization, or sends a pending invitation again with a new link. */
     invite: (orgId: string, email: string, role: 'viewer' | 'maker' = 'maker') =>
-      this.request<{ item: { id: string; token: string; acceptUrl: string } }>('POST', `/v1/organizations/${orgId}/invitations/${encodeURIComponent(email)}`, { query: { role } }).then((r) => r.item),
+      this.request<{ item: InvitationCreated }>('POST', `/v1/organizations/${orgId}/invitations/${encodeURIComponent(email)}`, { query: { role } }).then((r) => r.item),
+    /** ADM-001: pending invitations, newest first. */
+    invitations: (q: { organizationId?: string; email?: string; offset?: number; limit?: number } = {}) =>
+      this.request<{ items: PendingInvitation[] }>('GET', '/v1/organizations/invitations', { query: q }).then((r) => r.items),
+    /** ADM-003: deletes a pending invitation; its link stops working. */
+    deleteInvitation: (id: string) => this.request<void>('DELETE', `/v1/organizations/invitations/${id}`),
     setVisibility: (resourceType: ResourceType, id: string, privacy: Visibility) =>
       this.request<{ item: { id: string; resourceType: ResourceType; visibility: Visibility } }>('PUT', `/v1/admin/${resourceType}/${id}/update-visibility`, { body: { privacy } }).then((r) => r.item),
-    auditLogs: (q: { offset?: number; limit?: number } = {}) => this.request<Page<Record<string, unknown>>>('GET', '/v1/admin/audit-logs', { query: q }),
+    /** ADM-004: a page of the audit log, newest first, narrowed by the filter. */
+    auditLogs: (q: Partial<AuditLogFilter> & { offset?: number; limit?: number } = {}) => this.request<Page<AuditEntry>>('GET', '/v1/admin/audit-logs', { query: q }),
+    /** Every entry the filter matches as a CSV file (at most AUDIT_EXPORT_MAX). */
+    auditLogCsv: (q: Partial<AuditLogFilter> = {}) => this.raw('GET', '/v1/admin/audit-logs', { query: { ...q, format: 'csv' } }).then((r) => r.blob()),
     /** ADM-007: every user (at most 1,000), each with memberships, seats and quota. */
     users: () => this.request<Page<User>>('GET', '/v1/users'),
     /** ADM-009: a member's seat in one organization (a viewer seat makes them a viewer, any other a maker). */

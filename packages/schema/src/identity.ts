@@ -125,15 +125,37 @@ export const LegalVersionBody = z.object({
 });
 export type LegalVersionBody = z.infer<typeof LegalVersionBody>;
 
-export const Invitation = z.object({
+/** A pending invitation as administrators see it (ADM-001): whom, into which organization, as what, by whom, since when. */
+export const PendingInvitation = z.object({
+  id: Id,
+  organizationId: Id,
+  organizationName: z.string(),
+  email: z.string(),
+  role: OrgRole,
+  application: z.string().nullable(),
+  /** The inviting administrator's email; null once that account is gone. */
+  invitedBy: z.string().nullable(),
+  createdAt: IsoDate,
+});
+export type PendingInvitation = z.infer<typeof PendingInvitation>;
+
+/**
+ * A new invitation, or one sent again (ADM-002 for an address already invited into the organization: a new token,
+ * the old link stops working). The token and link are answered here only; `emailed` says whether SMTP sent the link.
+ */
+export const InvitationCreated = z.object({
   id: Id,
   organizationId: Id,
   email: z.string(),
   role: OrgRole,
   application: z.string().nullable(),
-  token: z.string().optional(),
+  token: z.string(),
+  acceptUrl: z.string(),
+  emailed: z.boolean(),
+  resent: z.boolean(),
   createdAt: IsoDate,
 });
+export type InvitationCreated = z.infer<typeof InvitationCreated>;
 
 /** What merging accounts would move to the primary (GET /v1/admin/merge-accounts/preview): records by type, tags, organizations it joins, accounts deleted. */
 export const MergePreview = z.object({

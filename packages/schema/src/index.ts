@@ -23,3 +23,4 @@ export * from './jobs';
 export * from './workbooks';
 export * from './versioned-state';
 export * from './client-errors';
+export * from './audit';

@@ -148,13 +148,3 @@ export const TagCreate = z.object({
 });
 export const TagUpdate = z.object({ name: z.string().trim().min(1).max(100).optional(), color: Color.optional() });
 
-export const AuditEntry = z.object({
-  id: z.string(),
-  actorId: Id.nullable(),
-  actorEmail: z.string().nullable(),
-  action: z.string(),
-  resourceType: z.string(),
-  resourceId: z.string().nullable(),
-  details: z.unknown(),
-  at: IsoDate,
-});

@@ -1,3 +1,4 @@
+import { afterAll, beforeAll } from 'vitest';
 import { SMTPServer } from 'smtp-server';
 
 /** One message as the catcher received it: envelope addresses and the raw text (headers and body). */
@@ -32,3 +33,28 @@ export async function startMailCatcher(): Promise<{ url: string; received: Caugh
 
 /** The body text of a caught message with quoted-printable's soft line breaks ("=" at a line's end) joined. */
 export const bodyOf = (mail: CaughtMail) => mail.raw.replaceAll('=\r\n', '').replaceAll('=3D', '=');
+
+/**
+ * A mail catcher for one describe block, started before its tests and closed after, and a switch that points the
+ * studio's SMTP_URL at it for one case (`withSmtp`), restoring "no SMTP" after.
+ */
+export function useMailCatcher(config: () => { smtpUrl: string | null }) {
+  const state = {} as { catcher: Awaited<ReturnType<typeof startMailCatcher>> };
+  beforeAll(async () => {
+    state.catcher = await startMailCatcher();
+  });
+  afterAll(() => state.catcher.close());
+  return {
+    get received() {
+      return state.catcher.received;
+    },
+    async withSmtp<T>(run: () => Promise<T>, url = state.catcher.url): Promise<T> {
+      config().smtpUrl = url;
+      try {
+        return await run();
+      } finally {
+        config().smtpUrl = null;
+      }
+    },
+  };
+}

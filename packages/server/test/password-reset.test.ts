@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { PASSWORD, STORES, useStudio } from './harness';
-import { bodyOf, startMailCatcher } from './mail-catcher';
+import { bodyOf, useMailCatcher } from './mail-catcher';
 import { RESET_TTL_MS } from '../src/services/password-resets';
 
 /**
@@ -9,21 +9,15 @@ import { RESET_TTL_MS } from '../src/services/password-resets';
  */
 describe.each(STORES)('password reset, on %s', (kind) => {
   const { ctx, as } = useStudio(kind);
-  let mail: Awaited<ReturnType<typeof startMailCatcher>>;
-  const config = () => ctx.s.services.config as { smtpUrl: string | null };
-  beforeAll(async () => {
-    mail = await startMailCatcher();
-  });
-  afterAll(() => mail.close());
+  const mail = useMailCatcher(() => ctx.s.services.config as { smtpUrl: string | null });
 
   const post = (url: string, payload: unknown, headers: Record<string, string> = {}) => ctx.s.app.inject({ method: 'POST', url, payload: payload as object, headers });
   const signIn = (email: string, password: string) => post('/v1/auth/sign-in', { email, password });
   const reset = (token: string, newPassword: string) => post('/v1/auth/password-reset', { token, newPassword });
   const tokenOf = (url: string) => new URL(url).searchParams.get('token')!;
 
-  it('mails a link to an account when SMTP is set, and answers an unknown address the same while sending nothing', async () => {
-    config().smtpUrl = mail.url;
-    try {
+  it('mails a link to an account when SMTP is set, and answers an unknown address the same while sending nothing', () =>
+    mail.withSmtp(async () => {
       const before = mail.received.length;
       const known = await post('/v1/auth/password-reset/request', { email: ' Colleague@ACME.test ' });
       const unknown = await post('/v1/auth/password-reset/request', { email: 'nobody@acme.test' });
@@ -40,10 +34,7 @@ describe.each(STORES)('password reset, on %s', (kind) => {
       // The catalog keeps only the token's hash.
       const rows = await ctx.s.services.db.selectFrom('password_resets').select('token_hash').execute();
       expect(rows.some((r) => r.token_hash === tokenOf(link))).toBe(false);
-    } finally {
-      config().smtpUrl = null;
-    }
-  });
+    }));
 
   it("without SMTP nothing is mailed, and an administrator's link sets the password once; the account's sessions end", async () => {
     const before = mail.received.length;

@@ -1,3 +1,4 @@
+import fs from 'node:fs/promises';
 import { describe, expect, inject, it } from 'vitest';
 import { useBrowser, openStudio, signInThroughUi } from './browser';
 import { asAdmin, baseUrl, createUser, signedIn, unique } from './api';
@@ -23,16 +24,54 @@ describe('administration', () => {
     await page.getByLabel('Email').fill(email);
     await page.getByLabel('Organization role').selectOption('viewer');
     await page.getByRole('button', { name: 'Create invitation' }).click();
+    const first = await page.getByLabel('Invitation link').inputValue();
+    expect(first).toMatch(new RegExp(`^${baseUrl()}/accept-invitation\\?token=`));
+    const pendingRows = (address: string) => page.getByRole('table', { name: 'Pending invitations' }).getByRole('row', { name: new RegExp(address) });
+    await pendingRows(email).waitFor();
+    // Sent again (the person lost the link): a new link, the old one stops working, still one pending invitation.
+    await page.getByRole('button', { name: `Send the invitation for ${email} again` }).click();
+    await page.getByRole('status').filter({ hasText: 'the link sent before no longer works' }).waitFor();
     const link = await page.getByLabel('Invitation link').inputValue();
-    expect(link).toMatch(new RegExp(`^${baseUrl()}/accept-invitation\\?token=`));
+    expect(link).not.toBe(first);
+    expect(await pendingRows(email).count()).toBe(1);
+    // An invitation made by mistake is deleted after a confirmation.
+    const mistaken = `mistaken.${unique()}@e2e.studio.test`;
+    await page.getByLabel('Email').fill(mistaken);
+    await page.getByRole('button', { name: 'Create invitation' }).click();
+    await pendingRows(mistaken).waitFor();
+    await page.getByRole('button', { name: `Delete the invitation for ${mistaken}` }).click();
+    await page.getByRole('dialog', { name: 'Delete invitation' }).getByRole('button', { name: 'Delete invitation' }).click();
+    await expect.poll(() => pendingRows(mistaken).count()).toBe(0);
+    await expect.poll(() => page.getByLabel('Invitation link').count()).toBe(0);
 
     await nav.getByRole('link', { name: 'Audit log' }).click();
-    await page.getByRole('table', { name: 'Audit log' }).getByRole('row', { name: /invitation\.create/ }).first().waitFor();
+    await page.getByRole('table', { name: 'Audit log' }).getByRole('row', { name: /invitation\.resend/ }).first().waitFor();
+    await page.getByRole('table', { name: 'Audit log' }).getByRole('row', { name: /invitation\.delete/ }).first().waitFor();
+    // Narrowed to the invitation family and to this administrator, then downloaded as the spreadsheet shows it.
+    await page.getByLabel('Action').fill('invitation');
+    await page.getByLabel('Who (email)').fill(inject('adminEmail'));
+    await page.getByRole('button', { name: 'Filter', exact: true }).click();
+    const auditRows = page.getByRole('table', { name: 'Audit log' }).getByRole('row');
+    await expect.poll(async () => (await auditRows.allInnerTexts()).slice(1).every((r) => /invitation\./.test(r))).toBe(true);
+    const shownRows = (await auditRows.count()) - 1;
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV' }).click()]);
+    expect(download.suggestedFilename()).toMatch(/^audit-log-\d{4}-\d{2}-\d{2}\.csv$/);
+    const csv = (await fs.readFile((await download.path())!, 'utf8')).trimEnd().split('\n');
+    expect(csv[0]).toBe('When (UTC),Who,Action,Resource type,Resource id,Details');
+    // The table's page holds up to 50; the file holds every match.
+    expect(csv.length - 1).toBeGreaterThanOrEqual(shownRows);
+    expect(csv.slice(1).every((l) => l.split(',')[2]!.startsWith('invitation.'))).toBe(true);
+    expect(csv.some((l) => l.includes('invitation.resend'))).toBe(true);
     expect(admin.foreign).toEqual([]);
     await admin.context.close();
 
-    // The invitee opens the link in a fresh browser.
+    // The invitee opens the link in a fresh browser; the first link, replaced, is refused.
     const invitee = await openStudio(browser(), baseUrl());
+    await invitee.page.goto(first);
+    await invitee.page.getByLabel('Your name').fill('Fern Fieldworker');
+    await invitee.page.getByLabel('Password').fill('fern-password-1');
+    await invitee.page.getByRole('button', { name: 'Create account' }).click();
+    await invitee.page.getByRole('alert').filter({ hasText: 'Invitation not found or already used' }).waitFor();
     await invitee.page.goto(link);
     await invitee.page.getByLabel('Your name').fill('Fern Fieldworker');
     await invitee.page.getByLabel('Password').fill('short');

@@ -1,9 +1,10 @@
 import { z } from 'zod';
-import { Id, MergePreview, OrganizationBody, RefusedConnection, Paging, QuotaValue, ResourceType, Visibility } from '@studio/schema';
+import { AuditEntry, AuditLogQuery, Id, InvitationCreated, MergePreview, PendingInvitation, OrganizationBody, RefusedConnection, Paging, QuotaValue, ResourceType, Visibility } from '@studio/schema';
 import { defineRoute, requireCaller } from '../http/route';
 import { QUOTA_POLICIES } from '../services/quota';
 import { SEATS } from '../services/admin';
 import { refusedConnections } from '../services/connections';
+import { streamBody } from '../http/streams';
 
 const IdParam = z.object({ id: Id });
 
@@ -54,16 +55,19 @@ export const adminRoutes = [
   defineRoute({
     spec: ['ADM-001'], method: 'GET', url: '/v1/organizations/invitations', summary: 'Pending invitations', tag: 'admin', auth: 'admin',
     query: Paging.extend({ organizationId: Id.optional(), email: z.string().max(320).optional() }),
+    response: z.object({ items: z.array(PendingInvitation) }),
     handler: async (ctx) => ({ items: await ctx.services.organizations.invitations(ctx.query) }),
   }),
   defineRoute({
     spec: ['ADM-002'], method: 'POST', url: '/v1/organizations/{orgId}/invitations/{email}',
-    summary: 'Invite an email into an organization; the answer carries the one-time acceptance token', tag: 'admin', auth: 'admin',
+    summary: 'Invite an email into an organization (again: a new link replaces the pending one); the answer carries the one-time acceptance token, mailed when SMTP is set', tag: 'admin', auth: 'admin',
     params: z.object({ orgId: Id, email: z.email() }), query: z.object({ application: z.string().max(100).optional(), role: z.enum(['viewer', 'maker']).default('maker') }), status: 201,
     rateLimit: 'invitations',
+    response: z.object({ item: InvitationCreated }),
     handler: async (ctx) => {
       const invitation = await ctx.services.organizations.invite(ctx.params.orgId, ctx.params.email, { role: ctx.query.role, application: ctx.query.application, invitedBy: ctx.caller?.user.id ?? null });
-      await ctx.services.audit.record(ctx.caller, 'invitation.create', 'organization', ctx.params.orgId, { email: invitation.email });
+      const action = invitation.resent ? 'invitation.resend' : 'invitation.create';
+      await ctx.services.audit.record(ctx.caller, action, 'organization', ctx.params.orgId, { email: invitation.email, emailed: invitation.emailed });
       return { item: invitation };
     },
   }),
@@ -82,9 +86,18 @@ export const adminRoutes = [
     handler: async (ctx) => ({ items: await refusedConnections(ctx.services.db, ctx.services.reach) }),
   }),
   defineRoute({
-    spec: ['ADM-004'], method: 'GET', url: '/v1/admin/audit-logs', summary: 'The audit log, newest first', tag: 'admin', auth: 'admin',
-    query: Paging.extend({ actorId: Id.optional(), resourceType: z.string().max(50).optional(), resourceId: z.string().max(100).optional(), action: z.string().max(100).optional(), sortBy: z.enum(['date', 'views']).default('date') }),
-    handler: async (ctx) => ({ items: await ctx.services.admin.auditLog(ctx.query) }),
+    spec: ['ADM-004'], method: 'GET', url: '/v1/admin/audit-logs', tag: 'admin', auth: 'admin',
+    summary: 'The audit log, newest first, narrowed by who, action (or its family), resource and days; format=csv (or Accept: text/csv) downloads every matching entry',
+    query: AuditLogQuery,
+    response: z.object({ items: z.array(AuditEntry) }),
+    handler: async (ctx) => {
+      const { format, offset, limit, sortBy: _sortBy, ...filter } = ctx.query;
+      if (format === 'csv' || /\btext\/csv\b/.test(ctx.req.headers.accept ?? '')) {
+        const day = new Date().toISOString().slice(0, 10);
+        return ctx.reply.header('content-type', 'text/csv; charset=utf-8').header('content-disposition', `attachment; filename="audit-log-${day}.csv"`).send(streamBody(ctx.services.admin.auditCsv(filter)));
+      }
+      return { items: await ctx.services.admin.auditLog({ ...filter, offset, limit }) };
+    },
   }),
   defineRoute({
     spec: ['ADM-006'], method: 'PUT', url: '/v1/admin/{resourceType}/{id}/update-visibility', summary: 'Set the visibility of any resource', tag: 'admin', auth: 'admin',

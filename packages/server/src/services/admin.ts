@@ -1,9 +1,26 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import { badInput, conflict, notFound, type MergePreview, type ResourceType, type User, type Visibility } from '@studio/schema';
+import { AUDIT_EXPORT_MAX, badInput, conflict, notFound, type AuditEntry, type AuditLogFilter, type MergePreview, type ResourceType, type User, type Visibility } from '@studio/schema';
+import type { Selectable } from 'kysely';
+import type { AuditLogTable } from '../store/tables';
+import { csvLine, spreadsheetField } from './csv-text';
 import type { Db } from '../store/db';
 import { usageOf } from './quota';
 import { userToWire } from './users';
+
+const AUDIT_CSV_BATCH = 5_000;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+const auditToWire = (r: Selectable<AuditLogTable>): AuditEntry => ({
+  id: String(r.id),
+  actorId: r.actor_id,
+  actorEmail: r.actor_email,
+  action: r.action,
+  resourceType: r.resource_type,
+  resourceId: r.resource_id,
+  details: r.details,
+  at: new Date(r.at).toISOString(),
+});
 
 /** The seat types a member may have; a viewer seat makes the member a viewer, any other a maker. */
 export { SEATS, type Seat } from '@studio/schema';
@@ -18,14 +35,49 @@ import type { Seat } from '@studio/schema';
 export class AdminService {
   constructor(private readonly db: Db) {}
 
-  async auditLog(filter: { offset: number; limit: number; actorId?: string; resourceType?: string; resourceId?: string; action?: string }) {
+  /** One page of the audit log, newest first, narrowed by the filter. */
+  async auditLog(filter: AuditLogFilter & { offset: number; limit: number }): Promise<AuditEntry[]> {
+    const rows = await this.auditQuery(filter).orderBy('at', 'desc').orderBy('id', 'desc').offset(filter.offset).limit(filter.limit).execute();
+    return rows.map(auditToWire);
+  }
+
+  /**
+   * Every entry the filter matches (at most AUDIT_EXPORT_MAX), newest first, as CSV lines for a spreadsheet: read
+   * in batches by entry number, so a long export holds no more than a batch in memory and entries written
+   * meanwhile neither repeat nor shift the rest.
+   */
+  async *auditCsv(filter: AuditLogFilter): AsyncGenerator<string> {
+    yield csvLine(['When (UTC)', 'Who', 'Action', 'Resource type', 'Resource id', 'Details']);
+    let before: string | null = null;
+    for (let sent = 0; sent < AUDIT_EXPORT_MAX; ) {
+      let q = this.auditQuery(filter);
+      if (before !== null) q = q.where('id', '<', before);
+      const rows = await q.orderBy('id', 'desc').limit(Math.min(AUDIT_CSV_BATCH, AUDIT_EXPORT_MAX - sent)).execute();
+      for (const r of rows) {
+        const e = auditToWire(r);
+        yield csvLine([e.at, e.actorEmail ?? 'system', e.action, e.resourceType, e.resourceId, e.details], spreadsheetField);
+      }
+      if (rows.length < AUDIT_CSV_BATCH) return;
+      sent += rows.length;
+      before = rows.at(-1)!.id;
+    }
+  }
+
+  private auditQuery(filter: AuditLogFilter) {
     let q = this.db.selectFrom('audit_log').selectAll();
     if (filter.actorId) q = q.where('actor_id', '=', filter.actorId);
+    if (filter.actorEmail) q = q.where(sql`lower(actor_email)`, '=', filter.actorEmail.toLowerCase());
     if (filter.resourceType) q = q.where('resource_type', '=', filter.resourceType);
     if (filter.resourceId) q = q.where('resource_id', '=', filter.resourceId);
-    if (filter.action) q = q.where('action', '=', filter.action);
-    const rows = await q.orderBy('at', 'desc').orderBy('id', 'desc').offset(filter.offset).limit(filter.limit).execute();
-    return rows.map((r) => ({ id: String(r.id), actorId: r.actor_id, actorEmail: r.actor_email, action: r.action, resourceType: r.resource_type, resourceId: r.resource_id, details: r.details, at: new Date(r.at).toISOString() }));
+    // "map" is the family map.*; the pattern's own wildcards in what was typed are escaped, so they match themselves.
+    if (filter.action) {
+      const action = filter.action;
+      const family = `${action.replace(/[\\%_]/g, (c) => `\\${c}`)}.%`;
+      q = q.where((eb) => eb.or([eb('action', '=', action), eb('action', 'like', family)]));
+    }
+    if (filter.from) q = q.where('at', '>=', new Date(`${filter.from}T00:00:00Z`));
+    if (filter.to) q = q.where('at', '<', new Date(Date.parse(`${filter.to}T00:00:00Z`) + DAY_MS));
+    return q;
   }
 
   async setVisibility(type: ResourceType, id: string, visibility: Visibility): Promise<void> {

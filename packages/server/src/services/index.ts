@@ -153,7 +153,7 @@ export async function buildServices(config: StudioConfig, catalog: Db): Promise<
     publications: new PublicationService(db, limits),
     tags: new TagService(db, access),
     apiKeys: new ApiKeyService(db),
-    organizations: new OrganizationService(db),
+    organizations: new OrganizationService(db, config),
     admin: new AdminService(db),
     jobs: new JobService(db, nodeId),
     clientErrors: new ClientErrorService(db, config.sentryDsn),

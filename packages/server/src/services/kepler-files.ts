@@ -13,6 +13,7 @@ import type { Services } from '.';
 import type { Caller } from '../http/caller';
 import { datasetAttrs } from './datasets';
 import type { ResourceRow } from './records';
+import { csvField } from './csv-text';
 
 /**
  * kepler.gl's export files in and out (docs/decisions.md "kepler.gl files"). Importing makes one managed dataset
@@ -23,13 +24,6 @@ import type { ResourceRow } from './records';
 
 /** The column types an import fixes instead of leaving to detection: text stays text ("007" is not 7). */
 const FIXED_TYPES: Record<string, string> = { string: 'STRING', integer: 'BIGINT', real: 'DOUBLE', boolean: 'BOOLEAN', geojson: 'STRING' };
-
-/** One CSV field: quoted when it must be, objects (GeoJSON) as JSON text, empty for null. */
-function csvField(value: unknown): string {
-  if (value === null || value === undefined) return '';
-  const text = typeof value === 'object' ? JSON.stringify(value) : String(value);
-  return /[",\r\n]/.test(text) || text !== text.trim() ? `"${text.replaceAll('"', '""')}"` : text;
-}
 
 /**
  * kepler keeps epoch timestamps as numbers (format `x`: milliseconds, `X`: seconds); the studio's time columns

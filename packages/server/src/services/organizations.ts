@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { notFound, type Organization } from '@studio/schema';
+import { StudioError, notFound, type Organization } from '@studio/schema';
 import { toCount, type Db } from '../store/db';
 import { hashToken, newToken } from '../auth/tokens';
 import { addMembers, createOrganization } from './users';
+import { sendMail, type MailConfig } from './mail';
 
 interface Page {
   offset: number;
@@ -15,7 +16,10 @@ interface Page {
  * when it is made, and stored hashed.
  */
 export class OrganizationService {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly mail: MailConfig,
+  ) {}
 
   async list(page: Page): Promise<Organization[]> {
     const ids = await this.db.selectFrom('organizations').select('id').orderBy('name').offset(page.offset).limit(page.limit).execute();
@@ -56,24 +60,62 @@ export class OrganizationService {
     return this.get(id);
   }
 
+  /** Pending invitations, newest first, with the organization's name and the inviter's email. */
   async invitations(filter: Page & { organizationId?: string; email?: string }) {
-    let q = this.db.selectFrom('invitations').selectAll();
-    if (filter.organizationId) q = q.where('organization_id', '=', filter.organizationId);
-    if (filter.email) q = q.where('email', '=', filter.email.toLowerCase());
-    const rows = await q.orderBy('created_at', 'desc').offset(filter.offset).limit(filter.limit).execute();
-    return rows.map((r) => ({ id: r.id, organizationId: r.organization_id, email: r.email, role: r.role, application: r.application, createdAt: new Date(r.created_at).toISOString() }));
+    let q = this.db
+      .selectFrom('invitations as i')
+      .innerJoin('organizations as o', 'o.id', 'i.organization_id')
+      .leftJoin('users as u', 'u.id', 'i.invited_by')
+      .select(['i.id', 'i.organization_id', 'i.email', 'i.role', 'i.application', 'i.created_at', 'o.name as organization_name', 'u.email as invited_by_email']);
+    if (filter.organizationId) q = q.where('i.organization_id', '=', filter.organizationId);
+    if (filter.email) q = q.where('i.email', '=', filter.email.toLowerCase());
+    const rows = await q.orderBy('i.created_at', 'desc').orderBy('i.id').offset(filter.offset).limit(filter.limit).execute();
+    return rows.map((r) => ({
+      id: r.id,
+      organizationId: r.organization_id,
+      organizationName: r.organization_name,
+      email: r.email,
+      role: r.role,
+      application: r.application,
+      invitedBy: r.invited_by_email,
+      createdAt: new Date(r.created_at).toISOString(),
+    }));
   }
 
-  /** A new invitation with its one-time token (stored hashed) and the address that accepts it. */
+  /**
+   * An invitation with its one-time token (stored hashed) and the address that accepts it, mailed to the person
+   * when SMTP is configured. Inviting an address that already has a pending invitation into the organization
+   * sends it again: the same invitation gets a new token (the link handed out before stops working), the role
+   * asked now, and today's date — one pending invitation per person and organization.
+   */
   async invite(orgId: string, email: string, opts: { role: 'viewer' | 'maker'; application?: string; invitedBy: string | null }) {
     await this.assertExists(orgId);
+    const address = email.toLowerCase();
     const token = newToken('inv_');
-    const row = await this.db
-      .insertInto('invitations')
-      .values({ id: randomUUID(), organization_id: orgId, email: email.toLowerCase(), role: opts.role, application: opts.application ?? null, token_hash: hashToken(token), invited_by: opts.invitedBy })
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    return { id: row.id, organizationId: row.organization_id, email: row.email, role: row.role, application: row.application, token, acceptUrl: `/accept-invitation?token=${token}`, createdAt: new Date(row.created_at).toISOString() };
+    const values = { role: opts.role, application: opts.application ?? null, token_hash: hashToken(token), invited_by: opts.invitedBy, created_at: new Date() };
+    const resent = await this.db.updateTable('invitations').set(values).where('organization_id', '=', orgId).where('email', '=', address).returningAll().executeTakeFirst();
+    const row = resent ?? (await this.db.insertInto('invitations').values({ id: randomUUID(), organization_id: orgId, email: address, ...values }).returningAll().executeTakeFirstOrThrow());
+    const acceptUrl = `/accept-invitation?token=${token}`;
+    const emailed = await this.mailInvitation(orgId, address, acceptUrl);
+    return { id: row.id, organizationId: row.organization_id, email: row.email, role: row.role, application: row.application, token, acceptUrl, emailed, resent: Boolean(resent), createdAt: new Date(row.created_at).toISOString() };
+  }
+
+  private async mailInvitation(orgId: string, email: string, acceptUrl: string): Promise<boolean> {
+    if (!this.mail.smtpUrl) return false;
+    const org = await this.db.selectFrom('organizations').select('name').where('id', '=', orgId).executeTakeFirstOrThrow();
+    const url = `${this.mail.publicUrl.replace(/\/$/, '')}${acceptUrl}`;
+    try {
+      return await sendMail(this.mail, [
+        {
+          to: email,
+          subject: `Join ${org.name} on Studio`,
+          text: [`You are invited to join ${org.name} on Studio.`, `Create your account here (the link works once): ${url}`].join('\n\n'),
+        },
+      ]);
+    } catch (err) {
+      // The call fails as a whole (the invitation is not kept): an invitation nobody received is not "sent".
+      throw new StudioError(502, `The invitation email could not be sent: ${(err as Error).message}`);
+    }
   }
 
   async deleteInvitation(id: string): Promise<void> {

@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import nodemailer from 'nodemailer';
 import { notFound } from '@studio/schema';
 import type { Db } from '../store/db';
-import type { StudioConfig } from '../config';
+import { sendMail, type MailConfig } from './mail';
 import type { Caller } from '../http/caller';
 import { hashPassword } from '../auth/passwords';
 import { hashToken, newToken } from '../auth/tokens';
@@ -26,7 +25,7 @@ export interface ResetLink {
 export class PasswordResetService {
   constructor(
     private readonly db: Db,
-    private readonly config: Pick<StudioConfig, 'publicUrl' | 'smtpUrl' | 'smtpFrom'>,
+    private readonly config: MailConfig,
     private readonly auth: AuthService,
   ) {}
 
@@ -44,10 +43,8 @@ export class PasswordResetService {
     const user = await this.db.selectFrom('users').select(['id', 'email', 'name']).where('email', '=', email.trim().toLowerCase()).executeTakeFirst();
     if (!user) return;
     const link = await this.issue(user.id, null);
-    const transport = nodemailer.createTransport(this.config.smtpUrl);
-    try {
-      await transport.sendMail({
-        from: this.config.smtpFrom ?? `Studio <no-reply@${new URL(this.config.publicUrl).hostname}>`,
+    await sendMail(this.config, [
+      {
         to: user.email,
         subject: 'Reset your Studio password',
         text: [
@@ -55,10 +52,8 @@ export class PasswordResetService {
           `Someone (we hope you) asked to reset the password of this Studio account. Set a new one here within an hour: ${link.url}`,
           'If it was not you, ignore this message: your password stays as it is.',
         ].join('\n\n'),
-      });
-    } finally {
-      transport.close();
-    }
+      },
+    ]);
   }
 
   /** An administrator's link for a user; 404 for no such user. */

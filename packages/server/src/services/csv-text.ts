@@ -1,0 +1,19 @@
+/** One CSV field: quoted when it must be, objects (GeoJSON) as JSON text, empty for null. */
+export function csvField(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  const text = typeof value === 'object' ? JSON.stringify(value) : String(value);
+  return /[",\r\n]/.test(text) || text !== text.trim() ? `"${text.replaceAll('"', '""')}"` : text;
+}
+
+/**
+ * A field for a file people open in a spreadsheet: text that starts like a formula (=, +, -, @, a tab or a
+ * carriage return) gets a leading apostrophe, so a value someone typed (a map's name, an email) cannot run as
+ * a formula in Excel or Sheets (OWASP "CSV injection"). Numbers stay numbers.
+ */
+export function spreadsheetField(value: unknown): string {
+  if (typeof value === 'string' && /^[=+\-@\t\r]/.test(value)) return csvField(`'${value}`);
+  return csvField(value);
+}
+
+/** One CSV line (with its newline) of the fields. */
+export const csvLine = (fields: unknown[], field: (v: unknown) => string = csvField) => `${fields.map(field).join(',')}\n`;
