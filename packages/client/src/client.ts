@@ -27,7 +27,7 @@ import { PUBLICATION_GRANT_HEADER, type UPLOAD_COLUMN_TYPES } from '@studio/sche
 import type { MapAssetCreateBody, MapAssetFields, MapAssetType, MapAssetUpdateBody, PasswordResetLink } from '@studio/schema';
 import type { DatasetRefreshUpdate, HexTileCreate, Job, JobListQuery, VectorTileCreate } from '@studio/schema';
 import type { ConnectionFields, DataConnectionBody, Dataset, DatasetDownloadFormat, Quota, TempViewWire, StorageListing, Parameter, Publication, PublicationInfo, PublicationKind, Widget, WidgetBatchBody, WidgetBatchLine, WidgetResult, WidgetRunBody, UploadOptions } from '@studio/schema';
-import type { ClientErrorReport, ClientFeedback, Consent, LegalAgreement, LegalAgreementId, MergePreview, InvitationCreated, PendingInvitation, AuditEntry, AuditLogFilter } from '@studio/schema';
+import type { ClientErrorReport, ClientFeedback, Consent, LegalAgreement, LegalAgreementId, MergePreview, InvitationCreated, PendingInvitation, AuditEntry, AuditLogFilter, AdminPublishedMap } from '@studio/schema';
 import { checkStatus, type AppErrorHandler } from './errors';
 import { readLines } from './ndjson';
 
@@ -343,6 +343,12 @@ export class StudioClient {
     /** ADM-022: the secondaries' records, shares, tags and memberships move to the primary; the secondaries are deleted. */
     mergeAccounts: (primaryId: string, secondaryIds: string[]) =>
       this.request<{ item: { primaryId: string; mergedIds: string[]; movedRecords: number } }>('POST', '/v1/admin/merge-accounts', { body: { primaryId, secondaryIds } }).then((r) => r.item),
+    /** ADM-005: every published map with its views, owner and visibility; most viewed first unless sorted by date. */
+    publishedMaps: (q: { sortBy?: 'views' | 'date'; count?: number; offset?: number } = {}) =>
+      this.request<{ items: AdminPublishedMap[] }>('GET', '/v1/admin/maps/published', { query: q }).then((r) => r.items),
+    /** CAT-001/002/003 in admin mode: hands a map, dashboard or dataset to another user. */
+    changeOwner: (collection: 'maps' | 'insights' | 'datasets', id: string, ownerId: string) =>
+      this.request<unknown>('PUT', `/v1/${collection}/${id}`, { query: { isAdmin: true }, body: { ownerId } }),
     /** The web app's error reports and feedback kept without a Sentry DSN, newest first. */
     clientErrors: () => this.request<{ items: ClientErrorReport[] }>('GET', '/v1/admin/client-errors').then((r) => r.items),
   };

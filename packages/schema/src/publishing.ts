@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { Id, IsoDate } from './common';
+import { Visibility } from './permissions';
 
 /** What {x} of POST /v1/maps/{id}/publish/{x} may be: `map` publishes the map's saved state. */
 export const PUBLISH_KINDS = ['map'] as const;
@@ -30,6 +31,14 @@ export const PublishedMapInfo = z.object({
   featured: FeaturedMap.nullable(),
 });
 export type PublishedMapInfo = z.infer<typeof PublishedMapInfo>;
+
+/** A publication as administrators list it (ADM-005): with the map's owner and visibility, to act on it. */
+export const AdminPublishedMap = PublishedMapInfo.extend({
+  ownerId: Id,
+  ownerEmail: z.string(),
+  visibility: Visibility,
+});
+export type AdminPublishedMap = z.infer<typeof AdminPublishedMap>;
 
 /** The published map itself: the snapshotted saved state. */
 export const PublishedMap = PublishedMapInfo.extend({ latestState: z.unknown() });

@@ -32,6 +32,14 @@ describe.each(STORES)('administrators list published maps on %s', (kind) => {
     expect(byDate.json().items[0].name).toBe('Middling');
   });
 
+  it("names each map's owner and visibility, and follows an owner change and a visibility change", async () => {
+    const owners = async () => (await as('admin', 'GET', '/v1/admin/maps/published')).json().items.map((m: { name: string; ownerEmail: string; visibility: string }) => [m.name, m.ownerEmail, m.visibility]);
+    expect(await owners()).toEqual([['Popular', 'owner@acme.test', 'private'], ['Middling', 'owner@acme.test', 'private'], ['Quiet', 'owner@acme.test', 'private']]);
+    expect((await as('admin', 'PUT', `/v1/maps/${ids[1]}?isAdmin=true`, { ownerId: cast.users.colleague.id })).statusCode).toBe(200);
+    expect((await as('admin', 'PUT', `/v1/admin/map/${ids[2]}/update-visibility`, { privacy: 'public_read' })).statusCode).toBe(200);
+    expect(await owners()).toEqual([['Popular', 'colleague@acme.test', 'private'], ['Middling', 'owner@acme.test', 'public_read'], ['Quiet', 'owner@acme.test', 'private']]);
+  });
+
   it('is for administrators only', async () => {
     const res = await as('owner', 'GET', '/v1/admin/maps/published');
     expect([res.statusCode, res.json().message]).toEqual([403, 'Administrators only']);

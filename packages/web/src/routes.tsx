@@ -12,6 +12,7 @@ import { COLLECTIONS } from './list/collections';
 import { OrganizationsPage, RefusedConnectionsPage } from './admin/AdminPages';
 import { AuditLogPage } from './admin/AuditLogPage';
 import { InvitePage } from './admin/InvitePage';
+import { PublishedMapsPage } from './admin/PublishedMapsPage';
 import { ClientErrorsPage } from './admin/ClientErrorsPage';
 import { LegalPage } from './admin/LegalPage';
 import { BaselineCsvRoute, MapPreviewRoute, MapRoute, PublicMapRoute } from './map/routes';
@@ -97,6 +98,7 @@ export const routes: RouteObject[] = [
           { path: 'admin/users', element: <RequireAdmin><UsersPage /></RequireAdmin> },
           { path: 'admin/invite', element: <RequireAdmin><InvitePage /></RequireAdmin> },
           { path: 'admin/audit-log', element: <RequireAdmin><AuditLogPage /></RequireAdmin> },
+          { path: 'admin/published-maps', element: <RequireAdmin><PublishedMapsPage /></RequireAdmin> },
           { path: 'admin/refused-connections', element: <RequireAdmin><RefusedConnectionsPage /></RequireAdmin> },
           { path: 'admin/client-errors', element: <RequireAdmin><ClientErrorsPage /></RequireAdmin> },
           { path: 'admin/legal', element: <RequireAdmin><LegalPage /></RequireAdmin> },

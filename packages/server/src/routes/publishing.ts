@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Id, QueryBool, StudioError, UploadOptions, can, notFound } from '@studio/schema';
+import { AdminPublishedMap, Id, QueryBool, StudioError, UploadOptions, can, notFound } from '@studio/schema';
 import { clientGone, streamBody } from '../http/streams';
 import { defineRoute, requireCaller, type RouteContext, type RouteDef } from '../http/route';
 import { PublishingService, PUBLISH_KINDS } from '../services/publishing';
@@ -81,6 +81,7 @@ export const publishingRoutes: RouteDef[] = [
       offset: z.coerce.number().int().min(0).default(0),
       sortBy: z.enum(['views', 'date']).default('views'),
     }),
+    response: z.object({ items: z.array(AdminPublishedMap) }),
     handler: async (ctx) => ({ items: await publishing(ctx).all(ctx.query) }),
   }),
   defineRoute({

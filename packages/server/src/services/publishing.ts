@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ColumnType, Generated, Kysely } from 'kysely';
-import { PUBLISH_KINDS, StudioError, notFound, type FeaturedMap, type PublishedMap, type PublishedMapInfo, type UploadOptions } from '@studio/schema';
+import { PUBLISH_KINDS, StudioError, notFound, type FeaturedMap, type PublishedMap, type PublishedMapInfo, type UploadOptions, type AdminPublishedMap, type Visibility } from '@studio/schema';
 import type { Db } from '../store/db';
 import type { ResourceRow } from './records';
 import { hashPassword, verifyPassword } from '../auth/passwords';
@@ -162,8 +162,8 @@ export class PublishingService {
     return rows.map((r) => infoWire(r, byMap.get(r.map_id)));
   }
 
-  /** Every publication, for administrators: most viewed (default) or newest first, paged. */
-  async all(opts: { count: number; offset: number; sortBy: 'views' | 'date' }): Promise<PublishedMapInfo[]> {
+  /** Every publication, for administrators: most viewed (default) or newest first, paged, with each map's owner and visibility. */
+  async all(opts: { count: number; offset: number; sortBy: 'views' | 'date' }): Promise<AdminPublishedMap[]> {
     const rows = (await this.db
       .selectFrom('published_maps')
       .selectAll()
@@ -172,7 +172,20 @@ export class PublishingService {
       .offset(opts.offset)
       .limit(opts.count)
       .execute()) as PublishedRow[];
-    return this.withFeatured(rows);
+    const infos = await this.withFeatured(rows);
+    if (infos.length === 0) return [];
+    const maps = await this.catalog
+      .selectFrom('resources as r')
+      .innerJoin('users as u', 'u.id', 'r.owner_id')
+      .select(['r.id', 'r.owner_id', 'r.visibility', 'u.email'])
+      .where('r.id', 'in', infos.map((i) => i.mapId))
+      .execute();
+    const byId = new Map(maps.map((m) => [m.id, m]));
+    // A publication whose map row is gone (deleted meanwhile) is left out rather than shown without an owner.
+    return infos.flatMap((i) => {
+      const m = byId.get(i.mapId);
+      return m ? [{ ...i, ownerId: m.owner_id, ownerEmail: m.email, visibility: m.visibility as Visibility }] : [];
+    });
   }
 
   /** Publications of maps owned by `ownerId`, or of sample maps. */
