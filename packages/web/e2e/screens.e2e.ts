@@ -172,6 +172,7 @@ describe('every screen at 1280 and 1920 px: no overflow, no WCAG 2 A/AA violatio
     await visit(studio, [
       ...lists.map((slug) => ({ name: `list-${slug}`, path: `/workspace/${slug}`, ready: (p: Page) => p.getByRole('table').first().waitFor() })),
       { name: 'dataset', path: `/workspace/datasets/${ids.dataset}`, ready: heading(/Landmarks/) },
+      { name: 'home', path: '/workspace', ready: (p) => p.getByRole('table', { name: 'Recent' }).waitFor() },
       { name: 'search', path: '/workspace/search?q=Landmarks', ready: (p) => p.getByRole('link', { name: /Landmarks map/ }).first().waitFor() },
       { name: 'project-new', path: '/workspace/projects/new', ready: (p) => p.getByLabel('Project name').waitFor() },
       { name: 'project', path: `/workspace/projects/${ids.project}`, ready: heading(/Landmarks project/) },

@@ -28,10 +28,11 @@ describe('sign-in', () => {
     await page.getByLabel('Email').fill(email);
     await page.getByLabel('Password').fill(password);
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(/\/workspace\/maps$/);
-    await page.getByRole('heading', { name: 'Maps', level: 1 }).waitFor();
+    // Back where the user was going: the workspace's home.
+    await page.waitForURL(/\/workspace$/);
+    await page.getByRole('heading', { name: 'Home', level: 1 }).waitFor();
     const nav = page.getByRole('navigation', { name: 'Workspace' });
-    for (const label of ['Maps', 'Dashboards', 'Workbooks', 'Projects', 'Datasets', 'Connectors', 'Saved queries', 'Basemaps', 'Colors', 'Tags', 'Organizations', 'Invite people', 'Audit log']) {
+    for (const label of ['Home', 'Maps', 'Dashboards', 'Workbooks', 'Projects', 'Datasets', 'Connectors', 'Saved queries', 'Basemaps', 'Colors', 'Tags', 'Organizations', 'Invite people', 'Audit log']) {
       expect(await nav.getByRole('link', { name: label, exact: true }).count(), label).toBe(1);
     }
     await page.screenshot({ path: '/tmp/studio-workspace.png', fullPage: true });
@@ -42,7 +43,7 @@ describe('sign-in', () => {
       localStorage.setItem('studio.session', JSON.stringify({ ...s, accessToken: 'spoiled' }));
     });
     await page.reload();
-    await page.getByRole('heading', { name: 'Maps', level: 1 }).waitFor();
+    await page.getByRole('heading', { name: 'Home', level: 1 }).waitFor();
     expect(await page.evaluate(() => JSON.parse(localStorage.getItem('studio.session')!).accessToken)).not.toBe('spoiled');
 
     await page.getByRole('button', { name: /Account of/ }).click();
@@ -69,7 +70,7 @@ describe('sign-in', () => {
     await page.goto(`${baseUrl}/no/such/page`);
     await page.getByRole('heading', { name: 'Page not found' }).waitFor();
     await page.goto(`${baseUrl}/workspace`);
-    await page.waitForURL(/\/workspace\/maps$/);
+    await page.getByRole('heading', { name: 'Home', level: 1 }).waitFor();
     await context.close();
   });
 });

@@ -12,6 +12,7 @@ import { COLLECTIONS } from './list/collections';
 import { OrganizationsPage, RefusedConnectionsPage } from './admin/AdminPages';
 import { AuditLogPage } from './admin/AuditLogPage';
 import { InvitePage } from './admin/InvitePage';
+import { HomePage } from './home/HomePage';
 import { PublishedMapsPage } from './admin/PublishedMapsPage';
 import { ClientErrorsPage } from './admin/ClientErrorsPage';
 import { LegalPage } from './admin/LegalPage';
@@ -75,7 +76,7 @@ export const routes: RouteObject[] = [
       {
         path: 'workspace',
         children: [
-          { index: true, element: <Navigate to="/workspace/maps" replace /> },
+          { index: true, element: <HomePage /> },
           ...COLLECTIONS.map((c) => ({ path: c.slug, element: <RecordList key={c.slug} config={c} /> })),
           { path: 'datasets/:id', element: <DatasetPage /> },
           { path: 'search', element: <SearchPage /> },

@@ -8,11 +8,14 @@ import { QuotaBanner } from './QuotaBanner';
 interface NavItem {
   to: string;
   label: string;
+  /** Active on this path only, not on the paths below it (Home is /workspace, the parent of every list). */
+  end?: boolean;
 }
 const NAV: { title: string; items: NavItem[]; admin?: boolean }[] = [
   {
     title: 'Build',
     items: [
+      { to: '/workspace', label: 'Home', end: true },
       { to: '/workspace/maps', label: 'Maps' },
       { to: '/workspace/dashboards', label: 'Dashboards' },
       { to: '/workspace/workbooks', label: 'Workbooks' },
@@ -148,7 +151,7 @@ export function WorkspaceLayout() {
               <ul>
                 {section.items.map((item) => (
                   <li key={item.to}>
-                    <NavLink to={item.to} className="nav-link">
+                    <NavLink to={item.to} end={item.end} className="nav-link">
                       {item.label}
                     </NavLink>
                   </li>
