@@ -66,4 +66,41 @@ describe('projects', () => {
     // The folder counts say the same.
     expect(await page.getByRole('navigation', { name: 'Folders' }).getByRole('button').allInnerTexts()).toEqual(['Project root\n1', 'Archive\n1', 'Retail\n0']);
   });
+
+  it('adds a map and a dataset to a project folder from their lists ("Add to project"); a second time the server says it is there already', async () => {
+    const admin = await asAdmin();
+    const team = await admin.admin.createOrganization(`Projects ${unique()}`);
+    const lia = await createUser(admin, team.id, 'Lia Lister', `lia.${unique()}@e2e.studio.test`);
+    const project = await lia.client.projects.save({ name: `Harbour study ${unique()}` });
+    const folder = await lia.client.projects.createFolder(project.id, 'Sources');
+    const map = await lia.client.records('maps').save({ name: `Harbour map ${unique()}` });
+    const dataset = await lia.client.datasets.upload('name,lat,lng\nPier,37.8,-122.4\n', { contentType: 'text/csv', name: `Harbour piers ${unique()}` });
+
+    const { page, context, foreign } = await openStudio(browser(), baseUrl());
+    await signInThroughUi(page, baseUrl(), lia.email, lia.password);
+    const addFromList = async (slug: string, name: string, folderLabel: string) => {
+      await page.goto(`${baseUrl()}/workspace/${slug}`);
+      await page.getByRole('button', { name: `Add ${name} to a project` }).click();
+      const dialog = page.getByRole('dialog', { name: `Add ${name} to a project` });
+      await dialog.getByLabel('Project').selectOption({ label: project.name });
+      await dialog.getByLabel('Folder').selectOption({ label: folderLabel });
+      await dialog.getByRole('button', { name: 'Add to project' }).click();
+      return dialog;
+    };
+    await addFromList('maps', map.name, 'Sources');
+    await page.getByRole('status').filter({ hasText: `Added “${map.name}” to ${project.name}.` }).waitFor();
+    await addFromList('datasets', dataset.name, 'Project root');
+    await page.getByRole('status').filter({ hasText: `Added “${dataset.name}” to ${project.name}.` }).waitFor();
+
+    const entries = (await lia.client.projects.resources(project.id)).items.map((e) => [e.resource.name, e.folderId]);
+    expect(entries).toEqual(expect.arrayContaining([[map.name, folder.id], [dataset.name, null]]));
+    expect(entries).toHaveLength(2);
+
+    // The same map again: the dialog stays open with the server's reason, and nothing is added twice.
+    const again = await addFromList('maps', map.name, 'Project root');
+    await again.getByRole('alert').filter({ hasText: 'The resource is already in this project' }).waitFor();
+    expect((await lia.client.projects.resources(project.id)).items).toHaveLength(2);
+    expect(foreign).toEqual([]);
+    await context.close();
+  });
 });

@@ -8,6 +8,7 @@ import { ConfirmDialog, DataTable, ErrorMessage, PromptDialog, formatDate } from
 import type { CollectionConfig } from './collections';
 import { ShareDialog } from './ShareDialog';
 import { TagDialog } from './TagDialog';
+import { AddRecordToProjectDialog } from '../projects/AddRecordToProjectDialog';
 
 export const TABS = [
   { id: 'mine', label: 'Mine', call: 'list' },
@@ -102,7 +103,7 @@ function RowAction({ label, record, onClick, danger, aria }: { label: string; re
   );
 }
 
-type Pending = { kind: 'rename' | 'delete' | 'share' | 'tags'; record: StudioRecord } | null;
+type Pending = { kind: 'rename' | 'delete' | 'share' | 'tags' | 'project'; record: StudioRecord } | null;
 
 /** Tags the caller can use: their own and their organizations', once each. */
 async function usableTags(): Promise<Tag[]> {
@@ -120,6 +121,8 @@ export function RecordList({ config }: { config: CollectionConfig }) {
   const search = params.get('q') ?? '';
   const [searchInput, setSearchInput] = useState(search);
   const [pending, setPending] = useState<Pending>(null);
+  /** What the last action did where nothing else on the list shows it ("Added … to a project"). */
+  const [notice, setNotice] = useState<string | null>(null);
 
   const setParam = (key: string, value: string) =>
     setParams(
@@ -225,6 +228,7 @@ export function RecordList({ config }: { config: CollectionConfig }) {
       <div id="records-panel" role="tabpanel" aria-labelledby={`tab-${tab}`} className="page">
         <ErrorMessage message={list.error} onRetry={list.reload} />
         <ErrorMessage message={copyError} />
+        {notice && <p className="card notice-card" role="status">{notice}</p>}
 
         {list.loading && !list.data && !list.error && (
           <p className="muted loading" role="status">
@@ -261,6 +265,7 @@ export function RecordList({ config }: { config: CollectionConfig }) {
                     {config.clone && can(r.access, 'copy') && <RowAction label="Duplicate" record={r} onClick={() => void duplicate(r)} />}
                     {can(r.access, 'share') && <RowAction label="Share" record={r} onClick={() => setPending({ kind: 'share', record: r })} />}
                     <RowAction label="Tags" aria={`Edit tags of ${r.name}`} record={r} onClick={() => setPending({ kind: 'tags', record: r })} />
+                    {config.projectKind && <RowAction label="Project" aria={`Add ${r.name} to a project`} record={r} onClick={() => setPending({ kind: 'project', record: r })} />}
                     {can(r.access, 'delete') && <RowAction label="Delete" danger record={r} onClick={() => setPending({ kind: 'delete', record: r })} />}
                   </>
                 ),
@@ -287,6 +292,9 @@ export function RecordList({ config }: { config: CollectionConfig }) {
             list.reload();
           }}
         />
+      )}
+      {pending?.kind === 'project' && config.projectKind && (
+        <AddRecordToProjectDialog record={pending.record} kind={config.projectKind} onClose={close} onAdded={(project) => setNotice(`Added “${pending.record.name}” to ${project}.`)} />
       )}
       {pending?.kind === 'delete' && (
         <ConfirmDialog

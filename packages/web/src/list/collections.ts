@@ -1,5 +1,5 @@
 import type { ComponentType } from 'react';
-import type { ResourceType, ShareBody, StudioRecord } from '@studio/schema';
+import type { ProjectResource, ResourceType, ShareBody, StudioRecord } from '@studio/schema';
 import type { PermissionGrant } from '@studio/client';
 import { client } from '../app/api';
 import type { Column } from '../app/ui';
@@ -37,6 +37,8 @@ export interface CollectionConfig {
   columns?: Column<StudioRecord>[];
   /** An action beside the page title (datasets: upload); `onChanged` reloads the list. */
   HeaderAction?: ComponentType<{ onChanged: () => void }>;
+  /** What a project calls records of this kind, when a project can hold them ("Add to project"). */
+  projectKind?: ProjectResource['resource']['type'];
 }
 
 /** Shares one record the way its collection does; `visibility` needs the record route or an administrator. */
@@ -60,20 +62,20 @@ export const canSetVisibility = (c: CollectionConfig, isAdmin: boolean) => c.sha
 
 export const COLLECTIONS: CollectionConfig[] = [
   {
-    slug: 'maps', title: 'Maps', noun: 'map', plural: 'maps', resourceType: 'map',
+    slug: 'maps', projectKind: 'map', title: 'Maps', noun: 'map', plural: 'maps', resourceType: 'map',
     api: () => client.records('maps'),
     emptyHint: 'create one with “New map”, or start from a dataset.',
     href: (id) => `/${id}`, newHref: '/new', share: 'record', samples: true, clone: true,
     HeaderAction: ImportKeplerButton,
   },
   {
-    slug: 'dashboards', title: 'Dashboards', noun: 'dashboard', plural: 'dashboards', resourceType: 'insight',
+    slug: 'dashboards', projectKind: 'insight', title: 'Dashboards', noun: 'dashboard', plural: 'dashboards', resourceType: 'insight',
     api: () => client.records('dashboards'),
     emptyHint: 'create one with “New dashboard” to put charts and maps side by side.',
     href: (id) => `/dashboard/${id}`, newHref: '/dashboard/new', share: 'record', samples: true, clone: true,
   },
   {
-    slug: 'workbooks', title: 'Workbooks', noun: 'workbook', plural: 'workbooks', resourceType: 'workbook',
+    slug: 'workbooks', projectKind: 'workbook', title: 'Workbooks', noun: 'workbook', plural: 'workbooks', resourceType: 'workbook',
     api: () => client.records('workbooks'),
     emptyHint: 'create one with “New workbook” to analyze data step by step, or start from a dataset.',
     href: (id) => `/workbook/${id}`, newHref: '/workbook/new', share: 'record', samples: true, clone: true,
@@ -86,7 +88,7 @@ export const COLLECTIONS: CollectionConfig[] = [
     share: 'permissions', samples: false,
   },
   {
-    slug: 'datasets', title: 'Datasets', noun: 'dataset', plural: 'datasets', resourceType: 'dataset',
+    slug: 'datasets', projectKind: 'dataset', title: 'Datasets', noun: 'dataset', plural: 'datasets', resourceType: 'dataset',
     api: () => client.records('datasets'),
     emptyHint: 'upload a file with “Upload dataset”, or bring a table in from a connector.',
     href: datasetHref, share: 'permissions', samples: true, clone: true,
@@ -107,14 +109,14 @@ export const COLLECTIONS: CollectionConfig[] = [
     share: 'permissions', samples: false,
   },
   {
-    slug: 'basemaps', title: 'Basemaps', noun: 'basemap', plural: 'basemaps', resourceType: 'map-asset',
+    slug: 'basemaps', projectKind: 'map-style', title: 'Basemaps', noun: 'basemap', plural: 'basemaps', resourceType: 'map-asset',
     api: () => client.collection('/v1/map-assets', { query: { type: 'map-style' }, body: { assetType: 'map-style' } }),
     emptyHint: 'add a map style (a MapLibre style file) with “New basemap” to use it under your layers.',
     href: (id) => `/workspace/basemaps/${id}`, newHref: '/workspace/basemaps/new',
     share: 'permissions', samples: false,
   },
   {
-    slug: 'colors', title: 'Colors', noun: 'color palette', plural: 'color palettes', resourceType: 'map-asset',
+    slug: 'colors', projectKind: 'color-palette', title: 'Colors', noun: 'color palette', plural: 'color palettes', resourceType: 'map-asset',
     api: () => client.collection('/v1/map-assets', { query: { type: 'color-palette' }, body: { assetType: 'color-palette' } }),
     emptyHint: 'make a color palette with “New color palette” to reuse it across maps.',
     href: (id) => `/workspace/colors/${id}`, newHref: '/workspace/colors/new',
