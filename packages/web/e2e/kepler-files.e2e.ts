@@ -13,6 +13,7 @@ const browser = useBrowser();
  * opens too: kepler's own schema migrates its config in the builder.
  */
 describe('kepler.gl files', () => {
+  // Four datasets ingested and four layers drawn in kepler: past a minute on a loaded 2-core machine.
   it('imports a v1 file from the maps list: the builder opens with its four layers drawn on the new datasets, and exports it again', async () => {
     const admin = await asAdmin();
     const team = await admin.admin.createOrganization(`Kepler ${unique()}`);
@@ -41,7 +42,7 @@ describe('kepler.gl files', () => {
     const exported = JSON.parse(await streamText(await file.createReadStream())) as KeplerFile;
     expect(exported.datasets.map((d) => [d.data.id, d.data.allData.length])).toEqual([[trips, 3], [zones, 2]]);
     expect((exported.config.config.visState as { layers: unknown[] }).layers).toHaveLength(4);
-  });
+  }, 180_000);
 
   it('opens a v0 file (kepler.gl 1.x) imported through the API: its point and arc layers are drawn', async () => {
     const admin = await asAdmin();

@@ -37,6 +37,7 @@ async function drawnPixels(page: Page, l: Locator): Promise<number> {
 }
 
 describe('workbooks', () => {
+  // Every cell kind run, saved, reloaded and read again by a viewer: past a minute on a loaded 2-core machine.
   it('an analyst builds a workbook from a dataset: steps, SQL, chart and map; only dependent cells re-run; save, reload, save as dataset; a viewer reads it', async () => {
     const admin = await asAdmin();
     const team = await admin.admin.createOrganization(`Workbooks ${unique()}`);
@@ -151,5 +152,5 @@ describe('workbooks', () => {
     expect(await v.page.getByLabel('Cell name').count()).toBe(0);
     expect(await cell(v.page, 'filtered').getByLabel('Condition').isDisabled()).toBe(true);
     expect([...s.foreign, ...v.foreign]).toEqual([]);
-  });
+  }, 180_000);
 });
