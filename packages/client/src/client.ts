@@ -331,6 +331,8 @@ export class StudioClient {
     /** ADM-009: a member's seat in one organization (a viewer seat makes them a viewer, any other a maker). */
     setSeat: (userId: string, orgId: string, seat: Seat) =>
       this.request<{ item: { role: 'viewer' | 'maker' } }>('PUT', `/v1/admin/users/${userId}/organization/${orgId}/seat/${seat}`).then((r) => r.item),
+    /** ADM-014: the named quota presets (Viewer 0, Maker 100, …). */
+    quotaPolicies: () => this.request<{ items: { id: string; name: string; value: number }[] }>('GET', '/v1/quotapolicies').then((r) => r.items),
     /** ADM-008: how many records a user may own (0..65535). */
     setQuota: (userId: string, policy: number) => this.request<unknown>('PUT', `/v1/users/${userId}/quotapolicy/${policy}`),
     /** Saved data connections the server's network rule (STUDIO_CONNECTION_HOSTS) refuses. */

@@ -24,11 +24,17 @@ describe('roles and quota', () => {
       await dialog.getByLabel(`Seat in ${team.name}`).selectOption(seat);
       await dialog.getByLabel(/^Quota/).fill('70000');
       expect(await dialog.getByRole('button', { name: 'Save' }).isDisabled()).toBe(true);
-      await dialog.getByLabel(/^Quota/).fill(quota);
+      // A named preset fills the number in; a number of its own is "Custom".
+      if (/^\d+$/.test(quota)) {
+        await dialog.getByLabel(/^Quota/).fill(quota);
+        expect(await dialog.getByLabel('Preset').inputValue()).toBe('');
+      } else {
+        await dialog.getByLabel('Preset').selectOption({ label: quota });
+      }
       await dialog.getByRole('button', { name: 'Save' }).click();
       await dialog.waitFor({ state: 'detached' });
     };
-    await edit('viewer', '100');
+    await edit('viewer', 'Maker — 100 records');
     await expect.poll(() => row.textContent()).toContain(`${team.name} (viewer, viewer seat)100 records`);
     await edit('maker', '1');
     await expect.poll(() => row.textContent()).toContain(`${team.name} (maker, maker seat)1 records`);

@@ -79,6 +79,8 @@ export function UsersPage() {
 function EditUserDialog({ user, onClose, onSaved }: { user: User; onClose: () => void; onSaved: () => void }) {
   const [seats, setSeats] = useState<Record<string, Seat>>(() => Object.fromEntries(user.memberships.map((m) => [m.organizationId, m.seat as Seat])));
   const [quota, setQuota] = useState(String(user.quotaPolicy));
+  const presets = useLoad(() => client.admin.quotaPolicies(), []);
+  const preset = presets.data?.find((p) => String(p.value) === quota);
   const save = useAction();
   const quotaValue = Number(quota);
   const quotaOk = /^\d+$/.test(quota) && quotaValue <= MAX_QUOTA;
@@ -105,6 +107,12 @@ function EditUserDialog({ user, onClose, onSaved }: { user: User; onClose: () =>
             </select>
           </Field>
         ))}
+        <Field label="Preset">
+          <select value={preset?.id ?? ''} onChange={(e) => { const chosen = presets.data?.find((p) => p.id === e.target.value); if (chosen) setQuota(String(chosen.value)); }} disabled={!presets.data}>
+            <option value="" disabled>Custom</option>
+            {(presets.data ?? []).map((p) => <option key={p.id} value={p.id}>{`${p.name} — ${p.value.toLocaleString('en')} records`}</option>)}
+          </select>
+        </Field>
         <TextField label={`Quota (records, 0 for no limit, at most ${MAX_QUOTA})`} inputMode="numeric" value={quota} onChange={(e) => setQuota(e.target.value.trim())} aria-invalid={!quotaOk} />
         {!quotaOk && <p className="error" role="alert">{`A whole number from 0 to ${MAX_QUOTA}`}</p>}
         <ErrorMessage message={save.error} />
