@@ -21,6 +21,9 @@ import { arrowWithCopy, writeArrowCopy } from './arrow-copy';
 import { flatgeobufBytes, geojsonText, parquetFile, registerGeometryFunctions, type ExportFormat, type ExportLocation, type ExportShape } from './exports';
 import { plain, type IngestResult } from './types';
 
+/** How long closing waits for interrupted queries to hand their connections back. */
+const CLOSE_DRAIN_MS = 10_000;
+
 export interface EngineOptions {
   /** Working folder: `tmp/` for temp files, `objects/` for the default store. */
   dataDir: string;
@@ -130,7 +133,11 @@ export class Engine {
     return new Engine(instance, pool, store, tmpDir, { bytes: opts.largeIngestBytes ?? LARGE_INGEST_BYTES, pool: largePool }, closeLarge);
   }
 
-  /** Closes DuckDB; with copies still being written, once they have stopped (interrupted) so no fetch outlives it. */
+  /**
+   * Closes DuckDB; with copies still being written or queries still running (a job's build when the node stops),
+   * once they have stopped (interrupted) so no fetch or query outlives it — DuckDB closed under a running query
+   * crashes the process. A connection not returned within CLOSE_DRAIN_MS is closed all the same.
+   */
   close(): void {
     if (this.closed) return;
     this.closed = true;
@@ -141,8 +148,8 @@ export class Engine {
       this.closeLarge();
       this.store.close?.();
     };
-    if (this.copying.size === 0) return shut();
-    void Promise.allSettled([...this.copying.values()]).then(shut);
+    if (this.copying.size === 0 && this.pool.lentCount === 0) return shut();
+    void Promise.allSettled([...this.copying.values(), this.pool.drain(CLOSE_DRAIN_MS)]).then(shut);
   }
 
   /** Borrow a connection; release() it when done. Prefer withConnection. */

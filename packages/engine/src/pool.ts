@@ -14,6 +14,9 @@ export class ConnectionPool {
   private readonly idle: DuckDBConnection[] = [];
   private readonly all: DuckDBConnection[] = [];
   private readonly waiters: ((c: DuckDBConnection) => void)[] = [];
+  /** Connections lent out and not yet returned (one handed from a borrower straight to a waiter stays lent). */
+  private lent = 0;
+  private readonly allReturned: (() => void)[] = [];
   private closed = false;
 
   constructor(
@@ -30,7 +33,8 @@ export class ConnectionPool {
       this.all.push(conn);
       await this.setup(conn);
     }
-    if (!conn) conn = await new Promise<DuckDBConnection>((resolve) => this.waiters.push(resolve));
+    if (conn) this.lent++;
+    else conn = await new Promise<DuckDBConnection>((resolve) => this.waiters.push(resolve));
     let released = false;
     const c = conn;
     return {
@@ -39,10 +43,33 @@ export class ConnectionPool {
         if (released) return;
         released = true;
         const next = this.waiters.shift();
-        if (next) next(c);
-        else this.idle.push(c);
+        if (next) return next(c);
+        this.idle.push(c);
+        if (--this.lent === 0) for (const done of this.allReturned.splice(0)) done();
       },
     };
+  }
+
+  /** How many connections are lent out now. */
+  get lentCount(): number {
+    return this.lent;
+  }
+
+  /**
+   * Interrupts the queries running on lent connections and waits until every connection is back, for at most
+   * `timeoutMs`: DuckDB closed under a running query takes the whole process down with it.
+   */
+  async drain(timeoutMs: number): Promise<void> {
+    if (this.lent === 0) return;
+    for (const c of this.all) if (!this.idle.includes(c)) c.interrupt();
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, timeoutMs);
+      timer.unref?.();
+      this.allReturned.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
   }
 
   close(): void {

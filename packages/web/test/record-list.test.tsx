@@ -64,8 +64,8 @@ describe('RecordList against a real studio', () => {
     const row = await waitFor(() => [...view.container.querySelectorAll('tbody tr')].find((r) => r.textContent?.includes('Harbor traffic')), 10_000);
     expect([...view.container.querySelectorAll('tbody tr')].map((r) => r.textContent).join()).not.toContain('Rail freight');
     const buttons = [...row.querySelectorAll('button')].map((b) => b.getAttribute('aria-label'));
-    // A viewer may duplicate (viewers copy) and tag, but not rename, share or delete.
-    expect(buttons).toEqual(['Duplicate Harbor traffic', 'Edit tags of Harbor traffic']);
+    // A viewer may duplicate (viewers copy), tag and put it in a project of their own, but not rename, share or delete.
+    expect(buttons).toEqual(['Duplicate Harbor traffic', 'Edit tags of Harbor traffic', 'Add Harbor traffic to a project']);
     expect(view.container.querySelector('[role=alert]')).toBeNull();
     await view.unmount();
   });
