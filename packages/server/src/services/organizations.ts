@@ -89,27 +89,26 @@ export class OrganizationService {
    * asked now, and today's date — one pending invitation per person and organization.
    */
   async invite(orgId: string, email: string, opts: { role: 'viewer' | 'maker'; application?: string; invitedBy: string | null }) {
-    await this.assertExists(orgId);
+    const org = await this.existing(orgId);
     const address = email.toLowerCase();
     const token = newToken('inv_');
     const values = { role: opts.role, application: opts.application ?? null, token_hash: hashToken(token), invited_by: opts.invitedBy, created_at: new Date() };
     const resent = await this.db.updateTable('invitations').set(values).where('organization_id', '=', orgId).where('email', '=', address).returningAll().executeTakeFirst();
     const row = resent ?? (await this.db.insertInto('invitations').values({ id: randomUUID(), organization_id: orgId, email: address, ...values }).returningAll().executeTakeFirstOrThrow());
     const acceptUrl = `/accept-invitation?token=${token}`;
-    const emailed = await this.mailInvitation(orgId, address, acceptUrl);
+    const emailed = await this.mailInvitation(org.name, address, acceptUrl);
     return { id: row.id, organizationId: row.organization_id, email: row.email, role: row.role, application: row.application, token, acceptUrl, emailed, resent: Boolean(resent), createdAt: new Date(row.created_at).toISOString() };
   }
 
-  private async mailInvitation(orgId: string, email: string, acceptUrl: string): Promise<boolean> {
+  private async mailInvitation(orgName: string, email: string, acceptUrl: string): Promise<boolean> {
     if (!this.mail.smtpUrl) return false;
-    const org = await this.db.selectFrom('organizations').select('name').where('id', '=', orgId).executeTakeFirstOrThrow();
     const url = `${this.mail.publicUrl.replace(/\/$/, '')}${acceptUrl}`;
     try {
       return await sendMail(this.mail, [
         {
           to: email,
-          subject: `Join ${org.name} on Studio`,
-          text: [`You are invited to join ${org.name} on Studio.`, `Create your account here (the link works once): ${url}`].join('\n\n'),
+          subject: `Join ${orgName} on Studio`,
+          text: [`You are invited to join ${orgName} on Studio.`, `Create your account here (the link works once): ${url}`].join('\n\n'),
         },
       ]);
     } catch (err) {
@@ -123,8 +122,11 @@ export class OrganizationService {
     if (!Number(r.numDeletedRows)) throw notFound('Invitation not found');
   }
 
-  private async assertExists(id: string): Promise<void> {
-    if (!(await this.db.selectFrom('organizations').select('id').where('id', '=', id).executeTakeFirst())) throw notFound('Organization not found');
+  /** The organization's name; 404 "Organization not found". */
+  private async existing(id: string): Promise<{ name: string }> {
+    const org = await this.db.selectFrom('organizations').select('name').where('id', '=', id).executeTakeFirst();
+    if (!org) throw notFound('Organization not found');
+    return org;
   }
 
   private async toWire(ids: string[]): Promise<Organization[]> {
