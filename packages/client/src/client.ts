@@ -24,7 +24,7 @@ import type {
   RefusedConnection,
 } from '@studio/schema';
 import { PUBLICATION_GRANT_HEADER, type UPLOAD_COLUMN_TYPES } from '@studio/schema';
-import type { MapAssetCreateBody, MapAssetFields, MapAssetType, MapAssetUpdateBody, PasswordResetLink } from '@studio/schema';
+import type { MapAssetCreateBody, MapAssetFields, MapAssetType, MapAssetUpdateBody, PasswordResetLink, ImageType } from '@studio/schema';
 import type { DatasetRefreshUpdate, HexTileCreate, Job, JobListQuery, VectorTileCreate } from '@studio/schema';
 import type { ConnectionFields, DataConnectionBody, Dataset, DatasetDownloadFormat, Quota, TempViewWire, StorageListing, Parameter, Publication, PublicationInfo, PublicationKind, Widget, WidgetBatchBody, WidgetBatchLine, WidgetResult, WidgetRunBody, UploadOptions } from '@studio/schema';
 import type { ClientErrorReport, ClientFeedback, Consent, LegalAgreement, LegalAgreementId, MergePreview, InvitationCreated, PendingInvitation, AuditEntry, AuditLogFilter, AdminPublishedMap } from '@studio/schema';
@@ -504,6 +504,9 @@ export class StudioClient {
     moveResource: (id: string, entryId: string, folderId: string | null) =>
       this.request<{ item: ProjectResource }>('PUT', `/v1/projects/${id}/resources/${entryId}`, { body: { folderId } }).then((r) => r.item),
     removeResource: (id: string, entryId: string) => this.request<void>('DELETE', `/v1/projects/${id}/resources/${entryId}`),
+    /** The project's picture (CAT-137): PNG, JPEG or WebP, at most THUMBNAIL_MAX_BYTES. */
+    uploadThumbnail: (id: string, image: Blob, contentType: ImageType) =>
+      this.request<{ item: StudioRecord }>('PUT', `/v1/projects/${id}/thumbnail`, { rawBody: image, contentType }).then((r) => r.item),
   };
 
   // --- map publishing (catalog §7 Maps) ------------------------------------------------------

@@ -114,8 +114,11 @@ export const ListFilters = z.object({
   isAdmin: z.string().optional(),
 });
 
-export const ThumbnailRequest = z.object({ contentType: z.enum(['image/png', 'image/jpeg', 'image/webp']) });
 export const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/webp'] as const;
+export type ImageType = (typeof IMAGE_TYPES)[number];
+export const ThumbnailRequest = z.object({ contentType: z.enum(IMAGE_TYPES) });
+/** The largest thumbnail a record or map asset keeps (the upload is cut off past it). */
+export const THUMBNAIL_MAX_BYTES = 10 * 1024 * 1024;
 
 /** A signed upload policy: the client POSTs the file to `url` with `fields` as query parameters. */
 export const UploadPolicy = z.object({

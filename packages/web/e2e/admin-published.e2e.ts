@@ -63,4 +63,46 @@ describe('published maps, for administrators', () => {
     expect(foreign).toEqual([]);
     await context.close();
   });
+
+  it('Ownership: an administrator finds a dashboard by a word of its name and hands it over, and opens a dataset to everyone signed in', async () => {
+    const pia = await makerInNewTeam('Owners', 'Pia Owner');
+    const admin = await asAdmin();
+    const orgId = (await pia.client.me()).memberships[0]!.organizationId;
+    const ben = await createUser(admin, orgId, 'Ben Heir', `ben.${unique()}@e2e.studio.test`);
+    const outsider = await makerInNewTeam('Outsiders', 'Olga Outsider');
+    const word = `Lighthouse${unique()}`;
+    const board = await pia.client.records('dashboards').save({ name: `${word} visits` });
+    const dataset = await pia.client.datasets.upload('name,lat,lng\nBeacon,54.3,10.1\n', { contentType: 'text/csv', name: `${word} beacons` });
+
+    const { page, context, foreign } = await openStudio(browser(), baseUrl());
+    await signInThroughUi(page, baseUrl(), inject('adminEmail'), inject('adminPassword'));
+    await page.getByRole('navigation', { name: 'Workspace' }).getByRole('link', { name: 'Ownership' }).click();
+    await page.getByLabel('Kind').selectOption('insights');
+    await page.getByLabel('Name').fill(word);
+    const dashboards = page.getByRole('table', { name: 'Dashboards' });
+    await expect.poll(() => dashboards.getByRole('row').count()).toBe(2);
+    const boardRow = dashboards.getByRole('row', { name: new RegExp(board.name) });
+    expect(await boardRow.innerText()).toContain(pia.email);
+    await page.getByRole('button', { name: `Change the owner of ${board.name}` }).click();
+    const dialog = page.getByRole('dialog', { name: `Change the owner of ${board.name}` });
+    await dialog.getByLabel('New owner').selectOption({ label: `Ben Heir — ${ben.email}` });
+    await dialog.getByRole('button', { name: 'Change owner' }).click();
+    await expect.poll(() => boardRow.innerText()).toContain(ben.email);
+    expect((await ben.client.records('dashboards').list()).items.map((d) => d.id)).toContain(board.id);
+
+    await page.getByLabel('Kind').selectOption('datasets');
+    const datasets = page.getByRole('table', { name: 'Datasets' });
+    const datasetRow = datasets.getByRole('row', { name: new RegExp(dataset.name) });
+    await datasetRow.waitFor();
+    await expect(outsider.client.datasets.get(dataset.id)).rejects.toThrow();
+    await page.getByRole('button', { name: `Open ${dataset.name} to everyone signed in` }).click();
+    await expect.poll(() => datasetRow.innerText()).toContain('All signed in');
+    expect((await outsider.client.datasets.get(dataset.id)).id).toBe(dataset.id);
+
+    const actions = (await admin.admin.auditLogs({ resourceId: board.id })).items.map((e) => e.action);
+    expect(actions).toContain('insight.transfer');
+    expect((await admin.admin.auditLogs({ resourceId: dataset.id })).items.map((e) => e.action)).toContain('resource.visibility');
+    expect(foreign).toEqual([]);
+    await context.close();
+  });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { useBrowser, openStudio, signInThroughUi } from './browser';
-import { asAdmin, baseUrl, createUser, unique } from './api';
+import { asAdmin, baseUrl, createUser, makerInNewTeam, unique } from './api';
 
 const browser = useBrowser();
 
@@ -100,6 +100,86 @@ describe('projects', () => {
     const again = await addFromList('maps', map.name, 'Project root');
     await again.getByRole('alert').filter({ hasText: 'The resource is already in this project' }).waitFor();
     expect((await lia.client.projects.resources(project.id)).items).toHaveLength(2);
+    expect(foreign).toEqual([]);
+    await context.close();
+  });
+
+  it('a project gets a picture from an image file or from one of its maps: refused when not an image, shown on the project page and in the projects list after a reload', async () => {
+    const noa = await makerInNewTeam('Pictures', 'Noa Painter');
+    const project = await noa.client.projects.save({ name: `Coastline ${unique()}` });
+    const drawn = await noa.client.records('maps').save({ name: `Drawn map ${unique()}` });
+    const blank = await noa.client.records('maps').save({ name: `Blank map ${unique()}` });
+    for (const m of [drawn, blank]) await noa.client.projects.addResource(project.id, { type: 'map', id: m.id });
+
+    const { page, context, foreign } = await openStudio(browser(), baseUrl());
+    await signInThroughUi(page, baseUrl(), noa.email, noa.password);
+    // Two real, different PNGs: pieces of the page as drawn.
+    const filePng = await page.screenshot({ clip: { x: 0, y: 0, width: 64, height: 40 } });
+    const mapPng = await page.screenshot({ clip: { x: 300, y: 100, width: 64, height: 40 } });
+    expect(filePng.equals(mapPng)).toBe(false);
+    await noa.client.raw('PUT', `/v1/maps/${drawn.id}/thumbnail`, { rawBody: new Uint8Array(mapPng), contentType: 'image/png' });
+    const projectPicture = async () => Buffer.from(await (await noa.client.raw('GET', `/v1/projects/${project.id}/thumbnail`)).arrayBuffer());
+
+    await page.goto(`${baseUrl()}/workspace/projects/${project.id}`);
+    await page.getByRole('button', { name: 'Picture', exact: true }).click();
+    const dialog = page.getByRole('dialog', { name: 'Project picture' });
+    const fileInput = dialog.getByLabel('An image file (PNG, JPEG or WebP, up to 10 MB)');
+    await fileInput.setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('not a picture') });
+    await dialog.getByRole('alert').filter({ hasText: 'Choose a PNG, JPEG or WebP image.' }).waitFor();
+    expect(await dialog.getByRole('button', { name: 'Use this picture' }).isDisabled()).toBe(true);
+    await fileInput.setInputFiles({ name: 'coast.png', mimeType: 'image/png', buffer: filePng });
+    await dialog.getByRole('img', { name: 'The picture to use' }).waitFor();
+    await dialog.getByRole('button', { name: 'Use this picture' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    await page.locator('img.project-picture[data-picture="loaded"]').waitFor();
+    expect((await projectPicture()).equals(filePng)).toBe(true);
+
+    // From a map: one without a picture says so; the drawn one replaces the file's.
+    await page.getByRole('button', { name: 'Picture', exact: true }).click();
+    const records = dialog.getByLabel("Or the picture of one of the project's records");
+    await records.selectOption({ label: `${blank.name} (Map)` });
+    await dialog.getByRole('alert').filter({ hasText: `“${blank.name}” has no picture yet` }).waitFor();
+    await records.selectOption({ label: `${drawn.name} (Map)` });
+    await dialog.getByRole('img', { name: 'The picture to use' }).waitFor();
+    await dialog.getByRole('button', { name: 'Use this picture' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    await expect.poll(async () => (await projectPicture()).equals(mapPng)).toBe(true);
+
+    await page.reload();
+    await page.locator('img.project-picture[data-picture="loaded"]').waitFor();
+    await page.goto(`${baseUrl()}/workspace/projects`);
+    await page.getByRole('row').filter({ hasText: project.name }).locator('[data-thumbnail="loaded"]').waitFor();
+    expect(foreign).toEqual([]);
+    await context.close();
+  });
+
+  it('adds a dataset and a dashboard to a project from their own pages', async () => {
+    const kai = await makerInNewTeam('Record pages', 'Kai Keeper');
+    const project = await kai.client.projects.save({ name: `Field study ${unique()}` });
+    const folder = await kai.client.projects.createFolder(project.id, 'Evidence');
+    const dataset = await kai.client.datasets.upload('name,lat,lng\nWell,52.1,5.1\n', { contentType: 'text/csv', name: `Wells ${unique()}` });
+    const dashboard = await kai.client.records('dashboards').save({ name: `Well board ${unique()}` });
+
+    const { page, context, foreign } = await openStudio(browser(), baseUrl());
+    await signInThroughUi(page, baseUrl(), kai.email, kai.password);
+    const addHere = async (folderLabel: string) => {
+      await page.getByRole('button', { name: 'Add to project' }).click();
+      const dialog = page.getByRole('dialog', { name: /^Add .* to a project$/ });
+      await dialog.getByLabel('Project').selectOption({ label: project.name });
+      await dialog.getByLabel('Folder').selectOption({ label: folderLabel });
+      await dialog.getByRole('button', { name: 'Add to project' }).click();
+      await page.getByRole('status').filter({ hasText: `Added to ${project.name}.` }).waitFor();
+    };
+    await page.goto(`${baseUrl()}/workspace/datasets/${dataset.id}`);
+    await page.getByRole('heading', { name: dataset.name, level: 1 }).waitFor();
+    await addHere('Evidence');
+    await page.goto(`${baseUrl()}/dashboard/${dashboard.id}`);
+    await page.getByLabel('Dashboard name').waitFor();
+    await addHere('Project root');
+
+    const entries = (await kai.client.projects.resources(project.id)).items.map((e) => [e.resource.type, e.resource.name, e.folderId]);
+    expect(entries).toEqual(expect.arrayContaining([['dataset', dataset.name, folder.id], ['insight', dashboard.name, null]]));
+    expect(entries).toHaveLength(2);
     expect(foreign).toEqual([]);
     await context.close();
   });

@@ -14,6 +14,7 @@ import { AuditLogPage } from './admin/AuditLogPage';
 import { InvitePage } from './admin/InvitePage';
 import { HomePage } from './home/HomePage';
 import { PublishedMapsPage } from './admin/PublishedMapsPage';
+import { OwnershipPage } from './admin/OwnershipPage';
 import { ClientErrorsPage } from './admin/ClientErrorsPage';
 import { LegalPage } from './admin/LegalPage';
 import { BaselineCsvRoute, MapPreviewRoute, MapRoute, PublicMapRoute } from './map/routes';
@@ -100,6 +101,7 @@ export const routes: RouteObject[] = [
           { path: 'admin/invite', element: <RequireAdmin><InvitePage /></RequireAdmin> },
           { path: 'admin/audit-log', element: <RequireAdmin><AuditLogPage /></RequireAdmin> },
           { path: 'admin/published-maps', element: <RequireAdmin><PublishedMapsPage /></RequireAdmin> },
+          { path: 'admin/ownership', element: <RequireAdmin><OwnershipPage /></RequireAdmin> },
           { path: 'admin/refused-connections', element: <RequireAdmin><RefusedConnectionsPage /></RequireAdmin> },
           { path: 'admin/client-errors', element: <RequireAdmin><ClientErrorsPage /></RequireAdmin> },
           { path: 'admin/legal', element: <RequireAdmin><LegalPage /></RequireAdmin> },

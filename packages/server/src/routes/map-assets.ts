@@ -14,13 +14,14 @@ import {
   parseStyleFile,
   type MapAssetFields,
   type MapAssetType,
+  THUMBNAIL_MAX_BYTES,
 } from '@studio/schema';
 import { defineRoute, requireCaller, type RouteDef } from '../http/route';
 import type { Services } from '../services';
 import type { ResourceRow } from '../services/records';
 import type { UploadHandler } from './uploads';
 import { kindRoutes, type Kind } from './kinds';
-import { storeThumbnail, THUMBNAIL_MAX_BYTES } from './records';
+import { storeThumbnail } from './records';
 
 const BASE = '/v1/map-assets';
 export const MAP_ASSET_FILE_MAX_BYTES = 20 * 1024 * 1024;

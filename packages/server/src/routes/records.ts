@@ -17,6 +17,7 @@ import {
   parseDashboardState,
   parseWorkbookState,
   TAB_HEADER,
+  THUMBNAIL_MAX_BYTES,
 } from '@studio/schema';
 import { defineRoute, readJsonBody, requireCaller, type RouteDef, type RouteContext } from '../http/route';
 import type { Services } from '../services';
@@ -38,7 +39,6 @@ export function tabOf(ctx: RouteContext<unknown, unknown, unknown>): string | nu
   return value;
 }
 const ListQuery = ListFilters.extend(Paging.shape);
-export const THUMBNAIL_MAX_BYTES = 10 * 1024 * 1024;
 
 /** One record on the wire with the caller's access, after any write. */
 export async function recordItem(services: Services, row: ResourceRow, ctx: Pick<RouteContext<unknown, unknown, unknown>, 'caller' | 'adminMode'>) {

@@ -1,8 +1,9 @@
 import { useState } from 'react';
-import type { AdminPublishedMap, User } from '@studio/schema';
+import type { AdminPublishedMap } from '@studio/schema';
 import { client } from '../app/api';
 import { useLoad } from '../app/useLoad';
-import { DataTable, Dialog, ErrorMessage, Field, formatDate, useAction } from '../app/ui';
+import { DataTable, ErrorMessage, Field, formatDate, useAction } from '../app/ui';
+import { ChangeOwnerDialog, OwnershipButtons, visibilityLabel } from './ChangeOwnerDialog';
 import { PageHeader } from './AdminPages';
 
 /**
@@ -53,67 +54,24 @@ export function PublishedMapsPage() {
             { header: 'Views', cell: (m) => m.views.toLocaleString(), className: 'numeric' },
             { header: 'Published', cell: (m) => formatDate(m.publishedAt), className: 'muted nowrap' },
             { header: 'Owner', cell: (m) => m.ownerEmail },
-            { header: 'In the studio', cell: (m) => (m.visibility === 'private' ? 'Shared only' : 'All signed in') },
+            { header: 'In the studio', cell: (m) => visibilityLabel(m.visibility) },
             {
               header: <span className="visually-hidden">Actions</span>,
               className: 'row-actions',
               cell: (m) => (
-                <>
-                  <button type="button" className="button button-small" aria-label={`Change the owner of ${m.name}`} onClick={() => setTransferring(m)}>
-                    Change owner
-                  </button>
-                  <button type="button" className="button button-small" disabled={visibility.pending} aria-label={`${m.visibility === 'private' ? 'Open' : 'Close'} ${m.name} ${m.visibility === 'private' ? 'to' : 'for'} everyone signed in`} onClick={() => toggleVisibility(m)}>
-                    {m.visibility === 'private' ? 'Open to all' : 'Make private'}
-                  </button>
-                </>
+                <OwnershipButtons name={m.name} visibility={m.visibility} busy={visibility.pending} onChangeOwner={() => setTransferring(m)} onToggleVisibility={() => toggleVisibility(m)} />
               ),
             },
           ]}
         />
       )}
-      {transferring && <ChangeOwnerDialog map={transferring} onClose={() => setTransferring(null)} onChanged={maps.reload} />}
+      {transferring && (
+        <ChangeOwnerDialog
+          record={{ collection: 'maps', id: transferring.mapId, name: transferring.name, noun: 'map', ownerId: transferring.ownerId, ownerEmail: transferring.ownerEmail }}
+          onClose={() => setTransferring(null)}
+          onChanged={maps.reload}
+        />
+      )}
     </section>
-  );
-}
-
-/** Hands a map to another user: they own it from then on (the previous owner keeps only what is shared with them). */
-function ChangeOwnerDialog({ map, onClose, onChanged }: { map: AdminPublishedMap; onClose: () => void; onChanged: () => void }) {
-  const users = useLoad(() => client.admin.users().then((p) => p.items), []);
-  const [ownerId, setOwnerId] = useState(map.ownerId);
-  const save = useAction();
-  const label = (u: User) => (u.name ? `${u.name} — ${u.email}` : u.email);
-  return (
-    <Dialog title={`Change the owner of ${map.name}`} onClose={onClose}>
-      <form
-        className="form"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void save.run(async () => {
-            await client.admin.changeOwner('maps', map.mapId, ownerId);
-            onChanged();
-            onClose();
-          });
-        }}
-      >
-        <ErrorMessage message={users.error} onRetry={users.reload} />
-        <Field label="New owner">
-          <select value={ownerId} onChange={(e) => setOwnerId(e.target.value)} disabled={!users.data}>
-            {(users.data ?? []).map((u) => (
-              <option key={u.id} value={u.id}>
-                {label(u)}
-              </option>
-            ))}
-          </select>
-        </Field>
-        <p className="muted">The new owner may edit, share and delete the map; {map.ownerEmail} keeps only what is shared with them.</p>
-        <ErrorMessage message={save.error} />
-        <div className="dialog-actions">
-          <button type="button" className="button button-quiet" onClick={onClose}>Cancel</button>
-          <button type="submit" className="button button-primary" disabled={save.pending || ownerId === map.ownerId}>
-            {save.pending ? 'Saving…' : 'Change owner'}
-          </button>
-        </div>
-      </form>
-    </Dialog>
   );
 }

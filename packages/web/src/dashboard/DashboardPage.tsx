@@ -13,6 +13,7 @@ import { DEFAULT_TEMPLATE, TEMPLATES, newWidgetId, reduce, valuesFromSearch, typ
 import { ANALYTIC_TEMPLATE_PREFIX, analyticDashboard, analyticTemplateId } from './analytic-templates';
 import { loadGroup } from '../analytics/useRows';
 import { dashboardThumbnail } from './thumbnail';
+import { AddToProjectButton } from '../projects/AddRecordToProjectDialog';
 import { initialParams } from '../analytics/AnalyticsView';
 import './dashboard.css';
 
@@ -129,6 +130,7 @@ export function DashboardPage({ preview = false }: { preview?: boolean }) {
         )}
         {record && ['owner', 'editor', 'admin'].includes(record.access) && !preview && <button type="button" className="button" onClick={() => setPublishing(true)}>Publish</button>}
         {record && !preview && <a className="button" href={`/preview/${record.id}${window.location.search}`}>Preview</a>}
+        {record && !preview && <AddToProjectButton record={{ id: record.id, name }} kind="insight" />}
         <button type="button" className="button" onClick={() => window.print()}>Print / PDF</button>
       </header>
       <ErrorMessage message={save.error} />

@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'react';
+import { AddToProjectButton } from '../projects/AddRecordToProjectDialog';
 import { Link, Navigate, useNavigate, useParams } from 'react-router-dom';
 import { can, downloadFileBase, type Dataset, type DatasetDownloadFormat } from '@studio/schema';
 import { client } from '../app/api';
@@ -167,6 +168,7 @@ export function DatasetPage() {
               Replace data
             </button>
           )}
+          <AddToProjectButton record={d} kind="dataset" />
           {can(d.access, 'delete') && (
             <button type="button" className="button button-danger" onClick={() => setDialog('delete')}>
               Delete

@@ -4,6 +4,7 @@ import { can, type StudioRecord, type Tag } from '@studio/schema';
 import type { ListParams } from '@studio/client';
 import { client } from '../app/api';
 import { useLoad } from '../app/useLoad';
+import { useThumbnail } from '../app/useThumbnail';
 import { ConfirmDialog, DataTable, ErrorMessage, PromptDialog, formatDate } from '../app/ui';
 import type { CollectionConfig } from './collections';
 import { ShareDialog } from './ShareDialog';
@@ -41,30 +42,6 @@ export function emptyText(c: CollectionConfig, tab: TabId, search: string, tagge
     case 'samples':
       return `No sample ${c.plural} are available.`;
   }
-}
-
-/**
- * A record's thumbnail as an object URL: the image call needs the bearer token, which a CSS
- * background request would not send. Null while loading, and when there is none (the initial shows).
- */
-function useThumbnail(url: string | null): string | null {
-  const [src, setSrc] = useState<string | null>(null);
-  useEffect(() => {
-    if (!url) return undefined;
-    let objectUrl: string | null = null;
-    let stale = false;
-    client.raw('GET', url).then(async (res) => {
-      if (!res.ok || stale) return;
-      objectUrl = URL.createObjectURL(await res.blob());
-      if (stale) URL.revokeObjectURL(objectUrl);
-      else setSrc(objectUrl);
-    }, () => undefined);
-    return () => {
-      stale = true;
-      if (objectUrl) URL.revokeObjectURL(objectUrl);
-    };
-  }, [url]);
-  return src;
 }
 
 function RecordName({ record: r, href }: { record: StudioRecord; href?: (id: string) => string }) {

@@ -16,6 +16,7 @@ import { addDatasets, currentConfig, datasetIdsOnMap, exposeMap, showDatasets } 
 import { AddDataContext, type AddDataTarget } from './add-data/CatalogPicker';
 import { savedView, upgradeMapState, wrapKeplerConfig } from './state/versions';
 import { PublishDialog } from './PublishDialog';
+import { AddToProjectButton } from '../projects/AddRecordToProjectDialog';
 import './map.css';
 
 const maps = () => client.records('maps');
@@ -198,6 +199,7 @@ export default function MapView({ preview = false, embed = false }: { preview?: 
             New dashboard
           </a>
         )}
+        {loaded?.record && <AddToProjectButton record={{ id: loaded.record.id, name }} kind="map" />}
         {notice && <span className="map-notice" role="status">{notice}</span>}
         {banner && <span className="map-banner" role="note">{banner}</span>}
         {loaded?.lockElsewhere && (

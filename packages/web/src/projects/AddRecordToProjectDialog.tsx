@@ -64,3 +64,19 @@ export function AddRecordToProjectDialog({ record, kind, onClose, onAdded }: {
     </Dialog>
   );
 }
+
+/**
+ * A record page's "Add to project" button (dataset page, map builder, dashboard, workbook): opens the dialog
+ * above and says where the record went once the server has it.
+ */
+export function AddToProjectButton({ record, kind }: { record: { id: string; name: string }; kind: ProjectResource['resource']['type'] }) {
+  const [open, setOpen] = useState(false);
+  const [added, setAdded] = useState<string | null>(null);
+  return (
+    <>
+      <button type="button" className="button" onClick={() => setOpen(true)}>Add to project</button>
+      {added && <span className="muted" role="status">{`Added to ${added}.`}</span>}
+      {open && <AddRecordToProjectDialog record={record} kind={kind} onClose={() => setOpen(false)} onAdded={setAdded} />}
+    </>
+  );
+}

@@ -5,7 +5,9 @@ import { client } from '../app/api';
 import { ConfirmDialog, Dialog, ErrorMessage, Field, PromptDialog, TextField, useAction } from '../app/ui';
 import { useLoad } from '../app/useLoad';
 import { NotFoundPage } from '../pages/NotFound';
+import { useThumbnail } from '../app/useThumbnail';
 import { AddToProjectDialog } from './AddToProjectDialog';
+import { ProjectPictureDialog } from './ProjectPictureDialog';
 import { KIND_LABELS, flatten, folderPath, folderTree, resourceHref, resourcesIn, subtreeIds } from './folders';
 import './projects.css';
 
@@ -24,9 +26,10 @@ export function ProjectPage() {
   const project = useLoad(() => client.projects.detail(id), [id]);
   const entries = useLoad(() => client.projects.resources(id).then((p) => p.items), [id]);
   const [selected, setSelected] = useState<string | null>(null);
-  const [dialog, setDialog] = useState<null | 'add' | 'new-folder' | 'rename-folder' | 'move-folder' | 'delete-folder' | 'rename-project'>(null);
+  const [dialog, setDialog] = useState<null | 'add' | 'new-folder' | 'rename-folder' | 'move-folder' | 'delete-folder' | 'rename-project' | 'picture'>(null);
   const [dropTarget, setDropTarget] = useState<string | null | undefined>(undefined);
   const act = useAction();
+  const picture = useThumbnail(project.data?.thumbnailUrl ?? null);
 
   const folders = project.data?.folders ?? [];
   const rows = useMemo(() => flatten(folderTree(folders)), [folders]);
@@ -67,10 +70,14 @@ export function ProjectPage() {
   return (
     <section className="page project-page" aria-labelledby="page-title">
       <header className="page-header">
-        <h1 id="page-title">{project.data?.name ?? 'Project'}</h1>
+        <div className="project-title">
+          {picture && <img className="project-picture" src={picture} alt="" data-picture="loaded" />}
+          <h1 id="page-title">{project.data?.name ?? 'Project'}</h1>
+        </div>
         {canEdit && (
           <div className="page-actions">
             <button type="button" className="button" onClick={() => setDialog('rename-project')}>Rename project</button>
+            <button type="button" className="button" onClick={() => setDialog('picture')}>Picture</button>
             <button type="button" className="button" onClick={() => setDialog('new-folder')}>New folder</button>
             <button type="button" className="button button-primary" onClick={() => setDialog('add')}>Add to project</button>
           </div>
@@ -159,6 +166,9 @@ export function ProjectPage() {
             setSelected(null);
             reload();
           }} />
+      )}
+      {dialog === 'picture' && (
+        <ProjectPictureDialog projectId={id} entries={entries.data ?? []} onSaved={project.reload} onClose={() => setDialog(null)} />
       )}
       {dialog === 'rename-project' && project.data && (
         <PromptDialog title="Rename project" label="Project name" initial={project.data.name} submitLabel="Rename" onClose={() => setDialog(null)} onSubmit={async (name) => {

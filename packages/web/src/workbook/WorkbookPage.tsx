@@ -13,6 +13,7 @@ import { STEP_SPECS, STEP_TYPES } from './steps';
 import { WorkbookRunner, type CellStatus } from './run';
 import type { StepChoices } from './StepForm';
 import './workbook.css';
+import { AddToProjectButton } from '../projects/AddRecordToProjectDialog';
 
 const UNDO_DEPTH = 100;
 
@@ -184,6 +185,7 @@ export function WorkbookPage() {
             <button type="button" className="button button-primary" disabled={save.pending} onClick={() => void onSave()}>{save.pending ? 'Saving…' : 'Save'}</button>
           </>
         )}
+        {record && <AddToProjectButton record={{ id: record.id, name }} kind="workbook" />}
       </header>
       <ErrorMessage message={save.error} />
       {state.cells.length === 0 && <p className="muted">An empty workbook: add a dataset step, inline data or SQL to begin.</p>}
