@@ -333,6 +333,12 @@ export class StudioClient {
       this.request<{ item: { role: 'viewer' | 'maker' } }>('PUT', `/v1/admin/users/${userId}/organization/${orgId}/seat/${seat}`).then((r) => r.item),
     /** ADM-014: the named quota presets (Viewer 0, Maker 100, …). */
     quotaPolicies: () => this.request<{ items: { id: string; name: string; value: number }[] }>('GET', '/v1/quotapolicies').then((r) => r.items),
+    /** ADM-023: users who own more records than their quota; with `dryRun: false` their quotas are raised to their usage. */
+    reconcileQuota: (dryRun: boolean) =>
+      this.request<{ item: { message: string; users: { id: string; email: string; quota: number; usage: number }[] } }>('POST', '/v1/admin/reconcile-quota', { body: { quotaType: 'records', dryRun } }).then((r) => r.item),
+    /** ADM-024: an organization's default tags ("Needs review", "Published"); answers those made now. */
+    provisionAccount: (organizationId: string) =>
+      this.request<{ item: { organizationId: string; createdTags: string[] } }>('POST', '/v1/admin/pipelines/provision-account', { body: { organizationId } }).then((r) => r.item),
     /** ADM-008: how many records a user may own (0..65535). */
     setQuota: (userId: string, policy: number) => this.request<unknown>('PUT', `/v1/users/${userId}/quotapolicy/${policy}`),
     /** Saved data connections the server's network rule (STUDIO_CONNECTION_HOSTS) refuses. */

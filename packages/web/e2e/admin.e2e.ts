@@ -165,4 +165,40 @@ describe('administration', () => {
     expect(foreign).toEqual([]);
     await context.close();
   });
+
+  it('Quotas and seats: counts users on each policy and seat; a check lists a user over quota, raising it is confirmed; an organization is provisioned with its default tags', async () => {
+    const admin = await asAdmin();
+    const team = await admin.admin.createOrganization(`Quota team ${unique()}`);
+    const ivy = await createUser(admin, team.id, 'Ivy Over', `ivy.${unique()}@e2e.studio.test`);
+    for (const n of [1, 2, 3]) await ivy.client.records('maps').save({ name: `Ivy map ${n}` });
+    await admin.admin.setQuota(ivy.user.id, 2);
+
+    const { page, context, foreign } = await openStudio(browser(), baseUrl());
+    await signInThroughUi(page, baseUrl(), inject('adminEmail'), inject('adminPassword'));
+    await page.getByRole('navigation', { name: 'Workspace' }).getByRole('link', { name: 'Quotas and seats' }).click();
+    const users = (await admin.admin.users()).items;
+    const cell = (table: string, row: string, column: number) => page.getByRole('table', { name: table }).getByRole('row', { name: new RegExp(`^${row}\\b`) }).getByRole('cell').nth(column).innerText();
+    await expect.poll(() => cell('Quota policies', 'Maker', 2)).toBe(users.filter((u) => u.quotaPolicy === 100).length.toLocaleString('en-US'));
+    expect(await cell('Seat types', 'viewer', 1)).toBe('Viewer: opens what is shared with them, creates nothing');
+
+    await page.getByRole('button', { name: 'Check quotas' }).click();
+    const overRow = page.getByRole('table', { name: 'Users over their quota' }).getByRole('row', { name: new RegExp(ivy.email) });
+    expect((await overRow.getByRole('cell').allInnerTexts())).toEqual([ivy.email, '2', '3']);
+    await page.getByRole('status').filter({ hasText: 'dry run: nothing changed' }).waitFor();
+    expect((await admin.admin.users()).items.find((u) => u.id === ivy.user.id)?.quotaPolicy).toBe(2);
+    await page.getByRole('button', { name: 'Raise their quotas to their usage' }).click();
+    await page.getByRole('dialog', { name: 'Raise quotas' }).getByRole('button', { name: 'Raise quotas' }).click();
+    await page.getByRole('status').filter({ hasText: 'quotas raised to usage' }).waitFor();
+    expect((await admin.admin.users()).items.find((u) => u.id === ivy.user.id)?.quotaPolicy).toBe(3);
+    expect((await admin.admin.auditLogs({ action: 'admin.reconcile-quota' })).items.length).toBeGreaterThan(0);
+
+    await page.getByRole('navigation', { name: 'Workspace' }).getByRole('link', { name: 'Organizations' }).click();
+    await page.getByRole('button', { name: `Provision ${team.name}` }).click();
+    await page.getByRole('status').filter({ hasText: `${team.name} now has the tags “Needs review” and “Published”.` }).waitFor();
+    expect((await ivy.client.tags.forOrganization()).items.map((t) => t.name).sort()).toEqual(['Needs review', 'Published']);
+    await page.getByRole('button', { name: `Provision ${team.name}` }).click();
+    await page.getByRole('status').filter({ hasText: `${team.name} already has its default tags.` }).waitFor();
+    expect(foreign).toEqual([]);
+    await context.close();
+  });
 });

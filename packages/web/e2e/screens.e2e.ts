@@ -211,7 +211,7 @@ describe('every screen at 1280 and 1920 px: no overflow, no WCAG 2 A/AA violatio
   it("an administrator's screens", async () => {
     const studio = await openStudio(browser(), baseUrl());
     await signInThroughUi(studio.page, baseUrl(), inject('adminEmail'), inject('adminPassword'));
-    const pages = ['organizations', 'users', 'invite', 'audit-log', 'published-maps', 'ownership', 'refused-connections', 'client-errors', 'legal'];
+    const pages = ['organizations', 'users', 'invite', 'audit-log', 'published-maps', 'ownership', 'quotas', 'refused-connections', 'client-errors', 'legal'];
     await visit(studio, pages.map((p) => ({ name: `admin-${p}`, path: `/workspace/admin/${p}` })));
     await studio.context.close();
   }, 300_000);

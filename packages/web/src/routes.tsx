@@ -15,6 +15,7 @@ import { InvitePage } from './admin/InvitePage';
 import { HomePage } from './home/HomePage';
 import { PublishedMapsPage } from './admin/PublishedMapsPage';
 import { OwnershipPage } from './admin/OwnershipPage';
+import { QuotasPage } from './admin/QuotasPage';
 import { ClientErrorsPage } from './admin/ClientErrorsPage';
 import { LegalPage } from './admin/LegalPage';
 import { BaselineCsvRoute, MapPreviewRoute, MapRoute, PublicMapRoute } from './map/routes';
@@ -102,6 +103,7 @@ export const routes: RouteObject[] = [
           { path: 'admin/audit-log', element: <RequireAdmin><AuditLogPage /></RequireAdmin> },
           { path: 'admin/published-maps', element: <RequireAdmin><PublishedMapsPage /></RequireAdmin> },
           { path: 'admin/ownership', element: <RequireAdmin><OwnershipPage /></RequireAdmin> },
+          { path: 'admin/quotas', element: <RequireAdmin><QuotasPage /></RequireAdmin> },
           { path: 'admin/refused-connections', element: <RequireAdmin><RefusedConnectionsPage /></RequireAdmin> },
           { path: 'admin/client-errors', element: <RequireAdmin><ClientErrorsPage /></RequireAdmin> },
           { path: 'admin/legal', element: <RequireAdmin><LegalPage /></RequireAdmin> },

@@ -57,7 +57,7 @@ describe('RecordList against a real studio', () => {
     );
     const alert = await waitFor(() => view.container.querySelector('[role=alert]'));
     expect(alert.textContent).toContain('Catalog unavailable');
-    expect(calls.find((u) => u.startsWith('/v1/maps'))).toBe('/v1/maps/shared-with-user?search=harbor&sortBy=updatedAt&sortOrder=desc&limit=200');
+    expect(calls.find((u) => u.startsWith('/v1/maps'))).toBe('/v1/maps/shared-with-user?search=harbor&sortBy=updatedAt&sortOrder=desc&offset=0&limit=200');
 
     outage = false;
     await act(async () => (alert.querySelector('button') as HTMLButtonElement).click());

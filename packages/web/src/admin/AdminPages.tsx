@@ -24,10 +24,18 @@ export function OrganizationsPage() {
       orgs.reload();
     });
   };
+  // ADM-024: the account's defaults (its tags), added where missing; says what it added.
+  const [provisioned, setProvisioned] = useState<string | null>(null);
+  const provision = (o: { id: string; name: string }) =>
+    void action.run(async () => {
+      const { createdTags } = await client.admin.provisionAccount(o.id);
+      setProvisioned(createdTags.length ? `${o.name} now has the tags ${createdTags.map((t) => `“${t}”`).join(' and ')}.` : `${o.name} already has its default tags.`);
+    });
   const items = orgs.data?.items ?? [];
   return (
     <section className="page" aria-labelledby="page-title">
       <PageHeader title="Organizations" lead="Teams that share maps, datasets and quotas." />
+      {provisioned && <p role="status">{provisioned}</p>}
       <form className="form share-row card" onSubmit={create} aria-label="Create an organization">
         <TextField grow label="Organization name" value={name} onChange={(e) => setName(e.target.value)} required maxLength={200} />
         <button type="submit" className="button button-primary" disabled={action.pending || !name.trim()}>
@@ -48,6 +56,15 @@ export function OrganizationsPage() {
             { header: 'Maker quota', cell: (o) => o.makerQuotaPolicy },
             { header: 'Created', cell: (o) => formatDate(o.createdAt), className: 'muted' },
             { header: 'Id', cell: (o) => <code className="small">{o.id}</code> },
+            {
+              header: <span className="visually-hidden">Actions</span>,
+              className: 'row-actions',
+              cell: (o) => (
+                <button type="button" className="button button-small" disabled={action.pending} aria-label={`Provision ${o.name}`} title="Adds the organization's default tags (Needs review, Published) where missing" onClick={() => provision(o)}>
+                  Provision
+                </button>
+              ),
+            },
           ]}
         />
       )}

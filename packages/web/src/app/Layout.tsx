@@ -49,6 +49,7 @@ const NAV: { title: string; items: NavItem[]; admin?: boolean }[] = [
       { to: '/workspace/admin/invite', label: 'Invite people' },
       { to: '/workspace/admin/published-maps', label: 'Published maps' },
       { to: '/workspace/admin/ownership', label: 'Ownership' },
+      { to: '/workspace/admin/quotas', label: 'Quotas and seats' },
       { to: '/workspace/admin/audit-log', label: 'Audit log' },
       { to: '/workspace/admin/refused-connections', label: 'Refused connections' },
       { to: '/workspace/admin/client-errors', label: 'Client errors' },

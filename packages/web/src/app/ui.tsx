@@ -158,36 +158,4 @@ export function Brand({ large }: { large?: boolean }) {
   );
 }
 
-export interface Column<T> {
-  header: ReactNode;
-  cell: (row: T) => ReactNode;
-  className?: string;
-}
-
-/** The product's table: a labelled grid of rows, one column definition per column. */
-export function DataTable<T>({ label, columns, rows, rowKey, busy }: { label: string; columns: Column<T>[]; rows: T[]; rowKey: (row: T) => string; busy?: boolean }) {
-  return (
-    <table className="records" aria-label={label} aria-busy={busy}>
-      <thead>
-        <tr>
-          {columns.map((c, i) => (
-            <th key={i} scope="col">
-              {c.header}
-            </th>
-          ))}
-        </tr>
-      </thead>
-      <tbody>
-        {rows.map((row) => (
-          <tr key={rowKey(row)}>
-            {columns.map((c, i) => (
-              <td key={i} className={c.className}>
-                {c.cell(row)}
-              </td>
-            ))}
-          </tr>
-        ))}
-      </tbody>
-    </table>
-  );
-}
+export { DataTable, type Column } from './DataTable';

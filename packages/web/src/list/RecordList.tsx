@@ -4,6 +4,7 @@ import { can, type StudioRecord, type Tag } from '@studio/schema';
 import type { ListParams } from '@studio/client';
 import { client } from '../app/api';
 import { useLoad } from '../app/useLoad';
+import { usePagedList } from '../app/usePagedList';
 import { useThumbnail } from '../app/useThumbnail';
 import { ConfirmDialog, DataTable, ErrorMessage, PromptDialog, formatDate } from '../app/ui';
 import type { CollectionConfig } from './collections';
@@ -123,9 +124,9 @@ export function RecordList({ config }: { config: CollectionConfig }) {
 
   const call = TABS.find((t) => t.id === tab)!.call;
   const { sortBy, sortOrder } = SORTS[sortKey]!;
-  const list = useLoad(
+  const list = usePagedList(
     // Kinds without samples answer an empty page instead of a call the server does not offer.
-    async () => (tab === 'samples' && !config.samples ? { items: [], total: 0 } : config.api()[call]({ search: search || undefined, tag: tag || undefined, sortBy, sortOrder, limit: 200 })),
+    async (page) => (tab === 'samples' && !config.samples ? { items: [], total: 0 } : config.api()[call]({ search: search || undefined, tag: tag || undefined, sortBy, sortOrder, ...page })),
     [config.slug, call, search, tag, sortKey],
   );
   const tags = useLoad(usableTags, [config.slug]);
@@ -227,6 +228,8 @@ export function RecordList({ config }: { config: CollectionConfig }) {
             busy={list.loading}
             rows={items}
             rowKey={(r) => r.id}
+            rowCount={list.data?.total}
+            onEndReached={list.loadMore}
             columns={[
               { header: 'Name', cell: (r) => <RecordName record={r} href={config.href} /> },
               ...(config.columns ?? []),
@@ -251,8 +254,8 @@ export function RecordList({ config }: { config: CollectionConfig }) {
           />
         )}
         {list.data?.total !== undefined && list.data.total > items.length && (
-          <p className="muted">
-            Showing {items.length} of {list.data.total} {config.plural}. Narrow the search to find the rest.
+          <p className="muted" role="status">
+            {list.loading ? `Loading more ${config.plural}…` : `${items.length.toLocaleString()} of ${list.data.total.toLocaleString()} ${config.plural}: scroll on for the rest.`}
           </p>
         )}
       </div>
