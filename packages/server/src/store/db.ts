@@ -44,13 +44,27 @@ export async function openCatalog(opts: { databaseUrl: string | null; dataDir: s
     }
     // PostgreSQL's default 128 MB of shared buffers live in PGlite's WASM heap, resident once touched; the
     // catalog is small and its files sit in the OS page cache anyway (measured: ~340 -> ~220 MB RSS on open).
-    const pglite = await PGlite.create(dir, { startParams: [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB'] });
+    const options = { startParams: [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB'] };
+    const image = opts.inMemory ? memoryImage : null;
+    const pglite = image ? await PGlite.create(dir, { ...options, loadDataDir: await image }) : await PGlite.create(dir, options);
     const db = new Kysely<Database>({ dialect: new PGliteDialect({ pglite }) });
     store = { db, kind: 'pglite', jobDatabase: { kind: 'pglite', pglite }, close: () => db.destroy() };
+    if (opts.inMemory && !image) {
+      await migrateToLatest(db);
+      memoryImage = pglite.dumpDataDir('none').then((dump) => dump as Blob);
+      memoryImage.catch(() => (memoryImage = null));
+    }
   }
   await migrateToLatest(store.db);
   return store;
 }
+
+/**
+ * Every in-memory catalog starts alike, empty and migrated, so the first one in a process is kept as an image
+ * and the next start from it: PGlite's initdb and the migrations cost ~3 s of CPU a catalog, loading the
+ * image ~0.8 s (measured 2026-11-27). In-memory catalogs are the API tests' (one or more per test file).
+ */
+let memoryImage: Promise<Blob> | null = null;
 
 /**
  * Creates a new PGlite catalog folder in a short-lived child process: initdb leaves 100-300 MB of WASM
