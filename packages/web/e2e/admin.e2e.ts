@@ -183,7 +183,8 @@ describe('administration', () => {
 
     await page.getByRole('button', { name: 'Check quotas' }).click();
     const overRow = page.getByRole('table', { name: 'Users over their quota' }).getByRole('row', { name: new RegExp(ivy.email) });
-    expect((await overRow.getByRole('cell').allInnerTexts())).toEqual([ivy.email, '2', '3']);
+    await overRow.waitFor();
+    expect(await overRow.getByRole('cell').allInnerTexts()).toEqual([ivy.email, '2', '3']);
     await page.getByRole('status').filter({ hasText: 'dry run: nothing changed' }).waitFor();
     expect((await admin.admin.users()).items.find((u) => u.id === ivy.user.id)?.quotaPolicy).toBe(2);
     await page.getByRole('button', { name: 'Raise their quotas to their usage' }).click();
