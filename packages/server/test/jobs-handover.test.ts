@@ -27,10 +27,12 @@ describe('a node stopping with a job running (PostgreSQL, two nodes in one proce
       const owner = { authorization: cast.tokens.owner };
       const up = await first.app.inject({ method: 'POST', url: '/v1/datasets/data?name=points', payload: pointsCsv(500_000), headers: { ...owner, 'content-type': 'text/csv' } });
       expect(up.statusCode).toBe(201);
-      // Fine cells sliced by day and month: a build that outlasts the stopping node's 5 s grace.
+      // Fine cells sliced by month: a build that outlasts the stopping node's 5 s grace (~31 s alone, 2026-11-27) and
+      // that the other node still finishes well within the wait below on a loaded machine (sliced by day as well, it
+      // took ~100 s alone and ran out of 240 s in a CI run beside the browser tests).
       const build = await first.app.inject({
         method: 'POST', url: '/v1/datasets/hextile', headers: owner,
-        payload: { name: 'Tiles', source: up.json().item.id, sourceLatColumn: 'lat', sourceLngColumn: 'lng', sourceTimeColumn: 'ts', timeIntervals: ['D', 'M'], finestResolution: 11, coarsestResolution: 5, outputColumns: [{ targetColumn: 'n', aggMethod: 'count' }] },
+        payload: { name: 'Tiles', source: up.json().item.id, sourceLatColumn: 'lat', sourceLngColumn: 'lng', sourceTimeColumn: 'ts', timeIntervals: ['M'], finestResolution: 12, coarsestResolution: 5, outputColumns: [{ targetColumn: 'n', aggMethod: 'count' }] },
       });
       expect(build.statusCode).toBe(201);
       const { job } = build.json();
