@@ -116,6 +116,7 @@ export const ListFilters = z.object({
 
 export const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/webp'] as const;
 export type ImageType = (typeof IMAGE_TYPES)[number];
+export const isImageType = (type: string): type is ImageType => (IMAGE_TYPES as readonly string[]).includes(type);
 export const ThumbnailRequest = z.object({ contentType: z.enum(IMAGE_TYPES) });
 /** The largest thumbnail a record or map asset keeps (the upload is cut off past it). */
 export const THUMBNAIL_MAX_BYTES = 10 * 1024 * 1024;

@@ -10,6 +10,7 @@ import {
   StudioError,
   ThumbnailRequest,
   IMAGE_TYPES,
+  isImageType,
   badInput,
   notFound,
   type RecordCollection,
@@ -100,7 +101,7 @@ async function thumbnail(ctx: RouteContext<{ id: string }, unknown, unknown>) {
   const caller = requireCaller(ctx);
   const row = ctx.resource!;
   const contentType = String(ctx.req.headers['content-type'] ?? '').split(';')[0]!.trim();
-  if ((IMAGE_TYPES as readonly string[]).includes(contentType)) {
+  if (isImageType(contentType)) {
     await ctx.services.records.assertNotLockedByOther(caller, row);
     await storeThumbnail(ctx.services, row, contentType, ctx.req.body as NodeJS.ReadableStream, () => ctx.services.audit.record(caller, 'thumbnail.upload', row.type, row.id));
     return recordItem(ctx.services, (await ctx.services.records.get(row.id))!, ctx);

@@ -24,6 +24,8 @@ export interface CatalogStore {
  */
 export async function openCatalog(opts: { databaseUrl: string | null; dataDir: string; inMemory?: boolean; /** PGlite's folder when not `dataDir/catalog` (a restore checks one beside it). */ folder?: string }): Promise<CatalogStore> {
   let store: CatalogStore;
+  /** The first in-memory catalog of the process, kept as the image the next start from (below). */
+  let imageSource: import('@electric-sql/pglite').PGlite | null = null;
   if (opts.databaseUrl) {
     const { default: pg } = await import('pg');
     // PostgreSQL returns int8/numeric as strings; counts are normalised where they are read.
@@ -49,13 +51,14 @@ export async function openCatalog(opts: { databaseUrl: string | null; dataDir: s
     const pglite = image ? await PGlite.create(dir, { ...options, loadDataDir: await image }) : await PGlite.create(dir, options);
     const db = new Kysely<Database>({ dialect: new PGliteDialect({ pglite }) });
     store = { db, kind: 'pglite', jobDatabase: { kind: 'pglite', pglite }, close: () => db.destroy() };
-    if (opts.inMemory && !image) {
-      await migrateToLatest(db);
-      memoryImage = pglite.dumpDataDir('none').then((dump) => dump as Blob);
-      memoryImage.catch(() => (memoryImage = null));
-    }
+    if (opts.inMemory && !image) imageSource = pglite;
   }
   await migrateToLatest(store.db);
+  if (imageSource) {
+    // Taken before the caller writes anything: the image is the empty, migrated catalog.
+    memoryImage = imageSource.dumpDataDir('none').then((dump) => dump as Blob);
+    await memoryImage.catch(() => (memoryImage = null));
+  }
   return store;
 }
 

@@ -61,12 +61,13 @@ export function ChangeOwnerDialog({ record, onClose, onChanged }: { record: Owne
 export const visibilityLabel = (visibility: Visibility) => (visibility === 'private' ? 'Shared only' : 'All signed in');
 
 /** A row's administrator actions: hand the record to another owner, open it to everyone signed in or make it private. */
-export function OwnershipButtons({ name, visibility, busy, onChangeOwner, onToggleVisibility }: {
+export function OwnershipButtons({ name, visibility, busy, onChangeOwner, onSetVisibility }: {
   name: string;
   visibility: Visibility;
   busy: boolean;
   onChangeOwner: () => void;
-  onToggleVisibility: () => void;
+  /** Called with the visibility the record should have next (ADM-006's privacy). */
+  onSetVisibility: (next: Visibility) => void;
 }) {
   const open = visibility === 'private';
   return (
@@ -74,7 +75,7 @@ export function OwnershipButtons({ name, visibility, busy, onChangeOwner, onTogg
       <button type="button" className="button button-small" aria-label={`Change the owner of ${name}`} onClick={onChangeOwner}>
         Change owner
       </button>
-      <button type="button" className="button button-small" disabled={busy} aria-label={open ? `Open ${name} to everyone signed in` : `Close ${name} for everyone signed in`} onClick={onToggleVisibility}>
+      <button type="button" className="button button-small" disabled={busy} aria-label={open ? `Open ${name} to everyone signed in` : `Close ${name} for everyone signed in`} onClick={() => onSetVisibility(open ? 'public_read' : 'private')}>
         {open ? 'Open to all' : 'Make private'}
       </button>
     </>

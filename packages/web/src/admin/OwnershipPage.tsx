@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import { Link } from 'react-router-dom';
-import type { StudioRecord } from '@studio/schema';
+import type { StudioRecord, Visibility } from '@studio/schema';
 import { client } from '../app/api';
 import { RECORD_KINDS } from '../app/record-links';
 import { useLoad } from '../app/useLoad';
@@ -41,9 +41,9 @@ export function OwnershipPage() {
   const [transferring, setTransferring] = useState<OwnedRecord | null>(null);
   const visibility = useAction();
   const items = records.data?.items ?? [];
-  const toggleVisibility = (r: StudioRecord) =>
+  const setVisibility = (r: StudioRecord, next: Visibility) =>
     void visibility.run(async () => {
-      await client.admin.setVisibility(spec.type, r.id, r.visibility === 'private' ? 'public_read' : 'private');
+      await client.admin.setVisibility(spec.type, r.id, next);
       records.reload();
     });
   return (
@@ -75,7 +75,7 @@ export function OwnershipPage() {
               header: <span className="visually-hidden">Actions</span>,
               className: 'row-actions',
               cell: (r) => (
-                <OwnershipButtons name={r.name} visibility={r.visibility} busy={visibility.pending} onToggleVisibility={() => toggleVisibility(r)}
+                <OwnershipButtons name={r.name} visibility={r.visibility} busy={visibility.pending} onSetVisibility={(next) => setVisibility(r, next)}
                   onChangeOwner={() => setTransferring({ collection: spec.collection, id: r.id, name: r.name, noun: spec.noun, ownerId: r.ownerId, ownerEmail: r.owner.email })} />
               ),
             },

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import type { AdminPublishedMap } from '@studio/schema';
+import type { AdminPublishedMap, Visibility } from '@studio/schema';
 import { client } from '../app/api';
 import { useLoad } from '../app/useLoad';
 import { DataTable, ErrorMessage, Field, formatDate, useAction } from '../app/ui';
@@ -17,9 +17,9 @@ export function PublishedMapsPage() {
   const [transferring, setTransferring] = useState<AdminPublishedMap | null>(null);
   const visibility = useAction();
   const items = maps.data ?? [];
-  const toggleVisibility = (m: AdminPublishedMap) =>
+  const setVisibility = (m: AdminPublishedMap, next: Visibility) =>
     void visibility.run(async () => {
-      await client.admin.setVisibility('map', m.mapId, m.visibility === 'private' ? 'public_read' : 'private');
+      await client.admin.setVisibility('map', m.mapId, next);
       maps.reload();
     });
   return (
@@ -59,7 +59,7 @@ export function PublishedMapsPage() {
               header: <span className="visually-hidden">Actions</span>,
               className: 'row-actions',
               cell: (m) => (
-                <OwnershipButtons name={m.name} visibility={m.visibility} busy={visibility.pending} onChangeOwner={() => setTransferring(m)} onToggleVisibility={() => toggleVisibility(m)} />
+                <OwnershipButtons name={m.name} visibility={m.visibility} busy={visibility.pending} onChangeOwner={() => setTransferring(m)} onSetVisibility={(next) => setVisibility(m, next)} />
               ),
             },
           ]}

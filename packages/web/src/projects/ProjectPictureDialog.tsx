@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { IMAGE_TYPES, THUMBNAIL_MAX_BYTES, type ImageType, type ProjectResource } from '@studio/schema';
+import { IMAGE_TYPES, THUMBNAIL_MAX_BYTES, isImageType, type ImageType, type ProjectResource } from '@studio/schema';
 import { StudioApiError } from '@studio/client';
 import { client } from '../app/api';
 import { Dialog, ErrorMessage, Field, useAction } from '../app/ui';
@@ -7,8 +7,6 @@ import { KIND_LABELS } from './folders';
 
 /** The kinds whose records keep a picture of their own, and where it is read. */
 const PICTURE_PATHS: Partial<Record<ProjectResource['resource']['type'], string>> = { map: 'maps', insight: 'insights', workbook: 'workbooks' };
-
-const isImageType = (type: string): type is ImageType => (IMAGE_TYPES as readonly string[]).includes(type);
 
 interface Picked {
   image: Blob;
