@@ -3,6 +3,7 @@ import { Id, IsoDate, QueryBool } from './common';
 import { UPLOAD_DELIMITERS } from './delimited';
 import { StudioRecord } from './records';
 import { VectorTileInfo } from './vector-tiles';
+import { HexTileBuild } from './tilesets';
 import { DatasetRefresh } from './dataset-refresh';
 
 export const DATASET_TYPES = ['managed', 'externally-hosted', 'vector-tile', 'raster-tile', 'hex-tile', 'sql', 'wms', 'tile3d'] as const;
@@ -133,6 +134,8 @@ export const DatasetMetadata = z.object({
   rejectedRows: z.number().int().nonnegative().nullable().optional(),
   /** Vector-tile datasets: their tile pyramid (see vector-tiles.ts). */
   vectorTile: VectorTileInfo.nullable().optional(),
+  /** Hex-tile datasets: how they were built from their source (the body of POST /v1/datasets/hextile), to build them again. */
+  hexTile: HexTileBuild.nullable().optional(),
   /** Live datasets (type sql): when their query runs again, and how the last run went. */
   refresh: DatasetRefresh.nullable().optional(),
 });

@@ -34,27 +34,40 @@ export const TileOutputColumn = z.object({
 });
 export type TileOutputColumn = z.infer<typeof TileOutputColumn>;
 
+/**
+ * How a hex tileset is built from its source: kept in the tileset's metadata (`metadata.hexTile`) so that it can
+ * be built again in place from the source as it is then.
+ */
+export const HexTileBuild = z.object({
+  /** The dataset the cells come from (the caller must be able to read it). */
+  source: Id,
+  /** An H3 cell column of the source, or a latitude/longitude pair. */
+  sourceHexColumn: columnName('sourceHexColumn').optional(),
+  sourceLatColumn: columnName('sourceLatColumn').optional(),
+  sourceLngColumn: columnName('sourceLngColumn').optional(),
+  sourceTimeColumn: columnName('sourceTimeColumn').optional(),
+  timeIntervals: z.array(TileInterval).max(TILE_INTERVALS.length).default([]),
+  /** Finest data resolution (default: the H3 column's resolution; required with latitude/longitude). */
+  finestResolution: res('finestResolution').optional(),
+  /** Coarsest data resolution (default: finestResolution - 3, not below resolutionOffset). */
+  coarsestResolution: res('coarsestResolution').optional(),
+  /** Data cells of a tile are this many resolutions finer than the tile cell. */
+  resolutionOffset: z.number('resolutionOffset must be an integer from 1 to 15').int('resolutionOffset must be an integer from 1 to 15').min(1, 'resolutionOffset must be an integer from 1 to 15').max(15, 'resolutionOffset must be an integer from 1 to 15').default(4),
+  outputColumns: z.array(TileOutputColumn).min(1, 'outputColumns must hold at least one column').max(50),
+});
+export type HexTileBuild = z.infer<typeof HexTileBuild>;
+
 /** POST /v1/datasets/hextile. */
-export const HexTileCreate = z
-  .object({
-    name: z.string().trim().min(1, 'Name must not be empty').max(500).default('Hex tiles'),
-    description: z.string().max(10_000).default(''),
-    /** The dataset the cells come from (the caller must be able to read it). */
-    source: Id,
-    /** An H3 cell column of the source, or a latitude/longitude pair. */
-    sourceHexColumn: columnName('sourceHexColumn').optional(),
-    sourceLatColumn: columnName('sourceLatColumn').optional(),
-    sourceLngColumn: columnName('sourceLngColumn').optional(),
-    sourceTimeColumn: columnName('sourceTimeColumn').optional(),
-    timeIntervals: z.array(TileInterval).max(TILE_INTERVALS.length).default([]),
-    /** Finest data resolution (default: the H3 column's resolution; required with latitude/longitude). */
-    finestResolution: res('finestResolution').optional(),
-    /** Coarsest data resolution (default: finestResolution - 3, not below resolutionOffset). */
-    coarsestResolution: res('coarsestResolution').optional(),
-    /** Data cells of a tile are this many resolutions finer than the tile cell. */
-    resolutionOffset: z.number('resolutionOffset must be an integer from 1 to 15').int('resolutionOffset must be an integer from 1 to 15').min(1, 'resolutionOffset must be an integer from 1 to 15').max(15, 'resolutionOffset must be an integer from 1 to 15').default(4),
-    outputColumns: z.array(TileOutputColumn).min(1, 'outputColumns must hold at least one column').max(50),
-  })
+export const HexTileCreate = HexTileBuild.extend({
+  name: z.string().trim().min(1, 'Name must not be empty').max(500).default('Hex tiles'),
+  description: z.string().max(10_000).default(''),
+  /**
+   * An existing hex-tile dataset the caller may edit (the Data SDK's `target`): its tiles are built again in
+   * place, under the same id, so maps that show it keep it; its current tiles are served until the new ones
+   * are ready. Its name and description stay as they are.
+   */
+  target: Id.optional(),
+})
   .superRefine((b, ctx) => {
     const issue = (message: string) => ctx.addIssue({ code: 'custom', message });
     if (b.sourceHexColumn && (b.sourceLatColumn || b.sourceLngColumn)) issue('Give either sourceHexColumn or sourceLatColumn and sourceLngColumn, not both');
@@ -68,6 +81,7 @@ export const HexTileCreate = z
     if (new Set(names).size !== names.length) issue('targetColumn names must be unique');
     for (const c of b.outputColumns) if (!c.sourceColumn && c.aggMethod !== 'count') issue(`outputColumns ${c.targetColumn}: sourceColumn is required for ${c.aggMethod}`);
     if (b.coarsestResolution !== undefined && b.finestResolution !== undefined && b.coarsestResolution > b.finestResolution) issue('coarsestResolution must not be finer than finestResolution');
+    if (b.target !== undefined && b.target === b.source) issue('target must be a hex-tile dataset, not the source');
   });
 export type HexTileCreate = z.infer<typeof HexTileCreate>;
 

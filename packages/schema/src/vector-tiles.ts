@@ -43,7 +43,18 @@ const ZOOM_ORDER = { message: 'minZoom must not be above maxZoom', path: ['minZo
 const POINT_PAIR = { message: 'Give latColumn and lngColumn together', path: ['latColumn'] };
 
 /** CAT-113: a vector-tile dataset from a dataset the caller reads. */
-export const VectorTileCreate = VectorTileOptions.extend({ datasetId: Id }).refine(zoomOrder, ZOOM_ORDER).refine(pointPair, POINT_PAIR);
+export const VectorTileCreate = VectorTileOptions.extend({
+  datasetId: Id,
+  /**
+   * An existing vector-tile dataset the caller may edit (the Data SDK's `target`): cut again in place from the
+   * source as it is now, under the same id (maps keep it), serving its current tiles until the new ones are
+   * ready. Its name and description stay as they are.
+   */
+  target: Id.optional(),
+})
+  .refine(zoomOrder, ZOOM_ORDER)
+  .refine(pointPair, POINT_PAIR)
+  .refine((b) => b.target === undefined || b.target !== b.datasetId, { message: 'target must be a vector-tile dataset, not the source', path: ['target'] });
 
 const Scalar = z.union([z.string().max(100_000), z.number(), z.boolean(), z.null()]);
 /** DQ-022: a vector-tile dataset from a query: on a data connection the caller reads, or over datasets. */

@@ -117,7 +117,7 @@ export const tilesetRoutes: RouteDef[] = [
     spec: ['CAT-112'],
     method: 'POST',
     url: '/v1/datasets/hextile',
-    summary: 'Create a hex-tile dataset from a dataset the caller can read: H3 cells (from an H3 column or latitude/longitude) aggregated at a range of resolutions, grouped into tiles, optionally sliced by time',
+    summary: 'Create a hex-tile dataset from a dataset the caller can read: H3 cells (from an H3 column or latitude/longitude) aggregated at a range of resolutions, grouped into tiles, optionally sliced by time; with target, build an existing hex-tile dataset the caller may edit again in place (its current tiles served until the new are ready). Answers at once with the dataset pending and the job',
     tag: 'datasets',
     auth: 'user',
     transaction: false,

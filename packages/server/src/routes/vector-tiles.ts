@@ -38,12 +38,21 @@ const originOf = (req: FastifyRequest) => `${req.protocol}://${req.host}`;
 const intOf = (v: string) => (/^\d{1,9}$/.test(v) ? Number(v) : NaN);
 
 /** Creates the vector-tile dataset (see VectorTileService.create): answers it, pending, as the caller sees it, with the job that tiles it. */
-async function createTiled(ctx: Ctx, opts: VectorTileOptions, source: TileSource, produce: (file: string, signal: AbortSignal) => Promise<void>) {
+async function createTiled(ctx: Ctx, opts: VectorTileOptions, source: TileSource, produce: (file: string, signal: AbortSignal) => Promise<void>, target?: ResourceRow) {
   const signal = clientGone(ctx.reply);
-  const { row, job } = await vectorTiles(ctx.services).create(requireCaller(ctx), opts, source, (file) => produce(file, signal), signal);
+  const { row, job } = await vectorTiles(ctx.services).create(requireCaller(ctx), opts, source, (file) => produce(file, signal), signal, target);
   const access = await ctx.services.access.accessOf(ctx.caller, row, ctx.adminMode);
   const [item] = await ctx.services.datasets.toWire([row], () => access);
   return { item: item!, job };
+}
+
+/** The vector-tile dataset a cut goes into in place: the caller may edit it, and nothing else is cutting it. */
+async function rebuildTarget(ctx: Ctx, id: string): Promise<ResourceRow> {
+  const { resource } = await ctx.services.access.guard(requireCaller(ctx), 'dataset', id, 'write', ctx.adminMode);
+  const a = datasetAttrs(resource);
+  if (a.datasetType !== 'vector-tile') throw badInput(`target must be a vector-tile dataset (${resource.name} is of type ${a.datasetType})`);
+  if (a.status === 'pending') throw new StudioError(409, 'Record is not upload-ready', 'Its tiles are being cut');
+  return resource;
 }
 
 export const vectorTileRoutes: RouteDef[] = [
@@ -51,7 +60,7 @@ export const vectorTileRoutes: RouteDef[] = [
     spec: ['CAT-113'],
     method: 'POST',
     url: '/v1/datasets/vectortile',
-    summary: 'Create a vector-tile dataset from a dataset the caller reads (lat/lng columns or GeoJSON/WKT geometry): an MVT pyramid in a PMTiles archive, cut by a background job; answers at once with the dataset pending and the job',
+    summary: 'Create a vector-tile dataset from a dataset the caller reads (lat/lng columns or GeoJSON/WKT geometry): an MVT pyramid in a PMTiles archive, cut by a background job; with target, cut an existing vector-tile dataset the caller may edit again in place (its current tiles served until the new are ready). Answers at once with the dataset pending and the job',
     tag: TAG,
     auth: 'user',
     transaction: false,
@@ -59,14 +68,15 @@ export const vectorTileRoutes: RouteDef[] = [
     status: 201,
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
-      await assertCanCreate(ctx.services.db, caller, 'dataset');
       const { resource: source } = await ctx.services.access.guard(caller, 'dataset', ctx.body.datasetId, 'read', ctx.adminMode);
+      const target = ctx.body.target ? await rebuildTarget(ctx as Ctx, ctx.body.target) : undefined;
+      if (!target) await assertCanCreate(ctx.services.db, caller, 'dataset');
       const a = datasetAttrs(source);
       if (a.status !== 'ready' || !a.storageKey) throw new StudioError(409, `Dataset ${source.name} is not ready (status: ${a.status})`);
       locationOf(a.metadata.columns, ctx.body); // bad input answers 422 before anything is created
       const file = await ctx.services.engine.store.localPath(a.storageKey);
-      const dataset: TileSource = { name: `${source.name} (vector tiles)`, pipelineType: 'managed', query: null, sourceLabel: `dataset:${source.id}` };
-      return createTiled(ctx as Ctx, ctx.body, dataset, (out) => fs.copyFile(file, out));
+      const dataset: TileSource = { name: target?.name ?? `${source.name} (vector tiles)`, pipelineType: 'managed', query: null, sourceLabel: `dataset:${source.id}` };
+      return createTiled(ctx as Ctx, ctx.body, dataset, (out) => fs.copyFile(file, out), target);
     },
   }),
   defineRoute({

@@ -134,15 +134,17 @@ export class DatasetService {
 
   /**
    * Moves a dataset along the status machine; an illegal move is a bug, not user input. A move to `ready`
-   * with new data starts writing that data's Arrow copy (see keepArrowCopy) unless `skipArrow`.
+   * with new data starts writing that data's Arrow copy (see keepArrowCopy) unless `skipArrow`. A `claim`
+   * (work about to replace the dataset's data) is refused while other work holds it pending: checked on the
+   * locked row, so two claims that race cannot both win.
    */
   async transition(
     id: string,
     to: DatasetStatus,
     patch: Partial<Omit<DatasetAttrs, 'metadata'>> & { metadata?: Partial<DatasetMetadata> } = {},
-    opts: { skipArrow?: boolean } = {},
+    opts: { skipArrow?: boolean; claim?: boolean } = {},
   ): Promise<ResourceRow> {
-    const row = await this.move(id, to, patch);
+    const row = await this.move(id, to, patch, opts.claim);
     if (to === 'ready' && patch.storageKey && !opts.skipArrow) this.keepArrowCopy(id, patch.storageKey);
     return row;
   }
@@ -178,11 +180,12 @@ export class DatasetService {
     return this.copies.get(id) ?? Promise.resolve();
   }
 
-  private move(id: string, to: DatasetStatus, patch: Partial<Omit<DatasetAttrs, 'metadata'>> & { metadata?: Partial<DatasetMetadata> }): Promise<ResourceRow> {
+  private move(id: string, to: DatasetStatus, patch: Partial<Omit<DatasetAttrs, 'metadata'>> & { metadata?: Partial<DatasetMetadata> }, claim = false): Promise<ResourceRow> {
     return this.db.transaction().execute(async (trx) => {
       const row = await trx.selectFrom('resources').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
       if (!row) throw new StudioError(409, 'Record is not upload-ready');
       const current = datasetAttrs(row);
+      if (claim && current.status === 'pending') throw new StudioError(409, 'Record is not upload-ready', 'Its data is being built or ingested');
       if (current.status !== to && !DATASET_TRANSITIONS[current.status].includes(to)) {
         throw new StudioError(409, `Dataset cannot go from ${current.status} to ${to}`);
       }
@@ -266,7 +269,7 @@ export class DatasetService {
     if (datasetAttrs(row).status === 'pending') throw new StudioError(409, 'Record is not upload-ready', 'Data is being ingested');
     // The claim commits on its own, before the work: other requests and nodes must see the dataset pending.
     const pending = await atomically(this.db, async () => {
-      const claimed = await this.transition(row.id, 'pending', { metadata: { errorMessage: null, errorDetails: null } });
+      const claimed = await this.transition(row.id, 'pending', { metadata: { errorMessage: null, errorDetails: null } }, { claim: true });
       await this.db.updateTable('resources').set({ attrs: sql`attrs || jsonb_build_object('ingestNode', ${this.nodeId}::text, 'jobId', null)` }).where('id', '=', row.id).execute();
       await opts.onClaim?.();
       return claimed;

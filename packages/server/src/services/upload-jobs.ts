@@ -53,7 +53,7 @@ export async function startBackgroundUpload(s: Services, caller: Caller, row: Re
       const fresh = await s.records.get(row.id);
       if (!fresh || datasetAttrs(fresh).status === 'pending') throw new StudioError(409, 'Record is not upload-ready', 'Data is being ingested');
       const jobId = await s.jobs.create(caller, 'dataset-ingest', row.id);
-      const pending = await s.datasets.transition(row.id, 'pending', { jobId, metadata: { errorMessage: null, errorDetails: null } });
+      const pending = await s.datasets.transition(row.id, 'pending', { jobId, metadata: { errorMessage: null, errorDetails: null } }, { claim: true });
       await upload.audit();
       return { pending, jobId };
     });

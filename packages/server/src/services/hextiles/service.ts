@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { StudioError, badInput, isStudioError, type HexTileCreate, type Job, bestEffort } from '@studio/schema';
-import { checkKey } from '@studio/engine';
+import { arrowCopyKey, checkKey } from '@studio/engine';
 import { compilePipeline, type TileResolver } from '@studio/pipeline';
 import type { CoreServices, Services } from '..';
 import type { Caller } from '../../http/caller';
@@ -55,7 +55,8 @@ export async function archiveOf(s: CoreServices, row: ResourceRow, zipUrl?: stri
     }
     key = checkKey(m[1]!);
     if (!(await s.engine.store.exists(key))) throw new StudioError(404, 'No such tileset archive', zipUrl);
-  } else if (a.status !== 'ready' || !key) {
+  } else if (!key) {
+    // Never built yet. One being built again (pending), or whose rebuild failed (error), serves the tiles it has.
     throw new StudioError(409, `Dataset is not ready (status: ${a.status})`, a.metadata.errorMessage ?? undefined);
   } else if (!(await s.engine.store.exists(key))) {
     throw new StudioError(409, 'This hex-tile dataset has no tile archive', 'A copy keeps the cells table only; build the hex tiles from the source again');
@@ -115,23 +116,28 @@ export interface HexTileJobData {
 }
 
 /**
- * POST /v1/datasets/hextile: a new hex-tile dataset built from a source the caller can read. Everything the
- * request can be refused for is checked first (a refusal creates nothing); then the dataset is created
- * pending and a background job builds it (`hexTileJob`): the call answers at once with the record and the job.
+ * POST /v1/datasets/hextile: a new hex-tile dataset built from a source the caller can read, or, with `target`,
+ * an existing one built again in place. Everything the request can be refused for is checked first (a refusal
+ * changes nothing); then the dataset is claimed pending and a background job builds it (`hexTileJob`): the call
+ * answers at once with the record and the job. A rebuilt dataset keeps serving its current tiles meanwhile.
  */
 export async function createHexTiles(s: Services, caller: Caller, body: HexTileCreate): Promise<{ row: ResourceRow; job: Job }> {
   const { resource: source } = await s.access.guard(caller, 'dataset', body.source, 'read', false);
   const src = datasetAttrs(source);
   if (src.datasetType === 'hex-tile') throw badInput('The source must be a table dataset, not a hex-tile dataset');
   if (src.status !== 'ready' || !src.storageKey) throw new StudioError(409, `Source dataset is not ready (status: ${src.status})`);
-  await assertCanCreate(s.db, caller, 'dataset');
+  const target = body.target ? await rebuildTarget(s, caller, body.target) : null;
+  if (!target) await assertCanCreate(s.db, caller, 'dataset');
   const sourceFile = await s.engine.store.localPath(src.storageKey);
   await s.engine.withConnection((c) => planTileset(c, body, sourceFile, src.metadata.columns));
+  const { name: _name, description: _description, target: _target, ...build } = body;
   const { row, jobId } = await s.units.run(async () => {
-    const created = await s.records.create(caller, 'dataset', { name: body.name, description: body.description, attrs: newAttrs() as unknown as Record<string, unknown> });
-    await s.audit.record(caller, 'dataset.create', 'dataset', created.id, { name: created.name, type: 'hex-tile', source: body.source });
-    const id = await s.jobs.create(caller, 'hex-tiles', created.id);
-    return { row: await s.datasets.transition(created.id, 'pending', { jobId: id, metadata: HEX_TILE_META(body.source) }), jobId: id };
+    const dataset = target ?? (await s.records.create(caller, 'dataset', { name: body.name, description: body.description, attrs: newAttrs() as unknown as Record<string, unknown> }));
+    if (target) await s.audit.record(caller, 'dataset.rebuild', 'dataset', dataset.id, { type: 'hex-tile', source: body.source });
+    else await s.audit.record(caller, 'dataset.create', 'dataset', dataset.id, { name: dataset.name, type: 'hex-tile', source: body.source });
+    const id = await s.jobs.create(caller, 'hex-tiles', dataset.id);
+    const pending = await s.datasets.transition(dataset.id, 'pending', { jobId: id, metadata: { ...HEX_TILE_META(body.source), hexTile: build, errorMessage: null, errorDetails: null } }, { claim: true });
+    return { row: pending, jobId: id };
   });
   try {
     return { row, job: await s.jobs.enqueue<HexTileJobData>(jobId, 'hex-tiles', { datasetId: row.id, sourceId: body.source, body }) };
@@ -139,6 +145,15 @@ export async function createHexTiles(s: Services, caller: Caller, body: HexTileC
     await bestEffort(s.datasets.transition(row.id, 'error', { metadata: { errorMessage: 'The hex tile build could not be queued', errorDetails: null } }), `Ending hex-tile dataset ${row.id}`);
     throw e;
   }
+}
+
+/** The hex-tile dataset a build goes into in place: the caller may edit it, and nothing else is building it. */
+async function rebuildTarget(s: Services, caller: Caller, id: string): Promise<ResourceRow> {
+  const { resource } = await s.access.guard(caller, 'dataset', id, 'write', false);
+  const a = datasetAttrs(resource);
+  if (a.datasetType !== 'hex-tile') throw badInput(`target must be a hex-tile dataset (${resource.name} is of type ${a.datasetType})`);
+  if (a.status === 'pending') throw new StudioError(409, 'Record is not upload-ready', 'Its tiles are being built');
+  return resource;
 }
 
 const HEX_TILE_META = (sourceId: string) => ({ source: `dataset:${sourceId}`, pipelineType: 'hextile', contentType: 'application/zip', query: null });
@@ -164,6 +179,8 @@ async function buildHexTiles(s: Services, job: JobRun<HexTileJobData>): Promise<
   const { datasetId, sourceId, body } = job.data;
   const target = await s.records.get(datasetId);
   if (!target || datasetAttrs(target).status !== 'pending') return; // deleted, or ended elsewhere: nothing to build
+  // A rebuild in place: the tiles served until now, removed once the new ones are the dataset's.
+  const previous = datasetAttrs(target).storageKey;
   const source = await s.records.get(sourceId);
   const src = source ? datasetAttrs(source) : null;
   if (!src || src.status !== 'ready' || !src.storageKey) throw new StudioError(409, 'The source dataset was deleted or replaced before the build ran');
@@ -193,6 +210,9 @@ async function buildHexTiles(s: Services, job: JobRun<HexTileJobData>): Promise<
       storageKey: key,
       metadata: { ...meta, rowCount: snapshot.rowCount, byteSize: snapshot.byteSize + size, columns: snapshot.columns, detected: { ...snapshot.detected, h3: built.hexColumn }, errorMessage: null, errorDetails: null, ingestedAt: new Date().toISOString() },
     });
+    if (previous && previous !== key) {
+      for (const old of [archiveKeyOf(previous), previous, arrowCopyKey(previous)]) await bestEffort(s.engine.store.delete(old), `Removing the replaced ${old}`);
+    }
   } catch (caught) {
     // A source deleted or replaced during the build takes its file away mid-read: say that, not the read error.
     const now = await s.records.get(sourceId);

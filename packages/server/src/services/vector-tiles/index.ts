@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { StudioError, badInput, isStudioError, type DatasetColumn, type Job, type VectorTileInfo, type VectorTileOptions, VECTOR_TILE_MAX_ZOOM, bestEffort } from '@studio/schema';
-import type { IngestResult } from '@studio/engine';
+import { arrowCopyKey, type IngestResult } from '@studio/engine';
 import type { JobRun, StudioJobKind } from '../jobs/service';
 import type { Services } from '..';
 import type { Caller } from '../../http/caller';
@@ -105,10 +105,11 @@ export class VectorTileService {
   }
 
   /**
-   * Creates the dataset, stores `produce`'s Parquet as its rows and queues the job that tiles them: answers
-   * at once with the dataset pending and the job. Bad input found on the way (no location, an unknown
-   * column, a query the warehouse refuses) removes the new dataset again: a 422 changes nothing; so does a
-   * caller who leaves before the rows are stored (`signal`).
+   * Creates the dataset (or, with `target`, cuts an existing vector-tile dataset again in place: it keeps its
+   * id and serves its current tiles until the new ones are ready), stores `produce`'s Parquet as its rows and
+   * queues the job that tiles them: answers at once with the dataset pending and the job. Bad input found on
+   * the way (no location, an unknown column, a query the warehouse refuses) removes what was made: a 422
+   * changes nothing; so does a caller who leaves before the rows are stored (`signal`).
    */
   async create(
     caller: Caller,
@@ -116,14 +117,15 @@ export class VectorTileService {
     source: TileSource,
     produce: (file: string) => Promise<void>,
     signal?: AbortSignal,
+    target?: ResourceRow,
   ): Promise<{ row: ResourceRow; job: Job }> {
     const { datasets, engine, records, units, jobs } = this.services;
     const attrs: DatasetAttrs = { datasetType: 'vector-tile', status: 'new', storageKey: null, dataConnectionId: null, metadata: { ...EMPTY_METADATA } };
-    const row = await units.run(async () => {
+    const row = target ?? (await units.run(async () => {
       const created = await records.create(caller, 'dataset', { name: opts.name ?? source.name, description: opts.description, attrs: attrs as unknown as Record<string, unknown> });
       await this.services.audit.record(caller, 'dataset.create', 'dataset', created.id, { name: created.name, type: 'vector-tile', source: source.sourceLabel });
       return created;
-    });
+    }));
     const meta = { source: source.sourceLabel, pipelineType: source.pipelineType, contentType: PARQUET, query: source.query };
     const key = `datasets/${row.id}/${Date.now().toString(36)}-${randomUUID().slice(0, 8)}.parquet`;
     let stored: IngestResult;
@@ -138,6 +140,11 @@ export class VectorTileService {
       locationOf(stored.columns as DatasetColumn[], opts);
       if (signal?.aborted) throw new StudioError(499, 'The request was cancelled');
     } catch (e) {
+      if (target) {
+        // The dataset goes on as it was, with its current tiles: only the rows stored for the new cut go.
+        await bestEffort(engine.store.delete(key), `Removing the rows of an abandoned cut of ${row.id}`);
+        throw e;
+      }
       if (isStudioError(e) && (e.status === 422 || e.status === 499)) {
         // Bad input, or a caller gone before the end: nothing was made for anyone.
         await bestEffort(records.delete(caller, row), `Removing the record of an abandoned tileset ${row.id}`);
@@ -148,10 +155,19 @@ export class VectorTileService {
       }
       throw e;
     }
-    const { pending, jobId } = await units.run(async () => {
-      const id = await jobs.create(caller, 'vector-tiles', row.id);
-      return { pending: await datasets.transition(row.id, 'pending', { jobId: id, metadata: meta }), jobId: id };
-    });
+    let claim;
+    try {
+      claim = await units.run(async () => {
+        if (target) await this.services.audit.record(caller, 'dataset.rebuild', 'dataset', row.id, { type: 'vector-tile', source: source.sourceLabel });
+        const id = await jobs.create(caller, 'vector-tiles', row.id);
+        return { pending: await datasets.transition(row.id, 'pending', { jobId: id, metadata: meta }, { claim: true }), jobId: id };
+      });
+    } catch (e) {
+      // Another cut or upload claimed it meanwhile: the rows stored for this one go.
+      await bestEffort(engine.store.delete(key), `Removing the rows of a refused cut of ${row.id}`);
+      throw e;
+    }
+    const { pending, jobId } = claim;
     const data: VectorTileJobData = {
       datasetId: row.id,
       key,
@@ -174,10 +190,15 @@ export class VectorTileService {
       kind: 'vector-tiles',
       retryLimit: 2,
       run: (job) => this.build(job),
-      ended: async ({ datasetId }, outcome, message) => {
+      ended: async ({ datasetId, key }, outcome, message) => {
         const row = await this.services.records.get(datasetId);
         if (row && datasetAttrs(row).status === 'pending') {
           await this.services.datasets.transition(datasetId, 'error', { metadata: { errorMessage: outcome === 'cancelled' ? 'The vector tile build was cancelled' : message, errorDetails: null } });
+        }
+        // A cut that never became the dataset's (a rebuild that failed keeps the tiles it had): its files go.
+        const now = await this.services.records.get(datasetId);
+        if (now && datasetAttrs(now).storageKey !== key) {
+          for (const stale of [key, tilesKeyOf(key)]) await bestEffort(this.services.engine.store.delete(stale), `Removing the unfinished cut ${stale}`);
         }
       },
     };
@@ -187,6 +208,8 @@ export class VectorTileService {
     const { datasetId, key, stored, opts, pipelineType, name } = job.data;
     const target = await this.services.records.get(datasetId);
     if (!target || datasetAttrs(target).status !== 'pending') return; // deleted, or ended elsewhere
+    // A cut again in place: the rows and tiles served until now, removed once the new ones are the dataset's.
+    const previous = datasetAttrs(target).storageKey;
     job.progress(5, stored.rowCount);
     const vectorTile = await this.cutArchive(datasetId, key, stored.columns as DatasetColumn[], opts, pipelineType, name, job.signal);
     job.progress(95, stored.rowCount);
@@ -195,6 +218,9 @@ export class VectorTileService {
       storageKey: key,
       metadata: { ...stored, errorMessage: null, errorDetails: null, ingestedAt: new Date().toISOString(), vectorTile },
     });
+    if (previous && previous !== key) {
+      for (const old of [tilesKeyOf(previous), previous, arrowCopyKey(previous)]) await bestEffort(this.services.engine.store.delete(old), `Removing the replaced ${old}`);
+    }
   }
 
   /** Cuts the archive from the stored snapshot and puts it beside it. */
@@ -225,11 +251,14 @@ export class VectorTileService {
     }
   }
 
-  /** The archive key and tile info of a ready vector-tile dataset. */
+  /**
+   * The archive key and tile info of a vector-tile dataset that has tiles: a ready one, or one being cut again
+   * (pending) or whose new cut failed (error), which serve the tiles they have.
+   */
   tilesOf(row: ResourceRow): { key: string; info: VectorTileInfo } {
     const a = datasetAttrs(row);
     if (a.datasetType !== 'vector-tile') throw badInput(`Dataset ${row.name} is not a vector-tile dataset (type: ${a.datasetType})`);
-    if (a.status !== 'ready' || !a.storageKey || !a.metadata.vectorTile) throw new StudioError(409, `Dataset is not ready (status: ${a.status})`, a.metadata.errorMessage ?? undefined);
+    if (!a.storageKey || !a.metadata.vectorTile) throw new StudioError(409, `Dataset is not ready (status: ${a.status})`, a.metadata.errorMessage ?? undefined);
     return { key: tilesKeyOf(a.storageKey), info: a.metadata.vectorTile };
   }
 }
