@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { Id, IsoDate } from './common';
+import { HexTileCreate, TILE_INTERVALS, type TileInterval } from './tilesets';
+import { VectorTileCreate } from './vector-tiles';
 
 /**
  * The Studio Data SDK's API (the Python `unfolded.data_sdk` / `foursquare.data_sdk`), served under /sdk by
@@ -79,3 +81,85 @@ export const SdkTokenAnswer = z.object({
   scope: z.string(),
 });
 export type SdkTokenAnswer = z.infer<typeof SdkTokenAnswer>;
+
+/** The SDK's `TimeInterval` names (generate_hextile's time_intervals) and the studio's step codes; its codes pass too. */
+export const SDK_TIME_INTERVALS: Record<string, TileInterval> = { YEAR: 'Y', MONTH: 'M', DAY: 'D', HOUR: 'H', MINUTE: 'T' };
+
+const sdkInterval = z.string().max(20).transform((v, c) => {
+  const code = SDK_TIME_INTERVALS[v.toUpperCase()] ?? ((TILE_INTERVALS as readonly string[]).includes(v) ? (v as TileInterval) : undefined);
+  if (code) return code;
+  c.addIssue({ code: 'custom', message: `${v} is not a time step tiles are sliced by (YEAR, MONTH, DAY, HOUR or MINUTE)` });
+  return z.NEVER;
+});
+const sdkColumn = z.string().max(300).nullish();
+
+/** One output column as the SDK sends it (`HexTileOutputColumnConfig`); `dtype` is the studio's own choice (DuckDB's type of the aggregate). */
+const SdkHexTileOutputColumn = z.object({
+  sourceColumn: sdkColumn,
+  targetColumn: z.string().max(300),
+  aggMethod: z.string().max(20).nullish(),
+  dtype: z.string().max(50).nullish(),
+});
+
+/**
+ * generate_hextile's body (`HexTileConfig`, sent with exclude_none and its aliases), read as POST /v1/datasets/hextile:
+ * targetResOffset is resolutionOffset; an output column without aggMethod sums; no output columns counts the rows
+ * of each cell. tileMode, positionalIndexes and jobSize choose among the SDK service's own build modes and are
+ * not read (the studio has one).
+ */
+export const SdkHexTileConfig = z
+  .object({
+    source: Id,
+    target: Id.nullish(),
+    sourceHexColumn: sdkColumn,
+    sourceLatColumn: sdkColumn,
+    sourceLngColumn: sdkColumn,
+    sourceTimeColumn: sdkColumn,
+    timeIntervals: z.array(sdkInterval).max(10).nullish(),
+    targetResOffset: z.number().int().nullish(),
+    finestResolution: z.number().int().nullish(),
+    outputColumns: z.array(SdkHexTileOutputColumn).max(50).nullish(),
+    tileMode: z.string().max(50).nullish(),
+    positionalIndexes: z.boolean().nullish(),
+    jobSize: z.string().max(50).nullish(),
+  })
+  .transform((b) => ({
+    source: b.source,
+    target: b.target ?? undefined,
+    sourceHexColumn: b.sourceHexColumn ?? undefined,
+    sourceLatColumn: b.sourceLatColumn ?? undefined,
+    sourceLngColumn: b.sourceLngColumn ?? undefined,
+    sourceTimeColumn: b.sourceTimeColumn ?? undefined,
+    timeIntervals: b.timeIntervals ?? [],
+    resolutionOffset: b.targetResOffset ?? undefined,
+    finestResolution: b.finestResolution ?? undefined,
+    outputColumns: b.outputColumns?.length
+      ? b.outputColumns.map((c) => ({ sourceColumn: c.sourceColumn ?? undefined, targetColumn: c.targetColumn, aggMethod: (c.aggMethod ?? 'sum').toLowerCase() }))
+      : [{ targetColumn: 'count', aggMethod: 'count' }],
+  }) as z.input<typeof HexTileCreate>)
+  .pipe(HexTileCreate);
+
+/**
+ * generate_vectortile's body (`VectorTileConfig`), read as POST /v1/datasets/vectortile: attributes are the
+ * properties kept (excludeAllAttributes keeps none), tileSizeKb the most a tile may weigh.
+ */
+export const SdkVectorTileConfig = z
+  .object({
+    source: Id,
+    target: Id.nullish(),
+    sourceLatColumn: sdkColumn,
+    sourceLngColumn: sdkColumn,
+    attributes: z.array(z.string().max(300)).max(500).nullish(),
+    excludeAllAttributes: z.boolean().nullish(),
+    tileSizeKb: z.number().nullish(),
+  })
+  .transform((b) => ({
+    datasetId: b.source,
+    target: b.target ?? undefined,
+    latColumn: b.sourceLatColumn ?? undefined,
+    lngColumn: b.sourceLngColumn ?? undefined,
+    columns: b.excludeAllAttributes ? [] : (b.attributes ?? undefined),
+    tileSizeKb: b.tileSizeKb ?? undefined,
+  }) as z.input<typeof VectorTileCreate>)
+  .pipe(VectorTileCreate);
+

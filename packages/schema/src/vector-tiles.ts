@@ -29,6 +29,11 @@ export const VectorTileOptions = z.object({
   /** Default 0 and a zoom chosen from the data's density (points) or feature size (lines, polygons). */
   minZoom: Zoom.optional(),
   maxZoom: Zoom.optional(),
+  /**
+   * Most a tile may weigh, in kilobytes of MVT before gzip (the Data SDK's tile_size_kb); default no limit. A tile
+   * past it keeps the features with the lowest row numbers that fit and is counted in `cappedTiles`.
+   */
+  tileSizeKb: z.number('tileSizeKb must be an integer from 4 to 65536').int('tileSizeKb must be an integer from 4 to 65536').min(4, 'tileSizeKb must be an integer from 4 to 65536').max(65_536, 'tileSizeKb must be an integer from 4 to 65536').optional(),
   /** The MVT layer name; default `features`. */
   layerName: z
     .string()
@@ -55,6 +60,7 @@ export const VectorTileCreate = VectorTileOptions.extend({
   .refine(zoomOrder, ZOOM_ORDER)
   .refine(pointPair, POINT_PAIR)
   .refine((b) => b.target === undefined || b.target !== b.datasetId, { message: 'target must be a vector-tile dataset, not the source', path: ['target'] });
+export type VectorTileCreate = z.infer<typeof VectorTileCreate>;
 
 const Scalar = z.union([z.string().max(100_000), z.number(), z.boolean(), z.null()]);
 /** DQ-022: a vector-tile dataset from a query: on a data connection the caller reads, or over datasets. */

@@ -55,7 +55,11 @@ describe.each(STORES)('Data SDK (%s)', (store) => {
         'download_dataframe csv',
         'download_dataframe of an uploaded dataframe',
         'download_dataset geojson',
+        'generate_hextile',
+        'generate_vectortile',
         'upload_file dataset= (replace)',
+        'generate_hextile target= (in place)',
+        'generate_vectortile target= (in place)',
         'create_map',
         'list_maps',
         'get_map_by_id',
@@ -164,5 +168,23 @@ describe.each(STORES)('Data SDK (%s)', (store) => {
     const refused = await ctx.s.app.inject({ method: 'POST', url: '/sdk/v1/datasets/data?name=Broken', payload: Buffer.from([0x1f, 0x8b, 0x00]), headers: { ...headers, 'content-type': 'text/csv', 'content-encoding': 'gzip' } });
     expect(refused.statusCode).toBe(422);
     expect((await sdkGet(token, '/sdk/v1/datasets')).json().items.map((d: { name: string }) => d.name)).not.toContain('Broken');
+  });
+
+  it("reads generate_hextile's config as the studio's build: SDK interval names, targetResOffset, no output columns counting rows; a step it has not is a 422", async () => {
+    const token = await accessOf((await sdkKey()).key);
+    const headers = { authorization: `Bearer ${token}` };
+    const csv = 'lat,lng,ts\n37.79,-122.39,2024-01-05 13:10:00\n37.80,-122.40,2024-01-05 14:20:00\n';
+    const source = (await ctx.s.app.inject({ method: 'POST', url: '/sdk/v1/datasets/data?name=Pings', payload: csv, headers: { ...headers, 'content-type': 'text/csv' } })).json().id;
+    const config = { source, sourceLatColumn: 'lat', sourceLngColumn: 'lng', sourceTimeColumn: 'ts', finestResolution: 9, targetResOffset: 3 };
+    const before = (await sdkGet(token, '/sdk/v1/datasets')).json().items.length;
+    const second = await ctx.s.app.inject({ method: 'POST', url: '/sdk/v1/datasets/hextile', payload: { ...config, timeIntervals: ['HOUR', 'SECOND'] }, headers });
+    expect([second.statusCode, second.json().message]).toEqual([422, 'Invalid request body: timeIntervals.1: SECOND is not a time step tiles are sliced by (YEAR, MONTH, DAY, HOUR or MINUTE)']);
+    expect((await sdkGet(token, '/sdk/v1/datasets')).json().items.length).toBe(before);
+
+    const res = await ctx.s.app.inject({ method: 'POST', url: '/sdk/v1/datasets/hextile', payload: { ...config, timeIntervals: ['HOUR', 'DAY'] }, headers });
+    expect(res.statusCode, res.body).toBe(201);
+    expect(res.json()).toMatchObject({ type: 'hex-tile', isValid: false, metadata: { dataStatus: 'pending' } });
+    const made = (await ctx.s.app.inject({ method: 'GET', url: `/v1/datasets/${res.json().id}`, headers })).json().item;
+    expect(made.metadata.hexTile).toMatchObject({ timeIntervals: ['H', 'D'], resolutionOffset: 3, finestResolution: 9, outputColumns: [{ targetColumn: 'count', aggMethod: 'count' }] });
   });
 });

@@ -40,6 +40,10 @@ const CASES: Case[] = [
   ['POST /v1/datasets/hextile', 'source', (f) => ({ method: 'POST', url: '/v1/datasets/hextile', body: { name: 'x', source: f.victim.dataset, sourceLatColumn: 'lat', sourceLngColumn: 'lng', finestResolution: 6, outputColumns: [{ sourceColumn: 'name', targetColumn: 'n', aggMethod: 'count' }] } })],
   ['POST /v1/datasets/vectortile', 'datasetId', (f) => ({ method: 'POST', url: '/v1/datasets/vectortile', body: { name: 'x', datasetId: f.victim.dataset } })],
   ['POST /v1/datasets/hextile', 'target', (f) => ({ method: 'POST', url: '/v1/datasets/hextile', body: { source: f.mine.dataset, target: f.victim.dataset, sourceLatColumn: 'lat', sourceLngColumn: 'lng', finestResolution: 6, outputColumns: [{ targetColumn: 'n', aggMethod: 'count' }] } })],
+  ['POST /sdk/v1/datasets/hextile', 'source', (f) => ({ method: 'POST', url: '/sdk/v1/datasets/hextile', body: { source: f.victim.dataset, sourceLatColumn: 'lat', sourceLngColumn: 'lng', finestResolution: 6 } })],
+  ['POST /sdk/v1/datasets/hextile', 'target', (f) => ({ method: 'POST', url: '/sdk/v1/datasets/hextile', body: { source: f.mine.dataset, target: f.victim.dataset, sourceLatColumn: 'lat', sourceLngColumn: 'lng', finestResolution: 6 } })],
+  ['POST /sdk/v1/datasets/vectortile', 'source', (f) => ({ method: 'POST', url: '/sdk/v1/datasets/vectortile', body: { source: f.victim.dataset } })],
+  ['POST /sdk/v1/datasets/vectortile', 'target', (f) => ({ method: 'POST', url: '/sdk/v1/datasets/vectortile', body: { source: f.mine.dataset, target: f.victim.dataset } })],
   ['POST /v1/datasets/vectortile', 'target', (f) => ({ method: 'POST', url: '/v1/datasets/vectortile', body: { datasetId: f.mine.dataset, target: f.victim.dataset } })],
   ['POST /v1/permissions', 'resourceId', (f) => ({ method: 'POST', url: '/v1/permissions', body: { resourceType: 'dataset', resourceId: f.victim.dataset, role: 'viewer', email: 'me@globex.test' } })],
   ['POST /v1/permissions', 'userId', (f) => ({ method: 'POST', url: '/v1/permissions', body: { resourceType: 'map', resourceId: f.mine.map, role: 'viewer', userId: f.victim.userId } })],
@@ -121,6 +125,7 @@ const EXEMPT: Record<string, string> = {
   'POST /v1/dashboards/widget-query parameterDefs[].source.datasetId': 'parameter definitions only filter the widget; their datasets are not read here',
   'POST /v1/dashboards/parameter-values parameter.source.datasetId': 'guarded for read under the caller by the pipeline compiler (dashboards.test.ts: 404)',
   'POST /v1/test-connection parentId': 'an unsaved connection is tested alone: its parent is never read',
+  'POST /sdk/v1/datasets/vectortile datasetId': "the SDK's source (case above) under its /v1 name: the body's validator reads it as POST /v1/datasets/vectortile",
   'POST /sdk/v1/maps latestState.id': "never read: a map's state id is the map's own (routes/sdk/sdk-wire.ts)",
   'PUT /sdk/v1/maps/{id} latestState.id': "never read: a map's state id is the map's own (routes/sdk/sdk-wire.ts)",
 };

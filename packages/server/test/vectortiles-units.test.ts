@@ -119,4 +119,28 @@ describe('the tiler', () => {
     const Pbf = (await import('pbf')).default;
     expect(new VectorTile(new Pbf(tile!)).layers.p!.length).toBe(10);
   });
+  it('keeps each tile within tileSizeKb, the features with the lowest ids, as many as fit; the tiles it trimmed are counted', async () => {
+    const { VectorTile } = await import('@mapbox/vector-tile');
+    const Pbf = (await import('pbf')).default;
+    await fs.mkdir(path.join(dir, 'objects'), { recursive: true });
+    const archives = new TileArchives(new LocalObjectStore(path.join(dir, 'objects')));
+    // Points over the whole world: at zoom 0 thinning keeps one a 4-pixel cell, some thousands in the tile.
+    const world = path.join(dir, 'world.parquet');
+    await engine.query(`COPY (SELECT i AS id, -60 + (i * 37 % 12000) / 100.0 AS lat, -170 + (i * 91 % 34000) / 100.0 AS lng FROM range(20000) t(i)) TO '${world}' (FORMAT parquet)`);
+    const zoomZero = async (name: string, maxTileBytes?: number) => {
+      const summary = await buildTiles(engine, { ...job(), file: world, maxZoom: 2, maxTileBytes }, path.join(dir, 'objects', name));
+      const tile = (await archives.tile(name, 0, 0, 0))!;
+      const layer = new VectorTile(new Pbf(tile)).layers.p!;
+      return { summary, bytes: tile.length, ids: Array.from({ length: layer.length }, (_, i) => Number(layer.feature(i).properties.id)) };
+    };
+    const whole = await zoomZero('whole.pmtiles');
+    expect(whole.bytes).toBeGreaterThan(8 * 1024); // the budget below must bite
+    expect(whole.summary.cappedTiles).toBe(0);
+    const within = await zoomZero('within.pmtiles', 8 * 1024);
+    expect(within.bytes).toBeLessThanOrEqual(8 * 1024);
+    expect(within.bytes).toBeGreaterThan(6 * 1024); // as many as fit, not a halving short of it
+    expect(within.summary.cappedTiles).toBeGreaterThan(0);
+    const sorted = [...whole.ids].sort((a, b) => a - b);
+    expect([...within.ids].sort((a, b) => a - b)).toEqual(sorted.slice(0, within.ids.length));
+  });
 });

@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import { gunzipSync } from 'node:zlib';
 import { z } from 'zod';
 import type { FastifyRequest } from 'fastify';
-import { Id, QueryBool, StudioError, VectorTileCreate, VectorTilingBody, badInput, notFound, type VectorTileOptions } from '@studio/schema';
+import { Id, QueryBool, StudioError, VectorTileCreate, VectorTilingBody, badInput, notFound, type Job, type VectorTileOptions } from '@studio/schema';
 import { defineRoute, requireCaller, type RouteContext, type RouteDef } from '../http/route';
 import { assertCanCreate } from '../services/quota';
 import { datasetAttrs } from '../services/datasets';
@@ -38,12 +38,34 @@ const originOf = (req: FastifyRequest) => `${req.protocol}://${req.host}`;
 const intOf = (v: string) => (/^\d{1,9}$/.test(v) ? Number(v) : NaN);
 
 /** Creates the vector-tile dataset (see VectorTileService.create): answers it, pending, as the caller sees it, with the job that tiles it. */
-async function createTiled(ctx: Ctx, opts: VectorTileOptions, source: TileSource, produce: (file: string, signal: AbortSignal) => Promise<void>, target?: ResourceRow) {
+async function createTiled(ctx: Ctx, opts: VectorTileOptions, source: TileSource, produce: (file: string, signal: AbortSignal) => Promise<void>) {
   const signal = clientGone(ctx.reply);
-  const { row, job } = await vectorTiles(ctx.services).create(requireCaller(ctx), opts, source, (file) => produce(file, signal), signal, target);
+  const { row, job } = await vectorTiles(ctx.services).create(requireCaller(ctx), opts, source, (file) => produce(file, signal), signal);
+  return wireOf(ctx, row, job);
+}
+
+async function wireOf(ctx: Ctx, row: ResourceRow, job: Job) {
   const access = await ctx.services.access.accessOf(ctx.caller, row, ctx.adminMode);
   const [item] = await ctx.services.datasets.toWire([row], () => access);
   return { item: item!, job };
+}
+
+/**
+ * POST /v1/datasets/vectortile and the Data SDK's generate_vectortile: a vector-tile dataset cut from a dataset
+ * the caller reads, or, with `target`, an existing one cut again in place.
+ */
+export async function tileDataset(ctx: Ctx, body: VectorTileCreate): Promise<{ row: ResourceRow; job: Job }> {
+  const caller = requireCaller(ctx);
+  const { resource: source } = await ctx.services.access.guard(caller, 'dataset', body.datasetId, 'read', ctx.adminMode);
+  const target = body.target ? await rebuildTarget(ctx, body.target) : undefined;
+  if (!target) await assertCanCreate(ctx.services.db, caller, 'dataset');
+  const a = datasetAttrs(source);
+  if (a.status !== 'ready' || !a.storageKey) throw new StudioError(409, `Dataset ${source.name} is not ready (status: ${a.status})`);
+  locationOf(a.metadata.columns, body); // bad input answers 422 before anything is created
+  const file = await ctx.services.engine.store.localPath(a.storageKey);
+  const dataset: TileSource = { name: target?.name ?? `${source.name} (vector tiles)`, pipelineType: 'managed', query: null, sourceLabel: `dataset:${source.id}` };
+  const signal = clientGone(ctx.reply);
+  return vectorTiles(ctx.services).create(caller, body, dataset, (out) => fs.copyFile(file, out), signal, target);
 }
 
 /** The vector-tile dataset a cut goes into in place: the caller may edit it, and nothing else is cutting it. */
@@ -67,16 +89,8 @@ export const vectorTileRoutes: RouteDef[] = [
     body: VectorTileCreate,
     status: 201,
     handler: async (ctx) => {
-      const caller = requireCaller(ctx);
-      const { resource: source } = await ctx.services.access.guard(caller, 'dataset', ctx.body.datasetId, 'read', ctx.adminMode);
-      const target = ctx.body.target ? await rebuildTarget(ctx as Ctx, ctx.body.target) : undefined;
-      if (!target) await assertCanCreate(ctx.services.db, caller, 'dataset');
-      const a = datasetAttrs(source);
-      if (a.status !== 'ready' || !a.storageKey) throw new StudioError(409, `Dataset ${source.name} is not ready (status: ${a.status})`);
-      locationOf(a.metadata.columns, ctx.body); // bad input answers 422 before anything is created
-      const file = await ctx.services.engine.store.localPath(a.storageKey);
-      const dataset: TileSource = { name: target?.name ?? `${source.name} (vector tiles)`, pipelineType: 'managed', query: null, sourceLabel: `dataset:${source.id}` };
-      return createTiled(ctx as Ctx, ctx.body, dataset, (out) => fs.copyFile(file, out), target);
+      const { row, job } = await tileDataset(ctx as Ctx, ctx.body);
+      return wireOf(ctx as Ctx, row, job);
     },
   }),
   defineRoute({

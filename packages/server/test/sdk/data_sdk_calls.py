@@ -84,6 +84,47 @@ class Map(BaseModel):
     datasets: Optional[List[Dataset]]
 
 
+class HexTileOutputColumnConfig(BaseModel):
+    source_column: StrictStr = Field(..., alias='sourceColumn')
+    target_column: StrictStr = Field(..., alias='targetColumn')
+    agg_method: Optional[StrictStr] = Field(..., alias='aggMethod')
+    dtype: Optional[StrictStr] = None
+
+    class Config:
+        allow_population_by_field_name = True
+
+
+class HexTileConfig(BaseModel):
+    """generate_hextile's body: the SDK's HexTileConfig fields and aliases, sent with exclude_none and by_alias."""
+    source: uuid.UUID
+    target: Optional[uuid.UUID] = None
+    source_hex_column: Optional[StrictStr] = Field(None, alias='sourceHexColumn')
+    source_lat_column: Optional[StrictStr] = Field(None, alias='sourceLatColumn')
+    source_lng_column: Optional[StrictStr] = Field(None, alias='sourceLngColumn')
+    source_time_column: Optional[StrictStr] = Field(None, alias='sourceTimeColumn')
+    time_intervals: Optional[List[StrictStr]] = Field(None, alias='timeIntervals')
+    target_res_offset: Optional[StrictInt] = Field(None, alias='targetResOffset')
+    finest_resolution: Optional[StrictInt] = Field(None, alias='finestResolution')
+    output_columns: Optional[List[HexTileOutputColumnConfig]] = Field(None, alias='outputColumns')
+
+    class Config:
+        allow_population_by_field_name = True
+
+
+class VectorTileConfig(BaseModel):
+    """generate_vectortile's body: the SDK's VectorTileConfig."""
+    source: uuid.UUID
+    target: Optional[uuid.UUID] = None
+    source_lat_column: Optional[StrictStr] = Field(None, alias='sourceLatColumn')
+    source_lng_column: Optional[StrictStr] = Field(None, alias='sourceLngColumn')
+    attributes: Optional[List[StrictStr]] = None
+    exclude_all_attributes: Optional[bool] = Field(None, alias='excludeAllAttributes')
+    tile_size_kb: Optional[int] = Field(None, alias='tileSizeKb')
+
+    class Config:
+        allow_population_by_field_name = True
+
+
 def raise_for_status(r: requests.Response) -> None:
     if not r.ok:
         raise AssertionError(f'{r.request.method} {r.url}: {r.status_code} {r.text[:500]}')
@@ -202,6 +243,20 @@ class DataSDK:
         raise_for_status(r)
         return Map(**r.json())
 
+    def generate_hextile(self, source, *, target=None, **kwargs) -> Dataset:
+        as_id = lambda d: d.id if isinstance(d, Dataset) else d
+        config = HexTileConfig(source=as_id(source), target=as_id(target) if target else None, **kwargs)
+        r = requests.post(f'{self.base_url}/v1/datasets/hextile', data=config.json(exclude_none=True, by_alias=True), headers={**self._headers, 'Content-Type': 'application/json'})
+        raise_for_status(r)
+        return Dataset(**r.json())
+
+    def generate_vectortile(self, source, *, target=None, **kwargs) -> Dataset:
+        as_id = lambda d: d.id if isinstance(d, Dataset) else d
+        config = VectorTileConfig(source=as_id(source), target=as_id(target) if target else None, **kwargs)
+        r = requests.post(f'{self.base_url}/v1/datasets/vectortile', data=config.json(exclude_none=True, by_alias=True), headers={**self._headers, 'Content-Type': 'application/json'})
+        raise_for_status(r)
+        return Dataset(**r.json())
+
     def delete_map(self, map_id) -> None:
         raise_for_status(requests.delete(f'{self.base_url}/v1/maps/{map_id}', headers=self._headers))
 
@@ -277,10 +332,43 @@ def main() -> None:
     assert sorted(f['properties']['zone'] for f in features) == ['A', 'B'], features
     report('download_dataset geojson')
 
+    def built(d: Dataset) -> Dataset:
+        """Tiles are built by a job: the SDK's dataset reads pending, then valid."""
+        deadline = datetime.now() + timedelta(seconds=90)
+        while True:
+            d = sdk.get_dataset_by_id(d)
+            if d.metadata.data_status != 'pending' or datetime.now() > deadline:
+                return d
+
+    cells = sdk.generate_hextile(stores, source_lat_column='lat', source_lng_column='lng', finest_resolution=8,
+                                 output_columns=[{'source_column': 'visits', 'target_column': 'visits_sum', 'agg_method': 'sum'}])
+    assert cells.type == 'hex-tile' and cells.metadata.data_status == 'pending' and not cells.is_valid, cells
+    cells = built(cells)
+    assert cells.is_valid and cells.metadata.data_status == 'ready', cells
+    report('generate_hextile', id=str(cells.id))
+
+    points = sdk.generate_vectortile(stores, source_lat_column='lat', source_lng_column='lng', attributes=['name', 'visits'], tile_size_kb=64)
+    assert points.type == 'vector-tile' and points.metadata.data_status == 'pending', points
+    points = built(points)
+    assert points.is_valid and points.metadata.tileset_data_url == f'/v1/datasets/{points.id}/tiles/{{z}}/{{x}}/{{y}}', points
+    report('generate_vectortile', id=str(points.id))
+
     replaced = sdk.upload_file(io.BytesIO(b'name,lat,lng,visits\nWest,40.7,-74.1,40\n'), dataset=stores, media_type='text/csv')
     assert replaced.id == stores.id and replaced.is_valid, replaced
     assert sdk.download_dataframe(stores)['visits'].tolist() == [40]
     report('upload_file dataset= (replace)')
+
+    # Built again in place from the replaced source: the same datasets, newer.
+    again = sdk.generate_hextile(stores, target=cells, source_lat_column='lat', source_lng_column='lng', finest_resolution=8, time_intervals=None,
+                                 output_columns=[{'source_column': 'visits', 'target_column': 'visits_sum', 'agg_method': 'sum'}])
+    assert again.id == cells.id and again.name == cells.name, again
+    again = built(again)
+    assert again.is_valid and again.updated_at > cells.updated_at, again
+    report('generate_hextile target= (in place)')
+
+    cut = built(sdk.generate_vectortile(stores, target=points, exclude_all_attributes=True))
+    assert cut.id == points.id and cut.is_valid and cut.updated_at > points.updated_at, cut
+    report('generate_vectortile target= (in place)')
 
     state = MapState(id=uuid.uuid4(), data={'version': 'v1', 'config': {'mapState': {'latitude': 40.7, 'longitude': -74.0, 'zoom': 10}}})
     created = sdk.create_map(name='Stores map', description='From the SDK', map_state=state, datasets=[stores, str(zones.id)])
@@ -309,10 +397,10 @@ def main() -> None:
     assert gone.status_code == 404, gone.status_code
     report('delete_map')
 
-    for d in (stores, zones, cities):
+    for d in (stores, zones, cities, cells, points):
         sdk.delete_dataset(d)
     remaining = {d.id for d in sdk.list_datasets()}
-    assert not remaining & {stores.id, zones.id, cities.id}, remaining
+    assert not remaining & {stores.id, zones.id, cities.id, cells.id, points.id}, remaining
     report('delete_dataset')
 
 

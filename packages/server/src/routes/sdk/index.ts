@@ -1,11 +1,13 @@
 import { z } from 'zod';
-import { Id, SdkMapWrite, SdkTokenRequest, UploadReadOptions, notFound, type Access, type SdkTokenAnswer, type StudioRecord } from '@studio/schema';
+import { Id, SdkHexTileConfig, SdkMapWrite, SdkTokenRequest, SdkVectorTileConfig, UploadReadOptions, notFound, type Access, type SdkTokenAnswer, type StudioRecord } from '@studio/schema';
 import { defineRoute, requireCaller, type RouteContext, type RouteDef } from '../../http/route';
 import { datasetAttrs } from '../../services/datasets';
 import type { ListOptions, ResourceRow } from '../../services/records';
 import { NewUploadQuery, assertUploadReady, deleteDataset, listDatasets, readOptionsOf, sendData, uploadInto, uploadNewDataset } from '../datasets';
 import { createRecord, deleteRecord, recordItem, saveRecord } from '../records';
 import { sdkDataset, sdkDownload, sdkMap, sdkVisible } from './sdk-wire';
+import { createHexTiles } from '../../services/hextiles/service';
+import { tileDataset } from '../vector-tiles';
 
 /**
  * The Studio Data SDK's API (`DataSDK.base_url = 'http://<host>/sdk'`, `auth_url = '…/sdk/oauth/token'`): the
@@ -134,6 +136,34 @@ export const sdkRoutes: RouteDef[] = [
       assertUploadReady(ctx.resource!);
       const { item } = await uploadInto(ctx as Ctx, ctx.resource!, { read: readOptionsOf(ctx.query) });
       return sdkDataset(item);
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    url: '/sdk/v1/datasets/hextile',
+    summary: "Data SDK generate_hextile: a hex-tile dataset built from a source the caller reads, or with target an existing one built again in place (as POST /v1/datasets/hextile); answers the dataset, pending until its job has built it",
+    tag: 'sdk',
+    auth: 'user',
+    transaction: false,
+    body: SdkHexTileConfig,
+    status: 201,
+    handler: async (ctx) => {
+      const { row } = await createHexTiles(ctx.services, requireCaller(ctx), ctx.body);
+      return sdkDatasetOf(ctx as Ctx, row);
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    url: '/sdk/v1/datasets/vectortile',
+    summary: 'Data SDK generate_vectortile: a vector-tile dataset cut from a source the caller reads, or with target an existing one cut again in place (as POST /v1/datasets/vectortile); answers the dataset, pending until its job has cut it',
+    tag: 'sdk',
+    auth: 'user',
+    transaction: false,
+    body: SdkVectorTileConfig,
+    status: 201,
+    handler: async (ctx) => {
+      const { row } = await tileDataset(ctx as Ctx, ctx.body);
+      return sdkDatasetOf(ctx as Ctx, row);
     },
   }),
   defineRoute({

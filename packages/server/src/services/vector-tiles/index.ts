@@ -240,6 +240,7 @@ export class VectorTileService {
           minZoom: opts.minZoom,
           maxZoom: opts.maxZoom,
           zoomLimit: VECTOR_TILE_MAX_ZOOM,
+          maxTileBytes: opts.tileSizeKb === undefined ? undefined : opts.tileSizeKb * 1024,
           signal,
         },
         out,

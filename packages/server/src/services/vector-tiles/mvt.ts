@@ -24,6 +24,30 @@ export function encodeTile(layers: Record<string, VtTile | null | undefined>): U
   return Object.keys(kept).length ? vtpbf.fromGeojsonVt(kept, { version: 2 }) : null;
 }
 
+/**
+ * One layer's tile as an MVT of at most `maxBytes` (the Data SDK's tileSizeKb; no limit when undefined): past it,
+ * features are left out, those with the lowest ids kept (the same features at every zoom), as many as fit. A
+ * single feature larger than the budget is kept alone: an empty tile would lose it everywhere. Answers the
+ * bytes (null without features) and whether any feature was left out.
+ */
+export function encodeWithin(layer: string, tile: VtTile | null | undefined, maxBytes?: number): { bytes: Uint8Array | null; trimmed: boolean } {
+  const whole = encodeTile({ [layer]: tile });
+  if (!maxBytes || !whole || whole.length <= maxBytes || tile!.features.length < 2) return { bytes: whole, trimmed: false };
+  const features = [...tile!.features].sort((a, b) => Number(a.id) - Number(b.id));
+  const first = (n: number) => encodeTile({ [layer]: { ...tile!, features: features.slice(0, n) } })!;
+  // The most features that fit, by bisection: encoding is linear in the features kept.
+  let fits = 1;
+  let over = features.length;
+  let best = first(1);
+  while (over - fits > 1) {
+    const mid = (fits + over) >> 1;
+    const bytes = first(mid);
+    if (bytes.length <= maxBytes) [fits, best] = [mid, bytes];
+    else over = mid;
+  }
+  return { bytes: best, trimmed: true };
+}
+
 /** Throws 422 for coordinates outside the tile pyramid or past `maxZoom`. */
 export function checkTile(z: number, x: number, y: number, maxZoom: number): void {
   const n = 2 ** z;

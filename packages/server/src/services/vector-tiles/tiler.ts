@@ -7,7 +7,7 @@ import { StudioError, badInput, type VectorTileInfo } from '@studio/schema';
 import { quoteIdent, type Engine } from '@studio/engine';
 import { BOX_FUNCTION, ensureBoxFunction } from './box-function';
 import { latOf, lngOf, parseGeometry } from './geometry';
-import { VT_OPTIONS, encodeTile, vtIndex, type VtTile } from './mvt';
+import { VT_OPTIONS, encodeWithin, vtIndex, type VtTile } from './mvt';
 import { PmtilesWriter } from './pmtiles-writer';
 
 /**
@@ -60,6 +60,8 @@ export interface TileJob {
   signal?: AbortSignal;
   /** Default MAX_GROUP_FEATURES. */
   maxGroupFeatures?: number;
+  /** Most bytes one tile's MVT may hold (before gzip); past it features are left out (see encodeWithin). */
+  maxTileBytes?: number;
 }
 
 export type TileSummary = Omit<VectorTileInfo, 'pipelineType' | 'format' | 'tileFormat' | 'tileUrl' | 'tileJsonUrl'>;
@@ -270,9 +272,21 @@ function propertiesOf(row: Row, props: { name: string }[], from: number): Record
   return out;
 }
 
-/** Appends the tiles of zoom z: lat/lng points straight into their tile, anything else through geojson-vt. */
-/** Answers how many tiles or blocks hit MAX_GROUP_FEATURES. */
+/**
+ * Appends the tiles of zoom z: lat/lng points straight into their tile, anything else through geojson-vt.
+ * Answers how many tiles or blocks hit MAX_GROUP_FEATURES or the tile byte budget.
+ */
 async function cutZoom(c: DuckDBConnection, work: string, job: TileJob, props: { name: string; alias: string }[], z: number, writer: PmtilesWriter): Promise<number> {
+  let trimmed = 0;
+  const add = async (x: number, y: number, tile: VtTile | null) => {
+    const encoded = encodeWithin(job.layer, tile, job.maxTileBytes);
+    if (encoded.trimmed) trimmed++;
+    if (encoded.bytes) await writer.add(z, x, y, encoded.bytes);
+  };
+  return (await cutZoomTiles(c, work, job, props, z, add)) + trimmed;
+}
+
+async function cutZoomTiles(c: DuckDBConnection, work: string, job: TileJob, props: { name: string; alias: string }[], z: number, add: (x: number, y: number, tile: VtTile | null) => Promise<void>): Promise<number> {
   const cols = props.map((p) => `, ${p.alias}`).join('');
   const source = `read_parquet(${sqlString(work)}) WHERE mz <= ${z}`;
   if (job.location.kind === 'point') {
@@ -284,8 +298,7 @@ async function cutZoom(c: DuckDBConnection, work: string, job: TileJob, props: {
     return eachGroup(c, sql, job, async (tx, ty, rows) => {
       const at = (v: number, t: number) => Math.round((v * n - t) * VT_OPTIONS.extent);
       const features = rows.map((r) => ({ id: r[2] as number, type: 1, geometry: [[at(r[3] as number, tx), at(r[4] as number, ty)]], tags: propertiesOf(r, props, 5) }));
-      const bytes = encodeTile({ [job.layer]: { features } as unknown as VtTile });
-      if (bytes) await writer.add(z, tx, ty, bytes);
+      await add(tx, ty, { features } as unknown as VtTile);
     });
   }
   const b = Math.max(0, z - BLOCK_DEPTH);
@@ -302,20 +315,19 @@ async function cutZoom(c: DuckDBConnection, work: string, job: TileJob, props: {
       const geometry = parseGeometry(r[3] as string);
       if (geometry) features.push({ type: 'Feature', id: r[2] as number, geometry, properties: propertiesOf(r, props, 4) });
     }
-    await cutBlock({ bx, by, features }, z, b, job.layer, writer);
+    await cutBlock({ bx, by, features }, z, b, add);
   });
 }
 
 /** Cuts the tiles at zoom z inside one block (a tile at zoom b) from the block's features. */
-async function cutBlock(block: { bx: number; by: number; features: Feature[] }, z: number, b: number, layer: string, writer: PmtilesWriter): Promise<void> {
+async function cutBlock(block: { bx: number; by: number; features: Feature[] }, z: number, b: number, add: (x: number, y: number, tile: VtTile | null) => Promise<void>): Promise<void> {
   const index = vtIndex({ type: 'FeatureCollection', features: block.features }, z, 0);
   const d = 2 ** (z - b);
   for (let dx = 0; dx < d; dx++) {
     for (let dy = 0; dy < d; dy++) {
       const x = block.bx * d + dx;
       const y = block.by * d + dy;
-      const bytes = encodeTile({ [layer]: index.getTile(z, x, y) });
-      if (bytes) await writer.add(z, x, y, bytes);
+      await add(x, y, index.getTile(z, x, y));
     }
   }
 }
