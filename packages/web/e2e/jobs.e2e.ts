@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { useBrowser, openStudio, signInThroughUi } from './browser';
-import { asAdmin, baseUrl, createUser, unique } from './api';
+import { asAdmin, baseUrl, createUser, makerInNewTeam, unique } from './api';
 
 const browser = useBrowser();
 const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
@@ -76,5 +76,33 @@ describe('background jobs', () => {
     const row = page.getByRole('table', { name: 'Jobs' }).getByRole('row').filter({ hasText: 'Building hex tiles' });
     await row.getByText('Cancelled by Cal Cancel').waitFor();
     expect(await row.getByRole('button', { name: 'Cancel' }).count()).toBe(0);
+  });
+
+  it('rebuilds a tileset in place from its page once its source has grown: the same dataset, the new cells', async () => {
+    const u = await makerInNewTeam('Rebuild team', 'Rob Rebuild');
+    const source = await u.client.datasets.upload(visitsCsv(2_000), { contentType: 'text/csv', name: `Visits ${unique()}` });
+    const { item } = await u.client.datasets.buildHexTiles({
+      name: 'Visit cells', source: source.id, sourceLatColumn: 'lat', sourceLngColumn: 'lng', finestResolution: 10, outputColumns: [{ targetColumn: 'n', aggMethod: 'count' }],
+    });
+    await expect.poll(async () => (await u.client.datasets.get(item.id)).status, { timeout: 60_000 }).toBe('ready');
+    const before = await u.client.datasets.get(item.id);
+    await u.client.datasets.upload(visitsCsv(20_000), { contentType: 'text/csv' }, source.id);
+
+    const { page } = await openStudio(browser(), baseUrl());
+    await signInThroughUi(page, baseUrl(), u.email, u.password);
+    await page.goto(`${baseUrl()}/workspace/datasets/${item.id}`);
+    await page.getByRole('button', { name: 'Rebuild tiles' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Rebuild tiles' });
+    await dialog.getByText('keep the current tiles until the new ones are ready').waitFor();
+    await dialog.getByRole('button', { name: 'Rebuild', exact: true }).click();
+    await dialog.waitFor({ state: 'detached' });
+    // The same page, building and then ready: more cells from the grown source.
+    await expect.poll(async () => (await u.client.datasets.get(item.id)).metadata.ingestedAt, { timeout: 60_000 }).not.toBe(before.metadata.ingestedAt);
+    await page.getByText('Ready', { exact: true }).waitFor({ timeout: 60_000 });
+    expect(page.url()).toBe(`${baseUrl()}/workspace/datasets/${item.id}`);
+    const after = await u.client.datasets.get(item.id);
+    expect([after.status, after.name, after.type]).toEqual(['ready', 'Visit cells', 'hex-tile']);
+    expect(after.metadata.rowCount!).toBeGreaterThan(before.metadata.rowCount!);
+    await page.getByRole('button', { name: 'Rebuild tiles' }).waitFor();
   });
 });

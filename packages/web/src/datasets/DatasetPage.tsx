@@ -11,6 +11,7 @@ import { SchemaTable } from './SchemaTable';
 import { PreviewTable } from './PreviewTable';
 import { UploadDialog } from './UploadDialog';
 import { HexTileDialog } from './HexTileDialog';
+import { RebuildTilesDialog, canRebuildTiles } from './RebuildTilesDialog';
 import { JobProgress } from '../jobs/JobProgress';
 import { RefreshPanel } from './RefreshPanel';
 import { formatBytes, formatCount } from './format';
@@ -109,7 +110,7 @@ export function DatasetPage() {
   const { id = '' } = useParams();
   const navigate = useNavigate();
   const loaded = useLoad(() => client.datasets.get(id), [id]);
-  const [dialog, setDialog] = useState<'replace' | 'delete' | 'hex-tiles' | null>(null);
+  const [dialog, setDialog] = useState<'replace' | 'delete' | 'hex-tiles' | 'rebuild' | null>(null);
   const downloading = useAction();
   const d = loaded.data?.id === id ? loaded.data : undefined;
 
@@ -163,6 +164,11 @@ export function DatasetPage() {
               Build hex tiles
             </button>
           )}
+          {canRebuildTiles(d, can(d.access, 'write')) && (
+            <button type="button" className="button" onClick={() => setDialog('rebuild')}>
+              Rebuild tiles
+            </button>
+          )}
           {can(d.access, 'write') && d.type === 'managed' && (
             <button type="button" className="button" disabled={d.status === 'pending'} onClick={() => setDialog('replace')}>
               Replace data
@@ -191,7 +197,9 @@ export function DatasetPage() {
       {d.status === 'error' && (
         <div className="error dataset-error" role="alert">
           <div>
-            <strong>Ingestion failed: {d.metadata.errorMessage ?? 'unknown error'}</strong>
+            <strong>
+              {d.type === 'hex-tile' || d.type === 'vector-tile' ? 'The tiles could not be built' : 'Ingestion failed'}: {d.metadata.errorMessage ?? 'unknown error'}
+            </strong>
             {d.metadata.errorDetails && (
               <details className="small">
                 <summary>What the studio saw</summary>
@@ -243,6 +251,16 @@ export function DatasetPage() {
         setDialog(null);
         navigate(`/workspace/datasets/${tiles}`);
       }} />}
+      {dialog === 'rebuild' && (
+        <RebuildTilesDialog
+          d={d}
+          onClose={() => setDialog(null)}
+          onStarted={() => {
+            setDialog(null);
+            loaded.reload();
+          }}
+        />
+      )}
       {dialog === 'delete' && (
         <ConfirmDialog
           title="Delete dataset"
