@@ -1,14 +1,12 @@
 import { z } from 'zod';
-import { PasswordChangeBody, RefreshBody, SignInBody, StudioError, conflict } from '@studio/schema';
-import { hashToken } from '../auth/tokens';
-import { createUser } from '../services/users';
+import { PasswordChangeBody, RefreshBody, SignInBody } from '@studio/schema';
 import { defineRoute, requireCaller } from '../http/route';
-import { userToWire } from '../services/users';
+import { acceptInvitation, userById, userToWire } from '../services/users';
 import type { Services } from '../services';
 import type { IssuedSession } from '../services/auth';
 
 async function sessionToWire(services: Services, s: IssuedSession) {
-  const user = await services.db.selectFrom('users').selectAll().where('id', '=', s.userId).executeTakeFirstOrThrow();
+  const user = (await userById(services.db, s.userId))!;
   return { item: { accessToken: s.accessToken, refreshToken: s.refreshToken, expiresAt: s.expiresAt.toISOString(), user: await userToWire(services.db, user) } };
 }
 
@@ -82,14 +80,7 @@ export const authRoutes = [
     status: 201,
     rateLimit: 'acceptInvitation',
     handler: async ({ body, services }) => {
-      const { db } = services;
-      const invitation = await db.selectFrom('invitations').selectAll().where('token_hash', '=', hashToken(body.token)).executeTakeFirst();
-      if (!invitation) throw new StudioError(404, 'Invitation not found or already used');
-      if (await db.selectFrom('users').select('id').where('email', '=', invitation.email).executeTakeFirst()) {
-        throw conflict(`An account for ${invitation.email} already exists; sign in instead`);
-      }
-      const user = await createUser(db, { email: invitation.email, name: body.name, password: body.password, organizationId: invitation.organization_id, role: invitation.role });
-      await db.deleteFrom('invitations').where('id', '=', invitation.id).execute();
+      const { user, invitation } = await acceptInvitation(services.db, body.token, body);
       const caller = await services.auth.callerOf(user.id, 'session', '');
       await services.audit.record(caller, 'invitation.accept', 'organization', invitation.organization_id, { email: invitation.email });
       return sessionToWire(services, await services.auth.issue(user.id));

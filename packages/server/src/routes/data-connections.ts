@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { sql } from 'kysely';
 import { ConnectionListQuery, DataConnectionBody, Id, StudioError, isDatabaseConnectionType, notFound } from '@studio/schema';
 import { defineRoute, requireCaller, type RouteContext, type RouteDef } from '../http/route';
 import type { ResourceRow } from '../services/records';
@@ -47,15 +46,7 @@ const ReadQuery = z.object({ isAdmin: z.string().optional() });
 
 /** Records pointing at this connection through an attrs key, as the caller may read them. */
 async function pointingAt(ctx: RouteContext<{ id: string }, unknown, unknown>, type: 'dataset' | 'data-connection', keys: string[]) {
-  const rows = await ctx.services.db
-    .selectFrom('resources')
-    .selectAll()
-    .where('type', '=', type)
-    .where((eb) => eb.or(keys.map((key) => eb(sql<string>`attrs->>${key}`, '=', ctx.params.id))))
-    .orderBy('name')
-    .orderBy('id')
-    .execute();
-  return readableItems(ctx, rows);
+  return readableItems(ctx, await ctx.services.records.referencing(type, keys, ctx.params.id));
 }
 
 export const dataConnectionRoutes: RouteDef[] = [

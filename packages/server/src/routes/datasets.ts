@@ -270,8 +270,7 @@ export const datasetRoutes: RouteDef[] = [
     params: IdParam,
     resource: { type: 'dataset', param: 'id', action: 'read' },
     handler: async (ctx) => {
-      const ids = await ctx.services.db.selectFrom('resource_links as l').innerJoin('resources as r', 'r.id', 'l.resource_id').select('r.id').where('l.linked_id', '=', ctx.resource!.id).where('r.type', '=', 'map').execute();
-      const rows = await Promise.all(ids.map((i) => ctx.services.records.get(i.id)));
+      const rows = await ctx.services.records.getMany(await ctx.services.records.mapsLinking(ctx.resource!.id));
       const visible: { row: ResourceRow; access: Access }[] = [];
       for (const row of rows) {
         if (!row) continue;
@@ -492,7 +491,7 @@ const sandboxForCaller = (services: Services, caller: Caller, query: string) => 
 export async function listDatasets(ctx: RouteContext<unknown, unknown, unknown>, opts: ListOptions): Promise<{ items: Dataset[]; total: number }> {
   const page = await ctx.services.records.list(requireCaller(ctx), 'dataset', opts);
   if (!page.items.length) return { ...page, items: [] };
-  const rows = await ctx.services.db.selectFrom('resources').select(['id', 'attrs']).where('id', 'in', page.items.map((i) => i.id)).execute();
+  const rows = await ctx.services.records.getMany(page.items.map((i) => i.id));
   const attrsById = new Map(rows.map((r) => [r.id, r]));
   return { ...page, items: page.items.map((item) => ctx.services.datasets.decorate(item, attrsById.get(item.id)!)) };
 }

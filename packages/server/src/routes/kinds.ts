@@ -55,7 +55,7 @@ export async function kindItem(kind: Pick<Kind<z.ZodType, z.ZodType>, 'fields' |
 /** Records of a kind as a list answers them, with fields; rows whose attrs do not parse are skipped. */
 export async function withFields(services: Services, kind: Pick<Kind<z.ZodType, z.ZodType>, 'fields'>, page: { items: { id: string }[]; total: number }) {
   const ids = page.items.map((i) => i.id);
-  const rows = ids.length ? await services.db.selectFrom('resources').selectAll().where('id', 'in', ids).execute() : [];
+  const rows = await services.records.getMany(ids);
   const byId = new Map(rows.map((r) => [r.id, r]));
   const items = page.items.flatMap((item) => {
     const row = byId.get(item.id);

@@ -116,11 +116,7 @@ export const mapAssetUploadHandlers: [string, UploadHandler][] = [
       const key = assetKeyOf(row.id);
       await services.blobs.write(key, Readable.from([bytes]), claims.maxBytes);
       await services.units.run(async () => {
-        await services.db
-          .updateTable('resources')
-          .set({ attrs: JSON.stringify({ ...row.attrs, assetKey: key, assetContentType: contentType }), updated_at: new Date() })
-          .where('id', '=', row.id)
-          .execute();
+        await services.records.setAttrs(row.id, { ...row.attrs, assetKey: key, assetContentType: contentType });
         await audit();
       });
       return { id: row.id, contentType, readPath: `${BASE}/${row.id}/files/asset` };

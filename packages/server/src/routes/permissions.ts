@@ -134,8 +134,7 @@ export const permissionRoutes = [
       if (row.lock_owner_id && row.lock_owner_id !== caller.user.id && ctx.access !== 'owner' && ctx.access !== 'admin') {
         await ctx.services.records.assertNotLockedByOther(caller, row);
       }
-      const known = await ctx.services.db.selectFrom('users').select('id').where('id', '=', ctx.body.ownerId).executeTakeFirst();
-      const target = known ? await ctx.services.auth.callerOf(known.id, 'session', '') : null;
+      const target = await ctx.services.auth.callerOfExisting(ctx.body.ownerId);
       const targetAccess = target ? await ctx.services.access.accessOf(target, row, false) : 'none';
       if (!['editor', 'owner'].includes(targetAccess)) {
         // Named in the body: someone who cannot edit the record and whom the caller cannot see (another

@@ -75,7 +75,7 @@ function parseOr<T extends z.ZodType>(schema: T, body: unknown, message: string)
 /** Entries as the caller may see them: only resources they can read. */
 async function readableEntries(ctx: Ctx, folder?: string | null) {
   const entries = await store(ctx).resources(project(ctx), folder);
-  const rows = entries.length ? await ctx.services.db.selectFrom('resources').selectAll().where('id', 'in', entries.map((e) => e.resource.id)).execute() : [];
+  const rows = await ctx.services.records.getMany(entries.map((e) => e.resource.id));
   const byId = new Map(rows.map((r) => [r.id, r]));
   const access = await Promise.all(entries.map((e) => ctx.services.access.accessOf(ctx.caller, byId.get(e.resource.id)!, ctx.adminMode)));
   const items = entries.filter((_, i) => access[i] !== 'none');

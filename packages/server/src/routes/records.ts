@@ -118,7 +118,7 @@ export async function storeThumbnail(services: Services, row: ResourceRow, conte
   const key = `thumbnails/${row.id}`;
   await services.blobs.write(key, body, THUMBNAIL_MAX_BYTES);
   await services.units.run(async () => {
-    await services.db.updateTable('resources').set({ thumbnail_key: key, thumbnail_type: contentType, updated_at: new Date() }).where('id', '=', row.id).execute();
+    await services.records.setThumbnail(row.id, key, contentType);
     await audit();
   });
 }

@@ -218,6 +218,12 @@ export class AuthService {
     return toCaller(row, 'session');
   }
 
+  /** The caller a user would be, to ask what they may do (a record's next lock owner, say); null when no such user exists. */
+  async callerOfExisting(userId: string): Promise<Caller | null> {
+    const user = await this.db.selectFrom('users').select('id').where('id', '=', userId).executeTakeFirst();
+    return user ? this.callerOf(user.id, 'session', '') : null;
+  }
+
   async callerOf(userId: string, via: Caller['via'], credentialId: string): Promise<Caller> {
     const cached = this.users.get(userId);
     if (cached) return { ...cached, via, credentialId };

@@ -279,6 +279,42 @@ export class RecordService {
     return this.db.selectFrom('resources').selectAll().where('id', '=', id).executeTakeFirst();
   }
 
+  /** The records with these ids (of `type` only, when given), in no order; ids with no record are left out. */
+  async getMany(ids: readonly string[], type?: ResourceType): Promise<ResourceRow[]> {
+    if (!ids.length) return [];
+    let q = this.db.selectFrom('resources').selectAll().where('id', 'in', [...ids]);
+    if (type) q = q.where('type', '=', type);
+    return q.execute();
+  }
+
+  /** Records of `type` whose attrs name `id` under one of `keys` (datasets of a connection, say), by name. */
+  async referencing(type: ResourceType, keys: string[], id: string): Promise<ResourceRow[]> {
+    return this.db
+      .selectFrom('resources')
+      .selectAll()
+      .where('type', '=', type)
+      .where((eb) => eb.or(keys.map((key) => eb(sql<string>`attrs->>${key}`, '=', id))))
+      .orderBy('name')
+      .orderBy('id')
+      .execute();
+  }
+
+  /** The ids of the maps that link this record (a dataset's maps). */
+  async mapsLinking(id: string): Promise<string[]> {
+    const rows = await this.db.selectFrom('resource_links as l').innerJoin('resources as r', 'r.id', 'l.resource_id').select('r.id').where('l.linked_id', '=', id).where('r.type', '=', 'map').execute();
+    return rows.map((r) => r.id);
+  }
+
+  /** Points the record at its stored picture. */
+  async setThumbnail(id: string, key: string, contentType: string): Promise<void> {
+    await this.db.updateTable('resources').set({ thumbnail_key: key, thumbnail_type: contentType, updated_at: new Date() }).where('id', '=', id).execute();
+  }
+
+  /** Replaces the record's attrs with `attrs` (the caller merges what it keeps). */
+  async setAttrs(id: string, attrs: Record<string, unknown>): Promise<void> {
+    await this.db.updateTable('resources').set({ attrs: JSON.stringify(attrs), updated_at: new Date() }).where('id', '=', id).execute();
+  }
+
   async create(
     caller: Caller,
     type: ResourceType,

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Selectable } from 'kysely';
-import { notFound, type User } from '@studio/schema';
+import { StudioError, conflict, notFound, type User } from '@studio/schema';
 import type { Db } from '../store/db';
 import type { UsersTable } from '../store/tables';
 import { hashPassword } from '../auth/passwords';
+import { hashToken } from '../auth/tokens';
 
 const iso = (d: Date | string | null) => (d ? new Date(d).toISOString() : null);
 
@@ -17,6 +18,27 @@ export const DEFAULT_FLAGS: Record<string, boolean> = {
   'kinetica-layer': false,
   'dashboard-beta': true,
 };
+
+/** A user by id as the catalog holds them; undefined when there is none. */
+export async function userById(db: Db, id: string): Promise<Selectable<UsersTable> | undefined> {
+  return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/**
+ * Accepts an invitation by its one-time token: the account is made in the inviting organization with the role
+ * asked, and the invitation is used up. 404 for a token that matches none (or was used), 409 when the address
+ * already has an account.
+ */
+export async function acceptInvitation(db: Db, token: string, account: { name: string; password: string }) {
+  const invitation = await db.selectFrom('invitations').selectAll().where('token_hash', '=', hashToken(token)).executeTakeFirst();
+  if (!invitation) throw new StudioError(404, 'Invitation not found or already used');
+  if (await db.selectFrom('users').select('id').where('email', '=', invitation.email).executeTakeFirst()) {
+    throw conflict(`An account for ${invitation.email} already exists; sign in instead`);
+  }
+  const user = await createUser(db, { email: invitation.email, name: account.name, password: account.password, organizationId: invitation.organization_id, role: invitation.role });
+  await db.deleteFrom('invitations').where('id', '=', invitation.id).execute();
+  return { user, invitation };
+}
 
 export async function userToWire(db: Db, user: Selectable<UsersTable>, includeFlags = false): Promise<User> {
   const memberships = await db

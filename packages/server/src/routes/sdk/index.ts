@@ -42,7 +42,7 @@ async function sdkDatasetOf(ctx: Ctx, row: ResourceRow) {
 async function fullMap(ctx: Ctx, row: ResourceRow) {
   const { item } = await recordItem(ctx.services, row, ctx);
   const ids = (item as StudioRecord).datasets.map((d) => d.id);
-  const rows = ids.length ? await ctx.services.db.selectFrom('resources').selectAll().where('id', 'in', ids).where('type', '=', 'dataset').execute() : [];
+  const rows = await ctx.services.records.getMany(ids, 'dataset');
   const readable: { row: ResourceRow; access: Access }[] = [];
   for (const r of rows) {
     const access = await ctx.services.access.accessOf(ctx.caller, r, ctx.adminMode);
