@@ -38,7 +38,9 @@ describe('a workspace list over real records', () => {
     await page.getByRole('searchbox', { name: 'Search maps' }).fill('harbor');
     await page.waitForURL(/q=harbor/);
     await table.getByRole('row', { name: /Coffee shops/ }).waitFor({ state: 'detached' });
-    expect(await table.getByRole('row').count()).toBe(2); // header + Harbor
+    // The search's page replaces the table once it has arrived: header + Harbor.
+    await table.getByRole('row', { name: /Harbor traffic 2024/ }).waitFor();
+    await expect.poll(() => table.getByRole('row').count()).toBe(2);
 
     // Rename through PUT.
     await page.getByRole('button', { name: 'Rename Harbor traffic 2024' }).click();
