@@ -38,6 +38,16 @@ describe.each(STORES)('pending invitations, on %s', (kind) => {
     expect(await pending(email)).toEqual([]);
   });
 
+  it('keeps one pending invitation per person when two are sent at once: the link that works is the one answered last', async () => {
+    const email = `twice.at.once.${kind}@acme.test`;
+    const answers = await Promise.all([invite(email, 'viewer'), invite(email, 'viewer'), invite(email, 'viewer')]);
+    expect(answers.map((a) => a.statusCode)).toEqual([201, 201, 201]);
+    expect(new Set(answers.map((a) => a.json().item.id)).size).toBe(1);
+    expect(await pending(email)).toHaveLength(1);
+    const accepted = await Promise.all(answers.map((a) => accept(a.json().item.token)));
+    expect(accepted.filter((r) => r.statusCode === 201)).toHaveLength(1);
+  });
+
   it('mails the link when SMTP is set, and the mailed link creates the account', () =>
     mail.withSmtp(async () => {
       const email = `mailed.${kind}@acme.test`;

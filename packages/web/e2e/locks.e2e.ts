@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { useBrowser, openStudio, signInThroughUi } from './browser';
-import { asAdmin, baseUrl, createUser, unique } from './api';
+import { asAdmin, baseUrl, createUser, makerInNewTeam, unique } from './api';
+
+/** How often an open page renews its edit lock (LOCK_RENEW_MS of app/useEditLock.ts, which needs a browser to import). */
+const LOCK_RENEW_MS = 120_000;
 import { waitMapReady } from './pixels';
 
 const browser = useBrowser();
@@ -41,4 +44,37 @@ describe('edit locks in the browser', () => {
     expect(s.foreign).toEqual([]);
     await s.context.close();
   }, 180_000);
+
+  it("keeps a dashboard's lock while it is open, renewing it, lets the user's second tab take it over, and frees it when that tab closes", async () => {
+    const maker = await makerInNewTeam('Board lock team', 'Dana Board');
+    const board = await maker.client.records('dashboards').save({ name: 'Locked board' });
+    const s = await openStudio(browser(), baseUrl());
+    // The page's timers run on a clock the test moves: the lock's renewal comes every two minutes.
+    await s.context.clock.install();
+    await signInThroughUi(s.page, baseUrl(), maker.email, maker.password);
+    await s.page.goto(`${baseUrl()}/dashboard/${board.id}`);
+    await s.page.getByRole('button', { name: 'Save', exact: true }).waitFor();
+    const first = (await maker.client.records('dashboards').get(board.id)).lock;
+    expect(first?.ownerId).toBe(maker.user.id);
+
+    await s.context.clock.fastForward(LOCK_RENEW_MS + 1_000);
+    await expect.poll(async () => (await maker.client.records('dashboards').get(board.id)).lock?.expiresAt, { timeout: 15_000 }).not.toBe(first!.expiresAt);
+
+    // The same user's second tab: read only, saying why, and "Edit here" takes the lock over.
+    const second = await s.context.newPage();
+    await second.goto(`${baseUrl()}/dashboard/${board.id}`);
+    await second.getByText('Read only: you are editing this dashboard in another tab').waitFor();
+    expect(await second.getByRole('button', { name: 'Save', exact: true }).count()).toBe(0);
+    await second.getByRole('button', { name: 'Edit here' }).click();
+    await second.getByRole('button', { name: 'Save', exact: true }).waitFor();
+    // The first tab learns it at its next renewal and stops editing.
+    await s.context.clock.fastForward(LOCK_RENEW_MS + 1_000);
+    await s.page.getByText('Read only: you are editing this dashboard in another tab').waitFor();
+
+    await second.close({ runBeforeUnload: true });
+    await expect.poll(async () => (await maker.client.records('dashboards').get(board.id)).lock, { timeout: 15_000 }).toBeNull();
+    expect(s.foreign).toEqual([]);
+    await s.context.close();
+  }, 180_000);
 });
+

@@ -94,7 +94,16 @@ export class OrganizationService {
     const token = newToken('inv_');
     const values = { role: opts.role, application: opts.application ?? null, token_hash: hashToken(token), invited_by: opts.invitedBy, created_at: new Date() };
     const resent = await this.db.updateTable('invitations').set(values).where('organization_id', '=', orgId).where('email', '=', address).returningAll().executeTakeFirst();
-    const row = resent ?? (await this.db.insertInto('invitations').values({ id: randomUUID(), organization_id: orgId, email: address, ...values }).returningAll().executeTakeFirstOrThrow());
+    // Two invitations sent at once both find none to resend: the unique (organization, email) index makes the
+    // second one the resend of the first.
+    const row =
+      resent ??
+      (await this.db
+        .insertInto('invitations')
+        .values({ id: randomUUID(), organization_id: orgId, email: address, ...values })
+        .onConflict((oc) => oc.columns(['organization_id', 'email']).doUpdateSet(values))
+        .returningAll()
+        .executeTakeFirstOrThrow());
     const acceptUrl = `/accept-invitation?token=${token}`;
     const emailed = await this.mailInvitation(org.name, address, acceptUrl);
     return { id: row.id, organizationId: row.organization_id, email: row.email, role: row.role, application: row.application, token, acceptUrl, emailed, resent: Boolean(resent), createdAt: new Date(row.created_at).toISOString() };

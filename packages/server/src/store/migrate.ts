@@ -15,6 +15,7 @@ import * as m012 from './migrations/012-sdk-keys';
 import * as m013 from './migrations/013-client-errors';
 import * as m014 from './migrations/014-legal-versions';
 import * as m015 from './migrations/015-password-resets';
+import * as m016 from './migrations/016-invitation-per-person';
 
 /** Versioned migrations, in order; a new one is a new file and a new line here, never an edit. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -33,6 +34,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '013-client-errors': m013,
   '014-legal-versions': m014,
   '015-password-resets': m015,
+  '016-invitation-per-person': m016,
 };
 
 class InCodeProvider implements MigrationProvider {

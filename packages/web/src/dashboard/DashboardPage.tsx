@@ -2,6 +2,7 @@ import { useEffect, useMemo, useRef, useState } from 'react';
 import { useLocation, useNavigate, useParams, useSearchParams } from 'react-router-dom';
 import { parseDashboardState, type DashboardState, type StudioRecord, type Widget } from '@studio/schema';
 import { client } from '../app/api';
+import { heldHere, useEditLock } from '../app/useEditLock';
 import { useUser } from '../app/session';
 import { ErrorMessage, useAction } from '../app/ui';
 import { errorMessage } from '../app/useLoad';
@@ -90,10 +91,15 @@ export function DashboardPage({ preview = false }: { preview?: boolean }) {
   }, [id, preview]);
 
   const record = loaded?.record ?? null;
-  // Someone else's lock that still holds makes the page read-only (as for maps).
-  const lockedBy = record?.lock && record.lock.ownerId !== user.id && new Date(record.lock.expiresAt) > new Date() ? record.lock : null;
+  // A lock that still holds and is not this tab's makes the page read-only (as for maps and workbooks).
+  const lockedBy = record?.lock && !heldHere(record.lock, user.id) && new Date(record.lock.expiresAt) > new Date() ? record.lock : null;
   const mayEdit = !record || ['editor', 'owner', 'admin'].includes(record.access);
   const canEdit = !preview && mayEdit && !lockedBy;
+  // The lock is renewed while the page is open and given up when it is left; another tab taking it over
+  // turns this page read-only.
+  useEditLock('insight', record && canEdit ? record.id : null, (r) => {
+    if (!heldHere(r.lock, user.id)) setLoaded((l) => l && { ...l, record: r });
+  });
   const values = useMemo(() => (state ? valuesFromSearch(search, state.parameters) : {}), [search, state]);
   const source = useMemo(() => (state ? studioSource(record?.id ?? null, loaded?.saved ?? null, state) : null), [record?.id, loaded?.saved, state]);
 
@@ -120,7 +126,14 @@ export function DashboardPage({ preview = false }: { preview?: boolean }) {
     <section ref={page} className={`page dashboard-page${canEdit ? ' is-editing' : ''}`} aria-label="Dashboard">
       <header className="dashboard-toolbar">
         {canEdit ? <input className="dashboard-name" aria-label="Dashboard name" value={name} onChange={(e) => setName(e.target.value)} maxLength={500} /> : <h1>{name}</h1>}
-        {!canEdit && <span className="badge">{preview ? 'Preview' : !mayEdit ? 'Read only' : 'Being edited by someone else: read only'}</span>}
+        {!canEdit && <span className="badge">{preview ? 'Preview' : !mayEdit ? 'Read only' : lockedBy?.ownerId === user.id ? 'Read only: you are editing this dashboard in another tab' : `Being edited by ${lockedBy?.ownerName ?? 'someone else'}: read only`}</span>}
+        {!preview && mayEdit && lockedBy?.ownerId === user.id && record && (
+          <button type="button" className="button" onClick={() => void save.run(async () => {
+            // "Edit here": the user takes their own lock from the other tab, and this page opens for editing.
+            const taken = await client.records('dashboards').get(record.id, { acquireLock: true, takeOver: true });
+            setLoaded((l) => l && { ...l, record: taken });
+          })}>Edit here</button>
+        )}
         {canEdit && (
           <>
             <button type="button" className="button" onClick={() => setEditing('new')}>Add widget</button>
