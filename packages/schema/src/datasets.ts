@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { Id, IsoDate, QueryBool } from './common';
 import { UPLOAD_DELIMITERS } from './delimited';
 import { StudioRecord } from './records';
-import { VectorTileInfo } from './vector-tiles';
+import { VectorTileBuild, VectorTileInfo } from './vector-tiles';
 import { HexTileBuild } from './tilesets';
 import { DatasetRefresh } from './dataset-refresh';
 
@@ -134,6 +134,8 @@ export const DatasetMetadata = z.object({
   rejectedRows: z.number().int().nonnegative().nullable().optional(),
   /** Vector-tile datasets: their tile pyramid (see vector-tiles.ts). */
   vectorTile: VectorTileInfo.nullable().optional(),
+  /** Vector-tile datasets cut from a dataset: the options they were cut with, to cut them again. */
+  vectorTileBuild: VectorTileBuild.nullable().optional(),
   /** Hex-tile datasets: how they were built from their source (the body of POST /v1/datasets/hextile), to build them again. */
   hexTile: HexTileBuild.nullable().optional(),
   /** Live datasets (type sql): when their query runs again, and how the last run went. */

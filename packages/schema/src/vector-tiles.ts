@@ -42,6 +42,13 @@ export const VectorTileOptions = z.object({
 });
 export type VectorTileOptions = z.infer<typeof VectorTileOptions>;
 
+/**
+ * How a vector-tile dataset was cut from a dataset: kept in its metadata (`metadata.vectorTileBuild`) so that it can
+ * be cut again in place from the source as it is then.
+ */
+export const VectorTileBuild = VectorTileOptions.omit({ name: true, description: true }).extend({ datasetId: Id });
+export type VectorTileBuild = z.infer<typeof VectorTileBuild>;
+
 const zoomOrder = (b: { minZoom?: number; maxZoom?: number }) => b.minZoom === undefined || b.maxZoom === undefined || b.minZoom <= b.maxZoom;
 const pointPair = (b: { latColumn?: string; lngColumn?: string }) => !b.latColumn === !b.lngColumn;
 const ZOOM_ORDER = { message: 'minZoom must not be above maxZoom', path: ['minZoom'] };

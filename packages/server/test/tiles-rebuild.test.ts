@@ -23,6 +23,8 @@ type Kind = {
   served: (id: string) => string;
   /** The stored files of one version of the tileset. */
   files: (key: string) => string[];
+  /** How the tileset says it was built (what the page's Rebuild tiles sends again). */
+  kept: (source: string) => Record<string, unknown>;
 };
 
 const KINDS: Kind[] = [
@@ -33,6 +35,7 @@ const KINDS: Kind[] = [
     body: (source, target) => ({ name: 'Visits in cells', source, sourceLatColumn: 'lat', sourceLngColumn: 'lng', finestResolution: 9, outputColumns: [{ targetColumn: 'n', aggMethod: 'count' }], ...(target && { target }) }),
     served: (id) => `/v1/tileset/${id}/metadata`,
     files: (key) => [key, archiveKeyOf(key)],
+    kept: (source) => ({ hexTile: { source, sourceLatColumn: 'lat', sourceLngColumn: 'lng', finestResolution: 9, outputColumns: [{ targetColumn: 'n', aggMethod: 'count' }] } }),
   },
   {
     type: 'vector-tile',
@@ -41,6 +44,7 @@ const KINDS: Kind[] = [
     body: (source, target) => ({ name: 'Visits as tiles', datasetId: source, ...(target && { target }) }),
     served: (id) => `/v1/datasets/${id}/tiles.json`,
     files: (key) => [key, tilesKeyOf(key)],
+    kept: (source) => ({ vectorTileBuild: { datasetId: source } }),
   },
 ];
 
@@ -54,7 +58,7 @@ async function sourceAndTiles(ask: Ask, kind: Kind, n: number) {
   const res = await ask('POST', kind.url, kind.body(source));
   expect(res.statusCode, res.body).toBe(201);
   expect((await jobEnded((url) => ask('GET', url), res.json().job.id)).status).toBe('succeeded');
-  return { source, tiles: (await ask('GET', `/v1/datasets/${res.json().item.id}`)).json().item as { id: string; name: string; metadata: { rowCount: number } } };
+  return { source, tiles: (await ask('GET', `/v1/datasets/${res.json().item.id}`)).json().item as { id: string; name: string; metadata: { rowCount: number } & Record<string, unknown> } };
 }
 
 const storageKeyOf = async (s: TestStudio, id: string) => (await s.services.records.get(id))!.attrs.storageKey as string;
@@ -67,6 +71,7 @@ describe.each(STORES)('tiles built again in place (%s)', (store) => {
 
   it.each(KINDS)('$type: the same dataset answers pending with its job, then serves tiles of the source as it is now; the old files are removed', async (kind) => {
     const { source, tiles } = await sourceAndTiles(owner, kind, 5);
+    expect(tiles.metadata).toMatchObject(kind.kept(source));
     const before = (await owner('GET', kind.served(tiles.id))).json();
     const oldKey = await storageKeyOf(ctx.s, tiles.id);
     // The source grows: the tileset rebuilt from it must show the new points.

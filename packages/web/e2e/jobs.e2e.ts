@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { useBrowser, openStudio, signInThroughUi } from './browser';
+import type { StudioClient } from '@studio/client';
 import { asAdmin, baseUrl, createUser, makerInNewTeam, unique } from './api';
 
 const browser = useBrowser();
@@ -78,12 +79,17 @@ describe('background jobs', () => {
     expect(await row.getByRole('button', { name: 'Cancel' }).count()).toBe(0);
   });
 
-  it('rebuilds a tileset in place from its page once its source has grown: the same dataset, the new cells', async () => {
+  it.each([
+    {
+      kind: 'hex-tile',
+      build: (c: StudioClient, source: string) =>
+        c.datasets.buildHexTiles({ name: 'Visit tiles', source, sourceLatColumn: 'lat', sourceLngColumn: 'lng', finestResolution: 10, outputColumns: [{ targetColumn: 'n', aggMethod: 'count' }] }),
+    },
+    { kind: 'vector-tile', build: (c: StudioClient, source: string) => c.datasets.buildVectorTiles({ name: 'Visit tiles', datasetId: source, columns: ['amount'] }) },
+  ])('rebuilds a $kind dataset in place from its page once its source has grown: the same dataset, the new rows', async ({ kind, build }) => {
     const u = await makerInNewTeam('Rebuild team', 'Rob Rebuild');
     const source = await u.client.datasets.upload(visitsCsv(2_000), { contentType: 'text/csv', name: `Visits ${unique()}` });
-    const { item } = await u.client.datasets.buildHexTiles({
-      name: 'Visit cells', source: source.id, sourceLatColumn: 'lat', sourceLngColumn: 'lng', finestResolution: 10, outputColumns: [{ targetColumn: 'n', aggMethod: 'count' }],
-    });
+    const { item } = await build(u.client, source.id);
     await expect.poll(async () => (await u.client.datasets.get(item.id)).status, { timeout: 60_000 }).toBe('ready');
     const before = await u.client.datasets.get(item.id);
     await u.client.datasets.upload(visitsCsv(20_000), { contentType: 'text/csv' }, source.id);
@@ -96,12 +102,12 @@ describe('background jobs', () => {
     await dialog.getByText('keep the current tiles until the new ones are ready').waitFor();
     await dialog.getByRole('button', { name: 'Rebuild', exact: true }).click();
     await dialog.waitFor({ state: 'detached' });
-    // The same page, building and then ready: more cells from the grown source.
+    // The same page, building and then ready: more rows from the grown source.
     await expect.poll(async () => (await u.client.datasets.get(item.id)).metadata.ingestedAt, { timeout: 60_000 }).not.toBe(before.metadata.ingestedAt);
     await page.getByText('Ready', { exact: true }).waitFor({ timeout: 60_000 });
     expect(page.url()).toBe(`${baseUrl()}/workspace/datasets/${item.id}`);
     const after = await u.client.datasets.get(item.id);
-    expect([after.status, after.name, after.type]).toEqual(['ready', 'Visit cells', 'hex-tile']);
+    expect([after.status, after.name, after.type]).toEqual(['ready', 'Visit tiles', kind]);
     expect(after.metadata.rowCount!).toBeGreaterThan(before.metadata.rowCount!);
     await page.getByRole('button', { name: 'Rebuild tiles' }).waitFor();
   });

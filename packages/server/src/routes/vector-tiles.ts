@@ -63,7 +63,8 @@ export async function tileDataset(ctx: Ctx, body: VectorTileCreate): Promise<{ r
   if (a.status !== 'ready' || !a.storageKey) throw new StudioError(409, `Dataset ${source.name} is not ready (status: ${a.status})`);
   locationOf(a.metadata.columns, body); // bad input answers 422 before anything is created
   const file = await ctx.services.engine.store.localPath(a.storageKey);
-  const dataset: TileSource = { name: target?.name ?? `${source.name} (vector tiles)`, pipelineType: 'managed', query: null, sourceLabel: `dataset:${source.id}` };
+  const { name: _name, description: _description, target: _target, ...build } = body;
+  const dataset: TileSource = { name: target?.name ?? `${source.name} (vector tiles)`, pipelineType: 'managed', query: null, sourceLabel: `dataset:${source.id}`, build };
   const signal = clientGone(ctx.reply);
   return vectorTiles(ctx.services).create(caller, body, dataset, (out) => fs.copyFile(file, out), signal, target);
 }

@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { StudioError, badInput, isStudioError, type DatasetColumn, type Job, type VectorTileInfo, type VectorTileOptions, VECTOR_TILE_MAX_ZOOM, bestEffort } from '@studio/schema';
+import { StudioError, badInput, isStudioError, type VectorTileBuild, type DatasetColumn, type Job, type VectorTileInfo, type VectorTileOptions, VECTOR_TILE_MAX_ZOOM, bestEffort } from '@studio/schema';
 import { arrowCopyKey, type IngestResult } from '@studio/engine';
 import type { JobRun, StudioJobKind } from '../jobs/service';
 import type { Services } from '..';
@@ -20,6 +20,8 @@ export interface TileSource {
   pipelineType: VectorTileInfo['pipelineType'];
   query: string | null;
   sourceLabel: string;
+  /** A dataset's cut: its options, kept so that the page can cut it again (queries are not kept this way). */
+  build?: VectorTileBuild;
 }
 const PARQUET = 'application/vnd.apache.parquet';
 
@@ -126,7 +128,7 @@ export class VectorTileService {
       await this.services.audit.record(caller, 'dataset.create', 'dataset', created.id, { name: created.name, type: 'vector-tile', source: source.sourceLabel });
       return created;
     }));
-    const meta = { source: source.sourceLabel, pipelineType: source.pipelineType, contentType: PARQUET, query: source.query };
+    const meta = { source: source.sourceLabel, pipelineType: source.pipelineType, contentType: PARQUET, query: source.query, vectorTileBuild: source.build ?? null };
     const key = `datasets/${row.id}/${Date.now().toString(36)}-${randomUUID().slice(0, 8)}.parquet`;
     let stored: IngestResult;
     const file = path.join(engine.tmpDir, `vt-rows-${randomUUID()}.parquet`);
