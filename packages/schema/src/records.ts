@@ -121,6 +121,9 @@ export const ThumbnailRequest = z.object({ contentType: z.enum(IMAGE_TYPES) });
 /** The largest thumbnail a record or map asset keeps (the upload is cut off past it). */
 export const THUMBNAIL_MAX_BYTES = 10 * 1024 * 1024;
 
+/** The kinds whose records keep a picture, and the collection its `/v1/{collection}/{id}/thumbnail` is read under. */
+export const THUMBNAIL_COLLECTIONS: Partial<Record<ResourceType, string>> = { map: 'maps', insight: 'insights', workbook: 'workbooks', dataset: 'datasets', project: 'projects' };
+
 /** A signed upload policy: the client POSTs the file to `url` with `fields` as query parameters. */
 export const UploadPolicy = z.object({
   url: z.string(),

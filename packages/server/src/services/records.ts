@@ -5,6 +5,7 @@ import {
   forbidden,
   notFound,
   LOCK_TTL_SECONDS,
+  THUMBNAIL_COLLECTIONS,
   type Access,
   type Lock,
   type RecordCreate,
@@ -75,7 +76,6 @@ interface WireRow {
 }
 
 /** Where a record's thumbnail is read, by kind. */
-const THUMBNAIL_PATHS: Record<string, string> = { map: 'maps', insight: 'insights', workbook: 'workbooks', dataset: 'datasets', project: 'projects' };
 
 /** Who holds an edit lock, and until when. */
 interface LockHolder {
@@ -122,7 +122,7 @@ function wireOf(w: WireRow, access: Access): StudioRecord {
     tags: w.tag_list,
     lock,
     access: access === 'none' ? 'limited-viewer' : access,
-    thumbnailUrl: w.thumbnail_key ? `/v1/${THUMBNAIL_PATHS[w.type] ?? 'maps'}/${w.id}/thumbnail?v=${new Date(w.updated_at).getTime()}` : null,
+    thumbnailUrl: w.thumbnail_key ? `/v1/${THUMBNAIL_COLLECTIONS[w.type as ResourceType] ?? 'maps'}/${w.id}/thumbnail?v=${new Date(w.updated_at).getTime()}` : null,
     createdAt: iso(w.created_at),
     updatedAt: iso(w.updated_at),
   };

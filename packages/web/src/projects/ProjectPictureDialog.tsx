@@ -1,12 +1,12 @@
 import { useEffect, useState } from 'react';
-import { IMAGE_TYPES, THUMBNAIL_MAX_BYTES, isImageType, type ImageType, type ProjectResource } from '@studio/schema';
+import { IMAGE_TYPES, THUMBNAIL_COLLECTIONS, THUMBNAIL_MAX_BYTES, isImageType, type ImageType, type ProjectResource, type ResourceType } from '@studio/schema';
 import { StudioApiError } from '@studio/client';
 import { client } from '../app/api';
 import { Dialog, ErrorMessage, Field, useAction } from '../app/ui';
 import { KIND_LABELS } from './folders';
 
-/** The kinds whose records keep a picture of their own, and where it is read. */
-const PICTURE_PATHS: Partial<Record<ProjectResource['resource']['type'], string>> = { map: 'maps', insight: 'insights', workbook: 'workbooks' };
+/** The kinds in a project whose builders draw a picture on each save: a project's picture may be taken from one. */
+const PICTURE_SOURCES: readonly ProjectResource['resource']['type'][] = ['map', 'insight', 'workbook'];
 
 interface Picked {
   image: Blob;
@@ -24,7 +24,7 @@ export function ProjectPictureDialog({ projectId, entries, onSaved, onClose }: {
   const [problem, setProblem] = useState<string | null>(null);
   const [source, setSource] = useState('');
   const save = useAction();
-  const candidates = entries.filter((e) => PICTURE_PATHS[e.resource.type]);
+  const candidates = entries.filter((e) => PICTURE_SOURCES.includes(e.resource.type));
 
   useEffect(() => () => {
     if (picked) URL.revokeObjectURL(picked.url);
@@ -44,7 +44,7 @@ export function ProjectPictureDialog({ projectId, entries, onSaved, onClose }: {
     const entry = candidates.find((e) => e.id === entryId);
     if (!entry) return;
     try {
-      const res = await client.raw('GET', `/v1/${PICTURE_PATHS[entry.resource.type]}/${entry.resource.id}/thumbnail`);
+      const res = await client.raw('GET', `/v1/${THUMBNAIL_COLLECTIONS[entry.resource.type as ResourceType]}/${entry.resource.id}/thumbnail`);
       show(await res.blob());
     } catch (err) {
       const missing = err instanceof StudioApiError && err.status === 404;
