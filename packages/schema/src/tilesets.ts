@@ -59,7 +59,8 @@ export type HexTileBuild = z.infer<typeof HexTileBuild>;
 
 /** POST /v1/datasets/hextile. */
 export const HexTileCreate = HexTileBuild.extend({
-  name: z.string().trim().min(1, 'Name must not be empty').max(500).default('Hex tiles'),
+  /** Default: the source's name and "(hex tiles)" (the Data SDK sends none). */
+  name: z.string().trim().min(1, 'Name must not be empty').max(500).optional(),
   description: z.string().max(10_000).default(''),
   /**
    * An existing hex-tile dataset the caller may edit (the Data SDK's `target`): its tiles are built again in

@@ -183,7 +183,7 @@ describe.each(STORES)('Data SDK (%s)', (store) => {
 
     const res = await ctx.s.app.inject({ method: 'POST', url: '/sdk/v1/datasets/hextile', payload: { ...config, timeIntervals: ['HOUR', 'DAY'] }, headers });
     expect(res.statusCode, res.body).toBe(201);
-    expect(res.json()).toMatchObject({ type: 'hex-tile', isValid: false, metadata: { dataStatus: 'pending' } });
+    expect(res.json()).toMatchObject({ name: 'Pings (hex tiles)', type: 'hex-tile', isValid: false, metadata: { dataStatus: 'pending' } });
     const made = (await ctx.s.app.inject({ method: 'GET', url: `/v1/datasets/${res.json().id}`, headers })).json().item;
     expect(made.metadata.hexTile).toMatchObject({ timeIntervals: ['H', 'D'], resolutionOffset: 3, finestResolution: 9, outputColumns: [{ targetColumn: 'count', aggMethod: 'count' }] });
   });

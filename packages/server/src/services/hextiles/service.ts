@@ -132,7 +132,8 @@ export async function createHexTiles(s: Services, caller: Caller, body: HexTileC
   await s.engine.withConnection((c) => planTileset(c, body, sourceFile, src.metadata.columns));
   const { name: _name, description: _description, target: _target, ...build } = body;
   const { row, jobId } = await s.units.run(async () => {
-    const dataset = target ?? (await s.records.create(caller, 'dataset', { name: body.name, description: body.description, attrs: newAttrs() as unknown as Record<string, unknown> }));
+    const name = body.name ?? `${source.name} (hex tiles)`.slice(0, 500);
+    const dataset = target ?? (await s.records.create(caller, 'dataset', { name, description: body.description, attrs: newAttrs() as unknown as Record<string, unknown> }));
     if (target) await s.audit.record(caller, 'dataset.rebuild', 'dataset', dataset.id, { type: 'hex-tile', source: body.source });
     else await s.audit.record(caller, 'dataset.create', 'dataset', dataset.id, { name: dataset.name, type: 'hex-tile', source: body.source });
     const id = await s.jobs.create(caller, 'hex-tiles', dataset.id);
