@@ -273,7 +273,6 @@ export const datasetRoutes: RouteDef[] = [
       const rows = await ctx.services.records.getMany(await ctx.services.records.mapsLinking(ctx.resource!.id));
       const visible: { row: ResourceRow; access: Access }[] = [];
       for (const row of rows) {
-        if (!row) continue;
         const access = await ctx.services.access.accessOf(ctx.caller, row, ctx.adminMode);
         if (access !== 'none') visible.push({ row, access });
       }

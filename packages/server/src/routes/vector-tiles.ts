@@ -5,7 +5,7 @@ import type { FastifyRequest } from 'fastify';
 import { Id, QueryBool, StudioError, VectorTileCreate, VectorTilingBody, badInput, notFound, type Job, type VectorTileOptions } from '@studio/schema';
 import { defineRoute, requireCaller, type RouteContext, type RouteDef } from '../http/route';
 import { assertCanCreate } from '../services/quota';
-import { datasetAttrs } from '../services/datasets';
+import { datasetAttrs, rebuildTarget } from '../services/datasets';
 import { checkTile } from '../services/vector-tiles/mvt';
 import { clientGone, engineError } from '../http/streams';
 import { REVALIDATE, notModified, publicImmutable, versionOf } from '../http/tile-headers';
@@ -57,7 +57,7 @@ async function wireOf(ctx: Ctx, row: ResourceRow, job: Job) {
 export async function tileDataset(ctx: Ctx, body: VectorTileCreate): Promise<{ row: ResourceRow; job: Job }> {
   const caller = requireCaller(ctx);
   const { resource: source } = await ctx.services.access.guard(caller, 'dataset', body.datasetId, 'read', ctx.adminMode);
-  const target = body.target ? await rebuildTarget(ctx, body.target) : undefined;
+  const target = body.target ? await rebuildTarget(ctx.services.access, caller, body.target, 'vector-tile', ctx.adminMode) : undefined;
   if (!target) await assertCanCreate(ctx.services.db, caller, 'dataset');
   const a = datasetAttrs(source);
   if (a.status !== 'ready' || !a.storageKey) throw new StudioError(409, `Dataset ${source.name} is not ready (status: ${a.status})`);
@@ -67,15 +67,6 @@ export async function tileDataset(ctx: Ctx, body: VectorTileCreate): Promise<{ r
   const dataset: TileSource = { name: target?.name ?? `${source.name} (vector tiles)`, pipelineType: 'managed', query: null, sourceLabel: `dataset:${source.id}`, build };
   const signal = clientGone(ctx.reply);
   return vectorTiles(ctx.services).create(caller, body, dataset, (out) => fs.copyFile(file, out), signal, target);
-}
-
-/** The vector-tile dataset a cut goes into in place: the caller may edit it, and nothing else is cutting it. */
-async function rebuildTarget(ctx: Ctx, id: string): Promise<ResourceRow> {
-  const { resource } = await ctx.services.access.guard(requireCaller(ctx), 'dataset', id, 'write', ctx.adminMode);
-  const a = datasetAttrs(resource);
-  if (a.datasetType !== 'vector-tile') throw badInput(`target must be a vector-tile dataset (${resource.name} is of type ${a.datasetType})`);
-  if (a.status === 'pending') throw new StudioError(409, 'Record is not upload-ready', 'Its tiles are being cut');
-  return resource;
 }
 
 export const vectorTileRoutes: RouteDef[] = [

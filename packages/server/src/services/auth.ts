@@ -220,18 +220,24 @@ export class AuthService {
 
   /** The caller a user would be, to ask what they may do (a record's next lock owner, say); null when no such user exists. */
   async callerOfExisting(userId: string): Promise<Caller | null> {
-    const user = await this.db.selectFrom('users').select('id').where('id', '=', userId).executeTakeFirst();
-    return user ? this.callerOf(user.id, 'session', '') : null;
+    return this.loadCaller(userId, 'session', '');
   }
 
   async callerOf(userId: string, via: Caller['via'], credentialId: string): Promise<Caller> {
+    const caller = await this.loadCaller(userId, via, credentialId);
+    if (!caller) throw unauthorized('User no longer exists');
+    return caller;
+  }
+
+  /** The user and their memberships as a caller (cached by user id); null when there is no such user. */
+  private async loadCaller(userId: string, via: Caller['via'], credentialId: string): Promise<Caller | null> {
     const cached = this.users.get(userId);
     if (cached) return { ...cached, via, credentialId };
     const [user, memberships] = await Promise.all([
       this.db.selectFrom('users').selectAll().where('id', '=', userId).executeTakeFirst(),
       this.db.selectFrom('memberships').selectAll().where('user_id', '=', userId).execute(),
     ]);
-    if (!user) throw unauthorized('User no longer exists');
+    if (!user) return null;
     const caller: Caller = { user, memberships, orgIds: memberships.map((m) => m.organization_id), isAdmin: user.is_admin, via, credentialId };
     this.users.set(userId, caller);
     return caller;

@@ -4,12 +4,14 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import { StudioError, initialRefresh, isStudioError, type Access, type DatasetRefresh, type Dataset, type DatasetMetadata, type DatasetStatus, DATASET_TRANSITIONS, bestEffort } from '@studio/schema';
+import { StudioError, badInput, initialRefresh, isStudioError, type Access, type DatasetRefresh, type Dataset, type DatasetMetadata, type DatasetStatus, DATASET_TRANSITIONS, bestEffort } from '@studio/schema';
 import { arrowCopyKey, rejectedLinesKey, type CsvOverrides, type Engine, type IngestResult } from '@studio/engine';
 import { every } from './every';
 import type { Db } from '../store/db';
 import { atomically } from '../store/unit-of-work';
 import type { RecordService, ResourceRow } from './records';
+import type { AccessService } from './access';
+import type { Caller } from '../http/caller';
 
 /** What a dataset keeps in `attrs` besides the record fields. */
 export interface DatasetAttrs {
@@ -47,6 +49,18 @@ export const datasetAttrs = (row: Pick<ResourceRow, 'attrs'>): DatasetAttrs => {
     metadata: { ...EMPTY_METADATA, ...(a.metadata ?? {}) },
   };
 };
+
+/**
+ * The tileset a build goes into in place (`target` of the hex- and vector-tile calls): the caller may edit it, it
+ * is of the call's kind, and nothing is building it now.
+ */
+export async function rebuildTarget(access: Pick<AccessService, 'guard'>, caller: Caller, id: string, type: 'hex-tile' | 'vector-tile', adminMode: boolean): Promise<ResourceRow> {
+  const { resource } = await access.guard(caller, 'dataset', id, 'write', adminMode);
+  const a = datasetAttrs(resource);
+  if (a.datasetType !== type) throw badInput(`target must be a ${type} dataset (${resource.name} is of type ${a.datasetType})`);
+  if (a.status === 'pending') throw new StudioError(409, 'Record is not upload-ready', 'Its tiles are being built');
+  return resource;
+}
 
 /** A live dataset's refresh settings, with the defaults for one never set; null for other datasets. */
 export function refreshOf(a: DatasetAttrs): DatasetRefresh | null {
@@ -175,6 +189,14 @@ export class DatasetService {
     });
   }
 
+  /**
+   * Removes data a dataset no longer points at, once it has switched to new data: the snapshot under `key`, its
+   * Arrow copy and rejected lines, and `beside` (a tileset's archive kept next to its snapshot).
+   */
+  async removeReplaced(key: string, beside: string[] = []): Promise<void> {
+    for (const old of [...beside, key, arrowCopyKey(key), rejectedLinesKey(key)]) await bestEffort(this.engine.store.delete(old), `Removing the replaced ${old}`);
+  }
+
   /** Resolves once the Arrow copies started for this dataset have been written (or given up). */
   arrowCopySettled(id: string): Promise<void> {
     return this.copies.get(id) ?? Promise.resolve();
@@ -233,7 +255,7 @@ export class DatasetService {
     if (!switched) return null;
     this.keepArrowCopy(id, key);
     if (fromKey) {
-      for (const old of [fromKey, arrowCopyKey(fromKey), rejectedLinesKey(fromKey)]) await bestEffort(this.engine.store.delete(old), `Removing the replaced ${old}`);
+      await this.removeReplaced(fromKey);
     }
     return switched;
   }
@@ -314,7 +336,7 @@ export class DatasetService {
       },
     }, opts);
     if (previous && previous !== key) {
-      for (const old of [previous, arrowCopyKey(previous), rejectedLinesKey(previous)]) await bestEffort(this.engine.store.delete(old), `Removing the replaced ${old}`);
+      await this.removeReplaced(previous);
     }
     return ready;
   }

@@ -75,8 +75,6 @@ interface WireRow {
   tag_list: TagJson[];
 }
 
-/** Where a record's thumbnail is read, by kind. */
-
 /** Who holds an edit lock, and until when. */
 interface LockHolder {
   ownerId: string;

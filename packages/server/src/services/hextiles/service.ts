@@ -2,12 +2,12 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { StudioError, badInput, isStudioError, type HexTileCreate, type Job, bestEffort } from '@studio/schema';
-import { arrowCopyKey, checkKey } from '@studio/engine';
+import { checkKey } from '@studio/engine';
 import { compilePipeline, type TileResolver } from '@studio/pipeline';
 import type { CoreServices, Services } from '..';
 import type { Caller } from '../../http/caller';
 import type { ResourceRow } from '../records';
-import { datasetAttrs, EMPTY_METADATA, type DatasetAttrs } from '../datasets';
+import { datasetAttrs, EMPTY_METADATA, rebuildTarget, type DatasetAttrs } from '../datasets';
 import { assertCanCreate } from '../quota';
 import { TileArchive } from './archive';
 import { buildTileset, planTileset } from './build';
@@ -126,7 +126,7 @@ export async function createHexTiles(s: Services, caller: Caller, body: HexTileC
   const src = datasetAttrs(source);
   if (src.datasetType === 'hex-tile') throw badInput('The source must be a table dataset, not a hex-tile dataset');
   if (src.status !== 'ready' || !src.storageKey) throw new StudioError(409, `Source dataset is not ready (status: ${src.status})`);
-  const target = body.target ? await rebuildTarget(s, caller, body.target) : null;
+  const target = body.target ? await rebuildTarget(s.access, caller, body.target, 'hex-tile', false) : null;
   if (!target) await assertCanCreate(s.db, caller, 'dataset');
   const sourceFile = await s.engine.store.localPath(src.storageKey);
   await s.engine.withConnection((c) => planTileset(c, body, sourceFile, src.metadata.columns));
@@ -146,15 +146,6 @@ export async function createHexTiles(s: Services, caller: Caller, body: HexTileC
     await bestEffort(s.datasets.transition(row.id, 'error', { metadata: { errorMessage: 'The hex tile build could not be queued', errorDetails: null } }), `Ending hex-tile dataset ${row.id}`);
     throw e;
   }
-}
-
-/** The hex-tile dataset a build goes into in place: the caller may edit it, and nothing else is building it. */
-async function rebuildTarget(s: Services, caller: Caller, id: string): Promise<ResourceRow> {
-  const { resource } = await s.access.guard(caller, 'dataset', id, 'write', false);
-  const a = datasetAttrs(resource);
-  if (a.datasetType !== 'hex-tile') throw badInput(`target must be a hex-tile dataset (${resource.name} is of type ${a.datasetType})`);
-  if (a.status === 'pending') throw new StudioError(409, 'Record is not upload-ready', 'Its tiles are being built');
-  return resource;
 }
 
 const HEX_TILE_META = (sourceId: string) => ({ source: `dataset:${sourceId}`, pipelineType: 'hextile', contentType: 'application/zip', query: null });
@@ -211,9 +202,7 @@ async function buildHexTiles(s: Services, job: JobRun<HexTileJobData>): Promise<
       storageKey: key,
       metadata: { ...meta, rowCount: snapshot.rowCount, byteSize: snapshot.byteSize + size, columns: snapshot.columns, detected: { ...snapshot.detected, h3: built.hexColumn }, errorMessage: null, errorDetails: null, ingestedAt: new Date().toISOString() },
     });
-    if (previous && previous !== key) {
-      for (const old of [archiveKeyOf(previous), previous, arrowCopyKey(previous)]) await bestEffort(s.engine.store.delete(old), `Removing the replaced ${old}`);
-    }
+    if (previous && previous !== key) await s.datasets.removeReplaced(previous, [archiveKeyOf(previous)]);
   } catch (caught) {
     // A source deleted or replaced during the build takes its file away mid-read: say that, not the read error.
     const now = await s.records.get(sourceId);

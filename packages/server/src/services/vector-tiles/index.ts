@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { StudioError, badInput, isStudioError, type VectorTileBuild, type DatasetColumn, type Job, type VectorTileInfo, type VectorTileOptions, VECTOR_TILE_MAX_ZOOM, bestEffort } from '@studio/schema';
-import { arrowCopyKey, type IngestResult } from '@studio/engine';
+import type { IngestResult } from '@studio/engine';
 import type { JobRun, StudioJobKind } from '../jobs/service';
 import type { Services } from '..';
 import type { Caller } from '../../http/caller';
@@ -197,9 +197,9 @@ export class VectorTileService {
         if (row && datasetAttrs(row).status === 'pending') {
           await this.services.datasets.transition(datasetId, 'error', { metadata: { errorMessage: outcome === 'cancelled' ? 'The vector tile build was cancelled' : message, errorDetails: null } });
         }
-        // A cut that never became the dataset's (a rebuild that failed keeps the tiles it had): its files go.
-        const now = await this.services.records.get(datasetId);
-        if (now && datasetAttrs(now).storageKey !== key) {
+        // A cut that never became the dataset's (a rebuild that failed keeps the tiles it had): its files go. The
+        // move to error above keeps the storage key, so the row read before it still says which data is current.
+        if (row && datasetAttrs(row).storageKey !== key) {
           for (const stale of [key, tilesKeyOf(key)]) await bestEffort(this.services.engine.store.delete(stale), `Removing the unfinished cut ${stale}`);
         }
       },
@@ -220,9 +220,7 @@ export class VectorTileService {
       storageKey: key,
       metadata: { ...stored, errorMessage: null, errorDetails: null, ingestedAt: new Date().toISOString(), vectorTile },
     });
-    if (previous && previous !== key) {
-      for (const old of [tilesKeyOf(previous), previous, arrowCopyKey(previous)]) await bestEffort(this.services.engine.store.delete(old), `Removing the replaced ${old}`);
-    }
+    if (previous && previous !== key) await this.services.datasets.removeReplaced(previous, [tilesKeyOf(previous)]);
   }
 
   /** Cuts the archive from the stored snapshot and puts it beside it. */
