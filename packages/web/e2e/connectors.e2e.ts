@@ -37,6 +37,8 @@ describe('connectors', () => {
     await page.getByRole('link', { name: 'New connector' }).click();
     await page.waitForURL(/\/workspace\/connectors\/new$/);
     const form = page.getByRole('form', { name: 'Connection' });
+    // The form's screen is loaded on demand: read its options once it is drawn.
+    await form.getByLabel('Kind').waitFor();
     expect(await form.getByLabel('Kind').locator('option').allTextContents()).toEqual(['Snowflake', 'BigQuery', 'Amazon Athena', 'PostgreSQL', 'Presto / Trino', 'Amazon Redshift', 'Databricks', 'MotherDuck', 'Kinetica', 'Amazon S3', 'Google Cloud Storage', 'Planet']);
     await form.getByLabel('Name').fill('Demo warehouse');
     await form.getByLabel('Host', { exact: true }).fill(host);
