@@ -4,7 +4,7 @@ import { STORES, jobEnded, startStudio, useStudio } from './harness';
 /**
  * Background jobs through the API, on both catalogs: the hex-tile build answers at once and a job builds the
  * tiles with progress; the Jobs panel's calls (list, one job, cancel) and who may make them. The takeover
- * after a node is killed is tests/jobs-takeover.test.ts (two processes on PostgreSQL).
+ * after a node is killed is cluster.test.ts (two processes on PostgreSQL, Redis and S3).
  */
 const points = (n: number) => {
   const lines = ['lat,lng,amount,ts'];
