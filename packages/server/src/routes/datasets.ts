@@ -488,10 +488,7 @@ const sandboxForCaller = (services: Services, caller: Caller, query: string) => 
 /** Dataset lists answer datasets: record fields plus type, status and metadata. */
 /** A page of datasets as lists answer them: records with the dataset fields (type, status, metadata). */
 export async function listDatasets(ctx: RouteContext<unknown, unknown, unknown>, opts: ListOptions): Promise<{ items: Dataset[]; total: number }> {
-  const page = await ctx.services.records.list(requireCaller(ctx), 'dataset', opts);
-  if (!page.items.length) return { ...page, items: [] };
-  const rows = await ctx.services.records.getMany(page.items.map((i) => i.id));
-  const attrsById = new Map(rows.map((r) => [r.id, r]));
-  return { ...page, items: page.items.map((item) => ctx.services.datasets.decorate(item, attrsById.get(item.id)!)) };
+  const { items, total, attrs } = await ctx.services.records.listWithAttrs(requireCaller(ctx), 'dataset', opts);
+  return { total, items: items.map((item) => ctx.services.datasets.decorate(item, { attrs: attrs.get(item.id)! })) };
 }
 

@@ -148,8 +148,17 @@ export class RecordService {
    * Lists leave `latestState` out (null): it can be large and a list never shows it.
    */
   async list(caller: Caller, type: ResourceType, opts: ListOptions): Promise<{ items: StudioRecord[]; total: number }> {
+    const { items, total } = await this.listWithAttrs(caller, type, opts);
+    return { items, total };
+  }
+
+  /**
+   * The list with each record's attrs beside it, read by the same query: kinds whose wire form comes from their
+   * attrs (datasets) need no second read of the page's rows (measured: a third of the dataset list's time).
+   */
+  async listWithAttrs(caller: Caller, type: ResourceType, opts: ListOptions): Promise<{ items: StudioRecord[]; total: number; attrs: Map<string, ResourceRow['attrs']> }> {
     const uid = caller.user.id;
-    if (opts.scope === 'organization' && !caller.orgIds.length) return { items: [], total: 0 };
+    if (opts.scope === 'organization' && !caller.orgIds.length) return { items: [], total: 0, attrs: new Map() };
     let q = this.wireQuery({ withState: false }).where('r.type', '=', type);
     switch (opts.scope) {
       case 'own':
@@ -181,13 +190,28 @@ export class RecordService {
       const tag = opts.tag;
       q = q.where('r.id', 'in', (eb) => eb.selectFrom('tag_links').select('resource_id').where('tag_id', '=', tag));
     }
-    const rows = await q
+    const page = q
       .select(sql<string | number>`count(*) over ()`.as('total_count'))
       .orderBy(`r.${SORT_COLUMNS[opts.sortBy]}`, opts.sortOrder)
       .orderBy('r.id')
       .offset(opts.offset)
-      .limit(opts.limit)
-      .execute();
+      .limit(opts.limit);
+    // The page's links and tags come in the same statement, aggregated for the page's rows only: a list call is
+    // bound by the API node's CPU, and each catalog query costs it a socket write and a parse (a second query
+    // for them was a third of the dataset list's time, measured 2026-11-28).
+    const rows = (
+      await this.db
+        .with('page', () => page)
+        .selectFrom('page')
+        .selectAll('page')
+        .select([
+          sql<LinkJson[]>`coalesce((select json_agg(json_build_object('id', l.id, 'name', l.name, 'type', l.type, 'assetType', l.attrs->>'assetType')) from resource_links rl join resources l on l.id = rl.linked_id where rl.resource_id = page.id), '[]'::json)`.as('links'),
+          sql<TagJson[]>`coalesce((select json_agg(json_build_object('id', t.id, 'name', t.name, 'color', t.color)) from tag_links tl join tags t on t.id = tl.tag_id where tl.resource_id = page.id), '[]'::json)`.as('tag_list'),
+        ])
+        .orderBy(sql.ref(`page.${SORT_COLUMNS[opts.sortBy]}`), opts.sortOrder)
+        .orderBy(sql.ref('page.id'))
+        .execute()
+    ).map((row) => ({ ...row, tag_list: row.tag_list.sort((a, b) => a.name.localeCompare(b.name)) }));
     let total = toCount(rows[0]?.total_count);
     if (!rows.length && opts.offset > 0) {
       // Past the last page the window count is not there; count separately for an honest total.
@@ -195,7 +219,7 @@ export class RecordService {
       total = counted.total;
     }
     const scopeAccess: Access = opts.scope === 'own' ? 'owner' : opts.scope === 'all' ? 'admin' : 'viewer';
-    const items = (await this.withExtras(rows)).map((row) => wireOf(row, scopeAccess));
+    const items = rows.map((row) => wireOf(row, scopeAccess));
     if (opts.scope === 'shared' || opts.scope === 'organization' || opts.scope === 'samples' || opts.scope === 'readable') {
       // The list answers each record with the caller's real standing, computed in one query.
       const roles = await this.sharedRoles(caller, rows.map((r) => r.id));
@@ -204,7 +228,7 @@ export class RecordService {
         item.access = item.ownerId === uid ? 'owner' : role && role !== 'none' ? role : opts.scope === 'samples' ? 'limited-viewer' : 'viewer';
       }
     }
-    return { items, total };
+    return { items, total, attrs: new Map(rows.map((r) => [r.id, r.attrs])) };
   }
 
   /**

@@ -90,11 +90,25 @@ function preparePerConnection(client: import('pg').PoolClient): void {
   const query = client.query.bind(client) as (...args: unknown[]) => unknown;
   (client as unknown as { query: (...args: unknown[]) => unknown }).query = (text: unknown, values?: unknown, ...rest: unknown[]) => {
     if (typeof text === 'string' && Array.isArray(values) && values.length > 0) {
-      const name = `k${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
+      const name = statementName(text);
       return query({ name, text, values }, ...rest);
     }
     return query(text, values, ...rest);
   };
+}
+
+/** Statement names by SQL text: hashing the text of every query cost the list calls measurable CPU. */
+const statementNames = new Map<string, string>();
+const STATEMENT_NAMES_KEPT = 5_000;
+function statementName(text: string): string {
+  let name = statementNames.get(text);
+  if (name === undefined) {
+    name = `k${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
+    // Query shapes are bounded (an IN list's length makes a shape): past the bound the names are computed again.
+    if (statementNames.size >= STATEMENT_NAMES_KEPT) statementNames.clear();
+    statementNames.set(text, name);
+  }
+  return name;
 }
 
 /** PGlite answers count(*) as a number and pg as a string: one place turns both into numbers. */
