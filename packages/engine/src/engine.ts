@@ -19,6 +19,7 @@ import { LocalObjectStore, type ObjectStore } from './store';
 import { arrowIpc, csvText, type StreamOptions } from './stream';
 import { arrowWithCopy, writeArrowCopy } from './arrow-copy';
 import { flatgeobufBytes, geojsonText, parquetFile, registerGeometryFunctions, type ExportFormat, type ExportLocation, type ExportShape } from './exports';
+import { registerReprojection } from './formats/reproject';
 import { plain, type IngestResult } from './types';
 
 /** How long closing waits for interrupted queries to hand their connections back. */
@@ -112,6 +113,7 @@ export class Engine {
         registered = true;
         await (opts.functions ?? registerH3)(c);
         registerGeometryFunctions(c);
+        registerReprojection(c);
       }
     });
     // The instance for large uploads, opened on first use (its own spill folder: two instances must not
@@ -122,7 +124,18 @@ export class Engine {
         ...config,
         memory_limit: LARGE_INGEST_MEMORY,
         temp_directory: path.join(tmpDir, 'duckdb-ingest'),
-      }).then((i) => ({ instance: i, pool: new ConnectionPool(i, 2, progressBar) }));
+      }).then((i) => {
+        // Ingestion's own functions (GeoParquet in a projected CRS), once for this instance's catalog.
+        let ready = false;
+        const setup = async (c: DuckDBConnection) => {
+          await progressBar(c);
+          if (!ready) {
+            ready = true;
+            registerReprojection(c);
+          }
+        };
+        return { instance: i, pool: new ConnectionPool(i, 2, setup) };
+      });
       return (await large).pool;
     };
     const closeLarge = () =>

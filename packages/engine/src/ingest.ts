@@ -10,6 +10,7 @@ import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { REPROJECT_FUNCTION, toLngLatOf } from './formats/reproject';
 import { badInput, isStudioError } from '@studio/schema';
 import { detectRoles } from './detect';
 import { CSV_BUFFER, collectRejected, csvSelect, rejectedLinesKey, type CsvOverrides, type RejectTables } from './csv';
@@ -175,7 +176,8 @@ function crsName(value: unknown): { id: string; label: string } | null {
  * Parquet, and GeoParquet: DuckDB reads a column its `geo` metadata names as GEOMETRY (WKB in the file).
  * The studio keeps geometry as text every reader here parses (WKT), so GEOMETRY columns are written as
  * WKT; the primary one also gives Points a latitude and longitude, as GeoJSON uploads do. A column in a
- * projected CRS is refused by name: its coordinates are not degrees.
+ * projected CRS is transformed to longitude/latitude (formats/reproject.ts: a whole PROJJSON, or WGS 84 / UTM and
+ * Web Mercator by their EPSG codes); one the studio has no transform for is refused by name.
  */
 async function geoparquetSelect(conn: DuckDBConnection, read: string): Promise<string> {
   const described = (await conn.runAndReadAll(`DESCRIBE SELECT * FROM ${read}`)).getRowObjectsJS();
@@ -183,19 +185,25 @@ async function geoparquetSelect(conn: DuckDBConnection, read: string): Promise<s
   if (!geometries.length) return `SELECT * FROM ${read}`;
   const crs = await conn.runAndReadAll(`SELECT ${geometries.map((g, i) => `ST_CRS(${quoteIdent(g)}) AS c${i}`).join(', ')} FROM ${read} LIMIT 1`);
   const [row] = crs.getRowObjectsJS();
+  // Each geometry column's WKT in longitude/latitude: as it is, or through proj4 from the CRS the file states.
+  const wktOf = new Map<string, string>();
   geometries.forEach((g, i) => {
-    const crs = crsName(row?.[`c${i}`]);
-    if (crs && !LONGITUDE_LATITUDE_CRS.test(crs.id)) {
-      throw badInput(`Could not read GeoParquet: column '${g}' is in ${crs.label}, not longitude/latitude (EPSG:4326); reproject it before uploading`);
+    const raw = row?.[`c${i}`];
+    const crs = crsName(raw);
+    const text = `ST_AsText(${quoteIdent(g)})`;
+    if (!crs || LONGITUDE_LATITUDE_CRS.test(crs.id)) return wktOf.set(g, text);
+    if (!toLngLatOf(String(raw))) {
+      throw badInput(`Could not read GeoParquet: column '${g}' is in ${crs.label}, not longitude/latitude (EPSG:4326), and the studio has no transform from it; reproject it before uploading`);
     }
+    wktOf.set(g, `${REPROJECT_FUNCTION}(${text}, ${quoteLiteral(String(raw))})`);
   });
   const taken = new Set(described.map((c) => String(c.column_name).toLowerCase()));
   const cols = described.map((c) => {
     const name = quoteIdent(String(c.column_name));
-    return geometries.includes(String(c.column_name)) ? `ST_AsText(${name}) AS ${name}` : name;
+    return geometries.includes(String(c.column_name)) ? `${wktOf.get(String(c.column_name))} AS ${name}` : name;
   });
   if (!taken.has('latitude') && !taken.has('longitude')) {
-    const wkt = `ST_AsText(${quoteIdent(geometries[0]!)})`;
+    const wkt = wktOf.get(geometries[0]!)!;
     const point = (i: number) => `TRY_CAST(regexp_extract(${wkt}, '^POINT \\((\\S+) (\\S+)\\)$', ${i}) AS DOUBLE)`;
     cols.push(`${point(2)} AS latitude`, `${point(1)} AS longitude`);
   }

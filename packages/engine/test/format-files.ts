@@ -142,16 +142,18 @@ export const GEOJSON_SEQ = PLACES.map((p) => JSON.stringify({ type: 'Feature', p
 
 /**
  * PLACES as GeoParquet, written by DuckDB (its GEOMETRY columns carry the `geo` metadata): points, and a
- * polygon row around the first; `crs` (PROJJSON, as GeoParquet states it) sets the column's CRS.
+ * polygon row around the first; `crs` (PROJJSON, as GeoParquet states it, or an identifier) sets the column's CRS
+ * and `project` writes the coordinates in it.
  */
-export async function geoparquet(file: string, crs?: object): Promise<void> {
+export async function geoparquet(file: string, crs?: object | string, project: (lng: number, lat: number) => number[] = (lng, lat) => [lng, lat]): Promise<void> {
   const db = await DuckDBInstance.create(':memory:');
   const conn = await db.connect();
   try {
-    const rows = PLACES.map((p) => `(${sqlText(p.name)}, ${p.visits}, 'POINT (${p.lng} ${p.lat})')`);
+    const xy = (lng: number, lat: number) => project(lng, lat).join(' ');
+    const rows = PLACES.map((p) => `(${sqlText(p.name)}, ${p.visits}, 'POINT (${xy(p.lng, p.lat)})')`);
     const [p] = PLACES;
-    rows.push(`('Ferry Building block', 0, 'POLYGON ((${p!.lng - 0.001} ${p!.lat - 0.001}, ${p!.lng + 0.001} ${p!.lat - 0.001}, ${p!.lng + 0.001} ${p!.lat + 0.001}, ${p!.lng - 0.001} ${p!.lat - 0.001}))')`);
-    const geometry = crs ? `ST_SetCRS(wkt::GEOMETRY, ${sqlText(JSON.stringify(crs))})` : 'wkt::GEOMETRY';
+    rows.push(`('Ferry Building block', 0, 'POLYGON ((${xy(p!.lng - 0.001, p!.lat - 0.001)}, ${xy(p!.lng + 0.001, p!.lat - 0.001)}, ${xy(p!.lng + 0.001, p!.lat + 0.001)}, ${xy(p!.lng - 0.001, p!.lat - 0.001)}))')`);
+    const geometry = crs ? `ST_SetCRS(wkt::GEOMETRY, ${sqlText(typeof crs === 'string' ? crs : JSON.stringify(crs))})` : 'wkt::GEOMETRY';
     await conn.run(`COPY (SELECT name, visits, ${geometry} AS geometry FROM (VALUES ${rows.join(', ')}) AS t(name, visits, wkt)) TO ${sqlText(file)} (FORMAT parquet)`);
   } finally {
     conn.closeSync();
@@ -163,3 +165,5 @@ const sqlText = (s: string) => `'${s.replace(/'/g, "''")}'`;
 
 /** WGS 84 / UTM zone 10N as GeoParquet names a CRS (PROJJSON, cut to its name and id): metres, not degrees. */
 export const UTM_10N_PROJJSON = { type: 'ProjectedCRS', name: 'WGS 84 / UTM zone 10N', id: { authority: 'EPSG', code: 32610 } };
+/** RGF93 / Lambert-93 cut to its name and id: a CRS the studio has no definition of without its parameters. */
+export const LAMBERT_93_PROJJSON = { type: 'ProjectedCRS', name: 'RGF93 v1 / Lambert-93', id: { authority: 'EPSG', code: 2154 } };

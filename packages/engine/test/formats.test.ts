@@ -2,7 +2,8 @@ import { readdir } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertSupportedContentType, detectEncoding, type CsvOverrides } from '../src';
 import { setup, type Ctx } from './helpers';
-import { GEOJSON_SEQ, GPX, KML, PLACES, arrowIpc, flatgeobuf, geoparquet, kmz, shapefileZip, xlsx, UTM_10N_PROJJSON } from './format-files';
+import { GEOJSON_SEQ, GPX, KML, PLACES, arrowIpc, flatgeobuf, geoparquet, kmz, shapefileZip, xlsx, UTM_10N_PROJJSON, LAMBERT_93_PROJJSON } from './format-files';
+import proj4 from 'proj4';
 
 let ctx: Ctx;
 beforeAll(async () => {
@@ -106,11 +107,36 @@ describe('formats read through a reader made for each', () => {
     expect(rows.find((r) => r.name === 'Ferry Building block')!.latitude).toBeNull();
   });
 
-  it('refuses GeoParquet in a projected CRS by its column and CRS', async () => {
-    const file = `${ctx.dir}/places-utm.parquet`;
-    await geoparquet(file, UTM_10N_PROJJSON);
-    const err = (await ctx.engine.ingest({ sourceFile: file, contentType: 'application/vnd.apache.parquet', key: 'formats/utm.parquet' }).catch((e: unknown) => e)) as Error & { status: number };
-    expect([err.status, err.message]).toEqual([422, "Could not read GeoParquet: column 'geometry' is in WGS 84 / UTM zone 10N (EPSG:32610), not longitude/latitude (EPSG:4326); reproject it before uploading"]);
+  // A file in metres, as geopandas writes one left in its local CRS: proj4 (as the test's own reference) writes the
+  // coordinates; the first point must land in UTM zone 10N's range for San Francisco, so the file really is in metres.
+  const UTM_10N = '+proj=utm +zone=10 +datum=WGS84 +units=m +no_defs';
+  const MERCATOR = 'EPSG:3857';
+  it.each([
+    ['a PROJJSON naming WGS 84 / UTM zone 10N (EPSG:32610)', UTM_10N_PROJJSON, UTM_10N, [552_000, 554_000]],
+    ['a PROJJSON naming Web Mercator (EPSG:3857)', { type: 'ProjectedCRS', name: 'WGS 84 / Pseudo-Mercator', id: { authority: 'EPSG', code: 3857 } }, MERCATOR, [-13_626_000, -13_624_000]],
+  ] as const)('reads GeoParquet in a projected CRS, %s, as longitude/latitude', async (_label, crs, definition, xRange) => {
+    const file = `${ctx.dir}/places-projected-${xRange[0]}.parquet`;
+    const project = (lng: number, lat: number) => proj4('EPSG:4326', definition, [lng, lat]);
+    const ferry = project(PLACES[0]!.lng, PLACES[0]!.lat);
+    expect(ferry[0]).toBeGreaterThan(xRange[0]);
+    expect(ferry[0]).toBeLessThan(xRange[1]);
+    await geoparquet(file, crs, project);
+    const key = `formats/projected-${xRange[0]}.parquet`;
+    const result = await ctx.engine.ingest({ sourceFile: file, contentType: 'application/vnd.apache.parquet', key });
+    expect(result.rowCount).toBe(4);
+    const rows = (await ctx.engine.preview(key)) as Row[];
+    expectFerryBuilding(rows);
+    const block = String(rows.find((r) => r.name === 'Ferry Building block')!.geometry);
+    const corner = /^POLYGON \(\((\S+) (\S+),/.exec(block)!;
+    expect(Math.abs(Number(corner[1]) - (PLACES[0]!.lng - 0.001))).toBeLessThan(1e-6);
+    expect(Math.abs(Number(corner[2]) - (PLACES[0]!.lat - 0.001))).toBeLessThan(1e-6);
+  });
+
+  it('refuses GeoParquet in a projected CRS it has no transform for, by its column and CRS', async () => {
+    const file = `${ctx.dir}/places-lambert.parquet`;
+    await geoparquet(file, LAMBERT_93_PROJJSON);
+    const err = (await ctx.engine.ingest({ sourceFile: file, contentType: 'application/vnd.apache.parquet', key: 'formats/lambert.parquet' }).catch((e: unknown) => e)) as Error & { status: number };
+    expect([err.status, err.message]).toEqual([422, "Could not read GeoParquet: column 'geometry' is in RGF93 v1 / Lambert-93 (EPSG:2154), not longitude/latitude (EPSG:4326), and the studio has no transform from it; reproject it before uploading"]);
   });
 
   it('reads a GPX track as one line with its points, and its waypoint', async () => {

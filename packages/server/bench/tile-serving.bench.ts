@@ -2,7 +2,7 @@
 // (Arrow, its versioned URL, gzip as a browser asks) and a vector tile (MVT) as req/s ratios to the same server's GET /v1/health
 // (target >= 0.8 each) and their p99 latency as ratios to /health's p99 (target <= 1.5); and, when nginx is
 // installed (Debian's nginx-light), to nginx serving the same bytes from a file on a loopback port. On the
-// embedded store and on PostgreSQL. Every request is a fresh fetch (no If-None-Match): the server's own cost.
+// embedded store, on PostgreSQL, and on two API nodes (PostgreSQL, Redis, S3). Every request is a fresh fetch (no If-None-Match): the server's own cost.
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
@@ -13,6 +13,7 @@ import { buildStudio } from '../src/app';
 import { configFromEnv } from '../src/config';
 import { createOrganization, createUser } from '../src/services/users';
 import { benchCatalog } from './catalog';
+import { startCluster } from '../test/cluster';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = 100;
@@ -24,15 +25,20 @@ interface Figures {
   p99: number;
 }
 
-async function measure(url: string, headers: Record<string, string> = {}): Promise<Figures> {
+/**
+ * req/s and p99 of `url`, or of the same path on several nodes at once (the connections shared between them, as a
+ * balancer spreads them): the nodes' req/s summed, the slower node's p99.
+ */
+async function measure(url: string | string[], headers: Record<string, string> = {}): Promise<Figures> {
+  const urls = Array.isArray(url) ? url : [url];
   // The load runs in a worker thread of its own: on the server's event loop, reading 20 KB answers a thousand
   // times a second was the client's cost counted as the server's (nginx measured the same way had no such load).
-  const run = (duration: number) => autocannon({ url, connections: CONNECTIONS, duration, headers, workers: 1 });
+  const run = (duration: number) => Promise.all(urls.map((u) => autocannon({ url: u, connections: CONNECTIONS / urls.length, duration, headers, workers: 1 })));
   // A short warm-up first: the first figure of a run must not pay for the JIT and the first reads.
   await run(2);
-  const result = await run(SECONDS);
-  if (result.non2xx > 0) throw new Error(`${url}: ${result.non2xx} non-2xx answers`);
-  return { rps: result.requests.average, p99: result.latency.p99 };
+  const results = await run(SECONDS);
+  for (const [i, r] of results.entries()) if (r.non2xx > 0) throw new Error(`${urls[i]}: ${r.non2xx} non-2xx answers`);
+  return { rps: results.reduce((n, r) => n + r.requests.average, 0), p99: Math.max(...results.map((r) => r.latency.p99)) };
 }
 
 /** An answer's bytes as sent (fetch would unpack gzip). */
@@ -69,6 +75,53 @@ http { access_log off; client_body_temp_path ${dir}; proxy_temp_path ${dir}; fas
   return null;
 }
 
+/**
+ * Signs in at `address`, uploads POINTS points, builds their hex tiles and vector tiles as jobs, and answers the paths
+ * of one busy tile of each with the headers a browser sends.
+ */
+async function prepareTiles(address: string, credentials = { email: 'bench@studio.test', password: 'bench-password' }) {
+  const ask = async (method: string, url: string, body?: unknown, headers: Record<string, string> = {}) => {
+    const res = await fetch(`${address}${url}`, { method, headers: { ...headers, ...(body === undefined ? {} : { 'content-type': typeof body === 'string' ? 'text/csv' : 'application/json' }) }, body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body) });
+    if (res.status >= 300) throw new Error(`${method} ${url}: ${res.status} ${await res.text()}`);
+    return res;
+  };
+  const token = ((await (await ask('POST', '/v1/auth/sign-in', credentials)).json()) as { item: { accessToken: string } }).item.accessToken;
+  const auth = { authorization: `Bearer ${token}` };
+  const lines = ['lat,lng,amount'];
+  for (let i = 0; i < POINTS; i++) lines.push(`${(40.6 + ((i * 7919) % 100_000) / 333_333).toFixed(6)},${(-74.1 + ((i * 104_729) % 100_000) / 333_333).toFixed(6)},${i % 100}`);
+  const source = ((await (await ask('POST', '/v1/datasets/data?name=points', lines.join('\n'), auth)).json()) as { item: { id: string } }).item;
+  const untilDone = async (res: Response) => {
+    const { item, job } = (await res.json()) as { item: { id: string }; job: { id: string } };
+    for (;;) {
+      const status = ((await (await ask('GET', `/v1/jobs/${job.id}`, undefined, auth)).json()) as { item: { status: string } }).item.status;
+      if (status === 'succeeded') return item.id;
+      if (status !== 'queued' && status !== 'running') throw new Error(`job ${status}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  };
+  const hexId = await untilDone(await ask('POST', '/v1/datasets/hextile', { source: source.id, sourceLatColumn: 'lat', sourceLngColumn: 'lng', finestResolution: 9, coarsestResolution: 6, resolutionOffset: 4, outputColumns: [{ sourceColumn: 'amount', targetColumn: 'total', aggMethod: 'sum' }, { targetColumn: 'n', aggMethod: 'count' }] }, auth));
+  const vectorId = await untilDone(await ask('POST', '/v1/datasets/vectortile', { datasetId: source.id }, auth));
+
+  // The busiest tile of the hex tileset at its coarsest zoom, through its versioned URL.
+  const meta = ((await (await ask('GET', `/v1/tileset/${hexId}/metadata`, undefined, auth)).json()) as { item: { tileUrl: string; minZoom: number } }).item;
+  const index = ((await (await ask('GET', `/v1/tileset/${hexId}/tileset-index`, undefined, auth)).json()) as { item: { tiles: Record<string, Record<string, number>> } }).item;
+  const [busiest] = Object.entries(index.tiles[meta.minZoom]!).sort((a, b) => b[1] - a[1])[0]!;
+  const hexPath = meta.tileUrl.replace('{z}', String(meta.minZoom)).replace('{hex}', busiest);
+  const tileJson = (await (await ask('GET', `/v1/datasets/${vectorId}/tiles.json`, undefined, auth)).json()) as { tiles: string[] };
+  // The tile over the middle of the points at zoom 10 (a city block's worth of features).
+  const n = 2 ** 10;
+  const [lat, lng] = [40.75, -73.95];
+  const x = Math.floor(((lng + 180) / 360) * n);
+  const y = Math.floor(((1 - Math.log(Math.tan((lat * Math.PI) / 180) + 1 / Math.cos((lat * Math.PI) / 180)) / Math.PI) / 2) * n);
+  const vectorUrl = new URL(tileJson.tiles[0]!.replace('{z}/{x}/{y}', `10/${x}/${y}`), address);
+  const vectorPath = `${vectorUrl.pathname}${vectorUrl.search}`;
+  // As a browser asks: gzip accepted, so stored gzip bytes go out as they are (vector tiles as the tiler wrote
+  // them, hex tiles as compressed once per node).
+  const gzipped = { ...auth, 'accept-encoding': 'gzip' };
+  const hexHeaders = { ...gzipped, accept: 'application/vnd.apache.arrow.stream' };
+  return { hexPath, hexHeaders, vectorPath, gzipped };
+}
+
 async function benchStore(kind: 'pglite' | 'postgres') {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'tile-bench-'));
   const { databaseUrl, drop } = await benchCatalog(kind);
@@ -78,44 +131,9 @@ async function benchStore(kind: 'pglite' | 'postgres') {
     const org = await createOrganization(studio.services.db, 'Bench');
     await createUser(studio.services.db, { email: 'bench@studio.test', password: 'bench-password', organizationId: org.id, role: 'maker' });
     const address = await studio.app.listen({ port: 0, host: '127.0.0.1' });
-    const ask = async (method: string, url: string, body?: unknown, headers: Record<string, string> = {}) => {
-      const res = await fetch(`${address}${url}`, { method, headers: { ...headers, ...(body === undefined ? {} : { 'content-type': typeof body === 'string' ? 'text/csv' : 'application/json' }) }, body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body) });
-      if (res.status >= 300) throw new Error(`${method} ${url}: ${res.status} ${await res.text()}`);
-      return res;
-    };
-    const token = ((await (await ask('POST', '/v1/auth/sign-in', { email: 'bench@studio.test', password: 'bench-password' })).json()) as { item: { accessToken: string } }).item.accessToken;
-    const auth = { authorization: `Bearer ${token}` };
-    const lines = ['lat,lng,amount'];
-    for (let i = 0; i < POINTS; i++) lines.push(`${(40.6 + ((i * 7919) % 100_000) / 333_333).toFixed(6)},${(-74.1 + ((i * 104_729) % 100_000) / 333_333).toFixed(6)},${i % 100}`);
-    const source = ((await (await ask('POST', '/v1/datasets/data?name=points', lines.join('\n'), auth)).json()) as { item: { id: string } }).item;
-    const untilDone = async (res: Response) => {
-      const { item, job } = (await res.json()) as { item: { id: string }; job: { id: string } };
-      for (;;) {
-        const status = ((await (await ask('GET', `/v1/jobs/${job.id}`, undefined, auth)).json()) as { item: { status: string } }).item.status;
-        if (status === 'succeeded') return item.id;
-        if (status !== 'queued' && status !== 'running') throw new Error(`job ${status}`);
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    };
-    const hexId = await untilDone(await ask('POST', '/v1/datasets/hextile', { source: source.id, sourceLatColumn: 'lat', sourceLngColumn: 'lng', finestResolution: 9, coarsestResolution: 6, resolutionOffset: 4, outputColumns: [{ sourceColumn: 'amount', targetColumn: 'total', aggMethod: 'sum' }, { targetColumn: 'n', aggMethod: 'count' }] }, auth));
-    const vectorId = await untilDone(await ask('POST', '/v1/datasets/vectortile', { datasetId: source.id }, auth));
-
-    // The busiest tile of the hex tileset at its coarsest zoom, through its versioned URL.
-    const meta = ((await (await ask('GET', `/v1/tileset/${hexId}/metadata`, undefined, auth)).json()) as { item: { tileUrl: string; minZoom: number } }).item;
-    const index = ((await (await ask('GET', `/v1/tileset/${hexId}/tileset-index`, undefined, auth)).json()) as { item: { tiles: Record<string, Record<string, number>> } }).item;
-    const [busiest] = Object.entries(index.tiles[meta.minZoom]!).sort((a, b) => b[1] - a[1])[0]!;
-    const hexUrl = `${address}${meta.tileUrl.replace('{z}', String(meta.minZoom)).replace('{hex}', busiest)}`;
-    const tileJson = (await (await ask('GET', `/v1/datasets/${vectorId}/tiles.json`, undefined, auth)).json()) as { tiles: string[] };
-    // The tile over the middle of the points at zoom 10 (a city block's worth of features).
-    const n = 2 ** 10;
-    const [lat, lng] = [40.75, -73.95];
-    const x = Math.floor(((lng + 180) / 360) * n);
-    const y = Math.floor(((1 - Math.log(Math.tan((lat * Math.PI) / 180) + 1 / Math.cos((lat * Math.PI) / 180)) / Math.PI) / 2) * n);
-    const vectorUrl = tileJson.tiles[0]!.replace('{z}/{x}/{y}', `10/${x}/${y}`);
-    // As a browser asks: gzip accepted, so stored gzip bytes go out as they are (vector tiles as the tiler wrote
-    // them, hex tiles as compressed once per node).
-    const gzipped = { ...auth, 'accept-encoding': 'gzip' };
-    const hexHeaders = { ...gzipped, accept: 'application/vnd.apache.arrow.stream' };
+    const { hexPath, hexHeaders, vectorPath, gzipped } = await prepareTiles(address);
+    const hexUrl = `${address}${hexPath}`;
+    const vectorUrl = `${address}${vectorPath}`;
     const hexBytes = await rawBytes(hexUrl, hexHeaders);
     const vectorBytes = await rawBytes(vectorUrl, gzipped);
 
@@ -152,4 +170,32 @@ async function benchStore(kind: 'pglite' | 'postgres') {
   }
 }
 
+/**
+ * Two API nodes on PostgreSQL, Redis and S3 (test/cluster.ts, as the load run starts them): the connections split
+ * between the nodes as a balancer spreads them, each tile's req/s summed over both as a ratio to /v1/health summed
+ * the same way, and the slower node's p99 against /health's.
+ */
+async function benchTwoNodes() {
+  const cluster = await startCluster('tilebench');
+  try {
+    const urls = [(await cluster.start('node-1')).base, (await cluster.start('node-2')).base];
+    const { hexPath, hexHeaders, vectorPath, gzipped } = await prepareTiles(urls[0]!, cluster.admin);
+    // Each node reads the tiles through its own cache of the object store: one read each before the runs.
+    for (const url of urls) {
+      await rawBytes(`${url}${hexPath}`, hexHeaders);
+      await rawBytes(`${url}${vectorPath}`, gzipped);
+    }
+    const health = await measure(urls.map((u) => `${u}/v1/health`));
+    const hex = await measure(urls.map((u) => `${u}${hexPath}`), hexHeaders);
+    const vector = await measure(urls.map((u) => `${u}${vectorPath}`), gzipped);
+    console.log(`tiles two nodes (PostgreSQL, Redis, S3) GET /v1/health: ${health.rps.toFixed(0)} req/s, p99 ${health.p99} ms (baseline; ${CONNECTIONS} connections over both, ${SECONDS} s)`);
+    for (const [name, f] of [['hex tile, Arrow gzip', hex], ['vector tile, MVT gzip', vector]] as const) {
+      console.log(`tiles two nodes ${name}: ${f.rps.toFixed(0)} req/s, p99 ${f.p99} ms (ratio ${(f.rps / health.rps).toFixed(2)} vs /v1/health req/s, target >= 0.8; p99 ratio ${(f.p99 / Math.max(1, health.p99)).toFixed(2)}, target <= 1.5; ${load()})`);
+    }
+  } finally {
+    await cluster.stop();
+  }
+}
+
 for (const kind of ['pglite', 'postgres'] as const) await benchStore(kind);
+await benchTwoNodes();
