@@ -21,6 +21,8 @@ type Kind = {
   body: (source: string, target?: string) => Record<string, unknown>;
   /** What a map reads of the tileset: its tile metadata. */
   served: (id: string) => string;
+  /** The versioned tile URL template that metadata hands out (#17: a rebuild must change it). */
+  tileUrl: (served: any) => string; // eslint-disable-line @typescript-eslint/no-explicit-any
   /** The stored files of one version of the tileset. */
   files: (key: string) => string[];
   /** How the tileset says it was built (what the page's Rebuild tiles sends again). */
@@ -34,6 +36,7 @@ const KINDS: Kind[] = [
     job: 'hex-tiles',
     body: (source, target) => ({ name: 'Visits in cells', source, sourceLatColumn: 'lat', sourceLngColumn: 'lng', finestResolution: 9, outputColumns: [{ targetColumn: 'n', aggMethod: 'count' }], ...(target && { target }) }),
     served: (id) => `/v1/tileset/${id}/metadata`,
+    tileUrl: (served) => served.item.tileUrl,
     files: (key) => [key, archiveKeyOf(key)],
     kept: (source) => ({ hexTile: { source, sourceLatColumn: 'lat', sourceLngColumn: 'lng', finestResolution: 9, outputColumns: [{ targetColumn: 'n', aggMethod: 'count' }] } }),
   },
@@ -43,6 +46,7 @@ const KINDS: Kind[] = [
     job: 'vector-tiles',
     body: (source, target) => ({ name: 'Visits as tiles', datasetId: source, ...(target && { target }) }),
     served: (id) => `/v1/datasets/${id}/tiles.json`,
+    tileUrl: (served) => served.tiles[0],
     files: (key) => [key, tilesKeyOf(key)],
     kept: (source) => ({ vectorTileBuild: { datasetId: source } }),
   },
@@ -90,6 +94,10 @@ describe.each(STORES)('tiles built again in place (%s)', (store) => {
     const served = await owner('GET', kind.served(tiles.id));
     expect(served.statusCode).toBe(200);
     expect(served.json()).not.toEqual(before);
+    // New bytes under a new version: the URLs maps hold from before name the old version, so no browser or shared
+    // cache answers the rebuilt tileset with the tiles it kept as immutable.
+    expect(kind.tileUrl(served.json())).toMatch(/[?&]v=/);
+    expect(kind.tileUrl(served.json())).not.toBe(kind.tileUrl(before));
     expect(await datasetCount()).toBe(count);
     const newKey = await storageKeyOf(ctx.s, tiles.id);
     expect(newKey).not.toBe(oldKey);
