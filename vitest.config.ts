@@ -13,5 +13,8 @@ export default defineConfig({
     isolate: false,
     // A PostgreSQL server of its own for warehouse connections: the catalog's server is never reachable through one.
     globalSetup: ['packages/server/test/warehouse-server.ts'],
+    // Every answer of a route that declares its response is checked against it (http/route.ts) in the server
+    // processes the tests start (the studios built in the tests' own process: harness.ts).
+    env: { STUDIO_CHECK_ANSWERS: 'on' },
   },
 });

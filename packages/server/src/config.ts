@@ -63,6 +63,11 @@ export interface StudioConfig {
    * (it still queues and cancels them); `worker` runs jobs and serves only /v1/health and /v1/ready.
    */
   role: 'all' | 'api' | 'worker';
+  /**
+   * STUDIO_CHECK_ANSWERS=on (the test suites set it): each answer of a route that declares its response is checked
+   * against the declaration, and one outside it fails the call with 500. Off in production: the check costs a parse.
+   */
+  checkAnswers: boolean;
   /** STUDIO_JOB_HEARTBEAT_SECONDS (at least 10): a job whose node stops beating this long is retried by another node. */
   jobHeartbeatSeconds: number;
   /** STUDIO_JOB_POLL_SECONDS (1 to 300): how often a worker asks the queue for jobs queued by other nodes (its own node's start at once). */
@@ -127,6 +132,7 @@ export const ConfigEnv = z.object({
   SMTP_URL: url(['smtp:', 'smtps:']),
   SMTP_FROM: z.preprocess(unset, z.email('must be an email address').optional()),
   STUDIO_SAMPLES: z.preprocess(unset, z.enum(['on', 'off'], { error: 'must be on or off' }).optional()),
+  STUDIO_CHECK_ANSWERS: z.preprocess(unset, z.enum(['on', 'off'], { error: 'must be on or off' }).optional()),
   STUDIO_ROLE: z.preprocess(unset, z.enum(['all', 'api', 'worker'], { error: 'must be all, api or worker' }).optional()),
   STUDIO_JOB_HEARTBEAT_SECONDS: wholeNumber(10, 3600),
   STUDIO_JOB_POLL_SECONDS: wholeNumber(1, 300),
@@ -212,6 +218,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): StudioConfi
     smtpUrl: e.SMTP_URL ?? null,
     smtpFrom: e.SMTP_FROM ?? null,
     role: e.STUDIO_ROLE ?? 'all',
+    checkAnswers: e.STUDIO_CHECK_ANSWERS === 'on',
     jobHeartbeatSeconds: e.STUDIO_JOB_HEARTBEAT_SECONDS ?? 10,
     jobPollSeconds: e.STUDIO_JOB_POLL_SECONDS ?? 1,
     objectStore: e.STUDIO_OBJECT_STORE

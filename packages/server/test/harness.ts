@@ -83,7 +83,8 @@ export async function startStudio(kind: 'pglite' | 'postgres', overrides: Partia
   // Data connections may reach the test warehouse server and nothing else on this machine (#11).
   const { host, port } = inject('warehouseServer');
   const connectionHosts = parseHostPatterns(`${host}:${port}`);
-  const config = { ...configFromEnv({}), dataDir, databaseUrl, secret: 'test-secret', connectionHosts, ...overrides };
+  // checkAnswers: each answer of a route that declares its response is checked against it (http/route.ts).
+  const config = { ...configFromEnv({}), dataDir, databaseUrl, secret: 'test-secret', connectionHosts, checkAnswers: true, ...overrides };
   const studio = await buildStudio(config, { inMemoryCatalog: true });
   const tokenOf = async (email: string, password = PASSWORD) => {
     const res = await studio.app.inject({ method: 'POST', url: '/v1/auth/sign-in', payload: { email, password } });

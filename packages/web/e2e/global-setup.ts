@@ -120,6 +120,8 @@ export default async function setup(project: TestProject) {
       STUDIO_ADMIN_PASSWORD: ADMIN.password,
       STUDIO_WEB_DIR: WEB_DIST,
       LOG_LEVEL: 'warn',
+      // Each answer of a route that declares its response is checked against it (as in the API tests).
+      STUDIO_CHECK_ANSWERS: 'on',
       STUDIO_CONNECTION_HOSTS: `${warehouse!.host}:${warehouse!.port},127.0.0.1:${s3.port}`,
       ...stores?.env,
     },

@@ -234,5 +234,19 @@ async function handle(def: RouteDef, limit: ReturnType<typeof routeLimiter>, ser
   if (reply.sent) return reply;
   if (result === undefined) return reply.code(def.status === 200 || !def.status ? 204 : def.status).send();
   if (def.status && reply.statusCode === 200) reply.code(def.status);
+  if (services.config.checkAnswers) checkAnswer(def, result);
   return result;
+}
+
+/**
+ * With STUDIO_CHECK_ANSWERS=on (config.checkAnswers; the test suites set it) every answer of a route that declares its
+ * response is checked against that declaration, and one outside it fails the call. What the OpenAPI document says of
+ * the answers is then what the whole API suite saw them be, not a comment that drifts.
+ */
+export function checkAnswer(def: Pick<RouteDef, 'method' | 'url' | 'response'>, result: unknown): void {
+  if (!def.response) return;
+  // Streams, buffers and replies sent by the handler are not JSON answers.
+  if (result === null || typeof result !== 'object' || Buffer.isBuffer(result) || typeof (result as { pipe?: unknown }).pipe === 'function') return;
+  const checked = def.response.safeParse(result);
+  if (!checked.success) throw new Error(`${def.method} ${def.url} answered outside its declared response: ${z.prettifyError(checked.error)}`);
 }

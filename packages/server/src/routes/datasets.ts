@@ -14,7 +14,8 @@ import {
   isStudioError,
   downloadFileBase,
   type Access,
-  type Dataset,
+  Dataset,
+  itemOf,
 } from '@studio/schema';
 import { defineRoute, requireCaller, type RouteContext, type RouteDef } from '../http/route';
 import { answerList, listRoutes } from './records';
@@ -186,10 +187,14 @@ export async function uploadNewDataset(
 /** The reading options of an upload's query (UploadReadOptions), without its other parameters. */
 export const readOptionsOf = (q: UploadReadOptions): UploadReadOptions => ({ delimiter: q.delimiter, header: q.header, encoding: q.encoding, columnTypes: q.columnTypes });
 
+/** What the calls answering one dataset declare. */
+const datasetAnswer = itemOf(Dataset);
+
 export const datasetRoutes: RouteDef[] = [
   ...listRoutes('/v1/datasets', 'dataset', 'datasets', { own: 'CAT-101', organization: 'CAT-103', shared: 'CAT-104' }, {
     query: z.object({}),
     list: (ctx, scope) => listDatasets(ctx, { ...(ctx.query as unknown as Omit<ListOptions, 'scope'>), scope }),
+    item: Dataset,
   }),
   defineRoute({
     spec: ['CAT-102'],
@@ -204,6 +209,7 @@ export const datasetRoutes: RouteDef[] = [
     spec: ['CAT-105'],
     method: 'GET',
     url: '/v1/datasets/{id}',
+    response: datasetAnswer,
     summary: 'One dataset with its schema, statistics and status. A live dataset older than its max age starts refreshing (a background job); the answer is its data as it is',
     tag: 'datasets',
     auth: 'user',
@@ -362,6 +368,7 @@ export const datasetRoutes: RouteDef[] = [
     spec: ['CAT-115'],
     method: 'POST',
     url: '/v1/datasets/query',
+    response: datasetAnswer,
     summary: 'Create a dataset from a SQL SELECT: over datasets the caller can read (tables: dataset ids or names) on the embedded DuckDB, or with connectionId on that warehouse (a Parquet snapshot of the result)',
     tag: 'datasets',
     auth: 'user',
@@ -390,6 +397,7 @@ export const datasetRoutes: RouteDef[] = [
     spec: ['CAT-116'],
     method: 'POST',
     url: '/v1/datasets/{id}/workbench',
+    response: datasetAnswer,
     summary: "Replace a dataset's data with the result of a workbench query (workbenchDataSource SQL, or all of tableName)",
     tag: 'datasets',
     auth: 'user',
@@ -424,6 +432,7 @@ export const datasetRoutes: RouteDef[] = [
     spec: ['CAT-003'],
     method: 'PUT',
     url: '/v1/datasets/{id}',
+    response: datasetAnswer,
     summary: 'Rename or describe a dataset; administrators in admin mode may change its owner',
     tag: 'datasets',
     auth: 'user',

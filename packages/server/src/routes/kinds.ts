@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Id, QueryBool, badInput, type ResourceType } from '@studio/schema';
+import { Id, QueryBool, StudioRecord, badInput, itemOf, type ResourceType } from '@studio/schema';
 import { defineRoute, requireCaller, type RouteContext, type RouteDef } from '../http/route';
 import type { Services } from '../services';
 import type { ListOptions, ListScope, ResourceRow } from '../services/records';
@@ -85,6 +85,8 @@ export function kindRoutes<C extends z.ZodType, U extends z.ZodType>(kind: Kind<
     return withFields(ctx.services, kind, page);
   };
   const routes: RouteDef[] = listRoutes(base, type, tag, { own: spec.list, organization: spec.org, shared: spec.shared }, { query: kind.listQuery ?? z.object({}), list });
+  // Each record answered is the record with the kind's fields beside it (open: the fields are the kind's own).
+  const answer = itemOf(StudioRecord);
   routes.push(
     defineRoute({
       spec: spec.get ? [spec.get] : [],
@@ -93,6 +95,7 @@ export function kindRoutes<C extends z.ZodType, U extends z.ZodType>(kind: Kind<
       summary: `One ${label}`,
       tag,
       auth: 'user',
+      response: answer,
       params: IdParam,
       query: WriteQuery.extend((kind.getQuery ?? z.object({})).shape),
       resource: guard('read'),
@@ -108,6 +111,7 @@ export function kindRoutes<C extends z.ZodType, U extends z.ZodType>(kind: Kind<
       summary: `Create a ${label}`,
       tag,
       auth: 'user',
+      response: answer,
       query: WriteQuery,
       body: kind.create,
       status: 201,
@@ -128,6 +132,7 @@ export function kindRoutes<C extends z.ZodType, U extends z.ZodType>(kind: Kind<
       summary: `Save a ${label}; refused while another user holds the lock`,
       tag,
       auth: 'user',
+      response: answer,
       params: IdParam,
       query: WriteQuery,
       body: kind.update,

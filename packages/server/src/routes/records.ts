@@ -19,8 +19,11 @@ import {
   parseWorkbookState,
   TAB_HEADER,
   THUMBNAIL_MAX_BYTES,
+  StudioRecord,
+  itemOf,
+  itemsOf,
 } from '@studio/schema';
-import { defineRoute, readJsonBody, requireCaller, type RouteDef, type RouteContext } from '../http/route';
+import { checkAnswer, defineRoute, readJsonBody, requireCaller, type RouteDef, type RouteContext } from '../http/route';
 import type { Services } from '../services';
 import type { ListScope, ResourceRow } from '../services/records';
 import { assertCanCreate } from '../services/quota';
@@ -52,10 +55,15 @@ export async function recordItem(services: Services, row: ResourceRow, ctx: Pick
  * Answers a list call through the node's list cache (services/list-cache.ts): per caller and per
  * request (path and query), valid until the next catalog write from any node.
  */
-export async function answerList(ctx: RouteContext<unknown, unknown, unknown>, compute: () => Promise<unknown>) {
-  const body = await ctx.services.listCache.answer(`${requireCaller(ctx).user.id} ${ctx.req.url}`, compute);
+export async function answerList(ctx: RouteContext<unknown, unknown, unknown>, compute: () => Promise<unknown>, declared?: Pick<RouteDef, 'method' | 'url' | 'response'>) {
+  // The list is sent as the text the cache keeps: its declared response is checked on the value it was made from.
+  const checked = declared && ctx.services.config.checkAnswers ? async () => { const value = await compute(); checkAnswer(declared, value); return value; } : compute;
+  const body = await ctx.services.listCache.answer(`${requireCaller(ctx).user.id} ${ctx.req.url}`, checked);
   return ctx.reply.type('application/json; charset=utf-8').send(body);
 }
+
+/** What the calls answering one record declare: the record (open: a kind adds its own fields beside it). */
+const recordAnswer = itemOf(StudioRecord);
 
 /** The list calls of a collection: own, organization, shared with me, samples. */
 export function listRoutes(
@@ -64,7 +72,7 @@ export function listRoutes(
   tag: string,
   specIds: Partial<Record<ListScope, string>>,
   /** A kind with its own filters and wire fields lists through `list` (given the effective scope). */
-  custom?: { query: z.ZodObject; list: (ctx: RouteContext<unknown, Record<string, unknown>, unknown>, scope: ListScope) => Promise<unknown> },
+  custom?: { query: z.ZodObject; list: (ctx: RouteContext<unknown, Record<string, unknown>, unknown>, scope: ListScope) => Promise<unknown>; item?: z.ZodType },
 ): RouteDef[] {
   const scopes: [string, ListScope, string][] = [
     ['', 'own', `${RESOURCE_LABELS[type]}s the caller owns (administrators with isAdmin=true: all)`],
@@ -74,11 +82,12 @@ export function listRoutes(
   ];
   return scopes
     .filter(([, scope]) => specIds[scope] !== undefined)
-    .map(([suffix, scope, summary]) =>
-      defineRoute({
+    .map(([suffix, scope, summary]) => {
+      const declared = { method: 'GET' as const, url: `${base}${suffix}`, response: itemsOf(custom?.item ?? StudioRecord) };
+      return defineRoute({
         spec: [specIds[scope]!],
+        ...declared,
         method: 'GET',
-        url: `${base}${suffix}`,
         summary,
         tag,
         auth: 'user',
@@ -86,14 +95,17 @@ export function listRoutes(
         handler: async (ctx) => {
           const caller = requireCaller(ctx);
           const effective = scope === 'own' && ctx.adminMode ? 'all' : scope;
-          return answerList(ctx, () =>
-            custom
-              ? custom.list(ctx as RouteContext<unknown, Record<string, unknown>, unknown>, effective)
-              : ctx.services.records.list(caller, type, { ...(ctx.query as z.infer<typeof ListQuery>), scope: effective }),
+          return answerList(
+            ctx,
+            () =>
+              custom
+                ? custom.list(ctx as RouteContext<unknown, Record<string, unknown>, unknown>, effective)
+                : ctx.services.records.list(caller, type, { ...(ctx.query as z.infer<typeof ListQuery>), scope: effective }),
+            declared,
           );
         },
-      }),
-    );
+      });
+    });
 }
 
 /** Reads the body of a thumbnail call: JSON `{contentType}` asks for a policy; an image body is the upload. */
@@ -223,6 +235,7 @@ export function recordCollectionRoutes(collection: RecordCollection, type: Resou
         spec: [method === 'POST' ? add : del],
         method,
         url: `${base}/{id}/${segment}/{${param}}`,
+        response: recordAnswer,
         summary: `${method === 'POST' ? 'Attach' : 'Detach'} a ${RESOURCE_LABELS[linkType].toLowerCase()}`,
         tag,
         auth: 'user',
@@ -251,6 +264,7 @@ export function recordCollectionRoutes(collection: RecordCollection, type: Resou
       spec: [ids.get],
       method: 'GET',
       url: `${base}/{id}`,
+      response: recordAnswer,
       summary: `One ${label.toLowerCase()}; acquireLock=true takes the edit lock when free (held by the tab of the ${TAB_HEADER} header), takeOver=true also from the caller's other tab or device`,
       tag,
       auth: 'user',
@@ -275,6 +289,7 @@ export function recordCollectionRoutes(collection: RecordCollection, type: Resou
       spec: [ids.create],
       method: 'POST',
       url: base,
+      response: recordAnswer,
       summary: `Create a ${label.toLowerCase()} (the first save)`,
       tag,
       auth: 'user',
@@ -290,6 +305,7 @@ export function recordCollectionRoutes(collection: RecordCollection, type: Resou
       spec: ids.update ? [ids.update] : [],
       method: 'PUT',
       url: `${base}/{id}`,
+      response: recordAnswer,
       summary: `Save a ${label.toLowerCase()} (later saves); refused while another user holds the lock`,
       tag,
       auth: 'user',
@@ -307,6 +323,7 @@ export function recordCollectionRoutes(collection: RecordCollection, type: Resou
       spec: [ids.clone],
       method: 'POST',
       url: `${base}/{id}/clone`,
+      response: recordAnswer,
       summary: `Copy a ${label.toLowerCase()} into a new one owned by the caller`,
       tag,
       auth: 'user',
@@ -336,6 +353,7 @@ export function recordCollectionRoutes(collection: RecordCollection, type: Resou
       spec: [ids.share],
       method: 'POST',
       url: `${base}/{id}/share`,
+      response: recordAnswer,
       summary: 'Share with users, organizations or emails, and set visibility',
       tag,
       auth: 'user',
