@@ -1,4 +1,4 @@
-import { ApiKeyCreate, ApiKeyRevoke, ApiKeyUpdate } from '@studio/schema';
+import { ApiKeyCreate, ApiKeyRevoke, ApiKeyUpdate, ApiKey, itemOf, itemsOf } from '@studio/schema';
 import { defineRoute, requireCaller } from '../http/route';
 
 /** API keys work as bearer tokens; the key itself is answered once, at generation, and stored hashed. */
@@ -7,6 +7,7 @@ export const apiKeyRoutes = [
     spec: ['CAT-004'],
     method: 'GET',
     url: '/v1/api-key',
+    response: itemsOf(ApiKey),
     summary: "The caller's API keys (never the keys themselves)",
     tag: 'api-keys',
     auth: 'user',
@@ -18,6 +19,7 @@ export const apiKeyRoutes = [
     spec: ['CAT-005'],
     method: 'POST',
     url: '/v1/api-key',
+    response: itemOf(ApiKey),
     summary: 'Generate an API key; the answer is the only time the key is shown. kind "sdk": a Studio Data SDK refresh token (v1.…), exchanged at /sdk/oauth/token',
     tag: 'api-keys',
     auth: 'user',
@@ -34,6 +36,7 @@ export const apiKeyRoutes = [
     spec: ['CAT-006'],
     method: 'PUT',
     url: '/v1/api-key',
+    response: itemOf(ApiKey),
     summary: 'Rename an API key',
     tag: 'api-keys',
     auth: 'user',

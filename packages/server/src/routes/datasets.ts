@@ -1,22 +1,5 @@
 import { z } from 'zod';
-import {
-  DatasetDownloadFormat,
-  UploadReadOptions,
-  DatasetCreate,
-  DatasetFromQuery,
-  WorkbenchBody,
-  DatasetUpdate,
-  Id,
-  QueryBool,
-  StudioError,
-  badInput,
-  bestEffort,
-  isStudioError,
-  downloadFileBase,
-  type Access,
-  Dataset,
-  itemOf,
-} from '@studio/schema';
+import { DatasetDownloadFormat, UploadReadOptions, DatasetCreate, DatasetFromQuery, WorkbenchBody, DatasetUpdate, Id, QueryBool, StudioError, badInput, bestEffort, isStudioError, downloadFileBase, type Access, Dataset, itemOf, Job } from '@studio/schema';
 import { defineRoute, requireCaller, type RouteContext, type RouteDef } from '../http/route';
 import { answerList, listRoutes } from './records';
 import { assertCanCreate } from '../services/quota';
@@ -189,6 +172,8 @@ export const readOptionsOf = (q: UploadReadOptions): UploadReadOptions => ({ del
 
 /** What the calls answering one dataset declare. */
 const datasetAnswer = itemOf(Dataset);
+/** An upload's answer: the dataset, and its ingestion job when it runs in the background (Prefer: respond-async). */
+const datasetWithJob = z.object({ item: Dataset, job: Job.optional() });
 
 export const datasetRoutes: RouteDef[] = [
   ...listRoutes('/v1/datasets', 'dataset', 'datasets', { own: 'CAT-101', organization: 'CAT-103', shared: 'CAT-104' }, {
@@ -315,6 +300,7 @@ export const datasetRoutes: RouteDef[] = [
     spec: ['CAT-109'],
     method: 'POST',
     url: '/v1/datasets',
+    response: datasetAnswer,
     summary: 'Create a dataset; with contentType, the answer carries a signed post policy for its data',
     tag: 'datasets',
     auth: 'user',
@@ -339,6 +325,7 @@ export const datasetRoutes: RouteDef[] = [
   defineRoute({
     method: 'POST',
     url: '/v1/datasets/data',
+    response: datasetWithJob,
     summary: 'Upload a file as a new dataset (Studio Data SDK): the body is the file, Content-Type its media type, optionally gzip-encoded; skipArrow=true and skipBadRows=true as for PUT /{id}/data. With Prefer: respond-async the file is stored and ingested by a background job: 202 at once with the dataset pending and its job',
     tag: 'datasets',
     auth: 'user',
@@ -355,6 +342,7 @@ export const datasetRoutes: RouteDef[] = [
     summary: 'Replace the data of a dataset. It is stored as Parquet and, once ready, an Arrow copy is written for fast Arrow reads; skipArrow=true leaves that copy to the first Arrow read; skipBadRows=true (CSV, TSV) leaves malformed lines out and counts them (metadata.rejectedRows) instead of refusing the file. With Prefer: respond-async the file is stored and ingested by a background job: 202 at once with the dataset pending and its job; the data it replaces stays readable until the job switches to the new',
     tag: 'datasets',
     auth: 'user',
+    response: datasetWithJob,
     params: IdParam,
     query: UploadReadOptions.extend({ skipArrow: QueryBool.optional(), skipBadRows: QueryBool.optional(), isAdmin: QueryBool.optional() }),
     rawBody: true,
@@ -451,6 +439,7 @@ export const datasetRoutes: RouteDef[] = [
     spec: ['CAT-110'],
     method: 'POST',
     url: '/v1/datasets/{id}/clone',
+    response: datasetAnswer,
     summary: 'Copy a dataset, its data included, into one owned by the caller',
     tag: 'datasets',
     auth: 'user',

@@ -1,4 +1,5 @@
-import { SEARCH_KINDS, SearchQuery, type ResourceType, type SearchGroup, type SearchKind } from '@studio/schema';
+import { z } from 'zod';
+import { SEARCH_KINDS, SearchQuery, type ResourceType, SearchGroup, type SearchKind } from '@studio/schema';
 import { defineRoute, requireCaller, type RouteDef } from '../http/route';
 
 /** Each kind the search answers as the record type it lists, and for map assets the asset type. */
@@ -19,6 +20,7 @@ export const searchRoutes: RouteDef[] = [
   defineRoute({
     method: 'GET',
     url: '/v1/search',
+    response: z.object({ items: z.array(SearchGroup) }),
     summary: "Records of every kind whose name contains q (any case) that the caller owns, that are shared with them or that belong to their organizations; per kind the newest `limit` and the total. Kinds with no match are left out",
     tag: 'search',
     auth: 'user',

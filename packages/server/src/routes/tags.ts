@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Id, ResourceType, TagCreate, TagUpdate } from '@studio/schema';
+import { Id, ResourceType, TagCreate, TagUpdate, Tag, itemOf, itemsOf } from '@studio/schema';
 import { defineRoute, requireCaller } from '../http/route';
 
 const LinkParams = z.object({ tagId: Id, type: ResourceType, resourceId: Id });
@@ -9,6 +9,7 @@ export const tagRoutes = [
     spec: ['CAT-171'],
     method: 'GET',
     url: '/v1/tags',
+    response: itemsOf(Tag),
     summary: "The caller's tags",
     tag: 'tags',
     auth: 'user',
@@ -20,6 +21,7 @@ export const tagRoutes = [
     spec: ['CAT-172'],
     method: 'GET',
     url: '/v1/tags/for-organization',
+    response: itemsOf(Tag),
     summary: "Tags of the caller's organizations, optionally with links of one resource type only",
     tag: 'tags',
     auth: 'user',
@@ -32,6 +34,7 @@ export const tagRoutes = [
     spec: ['CAT-098'],
     method: 'POST',
     url: '/v1/tags',
+    response: itemOf(Tag),
     summary: 'Create a tag, optionally applying it to one resource',
     tag: 'tags',
     auth: 'user',
@@ -48,6 +51,7 @@ export const tagRoutes = [
     spec: ['CAT-173'],
     method: 'PUT',
     url: '/v1/tags/{id}',
+    response: itemOf(Tag),
     summary: 'Rename or recolor a tag',
     tag: 'tags',
     auth: 'user',
@@ -79,6 +83,7 @@ export const tagRoutes = [
     spec: ['CAT-099'],
     method: 'POST',
     url: '/v1/tags/{tagId}/{type}/{resourceId}',
+    response: itemOf(Tag),
     summary: 'Apply a tag to a resource the caller can read',
     tag: 'tags',
     auth: 'user',

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { HexTileCreate, Id, TILE_INTERVALS, TILE_QUANTILE_LEVELS, TilesetQuery, badInput, notFound } from '@studio/schema';
+import { HexTileCreate, Id, TILE_INTERVALS, TILE_QUANTILE_LEVELS, TilesetQuery, badInput, notFound, Dataset, Job, itemOf } from '@studio/schema';
 import { executeDuckDB } from '@studio/pipeline';
 import { defineRoute, requireCaller, type RouteContext, type RouteDef } from '../http/route';
 import { clientGone, engineError, primed, streamBody } from '../http/streams';
@@ -117,6 +117,7 @@ export const tilesetRoutes: RouteDef[] = [
     spec: ['CAT-112'],
     method: 'POST',
     url: '/v1/datasets/hextile',
+    response: itemOf(Dataset).extend({ job: Job }),
     summary: 'Create a hex-tile dataset from a dataset the caller can read: H3 cells (from an H3 column or latitude/longitude) aggregated at a range of resolutions, grouped into tiles, optionally sliced by time; with target, build an existing hex-tile dataset the caller may edit again in place (its current tiles served until the new are ready). Answers at once with the dataset pending and the job',
     tag: 'datasets',
     auth: 'user',

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Id, QueryBool, ScreeningStatus, StudioError, forbidden, notFound, Flags } from '@studio/schema';
+import { Id, QueryBool, ScreeningStatus, StudioError, forbidden, notFound, Flags, User, itemOf } from '@studio/schema';
 import { defineRoute, requireCaller } from '../http/route';
 import { userToWire, DEFAULT_FLAGS, findUsers, moveToOrganization, seatsOf, setScreeningStatuses, updateUser } from '../services/users';
 import { usageOf } from '../services/quota';
@@ -18,6 +18,7 @@ export const userRoutes = [
     spec: ['CAT-178'],
     method: 'GET',
     url: '/v1/users/me',
+    response: itemOf(User),
     summary: 'The signed-in user',
     tag: 'users',
     auth: 'user',
@@ -81,6 +82,7 @@ export const userRoutes = [
     spec: ['CAT-184'],
     method: 'PUT',
     url: '/v1/users/{id}',
+    response: itemOf(User),
     summary: 'Update a user: a user may rename themself; administrators may change anything',
     tag: 'users',
     auth: 'user',
@@ -100,6 +102,7 @@ export const userRoutes = [
     spec: ['CAT-185'],
     method: 'PUT',
     url: '/v1/users/{id}/organization/{orgId}',
+    response: itemOf(User),
     summary: "Move a user into an organization (it becomes their home organization)",
     tag: 'users',
     auth: 'admin',

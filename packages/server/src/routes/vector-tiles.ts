@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import { gunzipSync } from 'node:zlib';
 import { z } from 'zod';
 import type { FastifyRequest } from 'fastify';
-import { Id, QueryBool, StudioError, VectorTileCreate, VectorTilingBody, badInput, notFound, type Job, type VectorTileOptions } from '@studio/schema';
+import { Id, QueryBool, StudioError, VectorTileCreate, VectorTilingBody, badInput, notFound, Job, type VectorTileOptions, Dataset, itemOf } from '@studio/schema';
 import { defineRoute, requireCaller, type RouteContext, type RouteDef } from '../http/route';
 import { assertCanCreate } from '../services/quota';
 import { datasetAttrs, rebuildTarget } from '../services/datasets';
@@ -74,6 +74,7 @@ export const vectorTileRoutes: RouteDef[] = [
     spec: ['CAT-113'],
     method: 'POST',
     url: '/v1/datasets/vectortile',
+    response: itemOf(Dataset).extend({ job: Job }),
     summary: 'Create a vector-tile dataset from a dataset the caller reads (lat/lng columns or GeoJSON/WKT geometry): an MVT pyramid in a PMTiles archive, cut by a background job; with target, cut an existing vector-tile dataset the caller may edit again in place (its current tiles served until the new are ready). Answers at once with the dataset pending and the job',
     tag: TAG,
     auth: 'user',
