@@ -62,6 +62,21 @@ const LARGE_INGEST_MEMORY = '192MB';
 /** Read-ahead of a streaming result per connection (see the pool setup); bounded by the pool size. */
 const STREAMING_BUFFER = '64MB';
 
+/**
+ * A pool's connection setup that also registers the engine's scalar functions on the first connection only: they land
+ * in the instance's catalog, and registering them again would fail.
+ */
+function withFunctionsOnce(setup: (c: DuckDBConnection) => Promise<void>, register: (c: DuckDBConnection) => void | Promise<void>) {
+  let registered = false;
+  return async (c: DuckDBConnection) => {
+    await setup(c);
+    if (!registered) {
+      registered = true;
+      await register(c);
+    }
+  };
+}
+
 /** Query progress (connection.progress, behind ingest's onProgress) is only tracked with the progress bar on; printing stays off. */
 const progressBar = async (c: DuckDBConnection) => {
   await c.run('SET enable_progress_bar = true; SET enable_progress_bar_print = false; SET progress_bar_time = 0');
@@ -101,41 +116,34 @@ export class Engine {
     if (opts.threads) config.threads = String(opts.threads);
     if (opts.memoryLimit) config.memory_limit = opts.memoryLimit;
     const instance = await DuckDBInstance.create(opts.database ?? ':memory:', config);
-    let registered = false;
-    const pool = new ConnectionPool(instance, opts.connections ?? 4, async (c) => {
-      await progressBar(c);
-      // A streaming result (Arrow/CSV answers) buffers up to this much ahead of the reader. DuckDB's default
-      // (~1 MB) parks its threads after a few chunks and wakes them per fetch, so decoding and the JS Arrow
-      // build took turns: fetching 1M rows x 8 columns took 75-140 ms with it, 30-50 ms with 64 MB.
-      await c.run(`SET streaming_buffer_size = '${STREAMING_BUFFER}'`);
-      // Scalar functions land in the database catalog: register once.
-      if (!registered) {
-        registered = true;
-        await (opts.functions ?? registerH3)(c);
-        registerGeometryFunctions(c);
-        registerReprojection(c);
-      }
-    });
+    const pool = new ConnectionPool(
+      instance,
+      opts.connections ?? 4,
+      withFunctionsOnce(
+        async (c) => {
+          await progressBar(c);
+          // A streaming result (Arrow/CSV answers) buffers up to this much ahead of the reader. DuckDB's default
+          // (~1 MB) parks its threads after a few chunks and wakes them per fetch, so decoding and the JS Arrow
+          // build took turns: fetching 1M rows x 8 columns took 75-140 ms with it, 30-50 ms with 64 MB.
+          await c.run(`SET streaming_buffer_size = '${STREAMING_BUFFER}'`);
+        },
+        async (c) => {
+          await (opts.functions ?? registerH3)(c);
+          registerGeometryFunctions(c);
+          registerReprojection(c);
+        },
+      ),
+    );
     // The instance for large uploads, opened on first use (its own spill folder: two instances must not
     // share one).
     let large: Promise<{ instance: DuckDBInstance; pool: ConnectionPool }> | null = null;
     const largePool = async () => {
+      // Ingestion's own functions (GeoParquet in a projected CRS) are registered in this instance's catalog too.
       large ??= DuckDBInstance.create(':memory:', {
         ...config,
         memory_limit: LARGE_INGEST_MEMORY,
         temp_directory: path.join(tmpDir, 'duckdb-ingest'),
-      }).then((i) => {
-        // Ingestion's own functions (GeoParquet in a projected CRS), once for this instance's catalog.
-        let ready = false;
-        const setup = async (c: DuckDBConnection) => {
-          await progressBar(c);
-          if (!ready) {
-            ready = true;
-            registerReprojection(c);
-          }
-        };
-        return { instance: i, pool: new ConnectionPool(i, 2, setup) };
-      });
+      }).then((i) => ({ instance: i, pool: new ConnectionPool(i, 2, withFunctionsOnce(progressBar, registerReprojection)) }));
       return (await large).pool;
     };
     const closeLarge = () =>

@@ -1,5 +1,23 @@
 import { z } from 'zod';
-import { DatasetDownloadFormat, UploadReadOptions, DatasetCreate, DatasetFromQuery, WorkbenchBody, DatasetUpdate, Id, QueryBool, StudioError, badInput, bestEffort, isStudioError, downloadFileBase, type Access, Dataset, itemOf, Job } from '@studio/schema';
+import {
+  DatasetDownloadFormat,
+  UploadReadOptions,
+  DatasetCreate,
+  DatasetFromQuery,
+  WorkbenchBody,
+  DatasetUpdate,
+  Id,
+  QueryBool,
+  StudioError,
+  badInput,
+  bestEffort,
+  isStudioError,
+  downloadFileBase,
+  type Access,
+  Dataset,
+  itemOf,
+  Job,
+} from '@studio/schema';
 import { defineRoute, requireCaller, type RouteContext, type RouteDef } from '../http/route';
 import { answerList, listRoutes } from './records';
 import { assertCanCreate } from '../services/quota';
