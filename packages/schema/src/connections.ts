@@ -212,3 +212,16 @@ export const StorageImportBody = z
   })
   .strict();
 export type StorageImportBody = z.infer<typeof StorageImportBody>;
+
+/** A connection that answered (POST /v1/test-connection). */
+export const ConnectionTestResult = z.object({ ok: z.literal(true), serverVersion: z.string() });
+export type ConnectionTestResult = z.infer<typeof ConnectionTestResult>;
+
+/** One entry of a warehouse's schema browser: a schema, a table or view of a schema, or a column of a table. */
+export const SchemaBrowseItem = z.object({
+  name: z.string(),
+  type: z.enum(['schema', 'table', 'view', 'column']),
+  dataType: z.string().optional(),
+  nullable: z.boolean().optional(),
+});
+export type SchemaBrowseItem = z.infer<typeof SchemaBrowseItem>;

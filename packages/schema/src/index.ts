@@ -24,3 +24,4 @@ export * from './workbooks';
 export * from './versioned-state';
 export * from './client-errors';
 export * from './audit';
+export * from './bi';

@@ -43,3 +43,7 @@ export type AdminPublishedMap = z.infer<typeof AdminPublishedMap>;
 /** The published map itself: the snapshotted saved state. */
 export const PublishedMap = PublishedMapInfo.extend({ latestState: z.unknown() });
 export type PublishedMap = z.infer<typeof PublishedMap>;
+
+/** What an accepted password hands back: a grant that later calls send in a header instead of the password. */
+export const PublicationGrant = z.object({ token: z.string(), expiresAt: IsoDate });
+export type PublicationGrant = z.infer<typeof PublicationGrant>;

@@ -61,3 +61,28 @@ export const TemplateVersion = z.object({
   savedBy: Id.nullable(),
 });
 export type TemplateVersion = z.infer<typeof TemplateVersion>;
+
+export const EXECUTION_STATUSES = ['queued', 'running', 'success', 'failure', 'cancelled'] as const;
+
+/** A query execution as the data-query calls answer it: its state, what ran, and until when its result is reused. */
+export const QueryExecution = z.object({
+  queryExecutionId: z.string(),
+  id: z.string(),
+  status: z.enum(EXECUTION_STATUSES),
+  query: z.string(),
+  parameters: z.record(z.string(), z.unknown()),
+  connectionId: Id.nullable(),
+  queryTemplateId: Id.nullable(),
+  templateVersion: z.number().int().nullable(),
+  datasetId: Id.nullable(),
+  recordId: Id.nullable(),
+  rowCount: z.number().nullable(),
+  columns: z.array(z.object({ name: z.string(), type: z.string() })).nullable(),
+  errorMessage: z.string().nullable(),
+  createdAt: z.string().nullable(),
+  startedAt: z.string().nullable(),
+  finishedAt: z.string().nullable(),
+  cacheExpiresAt: z.string().nullable(),
+  fromCache: z.boolean(),
+});
+export type QueryExecution = z.infer<typeof QueryExecution>;

@@ -122,3 +122,36 @@ export const TilesetMetadata = z.object({
   createdAt: z.string(),
 });
 export type TilesetMetadata = z.infer<typeof TilesetMetadata>;
+
+/** A tileset's metadata as answered for a dataset: its version (of the stored archive) and the tile URL carrying it. */
+export const TilesetAnswer = TilesetMetadata.extend({ version: z.string(), tileUrl: z.string() });
+
+/** Row counts by tile cell, by zoom. */
+export const TileCounts = z.record(z.string(), z.record(z.string(), z.number()));
+
+/** The tileset index: its required metadata, the tiles of each zoom, and of each time step of each interval. */
+export const TilesetIndex = z.object({
+  version: z.literal(1),
+  metadata: z.object({ resolutionOffset: z.number(), minRes: z.number(), maxRes: z.number(), fields: z.array(z.string()), timeIntervals: z.array(z.string()) }),
+  tiles: TileCounts,
+  time: z.record(z.string(), z.record(z.string(), z.object({ start: z.string(), tiles: TileCounts }))),
+  /** With q: the viewport whose tiles were kept. */
+  viewport: z.object({ bbox: z.array(z.number()).optional(), z: z.number().optional() }).optional(),
+});
+
+/** Quantile boundaries of each field (null where they could not be read). */
+export const FieldQuantiles = z.record(z.string(), z.array(z.number()).nullable());
+
+/** The time steps of one interval. */
+export const TilesetRange = z.object({
+  interval: z.string(),
+  start: z.string().nullable(),
+  end: z.string().nullable(),
+  steps: z.array(z.object({ path: z.string(), start: z.string(), tiles: z.number().int() })),
+});
+
+/** Stored quantiles at one resolution: of the whole tileset, or per time step of an interval. */
+export const TilesetQuantiles = z.union([
+  z.object({ res: z.number().int(), levels: z.array(z.number()), quantiles: FieldQuantiles }),
+  z.object({ res: z.number().int(), interval: z.string(), levels: z.array(z.number()), steps: z.record(z.string(), FieldQuantiles.nullable()) }),
+]);

@@ -104,3 +104,25 @@ export const VectorTileInfo = z.object({
   tileJsonUrl: z.string(),
 });
 export type VectorTileInfo = z.infer<typeof VectorTileInfo>;
+
+/** TileJSON 3.0.0 of a vector-tile dataset, its tile URLs on the caller's host. */
+export const TileJson = z.object({
+  tilejson: z.literal('3.0.0'),
+  name: z.string(),
+  description: z.string(),
+  scheme: z.literal('xyz'),
+  tiles: z.array(z.string()),
+  minzoom: z.number().int(),
+  maxzoom: z.number().int(),
+  bounds: VectorTileInfo.shape.bounds,
+  center: VectorTileInfo.shape.center,
+  vector_layers: z.array(z.object({ id: z.string(), fields: VectorTileInfo.shape.fields, minzoom: z.number().int(), maxzoom: z.number().int() })),
+  format: z.literal('pbf'),
+  geometryType: VectorTileInfo.shape.geometryType,
+  featureCount: z.number().int(),
+});
+export type TileJson = z.infer<typeof TileJson>;
+
+/** Signed links to a vector-tile dataset's TileJSON and tiles, for renderers that cannot send the session. */
+export const TileLinks = z.object({ tileJsonUrl: z.string(), tileUrl: z.string(), expiresAt: z.string() });
+export type TileLinks = z.infer<typeof TileLinks>;

@@ -10,6 +10,14 @@ const toSchema = (t: z.ZodType, io: 'input' | 'output') => {
   }
 };
 
+/** A success answer's media types: the declared JSON schema, and each declared other type as bytes (or text). */
+function answerContent(r: RouteDef): Record<string, { schema: unknown }> {
+  const content: Record<string, { schema: unknown }> = {};
+  for (const type of r.produces ?? []) content[type] = { schema: type.startsWith('text/') ? { type: 'string' } : { type: 'string', format: 'binary' } };
+  if (r.response) content['application/json'] = { schema: toSchema(r.response, 'output') };
+  return content;
+}
+
 /** OpenAPI 3.1 generated from the route table: the validators are the only source of truth. */
 export function openApiDocument(routes: RouteDef[]): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
@@ -34,8 +42,8 @@ export function openApiDocument(routes: RouteDef[]): Record<string, unknown> {
       ...(r.spec?.length && { 'x-spec': r.spec }),
       responses: {
         [String(r.status ?? 200)]: {
-          description: 'Success',
-          ...(r.response && { content: { 'application/json': { schema: toSchema(r.response, 'output') } } }),
+          description: r.status === 204 ? 'Success, nothing answered' : 'Success',
+          ...((r.response || r.produces) && { content: answerContent(r) }),
         },
         default: { description: 'Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } } },
       },

@@ -68,8 +68,14 @@ export interface RouteDef<P extends z.ZodType = z.ZodType, Q extends z.ZodType =
   body?: B;
   /** The body is the raw request stream (uploads); `body` validation is skipped. */
   rawBody?: boolean;
+  /** The JSON answer. Every route declares its answer: this, `produces`, or `status: 204` (nothing). */
   response?: z.ZodType;
-  /** Status of a successful answer, for the OpenAPI document. */
+  /**
+   * Media types of an answer that is not JSON (tiles, images, exports, the metrics text), without parameters;
+   * the handler sends it itself. The OpenAPI document lists it as binary (text for `text/*`).
+   */
+  produces?: readonly string[];
+  /** Status of a successful answer, for the OpenAPI document; 204: the route answers nothing. */
   status?: number;
   /**
    * Calls allowed per caller (the user when signed in, else the address) in a window, from
@@ -231,22 +237,44 @@ async function handle(def: RouteDef, limit: ReturnType<typeof routeLimiter>, ser
   const result = inUnit ? await services.units.run(() => def.handler(context)) : await def.handler(context);
   // Writes to identity (users, memberships, keys, admin rights) must not be hidden by cached credentials.
   if (def.method !== 'GET' && IDENTITY_TAGS.has(def.tag)) services.auth.forget();
+  if (services.config.checkAnswers) checkAnswer(def, result, reply);
   if (reply.sent) return reply;
   if (result === undefined) return reply.code(def.status === 200 || !def.status ? 204 : def.status).send();
   if (def.status && reply.statusCode === 200) reply.code(def.status);
-  if (services.config.checkAnswers) checkAnswer(def, result);
   return result;
 }
 
+type AnswerDeclaration = Pick<RouteDef, 'method' | 'url' | 'response' | 'produces' | 'status'>;
+
+/** Whether a route says what it answers: JSON (`response`), another media type (`produces`), or nothing (204). */
+export const declaresAnswer = (def: AnswerDeclaration): boolean => Boolean(def.response || def.produces?.length || def.status === 204);
+
+/** A handler's own answer (a reply it sent, a stream, a buffer) rather than a value to serialize as JSON. */
+const isOwnAnswer = (result: unknown): boolean =>
+  typeof result === 'object' && result !== null && (Buffer.isBuffer(result) || typeof (result as { pipe?: unknown }).pipe === 'function' || 'sent' in result);
+
 /**
- * With STUDIO_CHECK_ANSWERS=on (config.checkAnswers; the test suites set it) every answer of a route that declares its
- * response is checked against that declaration, and one outside it fails the call. What the OpenAPI document says of
+ * With STUDIO_CHECK_ANSWERS=on (config.checkAnswers; the test suites set it) every answer is checked against its
+ * route's declaration (the JSON schema, the media types, or nothing for a 204), and one outside it fails the call. What the OpenAPI document says of
  * the answers is then what the whole API suite saw them be, not a comment that drifts.
  */
-export function checkAnswer(def: Pick<RouteDef, 'method' | 'url' | 'response'>, result: unknown): void {
-  if (!def.response) return;
-  // Streams, buffers and replies sent by the handler are not JSON answers.
-  if (result === null || typeof result !== 'object' || Buffer.isBuffer(result) || typeof (result as { pipe?: unknown }).pipe === 'function') return;
+export function checkAnswer(def: AnswerDeclaration, result: unknown, reply?: FastifyReply): void {
+  const where = `${def.method} ${def.url}`;
+  const status = reply?.statusCode ?? 200;
+  // Redirects, 304s and answers the handler chose to fail (a 503 of readiness) are not the declared success.
+  if (status < 200 || status >= 300) return;
+  if (def.status === 204 && result !== undefined && !reply?.sent) throw new Error(`${where} is declared to answer nothing (204) but answered a value`);
+  if (def.produces && reply && isOwnAnswer(result)) {
+    // Fastify sends a buffer or stream without a type as application/octet-stream.
+    const type = String(reply.getHeader('content-type') ?? 'application/octet-stream').split(';')[0]!.trim();
+    if (status !== 204 && !def.produces.includes(type)) throw new Error(`${where} answered ${type}, not one of its declared ${def.produces.join(', ')}`);
+    return;
+  }
+  if (result === null || typeof result !== 'object' || isOwnAnswer(result)) return;
+  if (!def.response) {
+    if (def.produces && !def.produces.includes('application/json')) throw new Error(`${where} answered JSON, not one of its declared ${def.produces.join(', ')}`);
+    return;
+  }
   const checked = def.response.safeParse(result);
-  if (!checked.success) throw new Error(`${def.method} ${def.url} answered outside its declared response: ${z.prettifyError(checked.error)}`);
+  if (!checked.success) throw new Error(`${where} answered outside its declared response: ${z.prettifyError(checked.error)}`);
 }

@@ -1,5 +1,22 @@
 import { z } from 'zod';
-import { AuditEntry, AuditLogQuery, Id, InvitationCreated, MergePreview, PendingInvitation, OrganizationBody, RefusedConnection, Paging, QuotaValue, ResourceType, Visibility } from '@studio/schema';
+import {
+  AuditEntry,
+  AuditLogQuery,
+  Id,
+  InvitationCreated,
+  MergePreview,
+  PendingInvitation,
+  Organization,
+  OrganizationBody,
+  OrgRole,
+  RefusedConnection,
+  Paging,
+  QuotaValue,
+  ResourceType,
+  User,
+  Visibility,
+  itemOf,
+} from '@studio/schema';
 import { defineRoute, requireCaller } from '../http/route';
 import { QUOTA_POLICIES } from '../services/quota';
 import { SEATS } from '../services/admin';
@@ -12,10 +29,12 @@ const IdParam = z.object({ id: Id });
 export const adminRoutes = [
   defineRoute({
     spec: ['ADM-015'], method: 'GET', url: '/v1/organizations', summary: 'All organizations', tag: 'admin', auth: 'admin', query: Paging,
+    response: z.object({ items: z.array(Organization) }),
     handler: async (ctx) => ({ items: await ctx.services.organizations.list(ctx.query) }),
   }),
   defineRoute({
     spec: ['ADM-016'], method: 'POST', url: '/v1/organizations', summary: 'Create an organization', tag: 'admin', auth: 'admin', body: OrganizationBody, status: 201,
+    response: itemOf(Organization),
     handler: async (ctx) => {
       const org = await ctx.services.organizations.create(ctx.body.name, ctx.body.makerQuotaPolicy);
       await ctx.services.audit.record(ctx.caller, 'organization.create', 'organization', org.id, ctx.body);
@@ -24,11 +43,13 @@ export const adminRoutes = [
   }),
   defineRoute({
     spec: ['ADM-017'], method: 'GET', url: '/v1/organizations/{id}', summary: 'One organization', tag: 'admin', auth: 'admin', params: IdParam,
+    response: itemOf(Organization),
     handler: async (ctx) => ({ item: await ctx.services.organizations.get(ctx.params.id) }),
   }),
   defineRoute({
     spec: ['ADM-018'], method: 'PUT', url: '/v1/organizations/{id}', summary: 'Rename an organization or change its maker quota', tag: 'admin', auth: 'admin',
     params: IdParam, body: OrganizationBody.partial(),
+    response: itemOf(Organization),
     handler: async (ctx) => {
       const org = await ctx.services.organizations.update(ctx.params.id, ctx.body);
       await ctx.services.audit.record(ctx.caller, 'organization.update', 'organization', ctx.params.id, ctx.body);
@@ -37,6 +58,7 @@ export const adminRoutes = [
   }),
   defineRoute({
     spec: ['ADM-019'], method: 'DELETE', url: '/v1/organizations/{id}', summary: 'Delete an organization (its members stay as users)', tag: 'admin', auth: 'admin', params: IdParam,
+    status: 204,
     handler: async (ctx) => {
       await ctx.services.organizations.delete(ctx.params.id);
       await ctx.services.audit.record(ctx.caller, 'organization.delete', 'organization', ctx.params.id);
@@ -46,6 +68,7 @@ export const adminRoutes = [
   defineRoute({
     spec: ['ADM-020'], method: 'POST', url: '/v1/organizations/{id}/link', summary: 'Link users into an organization', tag: 'admin', auth: 'admin',
     params: IdParam, body: z.object({ userIds: z.array(Id).min(1).max(1000), role: z.enum(['viewer', 'maker']).default('maker') }),
+    response: itemOf(Organization),
     handler: async (ctx) => {
       const org = await ctx.services.organizations.link(ctx.params.id, ctx.body.userIds, ctx.body.role);
       await ctx.services.audit.record(ctx.caller, 'organization.link', 'organization', ctx.params.id, ctx.body);
@@ -73,6 +96,7 @@ export const adminRoutes = [
   }),
   defineRoute({
     spec: ['ADM-003'], method: 'DELETE', url: '/v1/organizations/invitations/{id}', summary: 'Delete a pending invitation', tag: 'admin', auth: 'admin', params: IdParam,
+    status: 204,
     handler: async (ctx) => {
       await ctx.services.organizations.deleteInvitation(ctx.params.id);
       await ctx.services.audit.record(ctx.caller, 'invitation.delete', 'invitation', ctx.params.id);
@@ -90,6 +114,7 @@ export const adminRoutes = [
     summary: 'The audit log, newest first, narrowed by who, action (or its family), resource and days; format=csv (or Accept: text/csv) downloads every matching entry',
     query: AuditLogQuery,
     response: z.object({ items: z.array(AuditEntry) }),
+    produces: ['text/csv'],
     handler: async (ctx) => {
       const { format, offset, limit, sortBy: _sortBy, ...filter } = ctx.query;
       if (format === 'csv' || /\btext\/csv\b/.test(ctx.req.headers.accept ?? '')) {
@@ -102,6 +127,7 @@ export const adminRoutes = [
   defineRoute({
     spec: ['ADM-006'], method: 'PUT', url: '/v1/admin/{resourceType}/{id}/update-visibility', summary: 'Set the visibility of any resource', tag: 'admin', auth: 'admin',
     params: z.object({ resourceType: ResourceType, id: Id }), body: z.object({ privacy: Visibility }),
+    response: itemOf(z.object({ id: Id, resourceType: ResourceType, visibility: Visibility })),
     handler: async (ctx) => {
       await ctx.services.admin.setVisibility(ctx.params.resourceType, ctx.params.id, ctx.body.privacy);
       await ctx.services.audit.record(ctx.caller, 'resource.visibility', ctx.params.resourceType, ctx.params.id, ctx.body);
@@ -111,6 +137,7 @@ export const adminRoutes = [
   defineRoute({
     spec: ['ADM-008'], method: 'PUT', url: '/v1/users/{id}/quotapolicy/{policy}', summary: "Set a user's quota (0..65535)", tag: 'admin', auth: 'admin',
     params: z.object({ id: Id, policy: z.coerce.number().pipe(QuotaValue) }),
+    response: itemOf(User),
     handler: async (ctx) => {
       const user = await ctx.services.admin.setQuota(ctx.params.id, ctx.params.policy);
       await ctx.services.audit.record(ctx.caller, 'user.quota', 'user', user.id, { policy: ctx.params.policy });
@@ -120,6 +147,7 @@ export const adminRoutes = [
   defineRoute({
     spec: ['ADM-009'], method: 'PUT', url: '/v1/admin/users/{id}/organization/{orgId}/seat/{seat}', summary: "Set a member's seat type", tag: 'admin', auth: 'admin',
     params: z.object({ id: Id, orgId: Id, seat: z.enum(SEATS) }),
+    response: itemOf(z.object({ userId: Id, organizationId: Id, seat: z.enum(SEATS), role: OrgRole })),
     handler: async (ctx) => {
       const role = await ctx.services.admin.setSeat(ctx.params.id, ctx.params.orgId, ctx.params.seat);
       await ctx.services.audit.record(ctx.caller, 'user.seat', 'user', ctx.params.id, ctx.params);
@@ -128,11 +156,13 @@ export const adminRoutes = [
   }),
   defineRoute({
     spec: ['ADM-010'], method: 'GET', url: '/v1/users/admin', summary: 'Administrators', tag: 'admin', auth: 'admin',
+    response: z.object({ items: z.array(User) }),
     handler: async (ctx) => ({ items: await ctx.services.admin.admins() }),
   }),
   defineRoute({
     spec: ['ADM-011'], method: 'POST', url: '/v1/users/admin', summary: 'Make a user an administrator', tag: 'admin', auth: 'admin',
     body: z.object({ userId: Id }),
+    response: itemOf(User),
     handler: async (ctx) => {
       const user = await ctx.services.admin.grantAdmin(ctx.body.userId);
       await ctx.services.audit.record(ctx.caller, 'admin.grant', 'user', user.id);
@@ -141,10 +171,12 @@ export const adminRoutes = [
   }),
   defineRoute({
     spec: ['ADM-012'], method: 'GET', url: '/v1/users/admin/{id}', summary: 'One administrator', tag: 'admin', auth: 'admin', params: IdParam,
+    response: itemOf(User),
     handler: async (ctx) => ({ item: await ctx.services.admin.admin(ctx.params.id) }),
   }),
   defineRoute({
     spec: ['ADM-013'], method: 'DELETE', url: '/v1/users/admin/{id}', summary: 'Revoke administrator rights (not your own)', tag: 'admin', auth: 'admin', params: IdParam,
+    status: 204,
     handler: async (ctx) => {
       await ctx.services.admin.revokeAdmin(requireCaller(ctx).user.id, ctx.params.id);
       await ctx.services.audit.record(ctx.caller, 'admin.revoke', 'user', ctx.params.id);
@@ -153,11 +185,13 @@ export const adminRoutes = [
   }),
   defineRoute({
     spec: ['ADM-014'], method: 'GET', url: '/v1/quotapolicies', summary: 'Named quota presets', tag: 'admin', auth: 'admin',
+    response: z.object({ items: z.array(z.object({ id: z.string(), name: z.string(), value: QuotaValue })) }),
     handler: async () => ({ items: QUOTA_POLICIES }),
   }),
   defineRoute({
     spec: ['ADM-021'], method: 'POST', url: '/v1/email_flags', summary: 'Set feature flags of the user with an email', tag: 'admin', auth: 'admin',
     body: z.object({ email: z.email(), flags: z.record(z.string().max(100), z.boolean()) }),
+    response: itemOf(User),
     handler: async (ctx) => {
       const user = await ctx.services.admin.setFlags(ctx.body.email, ctx.body.flags);
       await ctx.services.audit.record(ctx.caller, 'user.flags', 'user', user.id, ctx.body.flags);
@@ -173,6 +207,7 @@ export const adminRoutes = [
   defineRoute({
     spec: ['ADM-022'], method: 'POST', url: '/v1/admin/merge-accounts', summary: 'Merge secondary accounts into a primary: records, shares, tags and memberships move; secondaries are deleted', tag: 'admin', auth: 'admin',
     body: z.object({ primaryId: Id, secondaryIds: z.array(Id).min(1).max(100) }),
+    response: itemOf(z.object({ primaryId: Id, mergedIds: z.array(Id), movedRecords: z.number().int() })),
     handler: async (ctx) => {
       const { primaryId, secondaryIds } = ctx.body;
       const moved = await ctx.services.admin.mergeAccounts(primaryId, secondaryIds);
@@ -183,6 +218,7 @@ export const adminRoutes = [
   defineRoute({
     spec: ['ADM-023'], method: 'POST', url: '/v1/admin/reconcile-quota', summary: 'Find users over their quota (dryRun) or lift their quota to their usage', tag: 'admin', auth: 'admin',
     body: z.object({ quotaType: z.enum(['records', 'maker']).default('records'), dryRun: z.boolean().default(true) }),
+    response: itemOf(z.object({ message: z.string(), users: z.array(z.object({ id: Id, email: z.string(), quota: z.number().int(), usage: z.number().int() })) })),
     handler: async (ctx) => {
       const over = await ctx.services.admin.reconcileQuota(ctx.body.dryRun);
       if (!ctx.body.dryRun) await ctx.services.audit.record(ctx.caller, 'admin.reconcile-quota', 'user', null, { over: over.length });
@@ -193,6 +229,7 @@ export const adminRoutes = [
   defineRoute({
     spec: ['ADM-024'], method: 'POST', url: '/v1/admin/pipelines/provision-account', summary: "Provision an organization's account: sample records and default tags", tag: 'admin', auth: 'admin',
     body: z.object({ organizationId: Id }),
+    response: itemOf(z.object({ organizationId: Id, createdTags: z.array(z.string()) })),
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
       const createdTags = await ctx.services.admin.provisionAccount(ctx.body.organizationId, caller.user.id);

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { assertCanExport, buildTemplateQuery, canonicalJson, footTrafficGroup, parseParameters, runQuery, templateOf } from '@studio/analytics';
-import { Id, StudioError, forbidden } from '@studio/schema';
+import { AnalyticSetGroupView, Id, PanelLabels, StudioError, forbidden, itemOf } from '@studio/schema';
 import { engineError, primed, streamBody } from '../http/streams';
 import { defineRoute, requireCaller } from '../http/route';
 import { assertGroup } from '../services/analytics';
@@ -29,6 +29,7 @@ const analyticRoutes = [
     auth: 'user',
     params: GroupParams,
     query: Impersonate,
+    response: itemOf(AnalyticSetGroupView),
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
       const b = await ctx.services.analytics.binding(caller, ctx.params.groupId, ctx.query.impersonateOrganizationId);
@@ -46,6 +47,9 @@ const analyticRoutes = [
     params: z.object({ groupId: z.string().max(100), templateId: z.string().max(100) }),
     query: Impersonate.extend({ expectData: z.enum(['true', 'false']).optional() }),
     body: z.unknown(),
+    // JSON rows (the default), or by Accept an Arrow IPC stream or CSV; expectData=false: nothing (204).
+    produces: [ARROW_STREAM, 'text/csv'],
+    response: z.object({ items: z.array(z.record(z.string(), z.unknown())) }),
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
       const { groupId, templateId } = ctx.params;
@@ -112,6 +116,7 @@ const analyticRoutes = [
     tag: 'analytics',
     auth: 'user',
     query: Impersonate.extend({ groupId: z.string().max(100).optional() }),
+    response: itemOf(PanelLabels),
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
       const b = await ctx.services.analytics.binding(caller, ctx.query.groupId ?? footTrafficGroup().groupId, ctx.query.impersonateOrganizationId);
@@ -125,6 +130,7 @@ const analyticRoutes = [
     summary: 'Forget every cached label set (administrators)',
     tag: 'analytics',
     auth: 'admin',
+    status: 204,
     handler: async (ctx) => {
       await ctx.services.analytics.cache.invalidateLabels();
       return undefined;
@@ -138,6 +144,7 @@ const analyticRoutes = [
     tag: 'analytics',
     auth: 'user',
     params: z.object({ groupId: z.string().max(100), orgId: Id }),
+    status: 204,
     handler: async (ctx) => {
       assertCanInvalidate(requireCaller(ctx), ctx.params.orgId);
       assertGroup(ctx.params.groupId);
@@ -153,6 +160,7 @@ const analyticRoutes = [
     tag: 'analytics',
     auth: 'admin',
     params: GroupParams,
+    status: 204,
     handler: async (ctx) => {
       assertGroup(ctx.params.groupId);
       await ctx.services.analytics.cache.invalidateGroupDefault(ctx.params.groupId);

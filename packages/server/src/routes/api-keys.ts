@@ -56,6 +56,7 @@ export const apiKeyRoutes = [
     tag: 'api-keys',
     auth: 'user',
     body: ApiKeyRevoke,
+    status: 204,
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
       await ctx.services.apiKeys.revoke(caller.user.id, ctx.body.id);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PasswordChangeBody, RefreshBody, SignInBody } from '@studio/schema';
+import { PasswordChangeBody, RefreshBody, Session, SignInBody, itemOf } from '@studio/schema';
 import { defineRoute, requireCaller } from '../http/route';
 import { acceptInvitation, userById, userToWire } from '../services/users';
 import type { Services } from '../services';
@@ -19,6 +19,7 @@ export const authRoutes = [
     auth: 'public',
     transaction: false,
     body: SignInBody,
+    response: itemOf(Session),
     handler: async ({ req, body, services }) => {
       // The password check (scrypt) runs outside the unit of work: it would hold the catalog meanwhile.
       const userId = await services.auth.checkPassword(body.email, body.password, req.ip);
@@ -37,6 +38,7 @@ export const authRoutes = [
     tag: 'auth',
     auth: 'public',
     body: RefreshBody,
+    response: itemOf(Session),
     handler: async ({ body, services }) => sessionToWire(services, await services.auth.refresh(body.refreshToken)),
   }),
   defineRoute({
@@ -47,6 +49,7 @@ export const authRoutes = [
     auth: 'user',
     transaction: false,
     body: PasswordChangeBody,
+    status: 204,
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
       // Two scrypt runs (check and new hash) stay outside a unit of work, as sign-in's check does.
@@ -61,6 +64,7 @@ export const authRoutes = [
     summary: 'End the current session; the edit locks its tabs held are released',
     tag: 'auth',
     auth: 'user',
+    status: 204,
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
       if (caller.via === 'session') await ctx.services.records.releaseSessionLocks(caller.credentialId);
@@ -79,6 +83,7 @@ export const authRoutes = [
     body: z.object({ token: z.string().min(1).max(200), name: z.string().trim().min(1).max(200), password: z.string().min(8, 'Password must have at least 8 characters').max(1024) }),
     status: 201,
     rateLimit: 'acceptInvitation',
+    response: itemOf(Session),
     handler: async ({ body, services }) => {
       const { user, invitation } = await acceptInvitation(services.db, body.token, body);
       const caller = await services.auth.callerOf(user.id, 'session', '');

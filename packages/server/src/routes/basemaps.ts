@@ -27,6 +27,10 @@ export const basemapRoutes: RouteDef[] = [
     summary: 'The built-in basemaps (offline, served by the studio): id, label, description and style URL',
     tag: 'basemaps',
     auth: 'public',
+    response: z.object({
+      items: z.array(z.object({ id: z.string(), label: z.string(), description: z.string(), styleUrl: z.string() })),
+      tileUrl: z.string(),
+    }),
     handler: async ({ req, reply }) => {
       reply.header('cache-control', STYLE_CACHE);
       const origin = originOf(req);
@@ -44,6 +48,8 @@ export const basemapRoutes: RouteDef[] = [
     tag: 'basemaps',
     auth: 'public',
     params: z.object({ id: z.string().max(64) }),
+    // A style document, sent as the text it was made into.
+    produces: ['application/json'],
     handler: async ({ req, reply, params }) => {
       const style = styleJson(basemapOf(params.id), originOf(req));
       return reply.header('cache-control', STYLE_CACHE).header('content-type', 'application/json; charset=utf-8').send(style);
@@ -57,6 +63,7 @@ export const basemapRoutes: RouteDef[] = [
     tag: 'basemaps',
     auth: 'public',
     params: z.object({ z: coordinate, x: coordinate, y: coordinate }),
+    produces: ['application/vnd.mapbox-vector-tile'],
     handler: async ({ reply, params }) => {
       const bytes = await tiles.tile(params.z, params.x, params.y);
       reply.header('cache-control', TILE_CACHE).header('access-control-allow-origin', '*');
@@ -72,6 +79,7 @@ export const basemapRoutes: RouteDef[] = [
     tag: 'basemaps',
     auth: 'public',
     params: z.object({ fontstack: z.string().min(1).max(200), range: z.string().max(16) }),
+    produces: ['application/x-protobuf'],
     handler: async ({ reply, params }) => {
       const bytes = await glyphs.range(params.range);
       return reply.header('cache-control', TILE_CACHE).header('access-control-allow-origin', '*').header('content-type', 'application/x-protobuf').send(Buffer.from(bytes));

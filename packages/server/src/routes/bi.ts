@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { parseParameters, templateOf, validateBoundData } from '@studio/analytics';
-import { Id, badInput, forbidden, notFound } from '@studio/schema';
+import { AnalyticSetConfig, Id, QueryParamConfig, SharedParameters, badInput, forbidden, itemOf, notFound } from '@studio/schema';
 import { defineRoute, requireCaller, type RouteContext } from '../http/route';
 import { assertGroup, validateOverrides, type TemplateOverride } from '../services/analytics';
 import {
@@ -56,11 +56,11 @@ function checkParameterValues(parameters: Record<string, unknown>) {
 }
 
 /** The spec's lookup by group and organization (members, administrators): 404 none, 500 several. */
-function groupOrgLookup<R>(spec: string, base: string, what: string, find: (bi: BiStore, groupId: string, orgId: string) => Promise<R | null>, wire: (r: R) => unknown) {
+function groupOrgLookup<R>(spec: string, base: string, what: string, find: (bi: BiStore, groupId: string, orgId: string) => Promise<R | null>, wire: (r: R) => unknown, answer: z.ZodType) {
   return defineRoute({
     spec: [spec], method: 'GET', url: `${base}/{groupId}/org/{orgId}`,
     summary: `An organization's ${what} of a group (404 when none, 500 when more than one)`,
-    tag: 'bi', auth: 'user', params: GroupOrg,
+    tag: 'bi', auth: 'user', params: GroupOrg, response: itemOf(answer),
     handler: async (ctx) => {
       assertOrgAccess(requireCaller(ctx), ctx.params.orgId, false, true);
       const row = await find(ctx.services.analytics.bi, ctx.params.groupId, ctx.params.orgId);
@@ -81,11 +81,12 @@ function assertParamConfigWrite(caller: Caller, row: QueryParamConfigRow) {
 }
 
 const configRoutes = [
-  groupOrgLookup('BI-001', '/v1/bi/analytic-set-configs', 'analytic-set config', (bi, g, o) => bi.analyticConfigFor(g, o), configToWire),
+  groupOrgLookup('BI-001', '/v1/bi/analytic-set-configs', 'analytic-set config', (bi, g, o) => bi.analyticConfigFor(g, o), configToWire, AnalyticSetConfig),
   defineRoute({
     spec: ['BI-002'], method: 'GET', url: '/v1/bi/analytic-set-configs/{id}',
     summary: 'An analytic-set config (members of its organization, administrators)',
     tag: 'bi', auth: 'user', params: IdParams,
+    response: itemOf(AnalyticSetConfig),
     handler: async (ctx) => {
       const row = await ctx.services.analytics.bi.analyticConfig(ctx.params.id);
       assertOrgAccess(requireCaller(ctx), row.organization_id, false, true);
@@ -96,6 +97,7 @@ const configRoutes = [
     spec: ['BI-003'], method: 'POST', url: '/v1/bi/analytic-set-configs',
     summary: 'Bind datasets {places, devices, visits} to a group for an organization (makers of it, administrators); checked with validateBoundData',
     tag: 'bi', auth: 'user', body: ConfigBody, status: 201,
+    response: itemOf(AnalyticSetConfig),
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
       const v = await checkConfig(ctx as Ctx, ctx.body);
@@ -109,6 +111,7 @@ const configRoutes = [
     spec: ['BI-004'], method: 'PUT', url: '/v1/bi/analytic-set-configs/{id}',
     summary: 'Replace an analytic-set config (group and organization cannot change)',
     tag: 'bi', auth: 'user', params: IdParams, body: ConfigBody,
+    response: itemOf(AnalyticSetConfig),
     handler: async (ctx) => {
       const row = await ctx.services.analytics.bi.analyticConfig(ctx.params.id);
       assertOrgAccess(requireCaller(ctx), row.organization_id, false, true);
@@ -124,6 +127,7 @@ const configRoutes = [
     spec: ['BI-005'], method: 'DELETE', url: '/v1/bi/analytic-set-configs/{id}',
     summary: 'Delete an analytic-set config; the organization falls back to the built-in sample',
     tag: 'bi', auth: 'user', params: IdParams,
+    status: 204,
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
       const row = await ctx.services.analytics.bi.analyticConfig(ctx.params.id);
@@ -142,6 +146,7 @@ const paramConfigRoutes = [
     spec: ['BI-011'], method: 'GET', url: '/v1/bi/query-param-configs/{groupId}/default',
     summary: "A group's default query-parameter values (404 when none)",
     tag: 'bi', auth: 'user', params: GroupOnly,
+    response: itemOf(QueryParamConfig),
     handler: async (ctx) => {
       assertGroup(ctx.params.groupId);
       const row = await ctx.services.analytics.bi.paramConfigFor(ctx.params.groupId, null);
@@ -153,6 +158,7 @@ const paramConfigRoutes = [
     spec: ['BI-012'], method: 'PUT', url: '/v1/bi/query-param-configs/{groupId}/default',
     summary: "Set a group's default query-parameter values (administrators)",
     tag: 'bi', auth: 'admin', params: GroupOnly, body: z.object({ parameters: ParamObject }),
+    response: itemOf(QueryParamConfig),
     handler: async (ctx) => {
       assertGroup(ctx.params.groupId);
       checkParameterValues(ctx.body.parameters);
@@ -161,10 +167,11 @@ const paramConfigRoutes = [
       return { item: paramConfigToWire(row) };
     },
   }),
-  groupOrgLookup('BI-006', '/v1/bi/query-param-configs', 'query-parameter config', (bi, g, o) => bi.paramConfigFor(g, o), paramConfigToWire),
+  groupOrgLookup('BI-006', '/v1/bi/query-param-configs', 'query-parameter config', (bi, g, o) => bi.paramConfigFor(g, o), paramConfigToWire, QueryParamConfig),
   defineRoute({
     spec: ['BI-007'], method: 'GET', url: '/v1/bi/query-param-configs/{id}',
     summary: 'A query-parameter config', tag: 'bi', auth: 'user', params: IdParams,
+    response: itemOf(QueryParamConfig),
     handler: async (ctx) => {
       const row = await ctx.services.analytics.bi.paramConfig(ctx.params.id);
       if (row.organization_id) assertOrgAccess(requireCaller(ctx), row.organization_id, false, true);
@@ -175,6 +182,7 @@ const paramConfigRoutes = [
     spec: ['BI-008'], method: 'POST', url: '/v1/bi/query-param-configs',
     summary: "Create an organization's default query-parameter values for a group (makers of it, administrators)",
     tag: 'bi', auth: 'user', body: ParamConfigBody, status: 201,
+    response: itemOf(QueryParamConfig),
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
       assertGroup(ctx.body.groupId);
@@ -189,6 +197,7 @@ const paramConfigRoutes = [
     spec: ['BI-009'], method: 'PUT', url: '/v1/bi/query-param-configs/{id}',
     summary: 'Replace the values of a query-parameter config', tag: 'bi', auth: 'user', params: IdParams,
     body: z.object({ parameters: ParamObject }).passthrough(),
+    response: itemOf(QueryParamConfig),
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
       const row = await ctx.services.analytics.bi.paramConfig(ctx.params.id);
@@ -202,6 +211,7 @@ const paramConfigRoutes = [
   defineRoute({
     spec: ['BI-010'], method: 'DELETE', url: '/v1/bi/query-param-configs/{id}',
     summary: 'Delete a query-parameter config', tag: 'bi', auth: 'user', params: IdParams,
+    status: 204,
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
       const row = await ctx.services.analytics.bi.paramConfig(ctx.params.id);
@@ -218,6 +228,7 @@ const sharedRoutes = [
     spec: ['BI-013'], method: 'GET', url: '/v1/bi/shared-parameters/{id}',
     summary: 'A saved parameter set (owner, its organization, invited e-mails, administrators)',
     tag: 'bi', auth: 'user', params: IdParams,
+    response: itemOf(SharedParameters),
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
       const found = await ctx.services.analytics.bi.readableSharedParameters(caller, ctx.params.id);
@@ -228,6 +239,7 @@ const sharedRoutes = [
     spec: ['BI-014'], method: 'POST', url: '/v1/bi/shared-parameters',
     summary: 'Save a parameter set of a group template, to share', tag: 'bi', auth: 'user', status: 201,
     body: z.object({ groupId: z.string().max(100), templateId: z.string().max(100), name: z.string().max(200).default(''), parameters: ParamObject }),
+    response: itemOf(SharedParameters),
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
       assertGroup(ctx.body.groupId);
@@ -246,6 +258,7 @@ const sharedRoutes = [
     tag: 'bi', auth: 'user', params: IdParams,
     body: z.object({ emails: z.array(z.string().max(320)).min(1).max(100), description: z.string().max(2000).default('') }),
     rateLimit: 'invitations',
+    response: itemOf(SharedParameters),
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
       const { row } = await ctx.services.analytics.bi.readableSharedParameters(caller, ctx.params.id);

@@ -1,5 +1,19 @@
 import { z } from 'zod';
-import { DraftWidgetRunBody, Id, Parameter, StudioError, WidgetBatchBody, WidgetRunBody, parseDashboardState, emptyDashboardState, type DashboardState, type Widget, type WidgetBatchLine } from '@studio/schema';
+import {
+  DraftWidgetRunBody,
+  Id,
+  Parameter,
+  StudioError,
+  WidgetBatchBody,
+  WidgetResult,
+  WidgetRunBody,
+  itemOf,
+  parseDashboardState,
+  emptyDashboardState,
+  type DashboardState,
+  type Widget,
+  type WidgetBatchLine,
+} from '@studio/schema';
 import { defineRoute, requireCaller, type RouteContext, type RouteDef } from '../http/route';
 import { clientGone, primed, streamBody } from '../http/streams';
 import type { Caller } from '../http/caller';
@@ -94,6 +108,11 @@ async function* inOrderOfCompletion(lines: Promise<WidgetBatchLine>[]): AsyncGen
   }
 }
 
+/** What the widget calls answer: a batch as NDJSON lines; one widget's rows (or, with format=csv, a download); a parameter's choices. */
+export const WIDGET_BATCH_ANSWER = { produces: ['application/x-ndjson'] } as const;
+export const WIDGET_ROWS_ANSWER = { produces: ['text/csv'], response: itemOf(WidgetResult) } as const;
+export const PARAMETER_VALUES_ANSWER = { response: z.object({ items: z.array(z.string()) }) } as const;
+
 export const dashboardRoutes: RouteDef[] = [
   defineRoute({
     method: 'POST',
@@ -105,6 +124,7 @@ export const dashboardRoutes: RouteDef[] = [
     params: z.object({ id: Id }),
     body: WidgetBatchBody,
     resource: { type: 'insight', param: 'id', action: 'read' },
+    ...WIDGET_BATCH_ANSWER,
     handler: async (ctx) => {
       const row = ctx.resource!;
       const generic = ctx as RouteContext<unknown, unknown, unknown>;
@@ -123,6 +143,7 @@ export const dashboardRoutes: RouteDef[] = [
     query: Format,
     body: WidgetRunBody,
     resource: { type: 'insight', param: 'id', action: 'read' },
+    ...WIDGET_ROWS_ANSWER,
     handler: async (ctx) => {
       const row = ctx.resource!;
       const state = dashboardState(row);
@@ -139,6 +160,7 @@ export const dashboardRoutes: RouteDef[] = [
     transaction: false,
     query: Format,
     body: DraftWidgetRunBody,
+    ...WIDGET_ROWS_ANSWER,
     handler: async (ctx) => {
       const { widget, parameterDefs, ...run } = ctx.body;
       return answerWidget(ctx as RouteContext<unknown, unknown, unknown>, requireCaller(ctx), { parameters: parameterDefs }, widget, run, ctx.query.format);
@@ -153,6 +175,7 @@ export const dashboardRoutes: RouteDef[] = [
     params: ParameterParams,
     query: Search,
     resource: { type: 'insight', param: 'id', action: 'read' },
+    ...PARAMETER_VALUES_ANSWER,
     handler: async (ctx) => {
       const row = ctx.resource!;
       const p = parameterOf(dashboardState(row), ctx.params.parameterId);
@@ -168,6 +191,7 @@ export const dashboardRoutes: RouteDef[] = [
     auth: 'user',
     transaction: false,
     body: z.object({ parameter: Parameter, search: z.string().max(200).optional() }).strict(),
+    ...PARAMETER_VALUES_ANSWER,
     handler: async (ctx) => ({ items: await ctx.services.widgets.parameterValues(requireCaller(ctx), ctx.body.parameter, ctx.body.search) }),
   }),
 ];

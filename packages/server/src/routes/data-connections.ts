@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ConnectionListQuery, DataConnectionBody, Id, StudioError, isDatabaseConnectionType, notFound } from '@studio/schema';
+import { ConnectionListQuery, DataConnectionBody, Id, StudioError, StudioRecord, isDatabaseConnectionType, itemsOf, notFound } from '@studio/schema';
 import { defineRoute, requireCaller, type RouteContext, type RouteDef } from '../http/route';
 import type { ResourceRow } from '../services/records';
 import { assertDatabaseConnection, assertParent, storedConnection } from '../services/connections';
@@ -61,6 +61,7 @@ export const dataConnectionRoutes: RouteDef[] = [
     params: IdParam,
     query: ReadQuery,
     resource: { type: 'data-connection', param: 'id', action: 'read' },
+    response: itemsOf(StudioRecord),
     handler: async (ctx) => {
       requireCaller(ctx);
       return pointingAt(ctx, 'dataset', ['connectionId', 'dataConnectionId']);
@@ -76,6 +77,7 @@ export const dataConnectionRoutes: RouteDef[] = [
     params: IdParam,
     query: ReadQuery,
     resource: { type: 'data-connection', param: 'id', action: 'read' },
+    response: itemsOf(StudioRecord),
     handler: async (ctx) => {
       assertDatabaseConnection(ctx.resource!);
       return withFields(ctx.services, kind, await pointingAt(ctx, 'data-connection', ['parentId']));

@@ -41,6 +41,8 @@ export const dataProxyRoutes: RouteDef[] = [
     transaction: false,
     query: ProxyQuery,
     body: z.record(z.string(), z.unknown()),
+    // Kinetica's envelope as it came: status OK, or ERROR with the message (answered 422).
+    response: z.object({ status: z.enum(['OK', 'ERROR']), message: z.string(), data_type: z.string().optional(), data: z.unknown(), data_str: z.string().optional() }),
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
       const endpoint = KINETICA_ENDPOINTS[ctx.query.target]!;

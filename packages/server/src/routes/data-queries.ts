@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { BookmarkCreate, BookmarkUpdate, Id, Paging, StoredBookmark, TemplateCreate, TemplateUpdate, StoredTemplate } from '@studio/schema';
+import { BookmarkCreate, BookmarkUpdate, Id, Paging, StoredBookmark, TemplateCreate, TemplateUpdate, TemplateVersion, StoredTemplate, itemsOf } from '@studio/schema';
 import { defineRoute, requireCaller, type RouteDef } from '../http/route';
 import type { ResourceRow } from '../services/records';
 import { PARSE_TEMPLATE_FAILED, historyOf, keepVersion, storedTemplate } from '../services/templates';
@@ -67,6 +67,7 @@ export const dataQueryRoutes: RouteDef[] = [
     params: z.object({ id: Id }),
     query: Paging.extend({ isAdmin: z.string().optional() }),
     resource: { type: 'query-template', param: 'id', action: 'read' },
+    response: itemsOf(TemplateVersion),
     handler: async (ctx) => historyOf(ctx.services.db, ctx.resource!.id, ctx.query),
   }),
 ];

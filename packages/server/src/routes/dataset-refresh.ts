@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DatasetRefreshUpdate, Id, QueryBool } from '@studio/schema';
+import { Dataset, DatasetRefreshUpdate, Id, Job, QueryBool, itemOf } from '@studio/schema';
 import { defineRoute, requireCaller, type RouteDef } from '../http/route';
 import { datasetItem } from './datasets';
 
@@ -23,6 +23,7 @@ export const datasetRefreshRoutes: RouteDef[] = [
     query: AdminQuery,
     status: 202,
     resource: { type: 'dataset', param: 'id', action: 'write' },
+    response: itemOf(Dataset).extend({ job: Job }),
     handler: async (ctx) => {
       const { job } = await ctx.services.refresh.request(requireCaller(ctx), ctx.resource!, 'manual');
       const current = (await ctx.services.records.get(ctx.resource!.id)) ?? ctx.resource!;
@@ -39,6 +40,7 @@ export const datasetRefreshRoutes: RouteDef[] = [
     query: AdminQuery,
     body: DatasetRefreshUpdate,
     resource: { type: 'dataset', param: 'id', action: 'write' },
+    response: itemOf(Dataset),
     handler: async (ctx) => datasetItem(ctx.services, await ctx.services.refresh.setSchedule(requireCaller(ctx), ctx.resource!, ctx.body), ctx),
   }),
 ];

@@ -15,7 +15,10 @@ import {
   downloadFileBase,
   type Access,
   Dataset,
+  IsoDate,
+  StudioRecord,
   itemOf,
+  itemsOf,
   Job,
 } from '@studio/schema';
 import { defineRoute, requireCaller, type RouteContext, type RouteDef } from '../http/route';
@@ -35,6 +38,10 @@ import { startBackgroundUpload } from '../services/upload-jobs';
 const IdParam = z.object({ id: Id });
 const AdminQuery = z.object({ isAdmin: QueryBool.optional() });
 export const ARROW_STREAM = 'application/vnd.apache.arrow.stream';
+/** The media types of the download formats (EXPORTS), without their parameters: what a download route produces. */
+export const EXPORT_TYPES = Object.values(EXPORTS).map((e) => e.mediaType.split(';')[0]!);
+/** What a query route answers: CSV (the default), an Arrow IPC stream, or JSON rows. */
+export const QUERY_ANSWER_TYPES = ['text/csv', ARROW_STREAM, 'application/json'];
 
 /** Media types a download may be asked for by in Accept, by format. */
 const ACCEPTED: [string, DatasetDownloadFormat][] = [
@@ -193,6 +200,8 @@ const datasetAnswer = itemOf(Dataset);
 /** An upload's answer: the dataset, and its ingestion job when it runs in the background (Prefer: respond-async). */
 const datasetWithJob = z.object({ item: Dataset, job: Job.optional() });
 
+const SAMPLES = { method: 'GET' as const, url: '/v1/datasets/sample', response: itemsOf(Dataset) };
+
 export const datasetRoutes: RouteDef[] = [
   ...listRoutes('/v1/datasets', 'dataset', 'datasets', { own: 'CAT-101', organization: 'CAT-103', shared: 'CAT-104' }, {
     query: z.object({}),
@@ -206,7 +215,8 @@ export const datasetRoutes: RouteDef[] = [
     summary: 'Sample datasets built from public data',
     tag: 'datasets',
     auth: 'user',
-    handler: async (ctx) => answerList(ctx, () => listDatasets(ctx, { scope: 'samples', sortBy: 'name', sortOrder: 'asc', offset: 0, limit: 1000 })),
+    response: SAMPLES.response,
+    handler: async (ctx) => answerList(ctx, () => listDatasets(ctx, { scope: 'samples', sortBy: 'name', sortOrder: 'asc', offset: 0, limit: 1000 }), SAMPLES),
   }),
   defineRoute({
     spec: ['CAT-105'],
@@ -235,6 +245,7 @@ export const datasetRoutes: RouteDef[] = [
     params: IdParam,
     query: z.object({ isAdmin: QueryBool.optional(), format: DatasetDownloadFormat.optional() }),
     resource: { type: 'dataset', param: 'id', action: 'read' },
+    produces: EXPORT_TYPES,
     handler: async (ctx) => sendData(ctx as RouteContext<unknown, unknown, unknown>, ctx.resource!, ctx.query.format ?? formatAccepted(String(ctx.req.headers.accept ?? ''))),
   }),
   defineRoute({
@@ -246,6 +257,7 @@ export const datasetRoutes: RouteDef[] = [
     params: IdParam,
     query: AdminQuery,
     resource: { type: 'dataset', param: 'id', action: 'read' },
+    produces: ['text/csv'],
     handler: async (ctx) => {
       const a = readableData(ctx.resource!);
       const key = rejectedLinesKey(a.storageKey);
@@ -263,6 +275,7 @@ export const datasetRoutes: RouteDef[] = [
     params: IdParam,
     query: z.object({ offset: z.coerce.number().int().min(0).default(0), limit: z.coerce.number().int().min(1).max(10_000).default(100), isAdmin: QueryBool.optional() }),
     resource: { type: 'dataset', param: 'id', action: 'read' },
+    response: z.object({ items: z.array(z.record(z.string(), z.unknown())), total: z.number().int(), offset: z.number().int() }),
     handler: async (ctx) => {
       const a = readableData(ctx.resource!);
       const rows = await ctx.services.engine.preview(a.storageKey, { offset: ctx.query.offset, limit: ctx.query.limit });
@@ -278,6 +291,7 @@ export const datasetRoutes: RouteDef[] = [
     auth: 'user',
     params: IdParam,
     resource: { type: 'dataset', param: 'id', action: 'read' },
+    response: z.object({ items: z.array(StudioRecord) }),
     handler: async (ctx) => {
       const rows = await ctx.services.records.getMany(await ctx.services.records.mapsLinking(ctx.resource!.id));
       const visible: { row: ResourceRow; access: Access }[] = [];
@@ -298,6 +312,17 @@ export const datasetRoutes: RouteDef[] = [
     auth: 'user',
     params: IdParam,
     resource: { type: 'dataset', param: 'id', action: 'read' },
+    response: itemOf(
+      z.object({
+        queryExecutionId: Id,
+        datasetId: Id,
+        status: z.enum(['queued', 'running', 'success', 'failure']),
+        query: z.unknown(),
+        rowCount: z.number().nullish(),
+        errorMessage: z.string().nullish(),
+        finishedAt: IsoDate.nullish(),
+      }),
+    ),
     handler: async (ctx) => {
       const a = datasetAttrs(ctx.resource!);
       const state = { new: 'queued', pending: 'running', ready: 'success', error: 'failure' }[a.status];
@@ -494,6 +519,7 @@ export const datasetRoutes: RouteDef[] = [
     params: IdParam,
     query: AdminQuery,
     resource: { type: 'dataset', param: 'id', action: 'delete' },
+    status: 204,
     handler: async (ctx) => deleteDataset(ctx as RouteContext<unknown, unknown, unknown>, ctx.resource!),
   }),
 ];

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { streamBody } from '../http/streams';
-import { Id, Paging, RECORD_COLLECTIONS, StudioError, badInput, type ResourceType } from '@studio/schema';
+import { Id, Paging, QueryExecution, RECORD_COLLECTIONS, StudioError, badInput, itemOf, itemsOf, type ResourceType } from '@studio/schema';
 import { defineRoute, requireCaller, type RouteContext, type RouteDef } from '../http/route';
 import type { ResourceRow } from '../services/records';
 import { storedTemplate } from '../services/templates';
@@ -138,6 +138,8 @@ const answer = async (ctx: Ctx, request: ExecutionRequest) => {
 };
 
 const ExecutionParams = z.object({ id: z.string().max(100) });
+/** What a run or a read of one execution answers. */
+const EXECUTION = itemOf(QueryExecution);
 const AdminQuery = z.object({ isAdmin: z.string().optional() });
 
 /** The two spellings of a template run (catalog §7 and analytics-and-admin §7); the caller reads the template. */
@@ -153,6 +155,7 @@ const templateRun = (spec: string, url: string, param: string, summary: string) 
     params: z.object({ [param]: Id }),
     body: TemplateRunBody,
     resource: { type: 'query-template', param, action: 'read' },
+    response: EXECUTION,
     handler: async (ctx) => answer(ctx, await templateRequest(ctx, ctx.resource!, ctx.body)),
   });
 
@@ -174,6 +177,7 @@ function recordRoutes(): RouteDef[] {
       params: z.object({ id: Id, executionId: z.string().max(100) }),
       query: AdminQuery,
       resource: { type, param: 'id', action: 'read' },
+      response: EXECUTION,
       handler: async (ctx) => ({ item: executionWire(await ctx.services.executions.ofRecord(ctx.resource!.id, ctx.params.executionId)) }),
     }),
     defineRoute({
@@ -186,6 +190,7 @@ function recordRoutes(): RouteDef[] {
       params: z.object({ id: Id, templateId: z.string().max(100) }),
       query: AdminQuery,
       resource: { type, param: 'id', action: 'read' },
+      response: EXECUTION,
       handler: async (ctx) => ({ item: executionWire(await ctx.services.executions.latestOfTemplate(ctx.resource!.id, ctx.params.templateId)) }),
     }),
   ]);
@@ -201,6 +206,7 @@ export const executionRoutes: RouteDef[] = [
     auth: 'user',
     transaction: false,
     body: RunBody,
+    response: EXECUTION,
     handler: async (ctx) => answer(ctx, await requestOf(ctx, ctx.body)),
   }),
   defineRoute({
@@ -212,6 +218,7 @@ export const executionRoutes: RouteDef[] = [
     auth: 'user',
     transaction: false,
     body: JsonBody,
+    response: z.object({ items: z.array(z.record(z.string(), z.unknown())), queryExecutionId: z.string() }),
     handler: async (ctx) => {
       const { row } = await run(ctx, await requestOf(ctx, ctx.body));
       if (row.status !== 'success') throw new StudioError(422, row.error_message ?? `The query ended ${row.status}`, `queryExecutionId ${row.id}`);
@@ -227,6 +234,7 @@ export const executionRoutes: RouteDef[] = [
     tag: TAG,
     auth: 'user',
     query: Paging,
+    response: itemsOf(QueryExecution),
     handler: async (ctx) => ctx.services.executions.list(requireCaller(ctx), ctx.query),
   }),
   defineRoute({
@@ -237,6 +245,7 @@ export const executionRoutes: RouteDef[] = [
     tag: TAG,
     auth: 'user',
     query: z.object({ datasetId: Id, column: z.string().min(1).max(1000), limit: z.coerce.number().int().min(1).max(10_000).default(100) }),
+    response: z.object({ items: z.array(z.unknown()) }),
     handler: async (ctx) => {
       const dataset = await readable(ctx, 'dataset', ctx.query.datasetId);
       return { items: await ctx.services.executions.distinct(dataset, ctx.query.column, ctx.query.limit) };
@@ -251,6 +260,7 @@ export const executionRoutes: RouteDef[] = [
     auth: 'user',
     params: ExecutionParams,
     query: AdminQuery,
+    response: EXECUTION,
     handler: async (ctx) => ({ item: executionWire(await ctx.services.executions.visible(requireCaller(ctx), ctx.params.id, ctx.adminMode)) }),
   }),
   defineRoute({
@@ -261,6 +271,7 @@ export const executionRoutes: RouteDef[] = [
     auth: 'user',
     params: ExecutionParams,
     query: AdminQuery,
+    produces: [ARROW_STREAM, 'text/csv'],
     handler: async (ctx) => {
       const row = await ctx.services.executions.visible(requireCaller(ctx), ctx.params.id, ctx.adminMode);
       const key = await ctx.services.executions.resultKey(row);

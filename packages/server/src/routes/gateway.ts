@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DataConnectionBody, Id, badInput, isDatabaseConnectionType } from '@studio/schema';
+import { ConnectionTestResult, DataConnectionBody, Id, SchemaBrowseItem, badInput, isDatabaseConnectionType, itemOf } from '@studio/schema';
 import { driverFor, storageDriverFor } from '@studio/warehouses';
 import { defineRoute, requireCaller, type RouteContext, type RouteDef } from '../http/route';
 import type { ResourceRow } from '../services/records';
@@ -41,6 +41,7 @@ const schemaRoute = (url: string, spec: string | null, summary: string) =>
     params: SchemaParams,
     query: z.object({ isAdmin: z.string().optional() }),
     resource: { type: 'data-connection', param: 'connection', action: 'read' },
+    response: z.object({ items: z.array(SchemaBrowseItem) }),
     handler: browse,
   });
 
@@ -55,6 +56,7 @@ export const gatewayRoutes: RouteDef[] = [
     transaction: false,
     body: TestBody,
     rateLimit: 'testConnection',
+    response: itemOf(ConnectionTestResult),
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
       const body = ctx.body;

@@ -1,10 +1,26 @@
 import { z } from 'zod';
-import { Id, PUBLICATION_GRANT_HEADER, PUBLICATION_PASSWORD_HEADER, QueryBool, StudioError, UploadOptions, WidgetBatchBody, WidgetRunBody, notFound, type Publication, type PublicationKind } from '@studio/schema';
+import {
+  Id,
+  PUBLICATION_GRANT_HEADER,
+  PUBLICATION_PASSWORD_HEADER,
+  Publication,
+  PublicationGrant,
+  PublicationInfo,
+  QueryBool,
+  StudioError,
+  UploadOptions,
+  WidgetBatchBody,
+  WidgetRunBody,
+  itemOf,
+  itemsOf,
+  notFound,
+  type PublicationKind,
+} from '@studio/schema';
 import { defineRoute, requireCaller, type RouteContext, type RouteDef } from '../http/route';
 import type { ReaderKey } from '../services/dashboards/publications';
 import { canReadRecord, header } from './publishing';
 import { parameterOf, widgetOf } from '../services/dashboards/widgets';
-import { answerWidget, answerWidgets, ownerOf } from './dashboards';
+import { PARAMETER_VALUES_ANSWER, WIDGET_BATCH_ANSWER, WIDGET_ROWS_ANSWER, answerWidget, answerWidgets, ownerOf } from './dashboards';
 import type { Caller } from '../http/caller';
 import { sendInvitations } from '../services/dashboards/invitations';
 
@@ -76,6 +92,7 @@ function readerRoutes(kind: PublicationKind, base: string, tag: string): RouteDe
       transaction: false,
       params: IdParam,
       body: WidgetBatchBody,
+      ...WIDGET_BATCH_ANSWER,
       handler: async (ctx) => {
         const generic = ctx as Ctx;
         const pub = await opened(generic, ctx.params.id, kind, false);
@@ -97,6 +114,7 @@ function readerRoutes(kind: PublicationKind, base: string, tag: string): RouteDe
       params: z.object({ id: Id, widgetId: z.string().max(64) }),
       query: z.object({ format: z.enum(['json', 'csv']).default('json') }),
       body: WidgetRunBody,
+      ...WIDGET_ROWS_ANSWER,
       handler: async (ctx) => {
         const generic = ctx as Ctx;
         const pub = await opened(generic, ctx.params.id, kind, false);
@@ -114,6 +132,7 @@ function readerRoutes(kind: PublicationKind, base: string, tag: string): RouteDe
       auth: 'public',
       params: z.object({ id: Id, parameterId: z.string().max(64) }),
       query: z.object({ search: z.string().max(200).optional() }),
+      ...PARAMETER_VALUES_ANSWER,
       handler: async (ctx) => {
         const generic = ctx as Ctx;
         const pub = await opened(generic, ctx.params.id, kind, false);
@@ -137,6 +156,7 @@ function passwordRoute(kind: PublicationKind, url: string, tag: string, spec: st
     params: IdParam,
     body: PasswordBody,
     rateLimit: 'publishedPassword',
+    response: itemOf(Publication).extend({ grant: PublicationGrant.nullable() }),
     handler: async (ctx) => {
       const { publication, grant } = await ctx.services.publications.unlock(ctx.params.id, kind, ctx.body.password, ctx.req.ip);
       return { item: publication, grant };
@@ -152,6 +172,7 @@ export const insightPublishingRoutes: RouteDef[] = [
     summary: "Publications of the caller's insights",
     tag: 'insights',
     auth: 'user',
+    response: itemsOf(PublicationInfo),
     handler: async (ctx) => {
       const items = await ctx.services.publications.ofOwner(requireCaller(ctx).user.id, 'insight');
       return { items, total: items.length };
@@ -165,6 +186,7 @@ export const insightPublishingRoutes: RouteDef[] = [
     tag: 'insights',
     auth: 'user',
     query: z.object({ insights: z.string().max(40_000).default('') }),
+    response: itemsOf(PublicationInfo),
     handler: async (ctx) => {
       const wanted = ctx.query.insights.split(',').map((s) => s.trim()).filter(Boolean);
       if (wanted.some((w) => !Id.safeParse(w).success)) throw new StudioError(422, 'Invalid query parameters: insights must be insight ids separated by commas');
@@ -182,6 +204,8 @@ export const insightPublishingRoutes: RouteDef[] = [
     auth: 'public',
     params: IdParam,
     query: z.object({ infoOnly: QueryBool.optional() }),
+    // infoOnly=true: the info without the state.
+    response: itemOf(z.union([Publication, PublicationInfo])),
     handler: async (ctx) => {
       if (ctx.query.infoOnly) {
         const item = await ctx.services.publications.info(ctx.params.id, 'insight');
@@ -203,6 +227,7 @@ export const insightPublishingRoutes: RouteDef[] = [
     body: z.object({ uploadOptions: UploadOptions.default({}) }).strict(),
     resource: { type: 'insight', param: 'id', action: 'share' },
     status: 201,
+    response: itemOf(PublicationInfo),
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
       const o = ctx.body.uploadOptions;
@@ -223,6 +248,7 @@ export const insightPublishingRoutes: RouteDef[] = [
     body: z.object({ password: z.string().max(200).nullable().optional() }).strict().optional(),
     resource: { type: 'insight', param: 'id', action: 'share' },
     status: 201,
+    response: itemOf(PublicationInfo),
     handler: async (ctx) => {
       if (!(INSIGHT_PUBLISH_KINDS as readonly string[]).includes(ctx.params.x)) throw new StudioError(422, `Unknown publication kind: ${ctx.params.x}`, `One of: ${INSIGHT_PUBLISH_KINDS.join(', ')}`);
       const caller = requireCaller(ctx);
@@ -240,6 +266,7 @@ export const insightPublishingRoutes: RouteDef[] = [
     auth: 'user',
     params: IdParam,
     resource: { type: 'insight', param: 'id', action: 'share' },
+    status: 204,
     handler: async (ctx) => {
       if (!(await ctx.services.publications.unpublish(ctx.resource!.id))) throw notFound('Published insight not found');
       await ctx.services.audit.record(ctx.caller, 'insight.unpublish', 'insight', ctx.resource!.id);
@@ -258,6 +285,7 @@ export const insightPublishingRoutes: RouteDef[] = [
     auth: 'user',
     body: z.object({ datasets: z.array(Id).max(1024).optional(), uploadOptions: UploadOptions }).strict(),
     status: 201,
+    response: itemOf(PublicationInfo),
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
       const { insightId, ...options } = ctx.body.uploadOptions;
@@ -276,6 +304,7 @@ export const insightPublishingRoutes: RouteDef[] = [
     tag: 'reports',
     auth: 'public',
     params: IdParam,
+    response: itemOf(Publication),
     handler: async (ctx) => ({ item: await opened(ctx as Ctx, ctx.params.id, 'report', true) }),
   }),
   passwordRoute('report', '/v1/reports/published/{id}/password', 'reports', []),
@@ -288,6 +317,7 @@ export const insightPublishingRoutes: RouteDef[] = [
     auth: 'user',
     params: IdParam,
     body: z.object({ datasets: z.array(Id).max(1024).optional(), uploadOptions: UploadOptions.default({}) }).strict(),
+    response: itemOf(PublicationInfo),
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
       const { info, insight } = await reportInsight(ctx as Ctx, ctx.params.id);
@@ -307,6 +337,7 @@ export const insightPublishingRoutes: RouteDef[] = [
     auth: 'user',
     params: IdParam,
     body: z.object({ emails: z.array(z.string().trim().toLowerCase().email().max(320)).min(1).max(100), description: z.string().max(5000).default('') }).strict(),
+    response: z.object({ items: z.array(z.object({ email: z.string(), url: z.string(), sent: z.boolean() })) }),
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
       const { info } = await reportInsight(ctx as Ctx, ctx.params.id);

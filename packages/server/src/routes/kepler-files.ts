@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Id, KeplerFile, downloadFileBase } from '@studio/schema';
+import { Id, KeplerFile, StudioRecord, downloadFileBase, itemOf } from '@studio/schema';
 import { defineRoute, requireCaller, type RouteContext, type RouteDef } from '../http/route';
 import { assertCanCreate } from '../services/quota';
 import { exportKeplerMap, importKeplerDatasets } from '../services/kepler-files';
@@ -20,6 +20,7 @@ export const keplerFileRoutes: RouteDef[] = [
     status: 201,
     // Ingestion runs outside a unit of work (docs/architecture.md); each record and its audit entry commit together.
     transaction: false,
+    response: itemOf(StudioRecord),
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
       await assertCanCreate(ctx.services.db, caller, 'map');
@@ -42,6 +43,8 @@ export const keplerFileRoutes: RouteDef[] = [
     auth: 'user',
     params: z.object({ id: Id }),
     resource: { type: 'map', param: 'id', action: 'read' },
+    // Sent as a download (Content-Disposition), in the format kepler.gl saves.
+    response: KeplerFile,
     handler: async (ctx) => {
       const file = await exportKeplerMap(ctx.services, requireCaller(ctx), ctx.resource!, ctx.adminMode);
       ctx.reply.header('content-disposition', `attachment; filename="${downloadFileBase(ctx.resource!.name)}.kepler.json"`);

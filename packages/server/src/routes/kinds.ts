@@ -159,6 +159,7 @@ export function kindRoutes<C extends z.ZodType, U extends z.ZodType>(kind: Kind<
       params: IdParam,
       query: WriteQuery,
       resource: guard('delete'),
+      status: 204,
       handler: async (ctx) => {
         const caller = requireCaller(ctx);
         const row = ctx.resource!;

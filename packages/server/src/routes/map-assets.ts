@@ -15,6 +15,10 @@ import {
   type MapAssetFields,
   type MapAssetType,
   THUMBNAIL_MAX_BYTES,
+  ASSET_THUMBNAIL_TYPES,
+  MAP_STYLE_CONTENT_TYPES,
+  UploadPolicy,
+  itemOf,
 } from '@studio/schema';
 import { defineRoute, requireCaller, type RouteDef } from '../http/route';
 import type { Services } from '../services';
@@ -153,6 +157,7 @@ export const mapAssetRoutes: RouteDef[] = [
     auth: 'user',
     params: z.object({ id: Id }),
     body: MapAssetFileRequest,
+    response: itemOf(UploadPolicy),
     resource: { type: 'map-asset', param: 'id', action: 'write' },
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
@@ -177,6 +182,7 @@ export const mapAssetRoutes: RouteDef[] = [
       tag: 'map-assets',
       auth: 'user',
       params: z.object({ id: Id }),
+      produces: which === 'asset' ? MAP_STYLE_CONTENT_TYPES : ASSET_THUMBNAIL_TYPES,
       resource: { type: 'map-asset', param: 'id', action: 'read' },
       handler: async ({ resource, services, reply }) => {
         const { bytes, contentType } = await serveFile(services, resource!, which);

@@ -32,6 +32,7 @@ export const passwordResetRoutes = [
     rateLimit: 'passwordReset',
     transaction: false,
     body: PasswordResetBody,
+    status: 204,
     handler: async ({ body, services }) => {
       const userId = await services.passwordResets.complete(body.token, body.newPassword);
       await services.units.run(async () => services.audit.record(await services.auth.callerOf(userId, 'session', ''), 'auth.password-reset', 'user', userId));

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Id, PermissionCreate, PermissionUpdate, ResourceType, badInput, LockOwnerBody, QueryBool } from '@studio/schema';
+import { Id, PermissionCreate, PermissionUpdate, PermissionsOfResource, ResourceType, StudioRecord, badInput, itemOf, LockOwnerBody, QueryBool } from '@studio/schema';
 import { defineRoute, requireCaller } from '../http/route';
 import { changeRole, grant, grantAll, permissionEntry, permissionsOf, revoke } from '../services/sharing';
 import { recordItem } from './records';
@@ -26,6 +26,7 @@ export const permissionRoutes = [
     params: z.object({ resourceType: ResourceType, resourceId: Id }),
     query: AdminQuery,
     resource: { type: { param: 'resourceType' }, param: 'resourceId', action: 'read' },
+    response: itemOf(PermissionsOfResource),
     handler: async (ctx) => ({ item: await permissionsOf(ctx.services.db, ctx.resource!) }),
   }),
   defineRoute({
@@ -38,6 +39,7 @@ export const permissionRoutes = [
     query: AdminQuery,
     body: PermissionCreate,
     status: 201,
+    response: itemOf(PermissionsOfResource),
     handler: async (ctx) => {
       const b = ctx.body;
       const { resource } = await ctx.services.access.guard(ctx.caller, b.resourceType as ResourceType, b.resourceId, 'share', ctx.adminMode);
@@ -56,6 +58,7 @@ export const permissionRoutes = [
     auth: 'user',
     query: AdminQuery,
     body: z.object({ items: z.array(PermissionCreate).min(1).max(500) }),
+    response: z.object({ items: z.array(PermissionsOfResource) }),
     handler: async (ctx) => {
       const resources = [];
       // Check every item before writing any, so a refused item changes nothing.
@@ -79,6 +82,7 @@ export const permissionRoutes = [
     params: z.object({ id: Id }),
     query: AdminQuery,
     body: PermissionUpdate,
+    response: itemOf(PermissionsOfResource),
     handler: async (ctx) => {
       const { perm, resource } = await permissionWithResource(ctx.services, ctx.caller, ctx.params.id, ctx.adminMode);
       await changeRole(ctx.services.db, perm.id, ctx.body.role);
@@ -95,6 +99,7 @@ export const permissionRoutes = [
     auth: 'user',
     params: z.object({ id: Id }),
     query: AdminQuery,
+    status: 204,
     handler: async (ctx) => {
       const { perm, resource } = await permissionWithResource(ctx.services, ctx.caller, ctx.params.id, ctx.adminMode);
       await revoke(ctx.services.db, perm.id);
@@ -111,6 +116,7 @@ export const permissionRoutes = [
     params: z.object({ type: ResourceType, id: Id }),
     query: AdminQuery,
     resource: { type: { param: 'type' }, param: 'id', action: 'read' },
+    status: 204,
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
       await ctx.services.records.releaseLock(caller, ctx.resource!);
@@ -128,6 +134,7 @@ export const permissionRoutes = [
     query: AdminQuery,
     body: LockOwnerBody,
     resource: { type: { param: 'type' }, param: 'id', action: 'write' },
+    response: itemOf(StudioRecord),
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
       const row = ctx.resource!;

@@ -1,14 +1,18 @@
 import { z } from 'zod';
 import {
+  Folder,
   FolderCreate,
   FolderUpdate,
   Id,
   ProjectCreate,
+  ProjectResource,
   ProjectResourceBody,
   ProjectResourceUpdate,
   ProjectUpdate,
   StudioError,
   badInput,
+  itemOf,
+  itemsOf,
   type ResourceType,
 } from '@studio/schema';
 import { defineRoute, requireCaller, type RouteContext, type RouteDef } from '../http/route';
@@ -34,6 +38,12 @@ const kind: Kind<typeof ProjectCreate, typeof ProjectUpdate> = {
   detail: async (services, row) => ({ folders: await new ProjectStore(services.db).folders(row.id) }),
 };
 
+/** What the folder and resource calls answer. */
+const FOLDER = { response: itemOf(Folder) };
+const ENTRY = { response: itemOf(ProjectResource) };
+const ENTRIES = { response: itemsOf(ProjectResource) };
+const NOTHING = { status: 204 };
+
 const store = (ctx: Ctx) => new ProjectStore(ctx.services.db);
 const project = (ctx: Ctx) => ctx.resource!.id;
 
@@ -44,6 +54,7 @@ function projectRoute(
   path: string,
   summary: string,
   action: 'read' | 'write',
+  answer: Pick<RouteDef, 'response' | 'status'>,
   handler: (ctx: Ctx) => Promise<unknown>,
 ): RouteDef {
   const names = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
@@ -57,6 +68,7 @@ function projectRoute(
     params: z.object({ id: Id, ...Object.fromEntries(names.map((n) => [n, Id])) }),
     query: z.object({ isAdmin: z.string().optional() }),
     resource: { type: 'project', param: 'id', action },
+    ...answer,
     handler: async (ctx) => {
       const c = ctx as unknown as Ctx;
       if (action === 'write') await c.services.records.assertNotLockedByOther(requireCaller(c), c.resource!);
@@ -104,31 +116,31 @@ async function addResource(ctx: Ctx) {
 export const projectRoutes: RouteDef[] = [
   ...kindRoutes(kind),
   ...thumbnailRoutes('project', BASE, TAG, ['CAT-137', 'CAT-137']),
-  projectRoute('CAT-138', 'POST', '/folders', 'Create a folder', 'write', async (ctx) => {
+  projectRoute('CAT-138', 'POST', '/folders', 'Create a folder', 'write', FOLDER, async (ctx) => {
     const body = parseOr(FolderCreate, ctx.body, 'Invalid folder');
     return { item: await store(ctx).createFolder(project(ctx), body.name, body.parentId ?? null) };
   }),
-  projectRoute('CAT-139', 'PUT', '/folders/{folderId}', 'Rename or move a folder', 'write', async (ctx) => {
+  projectRoute('CAT-139', 'PUT', '/folders/{folderId}', 'Rename or move a folder', 'write', FOLDER, async (ctx) => {
     const body = parseOr(FolderUpdate, ctx.body, 'Invalid folder');
     return { item: await store(ctx).updateFolder(project(ctx), ctx.params.folderId!, body) };
   }),
-  projectRoute('CAT-140', 'DELETE', '/folders/{folderId}', 'Delete a folder and its subfolders; their resources move to the root', 'write', async (ctx) => {
+  projectRoute('CAT-140', 'DELETE', '/folders/{folderId}', 'Delete a folder and its subfolders; their resources move to the root', 'write', NOTHING, async (ctx) => {
     await store(ctx).deleteFolder(project(ctx), ctx.params.folderId!);
     return undefined;
   }),
-  projectRoute('CAT-141', 'GET', '/resources', 'Every resource of the project the caller can read', 'read', (ctx) => readableEntries(ctx)),
-  projectRoute('CAT-142', 'GET', '/folders/root/resources', 'Resources at the project root', 'read', (ctx) => readableEntries(ctx, null)),
-  projectRoute('CAT-143', 'GET', '/folders/{folderId}/resources', 'Resources of one folder', 'read', async (ctx) => {
+  projectRoute('CAT-141', 'GET', '/resources', 'Every resource of the project the caller can read', 'read', ENTRIES, (ctx) => readableEntries(ctx)),
+  projectRoute('CAT-142', 'GET', '/folders/root/resources', 'Resources at the project root', 'read', ENTRIES, (ctx) => readableEntries(ctx, null)),
+  projectRoute('CAT-143', 'GET', '/folders/{folderId}/resources', 'Resources of one folder', 'read', ENTRIES, async (ctx) => {
     await store(ctx).assertFolder(project(ctx), ctx.params.folderId!);
     return readableEntries(ctx, ctx.params.folderId!);
   }),
-  projectRoute('CAT-144', 'POST', '/resources', "Add a map, dataset, insight, workbook, map style or color palette; 'Could not save project resource' otherwise", 'write', addResource),
-  projectRoute('CAT-145', 'PUT', '/resources/{resourceId}', 'Move a project resource to a folder (null: the root)', 'write', async (ctx) => {
+  projectRoute('CAT-144', 'POST', '/resources', "Add a map, dataset, insight, workbook, map style or color palette; 'Could not save project resource' otherwise", 'write', ENTRY, addResource),
+  projectRoute('CAT-145', 'PUT', '/resources/{resourceId}', 'Move a project resource to a folder (null: the root)', 'write', ENTRY, async (ctx) => {
     const body = parseOr(ProjectResourceUpdate, ctx.body, SAVE_FAILED);
     await store(ctx).moveResource(project(ctx), ctx.params.resourceId!, body.folderId);
     return { item: await store(ctx).entry(project(ctx), ctx.params.resourceId!) };
   }),
-  projectRoute('CAT-146', 'DELETE', '/resources/{resourceId}', 'Remove a resource from the project (the resource itself stays)', 'write', async (ctx) => {
+  projectRoute('CAT-146', 'DELETE', '/resources/{resourceId}', 'Remove a resource from the project (the resource itself stays)', 'write', NOTHING, async (ctx) => {
     await store(ctx).removeResource(project(ctx), ctx.params.resourceId!);
     return undefined;
   }),

@@ -1,5 +1,19 @@
 import { z } from 'zod';
-import { AdminPublishedMap, Id, QueryBool, StudioError, UploadOptions, can, notFound } from '@studio/schema';
+import {
+  AdminPublishedMap,
+  FeaturedMap,
+  Id,
+  PublicationGrant,
+  PublishedMap,
+  PublishedMapInfo,
+  QueryBool,
+  StudioError,
+  UploadOptions,
+  can,
+  itemOf,
+  itemsOf,
+  notFound,
+} from '@studio/schema';
 import { clientGone, streamBody } from '../http/streams';
 import { defineRoute, requireCaller, type RouteContext, type RouteDef } from '../http/route';
 import { PublishingService, PUBLISH_KINDS } from '../services/publishing';
@@ -91,6 +105,7 @@ export const publishingRoutes: RouteDef[] = [
     summary: "Publications of the caller's maps",
     tag,
     auth: 'user',
+    response: itemsOf(PublishedMapInfo),
     handler: async (ctx) => {
       const items = await publishing(ctx).list({ ownerId: requireCaller(ctx).user.id });
       return { items, total: items.length };
@@ -103,6 +118,7 @@ export const publishingRoutes: RouteDef[] = [
     summary: 'Publications of sample maps',
     tag,
     auth: 'user',
+    response: itemsOf(PublishedMapInfo),
     handler: async (ctx) => {
       const items = await publishing(ctx).list({ samples: true });
       return { items, total: items.length };
@@ -116,6 +132,7 @@ export const publishingRoutes: RouteDef[] = [
     tag,
     auth: 'user',
     query: z.object({ maps: z.string().max(40_000).default('') }),
+    response: itemsOf(PublishedMapInfo),
     handler: async (ctx) => {
       const wanted = ctx.query.maps.split(',').map((s) => s.trim()).filter(Boolean);
       const bad = wanted.find((w) => !Id.safeParse(w).success);
@@ -135,6 +152,7 @@ export const publishingRoutes: RouteDef[] = [
     body: z.object({ uploadOptions: UploadOptions.default({}) }).strict(),
     resource: { type: 'map', param: 'id', action: 'share' },
     status: 201,
+    response: itemOf(PublishedMapInfo),
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
       const { mapId, insightId, ...options } = ctx.body.uploadOptions;
@@ -156,6 +174,7 @@ export const publishingRoutes: RouteDef[] = [
     body: PublishBody.optional(),
     resource: { type: 'map', param: 'id', action: 'share' },
     status: 201,
+    response: itemOf(PublishedMapInfo),
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
       const item = await publishing(ctx).publish(ctx.resource!, ctx.params.x, caller.user.id, { password: ctx.body?.password });
@@ -172,6 +191,7 @@ export const publishingRoutes: RouteDef[] = [
     auth: 'user',
     params: IdParam,
     resource: { type: 'map', param: 'id', action: 'share' },
+    status: 204,
     handler: async (ctx) => {
       if (!(await publishing(ctx).unpublish(ctx.resource!.id))) throw notFound('Published map not found');
       await ctx.services.audit.record(ctx.caller, 'map.unpublish', 'map', ctx.resource!.id);
@@ -188,6 +208,8 @@ export const publishingRoutes: RouteDef[] = [
     auth: 'public',
     params: IdParam,
     query: z.object({ infoOnly: QueryBool.optional(), isAdmin: QueryBool.optional() }),
+    // infoOnly=true: the info without the state.
+    response: itemOf(z.union([PublishedMap, PublishedMapInfo])),
     handler: async (ctx) => {
       const svc = publishing(ctx);
       if (ctx.query.infoOnly) {
@@ -211,6 +233,7 @@ export const publishingRoutes: RouteDef[] = [
     params: IdParam,
     body: PasswordBody,
     rateLimit: 'publishedPassword',
+    response: itemOf(PublishedMap).extend({ grant: PublicationGrant.nullable() }),
     handler: async (ctx) => {
       const { map, grant } = await publishing(ctx).unlock(ctx.params.id, ctx.body.password, ctx.req.ip);
       return { item: map, grant };
@@ -224,6 +247,7 @@ export const publishingRoutes: RouteDef[] = [
     tag,
     auth: 'public',
     params: z.object({ id: Id, datasetId: Id }),
+    produces: [ARROW_STREAM],
     handler: async (ctx) => {
       const row = await publishedDataset(ctx as RouteContext<unknown, unknown, unknown>, ctx.params.id, ctx.params.datasetId);
       const a = datasetAttrs(row);
@@ -239,6 +263,7 @@ export const publishingRoutes: RouteDef[] = [
     summary: 'Featured maps, the highlighted one first',
     tag,
     auth: 'user',
+    response: itemsOf(FeaturedMap.extend({ map: PublishedMapInfo })),
     handler: async (ctx) => {
       const items = await publishing(ctx).featured();
       return { items, total: items.length };
@@ -253,6 +278,7 @@ export const publishingRoutes: RouteDef[] = [
     auth: 'admin',
     body: FeaturedBody,
     status: 201,
+    response: itemOf(FeaturedMap),
     handler: async (ctx) => {
       const item = await publishing(ctx).feature(ctx.body);
       await ctx.services.audit.record(ctx.caller, 'map.feature', 'map', ctx.body.mapId, { featuredId: item.id });
@@ -268,6 +294,7 @@ export const publishingRoutes: RouteDef[] = [
     auth: 'admin',
     params: FeaturedParam,
     body: FeaturedUpdate,
+    response: itemOf(FeaturedMap),
     handler: async (ctx) => ({ item: await publishing(ctx).updateFeatured(ctx.params.id, ctx.body) }),
   }),
   defineRoute({
@@ -278,6 +305,7 @@ export const publishingRoutes: RouteDef[] = [
     tag,
     auth: 'admin',
     params: FeaturedParam,
+    status: 204,
     handler: async (ctx) => {
       await publishing(ctx).unfeature(ctx.params.id);
       return undefined;
@@ -291,6 +319,7 @@ export const publishingRoutes: RouteDef[] = [
     tag,
     auth: 'admin',
     params: FeaturedParam,
+    response: itemOf(FeaturedMap),
     handler: async (ctx) => ({ item: await publishing(ctx).highlight(ctx.params.id) }),
   }),
 ];

@@ -1,13 +1,13 @@
 import { z } from 'zod';
 import { cellToBoundary, cellToLatLng, isValidCell } from 'h3-js';
 import { RecordBatchReader } from 'apache-arrow';
-import { CellName, DatasetDownloadFormat, QueryBool, TempViewWire, badInput } from '@studio/schema';
+import { CellName, DatasetDownloadFormat, QueryBool, TempViewWire, badInput, itemOf } from '@studio/schema';
 import { duckdbQueryError } from '@studio/pipeline';
 import { defineRoute, requireCaller, type RouteContext } from '../http/route';
 import type { Caller } from '../http/caller';
 import { storedConnection } from '../services/connections';
 import type { PushDown } from '../services/pipelines';
-import { ARROW_STREAM } from './datasets';
+import { ARROW_STREAM, EXPORT_TYPES, QUERY_ANSWER_TYPES } from './datasets';
 import { clientGone, engineError, primed, sendStream, streamBody } from '../http/streams';
 import { BufferPool, EXPORTS } from '@studio/engine';
 import { compileForCaller } from '../services/pipelines';
@@ -243,6 +243,9 @@ export const queryRoutes = [
     transaction: false,
     query: z.object({ format: Format.optional(), materialize: QueryBool.optional(), preview: Preview }),
     body: z.unknown(),
+    produces: QUERY_ANSWER_TYPES,
+    // With materialize=true (201): the temporary view.
+    response: itemOf(TempViewWire.extend({ engine: z.string() })),
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
       // Over live datasets of one warehouse the pipeline runs there; its result is streamed from a temp file.
@@ -317,6 +320,7 @@ export const queryRoutes = [
     auth: 'user',
     params: z.object({ name: z.string().regex(TEMP_VIEW_NAME, 'Not a temporary view name') }),
     query: z.object({ format: DatasetDownloadFormat.default('csv') }),
+    produces: EXPORT_TYPES,
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
       const { file, shape, location } = await ctx.services.tempViews.shapeOf(caller.user.id, ctx.params.name);
@@ -340,6 +344,18 @@ export const queryRoutes = [
       shape: z.enum(['polygon', 'point']).default('polygon'),
       geoType: z.enum(['h3']).default('h3'),
     }),
+    response: itemOf(
+      z.object({
+        type: z.literal('FeatureCollection'),
+        features: z.array(
+          z.object({
+            type: z.literal('Feature'),
+            properties: z.object({ hex: z.string() }),
+            geometry: z.object({ type: z.enum(['Point', 'Polygon']), coordinates: z.array(z.unknown()) }),
+          }),
+        ),
+      }),
+    ),
     handler: async ({ body }) => {
       const invalid = body.geos.filter((g) => !isValidCell(g));
       if (invalid.length) throw badInput('Invalid H3 cell', invalid.slice(0, 5).join(', '));

@@ -22,6 +22,7 @@ import {
   StudioRecord,
   itemOf,
   itemsOf,
+  UploadPolicy,
 } from '@studio/schema';
 import { checkAnswer, defineRoute, readJsonBody, requireCaller, type RouteDef, type RouteContext } from '../http/route';
 import type { Services } from '../services';
@@ -142,6 +143,7 @@ const readThumbnail = (type: ResourceType, base: string, tag: string) =>
     summary: 'The thumbnail image',
     tag,
     auth: 'user',
+    produces: IMAGE_TYPES,
     params: IdParam,
     resource: { type, param: 'id', action: 'read' },
     handler: async ({ resource, services, reply }) => {
@@ -164,6 +166,8 @@ export function thumbnailRoutes(type: ResourceType, base: string, tag: string, [
         auth: 'user',
         params: IdParam,
         rawBody: true,
+        // The record with its new thumbnail, or the signed upload policy asked for.
+        response: z.union([recordAnswer, itemOf(UploadPolicy)]),
         resource: { type, param: 'id', action: 'write' },
         handler: (ctx) => thumbnail(ctx as RouteContext<{ id: string }, unknown, unknown>),
       }),
@@ -347,6 +351,7 @@ export function recordCollectionRoutes(collection: RecordCollection, type: Resou
       auth: 'user',
       params: IdParam,
       resource: guard('delete'),
+      status: 204,
       handler: async (ctx) => deleteRecord(ctx as Ctx, type, ctx.resource!),
     }),
     defineRoute({

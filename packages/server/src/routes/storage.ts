@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { Id, StorageImportBody, StorageListing, badInput } from '@studio/schema';
+import { Dataset, Id, StorageImportBody, StorageListing, badInput, itemOf } from '@studio/schema';
 import { defineRoute, requireCaller, type RouteDef } from '../http/route';
 import { assertCanCreate } from '../services/quota';
 import { createManaged, datasetItem } from './datasets';
@@ -45,6 +45,7 @@ export const storageRoutes: RouteDef[] = [
     params: Params,
     body: StorageImportBody,
     status: 201,
+    response: itemOf(Dataset),
     resource: { type: 'data-connection', param: 'connection', action: 'read' },
     handler: async (ctx) => {
       const caller = requireCaller(ctx);

@@ -14,6 +14,8 @@ const TIERS = [
   },
 ];
 
+const ReadinessCheck = z.enum(['ok', 'unreachable']);
+
 export const systemRoutes = [
   defineRoute({
     spec: ['CAT-189'],
@@ -34,6 +36,12 @@ export const systemRoutes = [
     summary: 'Readiness for traffic: the catalog, the data engine and Redis (when configured) answer; 503 naming what does not',
     tag: 'system',
     auth: 'public',
+    response: itemOf(
+      z.object({
+        status: z.enum(['ready', 'not ready']),
+        checks: z.object({ catalog: ReadinessCheck, engine: ReadinessCheck, redis: ReadinessCheck.or(z.literal('not configured')) }),
+      }),
+    ),
     handler: async ({ services, reply }) => {
       const check = async (work: () => Promise<unknown>) => {
         try {
@@ -59,6 +67,7 @@ export const systemRoutes = [
     summary: 'Metrics for Prometheus (text exposition format): requests and latencies by route, work waiting, DuckDB memory, the process; administrators only',
     tag: 'system',
     auth: 'admin',
+    produces: ['text/plain'],
     handler: async ({ services, reply }) => reply.type(services.metrics.contentType).send(await services.metrics.text()),
   }),
   defineRoute({
@@ -68,6 +77,9 @@ export const systemRoutes = [
     summary: 'Service tiers',
     tag: 'system',
     auth: 'public',
+    response: z.object({
+      items: z.array(z.object({ id: z.string(), name: z.string(), description: z.string(), maxQuota: z.number(), features: z.array(z.string()) })),
+    }),
     handler: async () => ({ items: TIERS }),
   }),
   defineRoute({
@@ -77,6 +89,16 @@ export const systemRoutes = [
     summary: 'Static configuration the web app needs at start',
     tag: 'system',
     auth: 'user',
+    response: itemOf(
+      z.object({
+        maxQuota: z.number(),
+        defaultMapView: z.object({ latitude: z.number(), longitude: z.number(), zoom: z.number() }),
+        imageTypes: z.array(z.string()),
+        uploadContentTypes: z.array(z.string()),
+        defaultCacheMaxAgeSeconds: z.number(),
+        h3ResolutionBounds: z.tuple([z.number(), z.number()]),
+      }),
+    ),
     handler: async () => ({
       item: {
         maxQuota: MAX_QUOTA,

@@ -72,6 +72,7 @@ export const tagRoutes = [
     tag: 'tags',
     auth: 'user',
     params: z.object({ id: Id }),
+    status: 204,
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
       await ctx.services.tags.delete(caller, ctx.params.id);
@@ -103,6 +104,7 @@ export const tagRoutes = [
     tag: 'tags',
     auth: 'user',
     params: LinkParams,
+    status: 204,
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
       await ctx.services.tags.remove(caller, ctx.params.tagId, ctx.params.type, ctx.params.resourceId);

@@ -1,5 +1,21 @@
 import { z } from 'zod';
-import { HexTileCreate, Id, TILE_INTERVALS, TILE_QUANTILE_LEVELS, TilesetQuery, badInput, notFound, Dataset, Job, itemOf } from '@studio/schema';
+import {
+  FieldQuantiles,
+  HexTileCreate,
+  Id,
+  TILE_INTERVALS,
+  TILE_QUANTILE_LEVELS,
+  TilesetAnswer,
+  TilesetIndex,
+  TilesetQuantiles,
+  TilesetQuery,
+  TilesetRange,
+  badInput,
+  notFound,
+  Dataset,
+  Job,
+  itemOf,
+} from '@studio/schema';
 import { executeDuckDB } from '@studio/pipeline';
 import { defineRoute, requireCaller, type RouteContext, type RouteDef } from '../http/route';
 import { clientGone, engineError, primed, streamBody } from '../http/streams';
@@ -141,6 +157,7 @@ export const tilesetRoutes: RouteDef[] = [
     url: '/v1/tileset',
     summary: 'Run a query pipeline over hex tiles (hexTile, tileExtract, tileJoin, tileQuantiles nodes); answers Arrow IPC',
     body: z.unknown(),
+    produces: [ARROW_STREAM, OCTET],
     handler: async (ctx) => {
       const compiled = await compileTiles(ctx);
       const arrow = await primed(ctx.services.engine.arrowStream({ sql: compiled.sql, params: compiled.params }, { signal: clientGone(ctx.reply) }));
@@ -156,6 +173,7 @@ export const tilesetRoutes: RouteDef[] = [
     url: '/v1/tileset/metadata',
     summary: "A tile pipeline's result columns and the metadata of each hex-tile dataset it reads",
     body: z.unknown(),
+    response: itemOf(z.object({ fields: z.array(z.object({ name: z.string(), type: z.string() })), sources: z.array(TilesetAnswer) })),
     handler: async (ctx) => {
       const compiled = await compileTiles(ctx);
       const fields = await describe(ctx.services, compiled);
@@ -176,6 +194,7 @@ export const tilesetRoutes: RouteDef[] = [
     url: '/v1/tileset/quantiles',
     summary: "Quantile boundaries (minimum, deciles, maximum) of each numeric column of a tile pipeline's result",
     body: z.unknown(),
+    response: itemOf(z.object({ levels: z.array(z.number()), quantiles: FieldQuantiles })),
     handler: async (ctx) => {
       const compiled = await compileTiles(ctx);
       const fields = await describe(ctx.services, compiled);
@@ -194,6 +213,7 @@ export const tilesetRoutes: RouteDef[] = [
     params: TileParams,
     query: q,
     resource: tileGuard,
+    produces: [ARROW_STREAM, OCTET],
     handler: async (ctx) => tileAnswer(ctx as Ctx, ctx.params.z, ctx.params.hex),
   }),
   defineRoute({
@@ -206,6 +226,7 @@ export const tilesetRoutes: RouteDef[] = [
     params: TileParams.extend({ path: z.string().max(200) }),
     query: q,
     resource: tileGuard,
+    produces: [ARROW_STREAM, OCTET],
     handler: async (ctx) => tileAnswer(ctx as Ctx, ctx.params.z, ctx.params.hex, ctx.params.path),
   }),
   defineRoute({
@@ -218,6 +239,7 @@ export const tilesetRoutes: RouteDef[] = [
     params: DatasetParam.extend({ interval: z.string().max(200) }),
     query: q,
     resource: guard,
+    response: itemOf(TilesetRange),
     handler: async (ctx) => {
       const archive = await archiveFor(ctx as Ctx);
       const interval = ctx.params.interval;
@@ -237,6 +259,7 @@ export const tilesetRoutes: RouteDef[] = [
     params: DatasetParam,
     query: q,
     resource: guard,
+    response: itemOf(TilesetAnswer),
     handler: async (ctx) => {
       const archive = await archiveFor(ctx as Ctx);
       const fields = fieldsOf(archive, ctx.query.q);
@@ -254,6 +277,7 @@ export const tilesetRoutes: RouteDef[] = [
     params: DatasetParam,
     query: q,
     resource: guard,
+    response: itemOf(TilesetIndex),
     handler: async (ctx) => {
       const archive = await archiveFor(ctx as Ctx);
       const { index } = archive;
@@ -278,6 +302,7 @@ export const tilesetRoutes: RouteDef[] = [
       params: DatasetParam.extend({ res: z.string().max(200), interval: z.string().max(200).optional() }),
       query: q,
       resource: guard,
+      response: itemOf(TilesetQuantiles),
       handler: async (ctx) => {
         const archive = await archiveFor(ctx as Ctx);
         const res = resolution(archive, ctx.params.res);

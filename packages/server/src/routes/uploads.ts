@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { StudioError, badInput } from '@studio/schema';
+import { Dataset, Id, StudioError, badInput, itemOf } from '@studio/schema';
 import { defineRoute } from '../http/route';
 import { storeThumbnail } from './records';
 import type { Services } from '../services';
@@ -44,6 +44,8 @@ export const uploadRoutes = [
     auth: 'public',
     query: z.object({ policy: z.string().min(1).max(4096), signature: z.string().min(1).max(200) }),
     rawBody: true,
+    // A dataset upload answers the dataset; a thumbnail or map-asset file answers where it can be read.
+    response: itemOf(z.union([Dataset, z.object({ id: Id, contentType: z.string(), readPath: z.string().optional(), thumbnailPath: z.string().optional() })])),
     handler: async (ctx) => {
       const claims = ctx.services.policies.verify(ctx.query.policy, ctx.query.signature);
       const contentType = String(ctx.req.headers['content-type'] ?? '').split(';')[0]!.trim();

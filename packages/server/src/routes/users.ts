@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Id, QueryBool, ScreeningStatus, StudioError, forbidden, notFound, Flags, User, itemOf } from '@studio/schema';
+import { Id, OrgRole, Quota, QueryBool, ScreeningStatus, StudioError, forbidden, notFound, Flags, User, itemOf } from '@studio/schema';
 import { defineRoute, requireCaller } from '../http/route';
 import { userToWire, DEFAULT_FLAGS, findUsers, moveToOrganization, seatsOf, setScreeningStatuses, updateUser } from '../services/users';
 import { usageOf } from '../services/quota';
@@ -32,6 +32,7 @@ export const userRoutes = [
     summary: 'Quota policy and usage of the signed-in user',
     tag: 'users',
     auth: 'user',
+    response: itemOf(Quota),
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
       return { item: { quotaPolicy: caller.user.quota_policy, quotaUsage: await usageOf(ctx.services.db, caller.user.id) } };
@@ -44,6 +45,7 @@ export const userRoutes = [
     summary: 'Feature flags of the signed-in user',
     tag: 'users',
     auth: 'user',
+    response: itemOf(Flags),
     handler: async (ctx) => ({ item: { ...DEFAULT_FLAGS, ...(requireCaller(ctx).user.flags ?? {}) } }),
   }),
   defineRoute({
@@ -53,6 +55,7 @@ export const userRoutes = [
     summary: 'The Google account linked to the signed-in user (self-hosted studios sign in with email: none)',
     tag: 'users',
     auth: 'user',
+    response: itemOf(z.object({ linked: z.boolean(), email: z.string().nullable() })),
     handler: async () => ({ item: { linked: false, email: null } }),
   }),
   defineRoute({
@@ -62,6 +65,7 @@ export const userRoutes = [
     summary: 'Industries a profile can name',
     tag: 'users',
     auth: 'user',
+    response: z.object({ items: z.array(z.string()) }),
     handler: async () => ({ items: INDUSTRIES }),
   }),
   defineRoute({
@@ -72,6 +76,7 @@ export const userRoutes = [
     tag: 'users',
     auth: 'user',
     params: IdParam,
+    response: itemOf(z.object({ userId: Id, seats: z.array(z.object({ organizationId: Id, role: OrgRole, seat: z.string() })) })),
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
       if (caller.user.id !== ctx.params.id && !caller.isAdmin) throw notFound('User not found');
@@ -122,6 +127,7 @@ export const userRoutes = [
     tag: 'users',
     auth: 'admin',
     body: z.object({ updates: z.array(z.object({ userId: Id, status: ScreeningStatus })).min(1).max(1000) }),
+    response: z.object({ items: z.array(z.object({ userId: Id, status: ScreeningStatus })) }),
     handler: async (ctx) => {
       await setScreeningStatuses(ctx.services.db, ctx.body.updates);
       await ctx.services.audit.record(ctx.caller, 'user.screening-status', 'user', null, ctx.body);
@@ -136,6 +142,8 @@ export const userRoutes = [
     tag: 'admin',
     auth: 'admin',
     query: z.object({ email: z.string().max(320).optional(), name: z.string().max(200).optional(), id: Id.optional() }),
+    // One user when asked by email; else every match.
+    response: z.union([itemOf(User), z.object({ items: z.array(User) })]),
     handler: async (ctx) => {
       const { db } = ctx.services;
       const rows = await findUsers(db, ctx.query);

@@ -2,7 +2,21 @@ import fs from 'node:fs/promises';
 import { gunzipSync } from 'node:zlib';
 import { z } from 'zod';
 import type { FastifyRequest } from 'fastify';
-import { Id, QueryBool, StudioError, VectorTileCreate, VectorTilingBody, badInput, notFound, Job, type VectorTileOptions, Dataset, itemOf } from '@studio/schema';
+import {
+  Id,
+  QueryBool,
+  StudioError,
+  TileJson,
+  TileLinks,
+  VectorTileCreate,
+  VectorTilingBody,
+  badInput,
+  notFound,
+  Job,
+  type VectorTileOptions,
+  Dataset,
+  itemOf,
+} from '@studio/schema';
 import { defineRoute, requireCaller, type RouteContext, type RouteDef } from '../http/route';
 import { assertCanCreate } from '../services/quota';
 import { datasetAttrs, rebuildTarget } from '../services/datasets';
@@ -96,6 +110,7 @@ export const vectorTileRoutes: RouteDef[] = [
     transaction: false,
     body: VectorTilingBody,
     status: 201,
+    response: itemOf(Dataset).extend({ job: Job }),
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
       await assertCanCreate(ctx.services.db, caller, 'dataset');
@@ -125,6 +140,7 @@ export const vectorTileRoutes: RouteDef[] = [
     params: z.object({ id: Id }),
     query: AdminQuery,
     resource: { type: 'dataset', param: 'id', action: 'read' },
+    response: TileJson,
     handler: async (ctx) => tileJson(ctx as Ctx, ctx.resource!, ''),
   }),
   defineRoute({
@@ -136,6 +152,7 @@ export const vectorTileRoutes: RouteDef[] = [
     params: TileParams,
     query: TileQuery,
     resource: { type: 'dataset', param: 'id', action: 'read', reuse: true },
+    produces: [MVT_CONTENT_TYPE],
     handler: async (ctx) => sendTile(ctx as Ctx, ctx.resource!, ctx.params),
   }),
   defineRoute({
@@ -147,6 +164,7 @@ export const vectorTileRoutes: RouteDef[] = [
     params: z.object({ id: Id }),
     query: AdminQuery,
     resource: { type: 'dataset', param: 'id', action: 'read' },
+    response: itemOf(TileLinks),
     handler: async (ctx) => ({ item: tileLinks(ctx as Ctx, ctx.resource!) }),
   }),
   defineRoute({
@@ -157,6 +175,7 @@ export const vectorTileRoutes: RouteDef[] = [
     tag: 'maps',
     auth: 'public',
     params: z.object({ id: Id, datasetId: Id }),
+    response: itemOf(TileLinks.nullable()),
     handler: async (ctx) => {
       // The rule of the publication's own dataset route: only datasets its snapshot names, behind its password.
       const row = await publishedDataset(ctx as Ctx, ctx.params.id, ctx.params.datasetId);
@@ -172,6 +191,7 @@ export const vectorTileRoutes: RouteDef[] = [
     auth: 'public',
     params: z.object({ id: Id }),
     query: LinkQuery,
+    response: TileJson,
     handler: async (ctx) => tileJson(ctx as Ctx, (await linked(ctx as Ctx, ctx.params.id, ctx.query)).row, `?${linkQuery(ctx.query)}`, LINK_BASE),
   }),
   defineRoute({
@@ -183,6 +203,7 @@ export const vectorTileRoutes: RouteDef[] = [
     auth: 'public',
     params: TileParams,
     query: LinkQuery,
+    produces: [MVT_CONTENT_TYPE],
     handler: async (ctx) => {
       const { row, immutable } = await linked(ctx as Ctx, ctx.params.id, ctx.query);
       return sendTile(ctx as Ctx, row, ctx.params, immutable);

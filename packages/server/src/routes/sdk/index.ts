@@ -1,5 +1,19 @@
 import { z } from 'zod';
-import { Id, SdkHexTileConfig, SdkMapWrite, SdkTokenRequest, SdkVectorTileConfig, UploadReadOptions, notFound, type Access, type SdkTokenAnswer, type StudioRecord } from '@studio/schema';
+import {
+  Id,
+  SDK_MEDIA_TYPES,
+  SdkDataset,
+  SdkHexTileConfig,
+  SdkMap,
+  SdkMapWrite,
+  SdkTokenAnswer,
+  SdkTokenRequest,
+  SdkVectorTileConfig,
+  UploadReadOptions,
+  notFound,
+  type Access,
+  type StudioRecord,
+} from '@studio/schema';
 import { defineRoute, requireCaller, type RouteContext, type RouteDef } from '../../http/route';
 import { datasetAttrs } from '../../services/datasets';
 import type { ListOptions, ResourceRow } from '../../services/records';
@@ -69,6 +83,7 @@ export const sdkRoutes: RouteDef[] = [
     auth: 'public',
     body: SdkTokenRequest,
     transaction: false,
+    response: SdkTokenAnswer,
     handler: async (ctx): Promise<SdkTokenAnswer> => {
       const { accessToken, expiresIn } = await ctx.services.auth.exchangeSdkKey(ctx.body.refresh_token);
       return { access_token: accessToken, refresh_token: ctx.body.refresh_token, expires_in: expiresIn, token_type: 'Bearer', scope: 'datasets maps' };
@@ -80,6 +95,7 @@ export const sdkRoutes: RouteDef[] = [
     summary: "Data SDK list_datasets: the caller's datasets",
     tag: 'sdk',
     auth: 'user',
+    response: z.object({ items: z.array(SdkDataset) }),
     handler: async (ctx) => {
       const items = await allPages((offset, limit) => listDatasets(ctx as Ctx, { ...OWN, offset, limit }));
       return { items: items.filter(sdkVisible).map(sdkDataset) };
@@ -93,6 +109,7 @@ export const sdkRoutes: RouteDef[] = [
     auth: 'user',
     params: IdParam,
     resource: { type: 'dataset', param: 'id', action: 'read' },
+    response: SdkDataset,
     handler: async (ctx) => sdkDatasetOf(ctx as Ctx, ctx.resource!),
   }),
   defineRoute({
@@ -103,6 +120,7 @@ export const sdkRoutes: RouteDef[] = [
     auth: 'user',
     params: IdParam,
     resource: { type: 'dataset', param: 'id', action: 'read' },
+    produces: [SDK_MEDIA_TYPES.csv, SDK_MEDIA_TYPES.geojson],
     handler: async (ctx) => {
       const { format, mediaType } = sdkDownload(datasetAttrs(ctx.resource!).metadata.contentType);
       return sendData(ctx as Ctx, ctx.resource!, format, mediaType);
@@ -117,6 +135,7 @@ export const sdkRoutes: RouteDef[] = [
     query: NewUploadQuery,
     rawBody: true,
     status: 201,
+    response: SdkDataset,
     handler: async (ctx) => {
       const { item } = await uploadNewDataset(ctx as Ctx, { name: ctx.query.name, description: ctx.query.description }, { read: readOptionsOf(ctx.query) }, { via: 'sdk' });
       return sdkDataset(item);
@@ -132,6 +151,7 @@ export const sdkRoutes: RouteDef[] = [
     query: UploadReadOptions,
     rawBody: true,
     resource: { type: 'dataset', param: 'id', action: 'write' },
+    response: SdkDataset,
     handler: async (ctx) => {
       assertUploadReady(ctx.resource!);
       const { item } = await uploadInto(ctx as Ctx, ctx.resource!, { read: readOptionsOf(ctx.query) });
@@ -147,6 +167,7 @@ export const sdkRoutes: RouteDef[] = [
     transaction: false,
     body: SdkHexTileConfig,
     status: 201,
+    response: SdkDataset,
     handler: async (ctx) => {
       const { row } = await createHexTiles(ctx.services, requireCaller(ctx), ctx.body);
       return sdkDatasetOf(ctx as Ctx, row);
@@ -161,6 +182,7 @@ export const sdkRoutes: RouteDef[] = [
     transaction: false,
     body: SdkVectorTileConfig,
     status: 201,
+    response: SdkDataset,
     handler: async (ctx) => {
       const { row } = await tileDataset(ctx as Ctx, ctx.body);
       return sdkDatasetOf(ctx as Ctx, row);
@@ -174,6 +196,7 @@ export const sdkRoutes: RouteDef[] = [
     auth: 'user',
     params: IdParam,
     resource: { type: 'dataset', param: 'id', action: 'delete' },
+    status: 204,
     handler: async (ctx) => deleteDataset(ctx as Ctx, ctx.resource!),
   }),
   defineRoute({
@@ -182,6 +205,7 @@ export const sdkRoutes: RouteDef[] = [
     summary: "Data SDK list_maps: the caller's maps, without state or datasets",
     tag: 'sdk',
     auth: 'user',
+    response: z.object({ items: z.array(SdkMap) }),
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
       const items = await allPages((offset, limit) => ctx.services.records.list(caller, 'map', { ...OWN, offset, limit }));
@@ -196,6 +220,7 @@ export const sdkRoutes: RouteDef[] = [
     auth: 'user',
     params: IdParam,
     resource: { type: 'map', param: 'id', action: 'read' },
+    response: SdkMap,
     handler: async (ctx) => fullMap(ctx as Ctx, ctx.resource!),
   }),
   defineRoute({
@@ -206,6 +231,7 @@ export const sdkRoutes: RouteDef[] = [
     auth: 'user',
     body: SdkMapWrite,
     status: 201,
+    response: SdkMap,
     handler: async (ctx) => fullMap(ctx as Ctx, await createRecord(ctx as Ctx, 'map', { name: 'Untitled map', description: '', ...recordBody(ctx.body) }, {}, { via: 'sdk' })),
   }),
   defineRoute({
@@ -217,6 +243,7 @@ export const sdkRoutes: RouteDef[] = [
     params: IdParam,
     body: SdkMapWrite,
     resource: { type: 'map', param: 'id', action: 'write' },
+    response: SdkMap,
     handler: async (ctx) => fullMap(ctx as Ctx, await saveRecord(ctx as Ctx, 'map', ctx.resource!, recordBody(ctx.body), {}, { via: 'sdk' })),
   }),
   defineRoute({
@@ -227,6 +254,7 @@ export const sdkRoutes: RouteDef[] = [
     auth: 'user',
     params: IdParam,
     resource: { type: 'map', param: 'id', action: 'delete' },
+    status: 204,
     handler: async (ctx) => deleteRecord(ctx as Ctx, 'map', ctx.resource!, { via: 'sdk' }),
   }),
 ];
