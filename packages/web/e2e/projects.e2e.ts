@@ -113,9 +113,10 @@ describe('projects', () => {
 
     const { page, context, foreign } = await openStudio(browser(), baseUrl());
     await signInThroughUi(page, baseUrl(), noa.email, noa.password);
-    // Two real, different PNGs: pieces of the page as drawn.
+    // Two real, different PNGs: pieces of the page, of different sizes so that they differ even when the page has
+    // not drawn anything there yet (on a loaded machine two same-sized clips of a blank page were the same bytes).
     const filePng = await page.screenshot({ clip: { x: 0, y: 0, width: 64, height: 40 } });
-    const mapPng = await page.screenshot({ clip: { x: 300, y: 100, width: 64, height: 40 } });
+    const mapPng = await page.screenshot({ clip: { x: 300, y: 100, width: 48, height: 30 } });
     expect(filePng.equals(mapPng)).toBe(false);
     await noa.client.raw('PUT', `/v1/maps/${drawn.id}/thumbnail`, { rawBody: new Uint8Array(mapPng), contentType: 'image/png' });
     const projectPicture = async () => Buffer.from(await (await noa.client.raw('GET', `/v1/projects/${project.id}/thumbnail`)).arrayBuffer());
