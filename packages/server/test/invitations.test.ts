@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { STORES, useStudio } from './harness';
 import { bodyOf, useMailCatcher } from './mail-catcher';
@@ -44,6 +45,11 @@ describe.each(STORES)('pending invitations, on %s', (kind) => {
     expect(answers.map((a) => a.statusCode)).toEqual([201, 201, 201]);
     expect(new Set(answers.map((a) => a.json().item.id)).size).toBe(1);
     expect(await pending(email)).toHaveLength(1);
+    // One was sent, the others sent it again, whichever way they raced (both finding none to resend and meeting
+    // at the unique index included): the answers and the audit log say so.
+    expect(answers.map((a) => a.json().item.resent).sort()).toEqual([false, true, true]);
+    const actions = await ctx.s.services.db.selectFrom('audit_log').select('action').where('action', 'like', 'invitation.%').where(sql<string>`details->>'email'`, '=', email).execute();
+    expect(actions.map((a) => a.action).sort()).toEqual(['invitation.create', 'invitation.resend', 'invitation.resend']);
     const accepted = await Promise.all(answers.map((a) => accept(a.json().item.token)));
     expect(accepted.filter((r) => r.statusCode === 201)).toHaveLength(1);
   });

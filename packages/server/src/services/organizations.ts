@@ -93,20 +93,22 @@ export class OrganizationService {
     const address = email.toLowerCase();
     const token = newToken('inv_');
     const values = { role: opts.role, application: opts.application ?? null, token_hash: hashToken(token), invited_by: opts.invitedBy, created_at: new Date() };
-    const resent = await this.db.updateTable('invitations').set(values).where('organization_id', '=', orgId).where('email', '=', address).returningAll().executeTakeFirst();
+    const updated = await this.db.updateTable('invitations').set(values).where('organization_id', '=', orgId).where('email', '=', address).returningAll().executeTakeFirst();
     // Two invitations sent at once both find none to resend: the unique (organization, email) index makes the
-    // second one the resend of the first.
+    // second one the resend of the first, which keeps the first's id (not the one this call made up).
+    const id = randomUUID();
     const row =
-      resent ??
+      updated ??
       (await this.db
         .insertInto('invitations')
-        .values({ id: randomUUID(), organization_id: orgId, email: address, ...values })
+        .values({ id, organization_id: orgId, email: address, ...values })
         .onConflict((oc) => oc.columns(['organization_id', 'email']).doUpdateSet(values))
         .returningAll()
         .executeTakeFirstOrThrow());
+    const resent = Boolean(updated) || row.id !== id;
     const acceptUrl = `/accept-invitation?token=${token}`;
     const emailed = await this.mailInvitation(org.name, address, acceptUrl);
-    return { id: row.id, organizationId: row.organization_id, email: row.email, role: row.role, application: row.application, token, acceptUrl, emailed, resent: Boolean(resent), createdAt: new Date(row.created_at).toISOString() };
+    return { id: row.id, organizationId: row.organization_id, email: row.email, role: row.role, application: row.application, token, acceptUrl, emailed, resent, createdAt: new Date(row.created_at).toISOString() };
   }
 
   private async mailInvitation(orgName: string, email: string, acceptUrl: string): Promise<boolean> {
