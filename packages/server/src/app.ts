@@ -96,8 +96,9 @@ export async function buildStudio(config: StudioConfig, opts: { inMemoryCatalog?
   await app.register(rateLimit, { global: false, ...(limits.redis ? { redis: limits.redis, nameSpace: `${limits.prefix}route:` } : {}) });
   const routes = allRoutes;
   registerRoutes(app, routes, services);
-  const doc = openApiDocument(routes);
-  app.get('/v1/openapi.json', async () => doc);
+  // Built on first request, not at start: 351 declared answers make it ~1.35 MB and ~0.3 s of CPU.
+  let doc: Record<string, unknown> | undefined;
+  app.get('/v1/openapi.json', async () => (doc ??= openApiDocument(routes)));
   app.get('/docs', async (_req, reply) => reply.type('text/html').send(DOCS_PAGE));
   app.get('/docs/app.js', async (_req, reply) => reply.type('text/javascript').send(DOCS_SCRIPT));
   // The embed script, loaded by pages anywhere (a cross-origin <script>): readable by any origin.

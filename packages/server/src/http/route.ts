@@ -255,8 +255,8 @@ const isOwnAnswer = (result: unknown): boolean =>
 
 /**
  * With STUDIO_CHECK_ANSWERS=on (config.checkAnswers; the test suites set it) every answer is checked against its
- * route's declaration (the JSON schema, the media types, or nothing for a 204), and one outside it fails the call. What the OpenAPI document says of
- * the answers is then what the whole API suite saw them be, not a comment that drifts.
+ * route's declaration (the JSON schema, the media types, or nothing for a 204), and one outside it fails the call.
+ * What the OpenAPI document says of the answers is then what the whole API suite saw them be, not a comment that drifts.
  */
 export function checkAnswer(def: AnswerDeclaration, result: unknown, reply?: FastifyReply): void {
   const where = `${def.method} ${def.url}`;
