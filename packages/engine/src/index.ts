@@ -5,7 +5,7 @@ export { withinPrefix } from './object-stores/prefixed';
 export { ReadThroughCache, type ReadThroughCacheOptions } from './object-stores/read-through-cache';
 export { assertSupportedContentType, type IngestOptions } from './ingest';
 export { detectEncoding, rejectedLinesKey, type CsvEncoding, type CsvOverrides } from './csv';
-export type { StreamOptions } from './stream';
+export { arrowIpcOn, type StreamOptions } from './stream';
 export { BufferPool } from './buffers';
 export { arrowCopyKey } from './arrow-copy';
 export type { PooledConnection } from './pool';

@@ -110,6 +110,16 @@ export async function* arrowIpc(
 }
 
 /**
+ * The whole Arrow IPC stream of a small result, read on a connection the caller already holds (a hex tile's
+ * entry encoded while its tileset is built: the build keeps one connection for all of its work).
+ */
+export async function arrowIpcOn(connection: DuckDBConnection, sql: string): Promise<Buffer> {
+  const chunks: Uint8Array[] = [];
+  for await (const chunk of arrowIpc(async () => ({ connection, release() {} }), sql, { values: [], types: [] })) chunks.push(chunk);
+  return Buffer.concat(chunks);
+}
+
+/**
  * CSV text of a SQL result: DuckDB's own COPY writes a temp file (faster than formatting in JS), which is then
  * streamed and removed.
  */

@@ -7,6 +7,8 @@ import { cellToBoundary, cellToParent, getResolution, latLngToCell } from 'h3-js
 import { STORES, jobEnded, useStudio } from './harness';
 import { ZipReader, ZipWriter } from '../src/services/hextiles/zip';
 import { archiveKeyOf } from '../src/services/hextiles/service';
+import { arrowEntryName } from '../src/services/hextiles/layout';
+import { gunzipSync } from 'node:zlib';
 
 /** Deterministic points around San Francisco over three days of January 2024. */
 function sourceCsv(n = 1500): string {
@@ -145,6 +147,30 @@ describe.each(STORES)('hex tiles on %s', (kind) => {
       }
     }
     expect(count).toBe([...ref.keys()].filter((k) => k.endsWith('@2024-01-02')).length);
+  });
+
+  it('encodes each tile as Arrow when it builds: a tile answers its stored entry, q re-frames it, gzip sends its deflate stream', async () => {
+    const zip = await ZipReader.open(storageFile);
+    const tileEntries = [...zip.entries.keys()].filter((n) => n.endsWith('.parquet'));
+    expect(tileEntries.length).toBeGreaterThan(10);
+    expect(tileEntries.filter((n) => !zip.has(arrowEntryName(n)))).toEqual([]);
+    const index = (await as('owner', 'GET', `/v1/tileset/${tiles.id}/tileset-index`)).json().item;
+    const [tile] = Object.entries(index.tiles[4] as Record<string, number>).sort((a, b) => b[1] - a[1])[0]!;
+    const stored = (await zip.read(arrowEntryName(`tiles/4/${tile}.parquet`)))!;
+    const whole = await as('owner', 'GET', `/v1/tileset/${tiles.id}/4/${tile}`);
+    expect(whole.rawPayload.equals(stored)).toBe(true);
+    const rows = arrowRows(whole.rawPayload);
+    expect(Object.keys(rows[0]!)).toEqual(['hex', 'total', 'n', 'avg_amount', 'med', 'lo', 'hi', 'top']);
+    // A selection in its own order: the same values, only those columns.
+    const some = arrowRows((await as('owner', 'GET', `/v1/tileset/${tiles.id}/4/${tile}?q=top,n`)).rawPayload);
+    expect(some).toEqual(rows.map((r) => ({ hex: r.hex, top: r.top, n: r.n })));
+    // A browser's ask: the entry's own deflate stream in a gzip member, which unpacks to the same bytes.
+    const zipped = await as('owner', 'GET', `/v1/tileset/${tiles.id}/4/${tile}`, undefined, { 'accept-encoding': 'gzip, br' });
+    expect(zipped.headers['content-encoding']).toBe('gzip');
+    expect(zipped.rawPayload.equals((await zip.readGzip(arrowEntryName(`tiles/4/${tile}.parquet`)))!)).toBe(true);
+    expect(gunzipSync(zipped.rawPayload).equals(stored)).toBe(true);
+    const someZipped = await as('owner', 'GET', `/v1/tileset/${tiles.id}/4/${tile}?q=top,n`, undefined, { 'accept-encoding': 'gzip' });
+    expect(arrowRows(gunzipSync(someZipped.rawPayload))).toEqual(some);
   });
 
   it('answers the stored Parquet entry for octet-stream, metadata, and the index inside a viewport', async () => {
@@ -342,6 +368,19 @@ describe.each(STORES)('hex tiles on %s', (kind) => {
       expect((await as('owner', 'GET', `/v1/tileset/${tiles.id}/metadata?zipUrl=${same}`)).statusCode).toBe(200);
       const other = await as('owner', 'GET', `/v1/tileset/${tiles.id}/metadata?zipUrl=${encodeURIComponent(`store://datasets/${sourceId}/x.zip`)}`);
       expect(other.statusCode).toBe(422);
+    });
+
+    it('answers the same tiles from an archive without Arrow entries (built before they were written) by reading its Parquet', async () => {
+      const url = await variant('parquet-only.zip', (e, d) => (e.startsWith('arrow/') ? null : d));
+      const index = (await as('owner', 'GET', `/v1/tileset/${tiles.id}/tileset-index`)).json().item;
+      const step = index.time.D['D2024-01-02'];
+      for (const [path, q] of [[`4/${Object.keys(index.tiles[4])[0]}`, ''], [`4/${Object.keys(step.tiles[4])[0]}/time/D2024-01-02`, '?q=n,total']]) {
+        const [old, built] = [await as('owner', 'GET', `/v1/tileset/${tiles.id}/${path}${q}${q ? '&' : '?'}zipUrl=${url}`), await as('owner', 'GET', `/v1/tileset/${tiles.id}/${path}${q}`)];
+        expect(old.statusCode, old.body).toBe(200);
+        expect(arrowRows(old.rawPayload)).toEqual(arrowRows(built.rawPayload));
+        const zipped = await as('owner', 'GET', `/v1/tileset/${tiles.id}/${path}${q}${q ? '&' : '?'}zipUrl=${url}`, undefined, { 'accept-encoding': 'gzip' });
+        expect(arrowRows(gunzipSync(zipped.rawPayload))).toEqual(arrowRows(built.rawPayload));
+      }
     });
 
     it("refuses an index without the required metadata with the spec's message", async () => {

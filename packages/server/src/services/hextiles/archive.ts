@@ -40,6 +40,11 @@ export class TileArchive {
     return this.zip.read(name);
   }
 
+  /** A deflated entry as gzip bytes, nothing compressed (ZipReader.readGzip); null when missing or stored. */
+  readGzip(name: string): Promise<Buffer | null> {
+    return this.zip.readGzip(name);
+  }
+
   /** A local file holding entry `name` (copied out of the archive on first use). */
   async file(name: string): Promise<string> {
     const dest = path.join(this.cacheDir, name);

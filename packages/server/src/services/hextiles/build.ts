@@ -2,18 +2,19 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { quoteIdent } from '@studio/engine';
+import { arrowIpcOn, quoteIdent } from '@studio/engine';
 import { StudioError, badInput, TILE_QUANTILE_LEVELS, type DatasetColumn, type HexTileCreate, type TileInterval, bestEffort } from '@studio/schema';
 import { INTERVAL_UNITS, isNumericType, pathLiteral, quantileList, quantileValues } from './sql';
 import { ZipWriter } from './zip';
 import type { TileIndex, TilesetMeta } from './layout';
-import { entryName } from './layout';
+import { arrowEntryName, entryName } from './layout';
 
 /**
  * Builds a hex tileset archive from a source dataset's Parquet file with DuckDB (docs/decisions.md
  * "Hex tiles"): cells at the finest resolution once, then every coarser resolution by parent, each
  * aggregated from the source rows (so median and mode are exact at every resolution), written as one
- * Parquet entry per tile (and per time step), with the index, metadata and quantiles as JSON entries.
+ * Parquet entry per tile (and per time step) with its Arrow IPC twin, and the index, metadata and quantiles
+ * as JSON entries.
  */
 
 const q = quoteIdent;
@@ -134,7 +135,11 @@ async function addPartitions(c: DuckDBConnection, zip: ZipWriter, dir: string, d
       await c.run(`COPY (SELECT * FROM read_parquet([${files.map(pathLiteral).join(', ')}], hive_partitioning = false) ORDER BY hex) TO ${pathLiteral(merged)} (FORMAT parquet)`);
       files.splice(0, files.length, merged);
     }
-    await zip.add(name(values), await fs.readFile(files[0]!));
+    const entry = name(values);
+    await zip.add(entry, await fs.readFile(files[0]!));
+    // The form the map reads, encoded once here: a tile's Arrow answer is then these stored bytes. Ordered
+    // again because the build's session does not keep insertion order (the entry was written by hex).
+    await zip.add(arrowEntryName(entry), await arrowIpcOn(c, `SELECT * FROM read_parquet(${pathLiteral(files[0]!)}, hive_partitioning = false) ORDER BY hex`), true);
     return;
   }
   for (const i of items) {

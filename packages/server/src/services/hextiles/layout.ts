@@ -28,6 +28,13 @@ export interface TileIndex {
 export const entryName = ({ z, tile, time }: { z: number; tile: string; time?: string }) =>
   time ? `time/${time}/${z}/${tile}.parquet` : `tiles/${z}/${tile}.parquet`;
 
+/**
+ * The Arrow IPC twin of a tile's Parquet entry, written beside it when the tileset is built: every column of
+ * the entry (hex, time when sliced, the fields in the tileset's order), deflated, so a tile answers stored
+ * bytes (docs/decisions.md "Tile caching"). Archives built before, or made elsewhere, have none.
+ */
+export const arrowEntryName = (parquetEntry: string) => `arrow/${parquetEntry.replace(/\.parquet$/, '.arrow')}`;
+
 const res = z.number().int().min(0).max(15);
 const RequiredMetadata = z.object({
   resolutionOffset: z.number().int().min(1).max(15),

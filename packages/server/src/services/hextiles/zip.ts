@@ -93,6 +93,9 @@ export class ZipWriter {
   }
 }
 
+/** gzip's member header: magic, deflate, no flags, no time, no extra flags, OS unknown (RFC 1952). */
+const GZIP_HEADER = Buffer.from([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff]);
+
 export interface ZipEntry { name: string; method: number; compressed: number; size: number; crc: number; offset: number }
 
 /** Reads the central directory once; entries are then read one at a time by offset. */
@@ -147,6 +150,26 @@ export class ZipReader {
 
   /** The entry's bytes, checked against its CRC; null when the archive has no such entry. */
   async read(name: string): Promise<Buffer | null> {
+    const stored = await this.stored(name);
+    return stored && stored.data;
+  }
+
+  /**
+   * A deflated entry as a gzip member, without compressing anything: gzip wraps the same raw deflate stream
+   * in a 10-byte header and a trailer of the CRC-32 and size the zip already holds. The entry is inflated
+   * once to check that CRC (a damaged archive is refused, never sent). Null when the entry is missing or
+   * was stored uncompressed.
+   */
+  async readGzip(name: string): Promise<Buffer | null> {
+    const stored = await this.stored(name);
+    if (!stored || stored.entry.method !== DEFLATE) return null;
+    const trailer = Buffer.alloc(8);
+    trailer.writeUInt32LE(stored.entry.crc, 0);
+    trailer.writeUInt32LE(stored.entry.size >>> 0, 4);
+    return Buffer.concat([GZIP_HEADER, stored.raw, trailer]);
+  }
+
+  private async stored(name: string): Promise<{ entry: ZipEntry; raw: Buffer; data: Buffer } | null> {
     const e = this.entries.get(name);
     if (!e) return null;
     const fh = await open(this.file, 'r');
@@ -162,7 +185,7 @@ export class ZipReader {
       else if (e.method === DEFLATE) data = inflateRawSync(raw);
       else throw badInput('The tileset archive is damaged', `unsupported compression method ${e.method} for ${name}`);
       if (data.length !== e.size || crc32(data) !== e.crc) throw badInput('The tileset archive is damaged', `checksum mismatch for ${name}`);
-      return data;
+      return { entry: e, raw, data };
     } finally {
       await fh.close();
     }
