@@ -40,7 +40,7 @@ describe('vector-tile datasets in the map', () => {
     const maker = await createUser(admin, team.id, 'Tia Tiler', `tia.${unique()}@e2e.studio.test`);
     const source = await maker.client.datasets.upload(CSV, { contentType: 'text/csv', name: `SF points ${unique()}` });
     // The call answers at once; a background job cuts the tiles.
-    const { item: tiled, job } = await maker.client.datasets.buildVectorTiles({ datasetId: source.id, name: 'SF tiles' });
+    const { item: tiled, job } = await maker.client.datasets.buildVectorTiles({ datasetId: source.id, name: 'SF tiles', maxZoom: 14 });
     expect([tiled.type, tiled.status]).toEqual(['vector-tile', 'pending']);
     await expect.poll(async () => (await maker.client.jobs.get(job.id)).status, { timeout: 30_000 }).toBe('succeeded');
 
@@ -115,6 +115,31 @@ describe('vector-tile datasets in the map', () => {
     if (!again.some((a) => previous.some((p) => p.url === a.url))) [previous, again] = [again, await reopen()];
     expect(again.filter((a) => previous.some((p) => p.url === a.url)).length).toBeGreaterThan(1);
     expect(again.filter((a) => !a.cached)).toEqual([]);
+
+    // Zoomed in fast over a slow network, the tiles the view passed over are cancelled (deck.gl drops them past
+    // its six requests in flight, and the map hands their requests that signal), not downloaded ahead of the
+    // tiles now in view. The browser's cache is off here so every tile goes to the network.
+    const tileUrlOf = new Map<string, string>();
+    const cancelled = new Set<string>();
+    cdp.on('Network.requestWillBeSent', (e) => {
+      if (/\/v1\/vector-tiles\/[^/]+\/\d+\/\d+\/\d+/.test(e.request.url)) tileUrlOf.set(e.requestId, e.request.url);
+    });
+    cdp.on('Network.loadingFailed', (e) => {
+      if (e.canceled && tileUrlOf.has(e.requestId)) cancelled.add(tileUrlOf.get(e.requestId)!);
+    });
+    await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
+    await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 1_500, downloadThroughput: -1, uploadThroughput: -1 });
+    const area = (await anon.page.locator('.maplibregl-canvas, canvas').first().boundingBox())!;
+    await anon.page.mouse.move(area.x + area.width / 2, area.y + area.height / 2);
+    const before = tileUrlOf.size;
+    // From zoom 11.5 to about 15: the tiles of zooms 12, 13 and 14 (the tileset's last) are asked for on the way.
+    for (let i = 0; i < 6; i++) {
+      await anon.page.mouse.wheel(0, -240);
+      await anon.page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    }
+    await expect.poll(() => tileUrlOf.size - before, { timeout: 20_000 }).toBeGreaterThan(6);
+    await expect.poll(() => cancelled.size, { timeout: 20_000 }).toBeGreaterThan(0);
+    await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
     expect(anon.foreign).toEqual([]);
     await anon.context.close();
   }, 120_000);

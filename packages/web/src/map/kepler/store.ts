@@ -3,6 +3,7 @@ import { enhanceReduxMiddleware, keplerGlReducer } from '@kepler.gl/reducers';
 import { initApplicationConfig } from '@kepler.gl/utils';
 import type { MapLook } from '../basemaps/catalog';
 import type { MapViewState } from '../state/versions';
+import { STUDIO_LAYER_CLASSES } from './layer-classes';
 
 /** The kepler instance id inside the store: state.keplerGl[MAP_ID]. */
 export const MAP_ID = 'map';
@@ -59,6 +60,8 @@ export function createMapStore(opts: { readOnly: boolean; look?: MapLook | null;
       mapState: opts.view ?? DEFAULT_VIEW,
       mapStyle: { styleType: opts.look?.styleType || BLANK_STYLE_ID, mapStyles, mapStylesReplaceDefault: true },
       uiState: { readOnly: opts.readOnly, currentModal: null, activeSidePanel: opts.readOnly ? null : 'layer' },
+      // The vector tile layer whose tile requests stop when their tiles leave the view (layer-classes.ts).
+      visState: { layerClasses: STUDIO_LAYER_CLASSES },
     }),
   });
   return createStore(reducer, {}, applyMiddleware(...enhanceReduxMiddleware([])));
