@@ -57,6 +57,19 @@ describe('kepler.gl files', () => {
     expect(await page.evaluate(() => window.__studioMap!.layers().map((l) => [l.type, l.dataId]))).toEqual([['point', trips], ['arc', trips]]);
     await page.screenshot({ path: '/tmp/studio-kepler-v0.png' });
     expect(await countPixels(page, null)).toBeGreaterThan(100);
+
+    // Reordered from the keyboard: the first layer's "Move down", reached with Shift+Tab from its name field
+    // (its "Move up" is off: it is first) and pressed with Enter, puts it second; the focus stays on the button.
+    const order = () => page.evaluate(() => window.__studioMap!.layerOrder());
+    const before = await order();
+    expect(before).toHaveLength(2);
+    await page.getByRole('textbox', { name: 'Layer name' }).first().focus();
+    await page.keyboard.press('Shift+Tab');
+    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('aria-label') ?? '')).toMatch(/^Move .+ down$/);
+    await page.screenshot({ path: '/tmp/studio-layer-move.png', clip: { x: 260, y: 420, width: 360, height: 360 } });
+    await page.keyboard.press('Enter');
+    await expect.poll(order).toEqual([...before].reverse());
+    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('aria-label') ?? '')).toMatch(/^Move .+ (up|down)$/);
   });
 });
 

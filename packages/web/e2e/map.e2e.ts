@@ -8,6 +8,7 @@ declare global {
     __studioMapReady?: boolean;
     __studioMap?: {
       layers: () => { type: string; dataId: string; color: number[] }[];
+      layerOrder: () => string[];
       view: () => { latitude: number; longitude: number; zoom: number } | undefined;
       setLayerColor: (index: number, color: [number, number, number]) => void;
     };

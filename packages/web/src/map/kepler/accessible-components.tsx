@@ -1,4 +1,4 @@
-import { cloneElement, isValidElement, memo, useMemo, type ComponentType, type ReactElement } from 'react';
+import { cloneElement, isValidElement, memo, useCallback, useLayoutEffect, useMemo, type ComponentType, type ReactElement } from 'react';
 import { useIntl } from 'react-intl';
 import styled from 'styled-components';
 import { SortableContext, useSortable, verticalListSortingStrategy } from '@dnd-kit/sortable';
@@ -66,6 +66,7 @@ export function StudioLayerTitleSectionFactory() {
 }
 
 const SortableItemFrame = styled.div<{ $transform?: string; $transition?: string }>`
+  position: relative;
   transition: ${(p) => p.$transition};
   transform: ${(p) => p.$transform};
   &.sorting {
@@ -74,22 +75,79 @@ const SortableItemFrame = styled.div<{ $transform?: string; $transition?: string
   }
 `;
 
+/**
+ * The keyboard's way to reorder layers (dragging the handle is the pointer's): two buttons out of sight until
+ * one of them has focus, then shown over the top of the layer's panel, so the panel keeps kepler's look.
+ */
+const MoveButtons = styled.div`
+  position: absolute;
+  top: 2px;
+  right: 2px;
+  z-index: 2;
+  display: flex;
+  gap: 4px;
+  &:not(:focus-within) {
+    clip-path: inset(50%);
+    width: 1px;
+    height: 1px;
+    overflow: hidden;
+  }
+  button {
+    font: inherit;
+    font-size: 11px;
+    padding: 2px 6px;
+    color: ${(p) => p.theme.textColorHl};
+    background: ${(p) => p.theme.panelBackgroundHover};
+    border: 1px solid ${(p) => p.theme.textColorHl};
+    border-radius: 3px;
+    cursor: pointer;
+  }
+  button:disabled {
+    opacity: 0.4;
+    cursor: default;
+  }
+`;
+
+/**
+ * The button a move was made with: the list draws the panels in their new order, which drops the focus, so
+ * the moved layer's panel takes it back once drawn in its new place (the other button when this one is now
+ * off: a layer moved to the end has no "Move down").
+ */
+let focusAfterMove: { id: string; word: 'up' | 'down' } | null = null;
+function refocusMoved(layerId: string) {
+  if (focusAfterMove?.id !== layerId) return;
+  const button = (word: string) => document.getElementById(`${layerId}:move-${word}`) as HTMLButtonElement | null;
+  const [same, other] = [button(focusAfterMove.word), button(focusAfterMove.word === 'up' ? 'down' : 'up')];
+  focusAfterMove = null;
+  (same && !same.disabled ? same : other)?.focus();
+}
+
 type Layer = LayerListProps['layers'][number];
 
 /**
  * kepler's layer list puts dnd-kit's sortable attributes (role="button", tabindex) on the frame around each
  * layer's whole panel, whose own buttons and fields then sit inside a button (axe: nested-interactive), and
  * that frame took keyboard focus without any key doing anything (dragging starts from the panel's handle,
- * which holds the listeners). This list is kepler's, with the frame a plain container.
+ * which holds the listeners). This list is kepler's, with the frame a plain container, and "Move up" / "Move
+ * down" buttons for the keyboard (kepler's drag handle takes no focus, so a keyboard could not reorder layers).
  */
 export function StudioLayerListFactory(LayerPanel: ReturnType<typeof LayerPanelFactory>) {
   // kepler's own list hands the panel these same props; its declared panel props type `listeners` wrongly.
   const Panel = LayerPanel as ComponentType<Record<string, unknown>>;
-  const SortableItem = ({ layer, idx, panelProps, layerActions, disabled }: { layer: Layer; idx: number; panelProps: object; layerActions: object; disabled: boolean }) => {
+  type Move = (id: string, by: -1 | 1) => void;
+  const SortableItem = ({ layer, idx, place, panelProps, layerActions, disabled, move }: { layer: Layer; idx: number; place: { at: number; first: boolean; last: boolean }; panelProps: object; layerActions: object; disabled: boolean; move: Move }) => {
     const { listeners, setNodeRef, isDragging, transform, transition } = useSortable({ id: layer.id, data: { type: SORTABLE_LAYER_TYPE, parent: SORTABLE_SIDE_PANEL_TYPE }, disabled });
+    useLayoutEffect(() => refocusMoved(layer.id), [layer.id, place.at]);
+    const name = layer.config.label || 'layer';
+    const button = (by: -1 | 1, word: 'up' | 'down', off: boolean) => (
+      <button type="button" id={`${layer.id}:move-${word}`} disabled={off} aria-label={`Move ${name} ${word}`} onClick={() => { focusAfterMove = { id: layer.id, word }; move(layer.id, by); }}>
+        {word === 'up' ? '↑ Up' : '↓ Down'}
+      </button>
+    );
     return (
       <SortableItemFrame ref={setNodeRef} className={[disabled ? dataTestIds.staticLayerItem : dataTestIds.sortableLayerItem, isDragging ? 'sorting' : ''].join(' ').trim()}
         data-testid={disabled ? dataTestIds.staticLayerItem : dataTestIds.sortableLayerItem} $transform={CSS.Transform.toString(transform)} $transition={transition}>
+        {disabled || (place.first && place.last) ? null : <MoveButtons>{button(-1, 'up', place.first)}{button(1, 'down', place.last)}</MoveButtons>}
         <Panel {...panelProps} {...layerActions} key={layer.id} idx={idx} layer={layer} listeners={listeners} isDraggable={!disabled} />
       </SortableItemFrame>
     );
@@ -118,11 +176,20 @@ export function StudioLayerListFactory(LayerPanel: ReturnType<typeof LayerPanelF
       layerSetIsValid: visStateActions.layerSetIsValid,
     }), [visStateActions, mapStateActions]);
     const panelProps = useMemo(() => ({ datasets, openModal: uiStateActions.toggleModal, layerTypeOptions, splitMap }), [datasets, uiStateActions, layerTypeOptions, splitMap]);
+    // One step up or down the list the user sees (hidden layers keep their places in kepler's order).
+    const move = useCallback<Move>((id, by) => {
+      const next = ids[ids.indexOf(id) + by];
+      if (!next) return;
+      const order = [...layerOrder];
+      const [a, b] = [order.indexOf(id), order.indexOf(next)];
+      [order[a], order[b]] = [order[b]!, order[a]!];
+      visStateActions.reorderLayer(order);
+    }, [ids, layerOrder, visStateActions]);
     return (
       <div style={{ display: 'flex', flexDirection: 'column', gap: 8 }}>
         <SortableContext id={SORTABLE_SIDE_PANEL_TYPE} items={ids} strategy={verticalListSortingStrategy} disabled={!isSortable}>
-          {shown.map((layer) => (
-            <SortableItem key={layer.id} layer={layer} idx={layers.findIndex((l) => l?.id === layer.id)} panelProps={panelProps} layerActions={layerActions} disabled={!isSortable} />
+          {shown.map((layer, at) => (
+            <SortableItem key={layer.id} layer={layer} idx={layers.findIndex((l) => l?.id === layer.id)} place={{ at, first: at === 0, last: at === shown.length - 1 }} panelProps={panelProps} layerActions={layerActions} disabled={!isSortable} move={move} />
           ))}
         </SortableContext>
       </div>

@@ -79,6 +79,13 @@ export function layerSummary(store: Store): { type: string; dataId: string; colo
   return (root.keplerGl[MAP_ID]?.visState.layers ?? []).map((l) => ({ type: l.type, dataId: l.config.dataId, color: l.config.color }));
 }
 
+/** The layers' types in the order kepler lists them (its `layerOrder`: first drawn on top). */
+export function layerOrderSummary(store: Store): string[] {
+  const root = store.getState() as { keplerGl: Record<string, { visState: { layers: { id: string; type: string }[]; layerOrder: string[] } }> };
+  const vis = root.keplerGl[MAP_ID]?.visState;
+  return (vis?.layerOrder ?? []).map((id) => vis!.layers.find((l) => l.id === id)?.type ?? '?');
+}
+
 /** Sets one layer's color the way kepler's color picker does (layerConfigChange). */
 export function setLayerColor(store: Store, index: number, color: [number, number, number]): void {
   const root = store.getState() as { keplerGl: Record<string, { visState: { layers: Parameters<typeof layerConfigChange>[0][] } }> };
@@ -91,6 +98,7 @@ declare global {
     /** The open map, for browser tests and the console: its layers, and a color change. */
     __studioMap?: {
       layers: () => ReturnType<typeof layerSummary>;
+      layerOrder: () => string[];
       view: () => { latitude: number; longitude: number; zoom: number } | undefined;
       setLayerColor: (index: number, color: [number, number, number]) => void;
     };
@@ -104,7 +112,7 @@ export function exposeMap(store: Store): () => void {
     const m = (store.getState() as { keplerGl: Record<string, { mapState: { latitude: number; longitude: number; zoom: number } } | undefined> }).keplerGl[MAP_ID]?.mapState;
     return m && { latitude: m.latitude, longitude: m.longitude, zoom: m.zoom };
   };
-  window.__studioMap = { layers: () => layerSummary(store), view, setLayerColor: (i, c) => setLayerColor(store, i, c) };
+  window.__studioMap = { layers: () => layerSummary(store), layerOrder: () => layerOrderSummary(store), view, setLayerColor: (i, c) => setLayerColor(store, i, c) };
   return () => {
     window.__studioMap = undefined;
   };
