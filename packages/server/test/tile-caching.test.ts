@@ -169,6 +169,32 @@ describe.each(STORES)('tile caching on %s', (kind) => {
     expect((await anonymous(locked.tile)).statusCode).toBe(200);
   });
 
+  it('reads the dataset a signed tile link names once per access cache time, and stops a deleted one’s links within it', async () => {
+    const copy = (await as('owner', 'POST', `/v1/datasets/${vector.id}/clone`)).json().item as { id: string };
+    const link = (await get('owner', `/v1/datasets/${copy.id}/tiles/link`)).json().item as { tileUrl: string };
+    const tile = (z: number) => link.tileUrl.replace(/^https?:\/\/[^/]+/, '').replace('{z}/{x}/{y}', `${z}/0/0`);
+    const anonymous = (url: string) => ctx.s.app.inject({ method: 'GET', url, headers: { 'accept-encoding': 'gzip' } });
+    const records = ctx.s.services.records;
+    const read = records.get;
+    let reads = 0;
+    records.get = ((id: string, ...rest: unknown[]) => {
+      if (id === copy.id) reads++;
+      return (read as (...a: unknown[]) => ReturnType<typeof read>).call(records, id, ...rest);
+    }) as typeof read;
+    try {
+      // A map's view asks for a handful of tiles at once: one catalog read for all of them.
+      const answers = await Promise.all([0, 1, 2, 3, 4].map((z) => anonymous(tile(z))));
+      expect(answers.map((a) => a.statusCode).every((c) => c === 200 || c === 204)).toBe(true);
+      expect(reads).toBe(1);
+    } finally {
+      records.get = read;
+    }
+    expect((await as('owner', 'DELETE', `/v1/datasets/${copy.id}`)).statusCode).toBe(204);
+    const started = Date.now();
+    await expect.poll(async () => (await anonymous(tile(0))).statusCode, { timeout: 10_000, interval: 200 }).toBe(404);
+    expect(Date.now() - started).toBeLessThan(ctx.s.services.config.authCacheMs + 3000);
+  });
+
   it('gives a copy (new stored bytes) a new version: the source’s ETag does not match it', async () => {
     const copy = (await as('owner', 'POST', `/v1/datasets/${hexTiles.id}/clone`)).json().item as { id: string };
     const copyMeta = (await get('owner', `/v1/tileset/${copy.id}/metadata`)).json().item;

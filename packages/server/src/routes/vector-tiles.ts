@@ -226,8 +226,8 @@ type LinkParams = { exp: number; sig: string; map?: string };
 
 /**
  * The dataset a signed link names (403 for a bad or expired signature, 404 once the dataset is gone, or for a
- * published map's link, once the map is unpublished or no longer shows the dataset — within the access cache
- * time on other nodes), and the Cache-Control of its versioned tiles: public for a map without a password.
+ * published map's link, once the map is unpublished or no longer shows the dataset — each within the access
+ * cache time), and the Cache-Control of its versioned tiles: public for a map without a password.
  */
 async function linked(ctx: Ctx, id: string, q: LinkParams): Promise<{ row: ResourceRow; immutable?: string }> {
   verifyTileLink(ctx.services.secrets, id, q.exp, q.sig, q.map);
@@ -238,7 +238,7 @@ async function linked(ctx: Ctx, id: string, q: LinkParams): Promise<{ row: Resou
     if (!publication?.datasetIds.includes(id)) throw notFound('Dataset not found');
     if (!publication.protected) immutable = publicImmutable((q.exp - Date.now()) / 1000);
   }
-  const row = await ctx.services.records.get(id);
+  const row = await vectorTiles(ctx.services).linkedDataset(id);
   if (!row || row.type !== 'dataset') throw notFound('Dataset not found');
   return { row, immutable };
 }

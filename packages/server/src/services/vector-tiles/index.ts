@@ -79,10 +79,23 @@ export class VectorTileService {
   readonly archives: TileArchives;
   /** Publications that published maps' tile links rest on, reused like the tile access checks (STUDIO_AUTH_CACHE_MS). */
   private readonly publications: ExpiringCache<Publication | null>;
+  /** The datasets signed tile links name, reused the same way (linkedDataset). */
+  private readonly linkedRows: ExpiringCache<ResourceRow | null>;
 
   constructor(private readonly services: Pick<Services, 'engine' | 'datasets' | 'records' | 'audit' | 'units' | 'jobs' | 'tileCache' | 'config'>) {
     this.archives = new TileArchives(services.engine.store);
     this.publications = new ExpiringCache<Publication | null>({ ttlMs: services.config.authCacheMs, limit: 10_000 });
+    this.linkedRows = new ExpiringCache<ResourceRow | null>({ ttlMs: services.config.authCacheMs, limit: 10_000 });
+  }
+
+  /**
+   * The dataset a signed tile link names, read from the catalog at most once per access cache time on this
+   * node, as the tile routes reuse a granted check: a map's tiles (dozens a view, for every viewer of a
+   * published map) cost no catalog read each. A deleted dataset's links stop within that time; one not found is
+   * never kept.
+   */
+  linkedDataset(id: string): Promise<ResourceRow | null> {
+    return this.linkedRows.getOrLoad(id, async () => (await this.services.records.get(id)) ?? null, (row) => row !== null);
   }
 
   /**
