@@ -118,6 +118,29 @@ describe.each(STORES)('dataset data as Arrow over HTTP on %s', (kind) => {
     expect(await hasCopy(skipped)).toBe(true);
   });
 
+  it("answers a published map's data from the dataset's Arrow copy: the same bytes, no DuckDB read per viewer", async () => {
+    const id = await upload();
+    await ctx.s.services.datasets.arrowCopySettled(id);
+    const map = (await as('owner', 'POST', '/v1/maps', { name: 'Published data', latestState: { kepler: {} }, datasets: [id] })).json().item as { id: string };
+    expect((await as('owner', 'POST', `/v1/maps/${map.id}/publish/map`, {})).statusCode).toBeLessThan(300);
+    const engine = ctx.s.services.engine;
+    const stream = engine.arrowStream;
+    let queries = 0;
+    engine.arrowStream = (...args: Parameters<typeof stream>) => {
+      queries++;
+      return stream.apply(engine, args);
+    };
+    try {
+      const res = await ctx.s.app.inject({ method: 'GET', url: `/v1/maps/${map.id}/published-map/datasets/${id}` });
+      expect([res.statusCode, res.headers['content-type'], res.headers['content-disposition']]).toEqual([200, 'application/vnd.apache.arrow.stream', undefined]);
+      expect(queries).toBe(0);
+      expect(Buffer.compare(res.rawPayload, await arrowOf(id))).toBe(0);
+    } finally {
+      engine.arrowStream = stream;
+    }
+    expect(tableFromIPC(await arrowOf(id)).numRows).toBe(ROWS);
+  });
+
   it('PUT /{id}/data?skipArrow=true leaves the copy to the first read; without it the new data gets its copy', async () => {
     const id = await upload();
     await ctx.s.services.datasets.arrowCopySettled(id);

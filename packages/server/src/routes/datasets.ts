@@ -96,12 +96,18 @@ export function readableData(row: ResourceRow): DatasetAttrs & { storageKey: str
  * (FlatGeobuf past its size) or a failing read still answers with its status.
  */
 export async function sendData(ctx: RouteContext<unknown, unknown, unknown>, row: ResourceRow, format: DatasetDownloadFormat, mediaType = EXPORTS[format].mediaType) {
+  return streamData(ctx, row, format, mediaType, `attachment; filename="${downloadFileBase(row.name)}.${EXPORTS[format].extension}"`);
+}
+
+/** sendData without the download's file name: data a page reads (a published map's layers). */
+export async function streamData(ctx: RouteContext<unknown, unknown, unknown>, row: ResourceRow, format: DatasetDownloadFormat, mediaType = EXPORTS[format].mediaType, disposition?: string) {
   const a = readableData(row);
   const signal = clientGone(ctx.reply);
   const pool = format === 'arrow' ? new BufferPool() : undefined;
   const shape = { columns: a.metadata.columns.map((c) => c.name), rowCount: a.metadata.rowCount };
   const stream = await primed(ctx.services.engine.exportStream(a.storageKey, format, { signal, pool, location: a.metadata.detected, shape }));
-  ctx.reply.header('content-type', mediaType).header('content-disposition', `attachment; filename="${downloadFileBase(row.name)}.${EXPORTS[format].extension}"`);
+  ctx.reply.header('content-type', mediaType);
+  if (disposition) ctx.reply.header('content-disposition', disposition);
   return sendStream(ctx.reply, stream, pool);
 }
 

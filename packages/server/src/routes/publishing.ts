@@ -14,11 +14,10 @@ import {
   itemsOf,
   notFound,
 } from '@studio/schema';
-import { clientGone, streamBody } from '../http/streams';
 import { defineRoute, requireCaller, type RouteContext, type RouteDef } from '../http/route';
 import { PublishingService, PUBLISH_KINDS } from '../services/publishing';
 import { datasetAttrs } from '../services/datasets';
-import { ARROW_STREAM } from './datasets';
+import { ARROW_STREAM, streamData } from './datasets';
 import type { ResourceRow } from '../services/records';
 import type { Services } from '../services';
 
@@ -252,8 +251,8 @@ export const publishingRoutes: RouteDef[] = [
       const row = await publishedDataset(ctx as RouteContext<unknown, unknown, unknown>, ctx.params.id, ctx.params.datasetId);
       const a = datasetAttrs(row);
       if (a.status !== 'ready' || !a.storageKey) throw new StudioError(409, `Dataset is not ready (status: ${a.status})`);
-      const signal = clientGone(ctx.reply);
-      return ctx.reply.header('content-type', ARROW_STREAM).send(streamBody(ctx.services.engine.arrowStream(a.storageKey, { signal })));
+      // As the dataset's own data route: from its Arrow copy, written once after ingestion (no DuckDB per viewer).
+      return streamData(ctx as RouteContext<unknown, unknown, unknown>, row, 'arrow', ARROW_STREAM);
     },
   }),
   defineRoute({
