@@ -31,7 +31,8 @@ export const MODULES = {
     mutate: [`${S}/services/datasets.ts`],
     // dataset-refresh.test.ts since 2026-11-27: a live dataset's switch to refreshed data (replaceData) ran no test without it.
     // dataset-files.test.ts since 2026-11-27 (session 20): replaced and deleted files, the refresh switch, failure details.
-    tests: [`${T}/datasets.test.ts`, `${T}/dataset-status.test.ts`, `${T}/dataset-heartbeat.test.ts`, `${T}/critical-mutations.test.ts`, `${T}/dataset-refresh.test.ts`, `${T}/upload-jobs.test.ts`, `${T}/dataset-files.test.ts`],
+    // tiles-rebuild.test.ts since 2026-11-28 (session 29): rebuildTarget's refusals ran no test without it (11 not covered).
+    tests: [`${T}/datasets.test.ts`, `${T}/dataset-status.test.ts`, `${T}/dataset-heartbeat.test.ts`, `${T}/critical-mutations.test.ts`, `${T}/dataset-refresh.test.ts`, `${T}/upload-jobs.test.ts`, `${T}/dataset-files.test.ts`, `${T}/tiles-rebuild.test.ts`],
   },
   'sql-sandbox': {
     mutate: [`${S}/services/sql-sandbox/*.ts`],

@@ -43,10 +43,19 @@ describe.each(STORES)('dataset files and data switches on %s', (kind) => {
   });
   afterAll(async () => s?.dispose());
 
-  it('records the media type without its parameters', async () => {
+  it('records the media type without its parameters, and the data as managed data from an upload', async () => {
     const { id } = await upload('a\n1\n');
-    expect((await attrs(id)).metadata.contentType).toBe('text/csv');
+    expect((await attrs(id)).metadata).toMatchObject({ contentType: 'text/csv', source: 'upload', pipelineType: 'managed', query: null });
     expect(uploadMeta('application/json ; charset=utf-8').contentType).toBe('application/json');
+  });
+
+  it('leaves no part of an upload in its work folder, whether the ingestion worked or was refused', async () => {
+    const parts = async () => (await fs.readdir(path.join(s.services.engine.tmpDir, 'uploads')).catch(() => [] as string[])).filter((f) => f.endsWith('.part'));
+    const { id } = await upload('a,b\n1,2\n');
+    expect(await parts()).toEqual([]);
+    const refused = await s.app.inject({ method: 'PUT', url: `/v1/datasets/${id}/data`, payload: 'a,b\n1,2\n3,"unterminated\n', headers: { ...owner(), 'content-type': 'text/csv' } });
+    expect(refused.statusCode).toBe(422);
+    expect(await parts()).toEqual([]);
   });
 
   it("removes the replaced data's files when new data is uploaded, and every file when the dataset is deleted", async () => {
