@@ -13,8 +13,8 @@ import { arrowEntryName, entryName } from './layout';
  * Builds a hex tileset archive from a source dataset's Parquet file with DuckDB (docs/decisions.md
  * "Hex tiles"): cells at the finest resolution once, then every coarser resolution by parent, each
  * aggregated from the source rows (so median and mode are exact at every resolution), written as one
- * Parquet entry per tile (and per time step) with its Arrow IPC twin, and the index, metadata and quantiles
- * as JSON entries.
+ * Parquet entry per tile (and per time step), an Arrow IPC twin of each all-time tile, and the index,
+ * metadata and quantiles as JSON entries.
  */
 
 const q = quoteIdent;
@@ -125,7 +125,7 @@ async function resolutions(c: DuckDBConnection, body: HexTileCreate, src: string
  * `writePartitions` stays within it, but the setting is the installation's), when it closes files and starts
  * new ones: those are merged into one, in hex order like the others.
  */
-async function addPartitions(c: DuckDBConnection, zip: ZipWriter, dir: string, depth: number, name: (values: string[]) => string, values: string[] = []): Promise<void> {
+async function addPartitions(c: DuckDBConnection, zip: ZipWriter, dir: string, depth: number, name: (values: string[]) => string, arrow: boolean, values: string[] = []): Promise<void> {
   const items = (await fs.readdir(dir, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name));
   if (depth === 0) {
     const files = items.filter((i) => i.isFile() && i.name.endsWith('.parquet')).map((i) => path.join(dir, i.name));
@@ -139,13 +139,13 @@ async function addPartitions(c: DuckDBConnection, zip: ZipWriter, dir: string, d
     await zip.add(entry, await fs.readFile(files[0]!));
     // The form the map reads, encoded once here: a tile's Arrow answer is then these stored bytes. Ordered
     // again because the build's session does not keep insertion order (the entry was written by hex).
-    await zip.add(arrowEntryName(entry), await arrowIpcOn(c, `SELECT * FROM read_parquet(${pathLiteral(files[0]!)}, hive_partitioning = false) ORDER BY hex`), true);
+    if (arrow) await zip.add(arrowEntryName(entry), await arrowIpcOn(c, `SELECT * FROM read_parquet(${pathLiteral(files[0]!)}, hive_partitioning = false) ORDER BY hex`), true);
     return;
   }
   for (const i of items) {
     if (!i.isDirectory()) continue;
     const eq = i.name.indexOf('=');
-    await addPartitions(c, zip, path.join(dir, i.name), depth - 1, name, [...values, decodeURIComponent(i.name.slice(eq + 1))]);
+    await addPartitions(c, zip, path.join(dir, i.name), depth - 1, name, arrow, [...values, decodeURIComponent(i.name.slice(eq + 1))]);
   }
 }
 
@@ -171,8 +171,13 @@ const BUILD_SETTINGS = [
  */
 const PARTITIONS_PER_WRITE = 100;
 
-/** Writes `columns` of `table` into the archive, one Parquet entry per value of `keys`, in hex order. */
-async function writePartitions(c: DuckDBConnection, zip: ZipWriter, table: string, columns: string, keys: string[], dir: string, name: (values: string[]) => string): Promise<void> {
+/**
+ * Writes `columns` of `table` into the archive, one Parquet entry per value of `keys`, in hex order, and with
+ * `arrow` each entry's Arrow twin. Only the all-time tiles get twins: time steps multiply the entries (a year
+ * of days times the tiles of every level), and one Arrow encoding per entry — a query each — took the build of
+ * 1M points by day and month past five minutes; time-step tiles answer through DuckDB once per node instead.
+ */
+async function writePartitions(c: DuckDBConnection, zip: ZipWriter, table: string, columns: string, keys: string[], dir: string, name: (values: string[]) => string, arrow: boolean): Promise<void> {
   // One text key per partition: each write takes a range of them (BETWEEN on the same text as the ORDER BY).
   const key = keys.map((k) => `CAST(${k} AS VARCHAR)`).join(` || '/' || `);
   const values = (await all(c, `SELECT DISTINCT ${key} AS k FROM ${table} ORDER BY k`)).map((r) => String(r.k));
@@ -182,7 +187,7 @@ async function writePartitions(c: DuckDBConnection, zip: ZipWriter, table: strin
     const hi = values[Math.min(i + PARTITIONS_PER_WRITE, values.length) - 1]!;
     const part = path.join(dir, String(i));
     await c.run(`COPY (SELECT ${columns} FROM ${table} WHERE ${key} BETWEEN ${pathLiteral(lo)} AND ${pathLiteral(hi)} ORDER BY hex) TO ${pathLiteral(part)} (FORMAT parquet, PARTITION_BY (${keys.join(', ')}))`);
-    await addPartitions(c, zip, part, keys.length, name);
+    await addPartitions(c, zip, part, keys.length, name, arrow);
     await fs.rm(part, { recursive: true, force: true });
   }
 }
@@ -241,7 +246,7 @@ export async function buildTileset(c: DuckDBConnection, input: BuildInput, plan:
       const agg = `_ht_r${r}_${id}`;
       temps.push(agg);
       await c.run(`CREATE TEMP TABLE ${agg} AS ${cellsAt(z, `SELECT ${parentSql('cell', r)} AS c, ${aggs} FROM ${base} GROUP BY c`)}`);
-      await writePartitions(c, zip, agg, `tile, hex, ${fieldList}`, ['tile'], path.join(work, `r${r}`), ([tile]) => entryName({ z, tile: tile! }));
+      await writePartitions(c, zip, agg, `tile, hex, ${fieldList}`, ['tile'], path.join(work, `r${r}`), ([tile]) => entryName({ z, tile: tile! }), true);
       if (r === finest) await c.run(`COPY (SELECT hex, ${fieldList} FROM ${agg} ORDER BY hex) TO ${pathLiteral(input.snapshotFile)} (FORMAT parquet)`);
       const counts = await all(c, `SELECT tile, count(*) AS n FROM ${agg} GROUP BY tile ORDER BY tile`);
       index.tiles[z] = Object.fromEntries(counts.map((t) => [String(t.tile), Number(t.n)]));
@@ -262,7 +267,7 @@ export async function buildTileset(c: DuckDBConnection, input: BuildInput, plan:
         const bucket = `date_trunc('${unit}', t)`;
         const grouped = `SELECT ${parentSql('cell', r)} AS c, ${bucket} AS time, '${interval}' || strftime(${bucket}, '${format}') AS path, ${aggs} FROM ${base} WHERE t IS NOT NULL GROUP BY c, time, path`;
         await c.run(`CREATE TEMP TABLE ${agg} AS ${cellsAt(z, grouped)}`);
-        await writePartitions(c, zip, agg, `path, tile, hex, time, ${fieldList}`, ['path', 'tile'], path.join(work, `t${interval}${r}`), ([p, tile]) => entryName({ z, tile: tile!, time: p! }));
+        await writePartitions(c, zip, agg, `path, tile, hex, time, ${fieldList}`, ['path', 'tile'], path.join(work, `t${interval}${r}`), ([p, tile]) => entryName({ z, tile: tile!, time: p! }), false);
         for (const row of await all(c, `SELECT path, min(time) AS start, tile, count(*) AS n FROM ${agg} GROUP BY path, tile ORDER BY path, tile`)) {
           const step = (index.time[interval]![String(row.path)] ??= { start: new Date(row.start as Date).toISOString(), tiles: {} });
           (step.tiles[z] ??= {})[String(row.tile)] = Number(row.n);
