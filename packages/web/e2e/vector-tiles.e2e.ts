@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Page } from 'playwright-core';
 import { useBrowser, openStudio, signInThroughUi } from './browser';
 import { asAdmin, baseUrl, createUser, unique } from './api';
@@ -33,28 +33,43 @@ function differingPixels(page: Page, a: string, b: string): Promise<number> {
   }, [a, b]);
 }
 
+type Maker = Awaited<ReturnType<typeof createUser>>;
+
 describe('vector-tile datasets in the map', () => {
-  it('opens a vector-tile dataset as a kepler vector tile layer drawn from the studio’s own tiles, also in its published map', async () => {
+  // One tileset for both tests: cutting it is the slow part, and neither changes it.
+  let maker: Maker;
+  let tiled: { id: string };
+  beforeAll(async () => {
     const admin = await asAdmin();
     const team = await admin.admin.createOrganization(`Tiles team ${unique()}`);
-    const maker = await createUser(admin, team.id, 'Tia Tiler', `tia.${unique()}@e2e.studio.test`);
+    maker = await createUser(admin, team.id, 'Tia Tiler', `tia.${unique()}@e2e.studio.test`);
     const source = await maker.client.datasets.upload(CSV, { contentType: 'text/csv', name: `SF points ${unique()}` });
     // The call answers at once; a background job cuts the tiles.
-    const { item: tiled, job } = await maker.client.datasets.buildVectorTiles({ datasetId: source.id, name: 'SF tiles', maxZoom: 14 });
-    expect([tiled.type, tiled.status]).toEqual(['vector-tile', 'pending']);
-    await expect.poll(async () => (await maker.client.jobs.get(job.id)).status, { timeout: 30_000 }).toBe('succeeded');
+    const built = await maker.client.datasets.buildVectorTiles({ datasetId: source.id, name: 'SF tiles', maxZoom: 14 });
+    expect([built.item.type, built.item.status]).toEqual(['vector-tile', 'pending']);
+    // (expect.poll belongs to tests; vi.waitFor retries the same way in a hook.)
+    await vi.waitFor(async () => expect((await maker.client.jobs.get(built.job.id)).status).toBe('succeeded'), { timeout: 30_000, interval: 250 });
+    tiled = built.item;
+  }, 60_000);
 
+  /** The maker's map builder opened on the tileset, its vector tile layer in place; `watch` sees the page first. */
+  async function openTilesetInBuilder(watch: (page: Page) => void = () => {}) {
     const s = await openStudio(browser(), baseUrl());
-    const { page } = s;
+    s.page.on('pageerror', (e) => console.error('pageerror', e.message));
+    watch(s.page);
+    await signInThroughUi(s.page, baseUrl(), maker.email, maker.password);
+    await s.page.goto(`${baseUrl()}/new?datasetUuid=${tiled.id}`);
+    await s.page.waitForFunction(() => window.__studioMapReady === true, undefined, { timeout: 45_000 });
+    await expect.poll(() => s.page.evaluate(() => window.__studioMap!.layers().map((l) => [l.type, l.dataId])), { timeout: 20_000 }).toEqual([['vectorTile', tiled.id]]);
+    return s;
+  }
+
+  it('opens a vector-tile dataset as a kepler vector tile layer drawn from the studio’s own tiles, also in its published map', async () => {
     const tileRequests: string[] = [];
-    page.on('request', (r) => {
+    const s = await openTilesetInBuilder((page) => page.on('request', (r) => {
       if (r.url().includes(`/v1/vector-tiles/${tiled.id}/`)) tileRequests.push(new URL(r.url()).pathname);
-    });
-    page.on('pageerror', (e) => console.error('pageerror', e.message));
-    await signInThroughUi(page, baseUrl(), maker.email, maker.password);
-    await page.goto(`${baseUrl()}/new?datasetUuid=${tiled.id}`);
-    await page.waitForFunction(() => window.__studioMapReady === true, undefined, { timeout: 45_000 });
-    await expect.poll(() => page.evaluate(() => window.__studioMap!.layers().map((l) => [l.type, l.dataId])), { timeout: 20_000 }).toEqual([['vectorTile', tiled.id]]);
+    }));
+    const { page } = s;
     // kepler read the TileJSON and tiles through the signed links, and drew the points.
     await expect.poll(() => tileRequests.some((p) => /\/\d+\/\d+\/\d+$/.test(p)), { timeout: 20_000 }).toBe(true);
     expect(tileRequests).toContain(`/v1/vector-tiles/${tiled.id}/tiles.json`);
@@ -116,6 +131,15 @@ describe('vector-tile datasets in the map', () => {
     expect(again.filter((a) => previous.some((p) => p.url === a.url)).length).toBeGreaterThan(1);
     expect(again.filter((a) => !a.cached)).toEqual([]);
 
+    expect(anon.foreign).toEqual([]);
+    await anon.context.close();
+  }, 150_000);
+
+  it('cancels the tiles a fast zoom passed over on a slow network instead of downloading them first', async () => {
+    const s = await openTilesetInBuilder();
+    const { page } = s;
+    const cdp = await s.context.newCDPSession(page);
+    await cdp.send('Network.enable');
     // Zoomed in fast over a slow network, the tiles the view passed over are cancelled (deck.gl drops them past
     // its six requests in flight, and the map hands their requests that signal), not downloaded ahead of the
     // tiles now in view. The browser's cache is off here so every tile goes to the network.
@@ -129,18 +153,18 @@ describe('vector-tile datasets in the map', () => {
     });
     await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
     await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 1_500, downloadThroughput: -1, uploadThroughput: -1 });
-    const area = (await anon.page.locator('.maplibregl-canvas, canvas').first().boundingBox())!;
-    await anon.page.mouse.move(area.x + area.width / 2, area.y + area.height / 2);
+    const area = (await page.locator('.maplibregl-canvas, canvas').first().boundingBox())!;
+    await page.mouse.move(area.x + area.width / 2, area.y + area.height / 2);
     const before = tileUrlOf.size;
     // From zoom 11.5 to about 15: the tiles of zooms 12, 13 and 14 (the tileset's last) are asked for on the way.
     for (let i = 0; i < 6; i++) {
-      await anon.page.mouse.wheel(0, -240);
-      await anon.page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+      await page.mouse.wheel(0, -240);
+      await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
     }
     await expect.poll(() => tileUrlOf.size - before, { timeout: 20_000 }).toBeGreaterThan(6);
     await expect.poll(() => cancelled.size, { timeout: 20_000 }).toBeGreaterThan(0);
     await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
-    expect(anon.foreign).toEqual([]);
-    await anon.context.close();
+    expect(s.foreign).toEqual([]);
+    await s.context.close();
   }, 120_000);
 });
