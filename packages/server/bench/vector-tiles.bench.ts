@@ -2,7 +2,8 @@
 // HTTP). Baselines measured in the same run: time, DuckDB copying the same table Parquet to Parquet; memory,
 // the naive tiler: every row read as a GeoJSON feature into one geojson-vt index (what the tiler must not do),
 // which for a small table (under 100k rows) also cuts its whole pyramid in memory, as the basemaps do; for a
-// large one the index alone is a lower bound of it.
+// large one the index alone is a lower bound of it. #16's target for the points: today's tiler in at most half
+// the time of the tiler of the day the issue was filed (baseline-tiler.ts), the two run by turns, twice each.
 // VT_BENCH_POINTS sets the point count (default 1,000,000).
 import os from 'node:os';
 import path from 'node:path';
@@ -14,6 +15,7 @@ import { buildTiles, type TileJob } from '../src/services/vector-tiles/tiler';
 import { parseGeometry } from '../src/services/vector-tiles/geometry';
 import geojsonvt from 'geojson-vt';
 import { VT_OPTIONS } from '../src/services/vector-tiles/mvt';
+import { BASELINE_COMMIT, baselineTiler } from './baseline-tiler';
 
 const POINTS = Number(process.env.VT_BENCH_POINTS ?? 1_000_000);
 const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'vt-bench-'));
@@ -66,6 +68,25 @@ async function bench(label: string, source: string, job: Omit<TileJob, 'file' | 
   console.log(`${label} tiling peak RSS growth: ${tiled.rssMb.toFixed(0)} MB (DuckDB included; all rows in one index: ${held.rssMb.toFixed(0)} MB)`);
 }
 
+/** Today's tiler against the baseline's on the same table, by turns (the machine's load changes meanwhile). */
+async function againstBaseline(label: string, source: string, job: Omit<TileJob, 'file' | 'name' | 'description' | 'zoomLimit'>) {
+  const baseline = await baselineTiler();
+  if ('missing' in baseline) return console.log(`${label} tiling vs the baseline: not measured, ${baseline.missing}`);
+  const runs = { today: [] as number[], baseline: [] as number[] };
+  for (let round = 0; round < 2; round++) {
+    for (const [who, build] of [['today', buildTiles], ['baseline', baseline.buildTiles]] as const) {
+      const out = path.join(dir, `${label}-${who}.pmtiles`);
+      const t0 = performance.now();
+      await build(engine, { ...job, file: source, name: label, description: '', zoomLimit: 14 }, out);
+      runs[who].push(performance.now() - t0);
+      await fs.rm(out, { force: true });
+    }
+  }
+  const best = (ms: number[]) => Math.min(...ms);
+  const seconds = (ms: number[]) => ms.map((m) => (m / 1000).toFixed(1)).join(', ');
+  console.log(`${label} tiling vs the tiler of ${BASELINE_COMMIT}: ratio ${(best(runs.today) / best(runs.baseline)).toFixed(2)} (best of two each: today ${seconds(runs.today)} s, baseline ${seconds(runs.baseline)} s; target <= 0.5)`);
+}
+
 try {
   const points = path.join(dir, 'points.parquet');
   // Clustered like real data: 200 centres, points spread around each by a few kilometres.
@@ -74,7 +95,9 @@ try {
     SELECT i AS id, 'point ' || i AS name, round(random() * 1000, 2) AS score,
            clat + (random() - 0.5) * 0.2 AS lat, clng + (random() - 0.5) * 0.2 AS lng
     FROM range(${POINTS}) t(i) JOIN c ON c.k = i % 200) TO ${lit(points)} (FORMAT parquet)`);
-  await bench('points', points, { location: { kind: 'point', lat: 'lat', lng: 'lng' }, properties: [{ name: 'name', duckdbType: 'VARCHAR' }, { name: 'score', duckdbType: 'DOUBLE' }], layer: 'points' });
+  const pointJob = { location: { kind: 'point', lat: 'lat', lng: 'lng' }, properties: [{ name: 'name', duckdbType: 'VARCHAR' }, { name: 'score', duckdbType: 'DOUBLE' }], layer: 'points' } as const;
+  await bench('points', points, { ...pointJob, properties: [...pointJob.properties] });
+  await againstBaseline('points', points, { ...pointJob, properties: [...pointJob.properties] });
 
   const counties = SAMPLE_DATASETS.find((d) => d.name === 'US counties')!;
   const geojson = path.join(dir, 'counties.json');

@@ -6,7 +6,7 @@ import { Engine, LocalObjectStore } from '@studio/engine';
 import { parseGeometry, mercatorBox, mercX, mercY, lngOf, latOf } from '../src/services/vector-tiles/geometry';
 import { PmtilesWriter } from '../src/services/vector-tiles/pmtiles-writer';
 import { TileArchives } from '../src/services/vector-tiles/archive';
-import { buildTiles } from '../src/services/vector-tiles/tiler';
+import { buildTiles, zonedSql } from '../src/services/vector-tiles/tiler';
 
 describe('geometry text', () => {
   it.each([
@@ -93,6 +93,34 @@ describe('the tiler', () => {
     description: '',
     zoomLimit: 14,
     signal,
+  });
+
+  /** Step 3's rule as first written, a window per zoom: the definition the grouped SQL must give. */
+  function firstZoomByWindows(minZoom: number, maxZoom: number): string {
+    const cases = Array.from({ length: maxZoom - minZoom }, (_, i) => {
+      const k = 2 ** (minZoom + i + 6);
+      return `WHEN greatest(x1 - x0, y1 - y0) * ${k} >= 1 OR fid = min(fid) OVER (PARTITION BY floor((x0 + x1) / 2 * ${k}), floor((y0 + y1) / 2 * ${k})) THEN ${minZoom + i}`;
+    });
+    return cases.length ? `CASE ${cases.join(' ')} ELSE ${maxZoom} END` : String(maxZoom);
+  }
+  it.each([
+    ['points, zooms 0-13', true, 0, 13],
+    ['points, zooms 5-9', true, 5, 9],
+    ['points, one zoom', true, 4, 4],
+    ['boxes of every size, zooms 0-12', false, 0, 12],
+    ['boxes, zooms 3-9', false, 3, 9],
+    ['boxes, zooms 2-3', false, 2, 3],
+  ])('draws each feature first at the zoom its cell and size give (%s)', async (_label, points, minZoom, maxZoom) => {
+    // Clustered, so cells hold many features at every zoom; box sizes from a pixel's fraction to a tile's.
+    const file = path.join(dir, 'boxes.parquet');
+    await engine.query(`COPY (SELECT CAST(i + 1 AS BIGINT) AS fid, x AS x0, y AS y0, x + ${points ? 0 : 's'} AS x1, y + ${points ? 0 : 's * 0.7'} AS y1
+      FROM (SELECT i, 0.3 + random() * 0.01 + (i % 7) * 0.1 AS x, 0.4 + random() * 0.01 AS y, pow(random(), 6) * 0.05 AS s FROM range(20000) t(i))) TO '${file}' (FORMAT parquet)`);
+    const source = `read_parquet('${file}')`;
+    const expected = await engine.query(`SELECT fid, ${firstZoomByWindows(minZoom, maxZoom)} AS mz FROM ${source} ORDER BY fid`);
+    const actual = await engine.query(`SELECT fid, mz FROM (${zonedSql(source, minZoom, maxZoom, points)}) ORDER BY fid`);
+    expect(actual.map((r) => Number(r.mz))).toEqual(expected.map((r) => Number(r.mz)));
+    // Not a trivial case: features first drawn at several zooms.
+    expect(new Set(actual.map((r) => r.mz)).size).toBeGreaterThan(Math.min(3, maxZoom - minZoom));
   });
 
   it('stops with a 499 when the caller is gone, leaving no archive and no temp file, and its connection usable', async () => {

@@ -31,13 +31,22 @@ export function encodeTile(layers: Record<string, VtTile | null | undefined>): U
  * bytes (null without features) and whether any feature was left out.
  */
 export function encodeWithin(layer: string, tile: VtTile | null | undefined, maxBytes?: number): { bytes: Uint8Array | null; trimmed: boolean } {
-  const whole = encodeTile({ [layer]: tile });
-  if (!maxBytes || !whole || whole.length <= maxBytes || tile!.features.length < 2) return { bytes: whole, trimmed: false };
-  const features = [...tile!.features].sort((a, b) => Number(a.id) - Number(b.id));
-  const first = (n: number) => encodeTile({ [layer]: { ...tile!, features: features.slice(0, n) } })!;
-  // The most features that fit, by bisection: encoding is linear in the features kept.
+  return fitWithin(encodeTile({ [layer]: tile }), tile?.features.length ?? 0, maxBytes, () => {
+    const features = [...tile!.features].sort((a, b) => Number(a.id) - Number(b.id));
+    return (n) => encodeTile({ [layer]: { ...tile!, features: features.slice(0, n) } })!;
+  });
+}
+
+/**
+ * The budget rule of encodeWithin for any encoder: `whole` (all `count` features) when it fits, else the most
+ * features that fit, in the order `byId()` encodes them (lowest ids first), found by bisection (encoding is
+ * linear in the features kept); never fewer than one.
+ */
+export function fitWithin(whole: Uint8Array | null, count: number, maxBytes: number | undefined, byId: () => (n: number) => Uint8Array): { bytes: Uint8Array | null; trimmed: boolean } {
+  if (!maxBytes || !whole || whole.length <= maxBytes || count < 2) return { bytes: whole, trimmed: false };
+  const first = byId();
   let fits = 1;
-  let over = features.length;
+  let over = count;
   let best = first(1);
   while (over - fits > 1) {
     const mid = (fits + over) >> 1;

@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { open, rm, type FileHandle } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
-import { gzipSync } from 'node:zlib';
+import { promisify } from 'node:util';
+import { gzip, gzipSync } from 'node:zlib';
 import { zxyToTileId } from 'pmtiles';
 
 /**
@@ -17,6 +18,7 @@ const HEADER_BYTES = 127;
 const ROOT_TARGET_BYTES = 16_384 - HEADER_BYTES;
 const GZIP = 2;
 const MVT = 1;
+const gzipAsync = promisify(gzip);
 
 interface Entry {
   tileId: number;
@@ -34,37 +36,75 @@ export interface ArchiveInfo {
   metadata: Record<string, unknown>;
 }
 
+/** Tiles being compressed at once: zlib runs them on libuv's threads while the tiler cuts the next ones. */
+const COMPRESSING = 8;
+
 export class PmtilesWriter {
   private entries: Entry[] = [];
   private readonly seen = new Map<string, { offset: number; length: number }>();
   private dataBytes = 0;
+  private added = 0;
   private readonly data: ReturnType<typeof createWriteStream>;
+  /** Tiles whose compression has not ended; each settles without throwing (a failure is kept in `failure`). */
+  private readonly compressing = new Set<Promise<void>>();
+  private failure: unknown = null;
 
   constructor(private readonly dataFile: string) {
     this.data = createWriteStream(dataFile);
   }
 
   get tileCount(): number {
-    return this.entries.length;
+    return this.added;
   }
 
-  /** Adds one tile's MVT bytes (uncompressed). */
+  /**
+   * Adds one tile's MVT bytes (uncompressed). The tile is gzipped off the main thread (zlib's asynchronous
+   * call): up to COMPRESSING tiles at once, so cutting and compressing use both cores; a million points
+   * spent a fifth of their tiling in gzip on the main thread. Offsets are given as compressed tiles arrive, so
+   * the side file is written in that order; the directory is sorted at the end anyway.
+   */
   async add(z: number, x: number, y: number, mvt: Uint8Array): Promise<void> {
+    this.throwIfFailed();
+    this.added++;
+    const tileId = zxyToTileId(z, x, y);
     // Level 1: measured 15% faster tiling than the default 6 for archives 5% larger.
-    const bytes = gzipSync(mvt, { level: 1 });
+    const tracked: Promise<void> = gzipAsync(mvt, { level: 1 }).then(
+      (bytes) => {
+        this.compressing.delete(tracked);
+        this.store(tileId, bytes);
+      },
+      (e: unknown) => {
+        this.compressing.delete(tracked);
+        this.failure ??= e;
+      },
+    );
+    this.compressing.add(tracked);
+    while (this.compressing.size >= COMPRESSING) await Promise.race(this.compressing);
+    if (this.data.writableNeedDrain) await new Promise<void>((resolve) => this.data.once('drain', () => resolve()));
+    this.throwIfFailed();
+  }
+
+  /** Stores a compressed tile: identical bytes once, at the next offset of the side file. */
+  private store(tileId: number, bytes: Buffer): void {
     const hash = createHash('sha1').update(bytes).digest('base64');
     let at = this.seen.get(hash);
     if (!at) {
       at = { offset: this.dataBytes, length: bytes.length };
       this.seen.set(hash, at);
       this.dataBytes += bytes.length;
-      if (!this.data.write(bytes)) await new Promise<void>((resolve) => this.data.once('drain', () => resolve()));
+      this.data.write(bytes);
     }
-    this.entries.push({ tileId: zxyToTileId(z, x, y), offset: at.offset, length: at.length, runLength: 1 });
+    this.entries.push({ tileId, offset: at.offset, length: at.length, runLength: 1 });
+  }
+
+  private throwIfFailed(): void {
+    if (this.failure) throw this.failure;
   }
 
   /** Writes the archive to `file` and removes the side file; answers the archive's size. */
   async finish(file: string, info: ArchiveInfo): Promise<number> {
+    await Promise.all(this.compressing);
+    this.throwIfFailed();
     await new Promise<void>((resolve, reject) => this.data.end((e?: Error | null) => (e ? reject(e) : resolve())));
     const entries = runLengths(this.entries.sort((a, b) => a.tileId - b.tileId));
     const addressed = this.entries.length;
@@ -119,6 +159,7 @@ export class PmtilesWriter {
 
   /** Drops the side file (after a failure). */
   async discard(): Promise<void> {
+    await Promise.all(this.compressing);
     // The stream opens its file asynchronously: wait for it to close, or the open could follow the rm.
     if (!this.data.closed) await new Promise<void>((resolve) => this.data.once('close', () => resolve()).destroy());
     await rm(this.dataFile, { force: true });
