@@ -8,6 +8,7 @@ import fs from 'node:fs/promises';
 import { buildStudio } from '../src/app';
 import { configFromEnv } from '../src/config';
 import { createOrganization, createUser } from '../src/services/users';
+import { ZipReader } from '../src/services/hextiles/zip';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 500_000);
 const load = () => `load ${os.loadavg()[0]!.toFixed(2)}`;
@@ -62,6 +63,15 @@ try {
   const tiles = (await studio.app.inject({ method: 'GET', url: `/v1/datasets/${built.json().item.id}`, headers: auth })).json().item;
   console.log(`hextile build answer: ${answerMs.toFixed(0)} ms (the job runs after it)`);
   console.log(`hextile build: ${((ROWS / buildMs) * 1000).toFixed(0)} rows/s, ${(buildMs / 1000).toFixed(2)} s for ${ROWS} rows, ${tiles.metadata.byteSize} bytes (ratio ${(buildMs / baseMs).toFixed(2)} vs one GROUP BY of res 9 to Parquet, ${baseMs.toFixed(0)} ms; target 8; ${load()})`);
+  // What the Arrow twins of the all-time tiles (#17: served as stored bytes) add to the archive.
+  const archive = (await fs.readdir(dataDir, { recursive: true })).find((f) => f.endsWith('.zip') && f.includes(built.json().item.id));
+  if (archive) {
+    const entries = [...(await ZipReader.open(path.join(dataDir, archive))).entries.values()];
+    const bytes = (pick: (name: string) => boolean) => entries.filter((e) => pick(e.name)).reduce((sum, e) => sum + e.compressed, 0);
+    const twins = bytes((n) => n.startsWith('arrow/'));
+    const parquet = bytes((n) => n.endsWith('.parquet'));
+    console.log(`hextile archive: ${tiles.metadata.byteSize} bytes; Arrow twins ${twins} bytes (${((100 * twins) / tiles.metadata.byteSize).toFixed(1)}%, ${(twins / parquet).toFixed(2)} of the Parquet entries' ${parquet} bytes, time steps included)`);
+  }
 
   const index = (await studio.app.inject({ method: 'GET', url: `/v1/tileset/${tiles.id}/tileset-index`, headers: auth })).json().item;
   const finest = Object.entries(index.tiles[5] as Record<string, number>);
