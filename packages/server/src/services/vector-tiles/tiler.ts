@@ -114,7 +114,7 @@ export async function buildTiles(engine: Engine, job: TileJob, outFile: string):
       const maxZoom = Math.max(minZoom, chosen);
       // The zoom each feature first appears at, added to the work table.
       // Points are stored in Morton (quadkey) order of their deepest tile: the points of any tile at any
-      // zoom are then contiguous, and each zoom streams them in file order with no sort of its own.
+      // zoom are then contiguous, and one scan in file order cuts every zoom with no sort of its own.
       const order = job.location.kind === 'point' ? ` ORDER BY ${mortonSql(maxZoom)}` : '';
       await c.run(`COPY (${zonedSql(`read_parquet(${sqlString(work)})`, minZoom, maxZoom, geometryType === 'Point')}${order}) TO ${sqlString(zoned)} (FORMAT parquet)`);
       await rm(work, { force: true });
