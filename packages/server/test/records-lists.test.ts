@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { STORES, useStudio } from './harness';
+import { createUser } from '../src/services/users';
+import { PASSWORD, STORES, useStudio } from './harness';
 
 /**
  * What each list shows and what an edit keeps (services/records.ts), as the people of the cast see it.
@@ -131,6 +132,50 @@ describe.each(STORES)('record lists and edits on %s', (kind) => {
     const listed = (await as('owner', 'GET', '/v1/maps?search=Tagged')).json().items[0];
     expect(listed.tags.map((t: { name: string }) => t.name)).toEqual(['alpha', 'zeta']);
     expect(listed.datasets).toEqual([{ id: dataset.id, name: 'linked' }]);
+  });
+
+  it('a record read alone, and each map that uses a dataset, shows its own tags (by name, with their colours) apart from what is attached', async () => {
+    const dataset = (await as('owner', 'POST', '/v1/datasets/data?name=used', 'a\n1\n', { 'content-type': 'text/csv' })).json().item;
+    const first = await create('/v1/maps', { name: 'Uses it first' });
+    const second = await create('/v1/maps', { name: 'Uses it second' });
+    for (const map of [first, second]) expect((await as('owner', 'POST', `/v1/maps/${map.id}/datasets/${dataset.id}`)).statusCode).toBeLessThan(300);
+    const tag = async (map: { id: string }, name: string, color: string) => expect((await as('owner', 'POST', '/v1/tags', { name, color, resourceId: map.id, resourceType: 'map' })).statusCode).toBe(201);
+    await tag(first, 'zeta', '#aa0000');
+    await tag(first, 'alpha', '#00aa00');
+    await tag(second, 'beta', '#0000aa');
+    const tagsOf = (item: { tags: { name: string; color: string }[] }) => item.tags.map((t) => [t.name, t.color]);
+    const alone = (await as('owner', 'GET', `/v1/maps/${first.id}`)).json().item;
+    expect(tagsOf(alone)).toEqual([['alpha', '#00aa00'], ['zeta', '#aa0000']]);
+    expect(alone.datasets).toEqual([{ id: dataset.id, name: 'used' }]);
+    // Several records answered together (the maps using the dataset): each keeps its own.
+    const using = (await as('owner', 'GET', `/v1/datasets/${dataset.id}/maps`)).json().items as { id: string; tags: { name: string; color: string }[]; datasets: unknown[] }[];
+    const byId = new Map(using.map((m) => [m.id, m]));
+    expect([tagsOf(byId.get(first.id)!), tagsOf(byId.get(second.id)!)]).toEqual([[['alpha', '#00aa00'], ['zeta', '#aa0000']], [['beta', '#0000aa']]]);
+    expect([byId.get(first.id)!.datasets, byId.get(second.id)!.datasets]).toEqual([[{ id: dataset.id, name: 'used' }], [{ id: dataset.id, name: 'used' }]]);
+  });
+
+  it("the organization list answers each record with the caller's standing: their own as owner, one shared with them as editor, a colleague's as viewer", async () => {
+    const own = await create('/v1/maps', { name: 'Org standing: own' });
+    const sharedToMe = (await as('admin', 'POST', '/v1/maps', { name: 'Org standing: shared' })).json().item;
+    const colleagues = (await as('admin', 'POST', '/v1/maps', { name: 'Org standing: colleague' })).json().item;
+    await as('admin', 'POST', `/v1/maps/${sharedToMe.id}/share`, { emails: [{ email: 'owner@acme.test', role: 'editor' }] });
+    const listed = (await as('owner', 'GET', '/v1/maps/for-organization?search=Org%20standing&limit=100')).json().items as { id: string; access: string }[];
+    const access = Object.fromEntries(listed.map((m) => [m.id, m.access]));
+    expect([access[own.id], access[sharedToMe.id], access[colleagues.id]]).toEqual(['owner', 'editor', 'viewer']);
+  });
+
+  it('someone in no organization lists what was shared with them by address', async () => {
+    await createUser(ctx.s.services.db, { email: 'no.org.lists@example.test', password: PASSWORD, organizationId: null });
+    const token = await ctx.s.tokenOf('no.org.lists@example.test');
+    const map = await create('/v1/maps', { name: 'For someone without an organization' });
+    await as('owner', 'POST', `/v1/maps/${map.id}/share`, { emails: [{ email: 'no.org.lists@example.test', role: 'viewer' }] });
+    const res = await ctx.s.app.inject({ method: 'GET', url: '/v1/maps/shared-with-user', headers: { authorization: token } });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().items.map((m: { id: string; access: string }) => [m.id, m.access])).toEqual([[map.id, 'viewer']]);
+    // And finds it by a word of its name.
+    const found = await ctx.s.app.inject({ method: 'GET', url: '/v1/search?q=without', headers: { authorization: token } });
+    expect(found.statusCode, found.body).toBe(200);
+    expect(found.json().items.flatMap((g: { items: { id: string }[] }) => g.items.map((i) => i.id))).toEqual([map.id]);
   });
 
   it("a save naming the map's datasets replaces them and keeps its map styles", async () => {

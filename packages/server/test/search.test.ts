@@ -41,6 +41,10 @@ describe.each(STORES)('workspace search (%s)', (store) => {
       ['insight', 1, ['Quay private']],
     ]);
     expect(await search('outsider', 'quay')).toEqual([]);
+    // Each found record carries what the caller may do with it: the owner's own, the colleague's share.
+    const accessOf = async (who: 'owner' | 'colleague') =>
+      ((await as(who, 'GET', '/v1/search?q=quay')).json().items as { kind: string; items: { name: string; access: string }[] }[]).find((g) => g.kind === 'map')!.items.map((i) => [i.name, i.access]);
+    expect([await accessOf('owner'), await accessOf('colleague')]).toEqual([[['Quay shared', 'owner']], [['Quay shared', 'viewer']]]);
   });
 
   it('takes the words as text: % and _ match themselves', async () => {
