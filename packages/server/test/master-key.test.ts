@@ -50,7 +50,8 @@ async function olderReleaseCatalog() {
   return { dir, legacy, id };
 }
 
-describe('the master key', () => {
+// Each test starts studios on fresh catalogs (PGlite, scrypt, the key file): 33-42 s each in a loaded CI run.
+describe('the master key', { timeout: 120_000 }, () => {
   it('is created in a 0600 key file on a fresh start, and the catalog holds no key', async () => {
     const dir = tempDir();
     const s = await studioIn(dir);

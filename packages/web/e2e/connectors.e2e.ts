@@ -139,7 +139,7 @@ describe('connectors', () => {
     await page.getByRole('status').filter({ hasText: /^Connected: / }).waitFor();
     expect(s.foreign).toEqual([]);
     await s.context.close();
-  });
+  }, 120_000); // 35 s in a loaded CI run
 
   it('a maker connects an S3 bucket, browses its folders and imports a CSV as a dataset', async () => {
     const admin = await asAdmin();

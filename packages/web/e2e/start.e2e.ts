@@ -77,7 +77,7 @@ describe('npm start', () => {
     run.child.kill('SIGTERM');
     expect(await run.exited).toBe(0);
     await expect.poll(() => answers(port), { timeout: 15_000 }).toBe(false);
-  });
+  }, 120_000); // one start (its poll allows 60 s) and a stop: 44 s under CI load
 
   it('runs the compiled server with node: no tsx, no TypeScript source loaded', async () => {
     const port = await freePort();
@@ -98,7 +98,7 @@ describe('npm start', () => {
     expect(started.filter((args) => /\btsx\b|\.ts$|\.ts\s/.test(args))).toEqual([]);
     run.child.kill('SIGTERM');
     expect(await run.exited).toBe(0);
-  });
+  }, 120_000); // one start (its poll allows 60 s)
 
   it('builds a server bundle that imports no workspace source: the studio packages are inside it', () => {
     const dist = path.join(ROOT, 'packages', 'server', 'dist');
@@ -150,7 +150,7 @@ describe('npm start', () => {
     again.child.kill('SIGTERM');
     expect(await again.exited).toBe(0);
     await rm(own, { recursive: true, force: true });
-  });
+  }, 180_000); // two starts (60 s each allowed), an upload and two stops: past 60 s under CI load
 
   it("runs the README's deployment command as written: the compiled server serves the API and the web app", async () => {
     const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
@@ -167,5 +167,5 @@ describe('npm start', () => {
     run.child.kill('SIGTERM');
     await run.exited;
     await expect.poll(() => answers(port), { timeout: 15_000 }).toBe(false);
-  });
+  }, 120_000); // one start (its poll allows 60 s)
 });
