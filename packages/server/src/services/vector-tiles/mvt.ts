@@ -10,6 +10,9 @@ import { badInput } from '@studio/schema';
 export type VtIndex = ReturnType<typeof geojsonvt>;
 export type VtTile = NonNullable<ReturnType<VtIndex['getTile']>>;
 
+/** A tile's MVT (null without features), and whether features were left out to keep it within its byte budget. */
+export type Encoded = { bytes: Uint8Array | null; trimmed: boolean };
+
 /** MVT extent 4096 with a 64-unit buffer (what renderers expect); simplification tolerance 3 units. */
 export const VT_OPTIONS = { extent: 4096, buffer: 64, tolerance: 3 } as const;
 
@@ -30,7 +33,7 @@ export function encodeTile(layers: Record<string, VtTile | null | undefined>): U
  * single feature larger than the budget is kept alone: an empty tile would lose it everywhere. Answers the
  * bytes (null without features) and whether any feature was left out.
  */
-export function encodeWithin(layer: string, tile: VtTile | null | undefined, maxBytes?: number): { bytes: Uint8Array | null; trimmed: boolean } {
+export function encodeWithin(layer: string, tile: VtTile | null | undefined, maxBytes?: number): Encoded {
   return fitWithin(encodeTile({ [layer]: tile }), tile?.features.length ?? 0, maxBytes, () => {
     const features = [...tile!.features].sort((a, b) => Number(a.id) - Number(b.id));
     return (n) => encodeTile({ [layer]: { ...tile!, features: features.slice(0, n) } })!;
@@ -42,7 +45,7 @@ export function encodeWithin(layer: string, tile: VtTile | null | undefined, max
  * features that fit, in the order `byId()` encodes them (lowest ids first), found by bisection (encoding is
  * linear in the features kept); never fewer than one.
  */
-export function fitWithin(whole: Uint8Array | null, count: number, maxBytes: number | undefined, byId: () => (n: number) => Uint8Array): { bytes: Uint8Array | null; trimmed: boolean } {
+export function fitWithin(whole: Uint8Array | null, count: number, maxBytes: number | undefined, byId: () => (n: number) => Uint8Array): Encoded {
   if (!maxBytes || !whole || whole.length <= maxBytes || count < 2) return { bytes: whole, trimmed: false };
   const first = byId();
   let fits = 1;

@@ -1,5 +1,5 @@
 import Pbf from 'pbf';
-import { VT_OPTIONS, fitWithin } from './mvt';
+import { VT_OPTIONS, fitWithin, type Encoded } from './mvt';
 
 /**
  * MVT encoding of a layer of points, written straight from the tiler's rows.
@@ -97,7 +97,7 @@ export function encodePoints(layer: string, keys: readonly string[], offset: num
 }
 
 /** The points' MVT within `maxBytes` (see fitWithin: the lowest ids kept, as for other geometry). */
-export function encodePointsWithin(layer: string, keys: readonly string[], offset: number, features: readonly PointFeature[], maxBytes?: number): { bytes: Uint8Array | null; trimmed: boolean } {
+export function encodePointsWithin(layer: string, keys: readonly string[], offset: number, features: readonly PointFeature[], maxBytes?: number): Encoded {
   return fitWithin(encodePoints(layer, keys, offset, features), features.length, maxBytes, () => {
     const byId = [...features].sort((a, b) => a.id - b.id);
     return (n) => encodePoints(layer, keys, offset, byId, n)!;

@@ -1,10 +1,9 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { VT_OPTIONS } from './mvt';
+import { quoteLiteral } from '@studio/engine';
+import { VT_OPTIONS, type Encoded } from './mvt';
 import { encodePointsWithin, type PointFeature } from './point-mvt';
 import { GroupedRows, chunksOf, type Group } from './row-groups';
 
-/** A tile's encoding, and whether features were left out of it to keep it within the byte budget. */
-export type Encoded = { bytes: Uint8Array | null; trimmed: boolean };
 export type AddTile = (z: number, x: number, y: number, encoded: Encoded) => Promise<void>;
 
 export interface PointPass {
@@ -37,7 +36,7 @@ export async function cutPointTiles(c: DuckDBConnection, pass: PointPass, add: A
   const n = 2 ** maxZoom;
   const tileSql = (v: string) => `CAST(least(${n - 1}, floor(${v} * ${n})) AS INTEGER)`;
   const sql = `SELECT ${tileSql('x0')} AS tx, ${tileSql('y0')} AS ty, CAST(fid AS DOUBLE) AS fid, x0, y0, CAST(mz AS INTEGER) AS mz${pass.props.map((p) => `, ${p.alias}`).join('')}
-    FROM read_parquet('${pass.file.replaceAll("'", "''")}')`;
+    FROM read_parquet(${quoteLiteral(pass.file)})`;
   const keys = pass.props.map((p) => p.name);
   const zooms = Array.from({ length: maxZoom - minZoom + 1 }, () => new GroupedRows(pass.cap));
 

@@ -4,7 +4,7 @@ import { rm } from 'node:fs/promises';
 import type { Feature } from 'geojson';
 import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
 import { badInput, type VectorTileInfo } from '@studio/schema';
-import { quoteIdent, type Engine } from '@studio/engine';
+import { quoteIdent, quoteLiteral, type Engine } from '@studio/engine';
 import { BOX_FUNCTION, ensureBoxFunction } from './box-function';
 import { latOf, lngOf, parseGeometry } from './geometry';
 import { VT_OPTIONS, encodeWithin, vtIndex, type VtTile } from './mvt';
@@ -69,7 +69,6 @@ export interface TileJob {
 
 export type TileSummary = Omit<VectorTileInfo, 'pipelineType' | 'format' | 'tileFormat' | 'tileUrl' | 'tileJsonUrl'>;
 
-const sqlString = (p: string) => `'${p.replaceAll("'", "''")}'`;
 const NUMERIC = /^(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT|UTINYINT|USMALLINT|UINTEGER|UBIGINT|UHUGEINT|FLOAT|DOUBLE|REAL|DECIMAL.*)$/i;
 
 /** A property's MVT value type: numbers and booleans stay typed, everything else becomes text. */
@@ -103,7 +102,7 @@ export async function buildTiles(engine: Engine, job: TileJob, outFile: string):
       const [stats] = await rows(
         c,
         `SELECT count(*) AS n, min(x0) AS x0, min(y0) AS y0, max(x1) AS x1, max(y1) AS y1, list(DISTINCT kind) AS kinds
-         FROM read_parquet(${sqlString(work)})`,
+         FROM read_parquet(${quoteLiteral(work)})`,
       );
       const n = num(stats!.n);
       if (!n) throw badInput('No row has a location to tile', job.location.kind === 'point' ? 'Latitude and longitude must be numbers within range' : 'The geometry column holds no GeoJSON or WKT geometry');
@@ -116,7 +115,7 @@ export async function buildTiles(engine: Engine, job: TileJob, outFile: string):
       // Points are stored in Morton (quadkey) order of their deepest tile: the points of any tile at any
       // zoom are then contiguous, and one scan in file order cuts every zoom with no sort of its own.
       const order = job.location.kind === 'point' ? ` ORDER BY ${mortonSql(maxZoom)}` : '';
-      await c.run(`COPY (${zonedSql(`read_parquet(${sqlString(work)})`, minZoom, maxZoom, geometryType === 'Point')}${order}) TO ${sqlString(zoned)} (FORMAT parquet)`);
+      await c.run(`COPY (${zonedSql(`read_parquet(${quoteLiteral(work)})`, minZoom, maxZoom, geometryType === 'Point')}${order}) TO ${quoteLiteral(zoned)} (FORMAT parquet)`);
       await rm(work, { force: true });
       // Tiles trimmed to the byte budget, and tiles (or blocks) that held more than the cap of features.
       let trimmed = 0;
@@ -169,7 +168,7 @@ function centerZoom(stats: Record<string, DuckDBValue>): number {
 /** fid, Mercator box (x0, y0, x1, y1), geometry kind, the location (text, or lng/lat), properties p0..pN. */
 function workTableSql(job: TileJob, props: { name: string; alias: string; type: keyof typeof CAST }[], out: string): string {
   const propSql = props.map((p) => `TRY_CAST(${quoteIdent(p.name)} AS ${CAST[p.type]}) AS ${p.alias}`);
-  const src = `read_parquet(${sqlString(job.file)})`;
+  const src = `read_parquet(${quoteLiteral(job.file)})`;
   let inner: string;
   if (job.location.kind === 'point') {
     const lat = `TRY_CAST(${quoteIdent(job.location.lat)} AS DOUBLE)`;
@@ -184,7 +183,7 @@ function workTableSql(job: TileJob, props: { name: string; alias: string; type: 
              FROM (SELECT string_split(${BOX_FUNCTION}(${col}), ',') AS b, ${col} AS geom${propSql.map((p) => `, ${p}`).join('')} FROM ${src})
              WHERE b IS NOT NULL`;
   }
-  return `COPY (SELECT CAST(row_number() OVER () AS BIGINT) AS fid, * FROM (${inner})) TO ${sqlString(out)} (FORMAT parquet)`;
+  return `COPY (SELECT CAST(row_number() OVER () AS BIGINT) AS fid, * FROM (${inner})) TO ${quoteLiteral(out)} (FORMAT parquet)`;
 }
 
 /**
@@ -193,15 +192,13 @@ function workTableSql(job: TileJob, props: { name: string; alias: string; type: 
  * which the median feature spans about one tile.
  */
 async function chooseMaxZoom(c: DuckDBConnection, work: string, points: boolean, n: number, limit: number): Promise<number> {
-  const source = `read_parquet(${sqlString(work)})`;
+  const source = `read_parquet(${quoteLiteral(work)})`;
   if (!points) {
     const [r] = await rows(c, `SELECT median(greatest(x1 - x0, y1 - y0)) AS size FROM ${source}`);
     return Math.min(limit, Math.max(0, Math.ceil(Math.log2(1 / Math.max(num(r!.size), 1e-9)))));
   }
-  // The occupied cells of the deepest zoom, then of each zoom above from those below (cells nest): one pass
-  // over the rows instead of a distinct count of them a zoom.
-  const levels = [`c${limit} AS (SELECT DISTINCT floor(x0 * ${2 ** (limit + CELL_SHIFT)}) AS cx, floor(y0 * ${2 ** (limit + CELL_SHIFT)}) AS cy FROM ${source})`];
-  for (let z = limit - 1; z >= 0; z--) levels.push(`c${z} AS (SELECT DISTINCT floor(cx / 2) AS cx, floor(cy / 2) AS cy FROM c${z + 1})`);
+  // The occupied cells of every zoom (cellLevels): one pass over the rows instead of a distinct count a zoom.
+  const levels = cellLevels(source, ['x0', 'y0'], limit, 0);
   const zooms = Array.from({ length: limit + 1 }, (_, z) => z);
   const [r] = await rows(c, `WITH ${levels.join(', ')} SELECT ${zooms.map((z) => `(SELECT count(*) FROM c${z}) AS z${z}`).join(', ')}`);
   const distinctAt = zooms.map((z) => num(r![`z${z}`]));
@@ -220,13 +217,24 @@ function mortonSql(z: number): string {
 }
 
 /**
+ * CTEs `c<top>` down to `c<bottom>`: the occupied 4-pixel cells of each zoom (`cx`, `cy`, and `fid`, the lowest
+ * id centred in the cell) for features centred at (x, y). The deepest zoom groups the rows once; each zoom
+ * above groups the cells below it, since cells nest (a cell is four cells one zoom down).
+ */
+function cellLevels(source: string, [x, y]: [string, string], top: number, bottom: number): string[] {
+  const k = 2 ** (top + CELL_SHIFT);
+  const levels = [`c${top} AS (SELECT min(fid) AS fid, floor(${x} * ${k}) AS cx, floor(${y} * ${k}) AS cy FROM ${source} GROUP BY ALL)`];
+  for (let z = top - 1; z >= bottom; z--) levels.push(`c${z} AS (SELECT min(fid) AS fid, floor(cx / 2) AS cx, floor(cy / 2) AS cy FROM c${z + 1} GROUP BY ALL)`);
+  return levels;
+}
+
+/**
  * SQL of the work table's rows with `mz`, the first zoom each is drawn at (step 3 above): the first zoom below
  * the maximum at which it spans a 4-pixel cell or has the lowest id of the features centred in its cell, else
  * the maximum.
  *
- * The lowest id of each cell is found by grouping, not by a window per zoom (13 windows over a million points
- * took 10 of the tiling's 40 seconds): cells nest (a cell is four cells one zoom down), so the deepest zoom
- * groups the rows once and each zoom above groups the cells below it. A feature first in its cell at one zoom
+ * The lowest id of each cell is found by grouping (cellLevels), not by a window per zoom (13 windows over a
+ * million points took 10 of the tiling's 40 seconds). A feature first in its cell at one zoom
  * is first in its (smaller) cell at every deeper one, so its first zoom is the least zoom it is a winner at.
  */
 export function zonedSql(source: string, minZoom: number, maxZoom: number, pointsOnly: boolean): string {
@@ -234,9 +242,7 @@ export function zonedSql(source: string, minZoom: number, maxZoom: number, point
   const cells = (z: number) => 2 ** (z + CELL_SHIFT);
   const zooms = Array.from({ length: maxZoom - minZoom }, (_, i) => minZoom + i);
   const top = maxZoom - 1;
-  const [cx, cy] = pointsOnly ? ['x0', 'y0'] : ['(x0 + x1) / 2', '(y0 + y1) / 2'];
-  const levels = [`c${top} AS (SELECT min(fid) AS fid, floor(${cx} * ${cells(top)}) AS cx, floor(${cy} * ${cells(top)}) AS cy FROM ${source} GROUP BY ALL)`];
-  for (let z = top - 1; z >= minZoom; z--) levels.push(`c${z} AS (SELECT min(fid) AS fid, floor(cx / 2) AS cx, floor(cy / 2) AS cy FROM c${z + 1} GROUP BY ALL)`);
+  const levels = cellLevels(source, pointsOnly ? ['x0', 'y0'] : ['(x0 + x1) / 2', '(y0 + y1) / 2'], top, minZoom);
   const winners = zooms.map((z) => `SELECT fid, ${z} AS z FROM c${z}`).join(' UNION ALL ');
   // Points have no size: only their cell decides.
   const bySize = pointsOnly ? String(maxZoom) : `CASE ${zooms.map((z) => `WHEN greatest(x1 - x0, y1 - y0) * ${cells(z)} >= 1 THEN ${z}`).join(' ')} ELSE ${maxZoom} END`;
@@ -266,7 +272,7 @@ async function cutGeometryZoom(c: DuckDBConnection, work: string, job: TileJob, 
   const buffer = VT_OPTIONS.buffer / VT_OPTIONS.extent / 2 ** z;
   const span = (lo: string, hi: string) => `unnest(range(CAST(greatest(0, floor((${lo} - ${buffer}) * ${scale})) AS BIGINT), CAST(least(${last}, floor((${hi} + ${buffer}) * ${scale})) AS BIGINT) + 1))`;
   const sql = `SELECT CAST(block_x AS INTEGER) AS block_x, CAST(block_y AS INTEGER) AS block_y, CAST(fid AS DOUBLE) AS fid, geom${cols}
-    FROM (SELECT *, ${span('y0', 'y1')} AS block_y FROM (SELECT *, ${span('x0', 'x1')} AS block_x FROM read_parquet(${sqlString(work)}) WHERE mz <= ${z}))
+    FROM (SELECT *, ${span('y0', 'y1')} AS block_y FROM (SELECT *, ${span('x0', 'x1')} AS block_x FROM read_parquet(${quoteLiteral(work)}) WHERE mz <= ${z}))
     ORDER BY block_x, block_y`;
   const blocks = new GroupedRows(job.maxGroupFeatures ?? MAX_GROUP_FEATURES);
   const cut = async ({ a: bx, b: by, rows }: Group) => {
