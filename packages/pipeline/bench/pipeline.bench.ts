@@ -74,12 +74,17 @@ try {
     pts[2 * i] = 25 + Math.random() * 24;
     pts[2 * i + 1] = -124 + Math.random() * 57;
   }
-  t = performance.now();
-  let last = '';
-  for (let i = 0; i < BASE; i++) last = latLngToCell(pts[2 * i]!, pts[2 * i + 1]!, 9);
-  const baseS = (performance.now() - t) / 1000;
-  if (!last) throw new Error('h3-js answered no cell');
-  line('pipeline.h3_vs_h3js', ((ROWS / s) / (BASE / baseS)).toFixed(2), 'ratio', `ours ${Math.round(ROWS / s)} points/s on ${availableParallelism()} cores vs h3-js latLngToCell single-threaded ${Math.round(BASE / baseS)} points/s; target >= 3.0`);
+  // Best of three: h3-js's speed swings with the heap the query above left (0.46-0.75M points/s seen in one
+  // evening), and its best run is the baseline that flatters ours least.
+  let baseS = Infinity;
+  for (let run = 0; run < 3; run++) {
+    t = performance.now();
+    let last = '';
+    for (let i = 0; i < BASE; i++) last = latLngToCell(pts[2 * i]!, pts[2 * i + 1]!, 9);
+    baseS = Math.min(baseS, (performance.now() - t) / 1000);
+    if (!last) throw new Error('h3-js answered no cell');
+  }
+  line('pipeline.h3_vs_h3js', ((ROWS / s) / (BASE / baseS)).toFixed(2), 'ratio', `ours ${Math.round(ROWS / s)} points/s on ${availableParallelism()} cores vs h3-js latLngToCell single-threaded ${Math.round(BASE / baseS)} points/s (best of 3); target >= 3.0`);
 
   // ~31.6 km x 31.6 km around San Francisco's latitude: about 1,000 km².
   const lat0 = 37.5;

@@ -1,3 +1,6 @@
+import { execFileSync } from 'node:child_process';
+import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { DuckDBInstance } from '@duckdb/node-api';
 import fc from 'fast-check';
 import { cellToParent, getPentagons, latLngToCell, cellToLatLng } from 'h3-js';
@@ -6,6 +9,8 @@ import { registerH3Functions } from '../src/index';
 import { NEEDS_FALLBACK, makeFastH3, tablesFrom } from '../src/h3/fast';
 import { H3Pool } from '../src/h3/pool';
 import { cellHex, cellsFn, rawH3 } from '../src/h3/raw';
+
+const packageDir = dirname(dirname(fileURLToPath(import.meta.url)));
 
 describe('JS latLngToCell port', () => {
   const raw = rawH3();
@@ -62,16 +67,39 @@ describe('JS latLngToCell port', () => {
     }
   });
 
-  it('worker pool computes the same cells', () => {
+  it('worker pool computes the same cells, and its worker takes part', async () => {
     const pool = new H3Pool(1);
     try {
-      for (let i = 0; i < 2048; i++) { pool.lat[i] = Math.random() * 170 - 85; pool.lng[i] = Math.random() * 360 - 180; }
-      pool.compute(2048, 9);
-      for (let i = 0; i < 2048; i++) expect(cellHex(pool.lo[i]!, pool.hi[i]!)).toBe(latLngToCell(pool.lat[i]!, pool.lng[i]!, 9));
+      await pool.ready;
+      expect(pool.failure).toBeUndefined();
+      expect(pool.workerCount).toBe(1);
+      // The JS thread claims blocks too: on a busy machine it may take a whole vector before the worker wakes,
+      // so vectors are computed until the worker has done a share (bounded: a worker that never helps fails).
+      const deadline = Date.now() + 20_000;
+      while (pool.workerPoints === 0 && Date.now() < deadline) {
+        for (let i = 0; i < 2048; i++) { pool.lat[i] = Math.random() * 170 - 85; pool.lng[i] = Math.random() * 360 - 180; }
+        pool.compute(2048, 9);
+        for (let i = 0; i < 2048; i++) expect(cellHex(pool.lo[i]!, pool.hi[i]!)).toBe(latLngToCell(pool.lat[i]!, pool.lng[i]!, 9));
+      }
+      expect(pool.workerPoints).toBeGreaterThan(0);
     } finally {
       pool.close();
     }
   });
+
+  // The bench and `npm run dev` run the sources through tsx, which names inner functions with a helper the worker's
+  // evaluated copy of the port did not have: the worker died at start and every point went through one thread.
+  it('its worker starts when the sources run through tsx, as the bench and the dev server run them', () => {
+    const script = `import { H3Pool } from './src/h3/pool.ts';
+const pool = new H3Pool(1);
+await pool.ready;
+let rounds = 0;
+while (pool.workerPoints === 0 && rounds++ < 2000) { pool.lat.fill(48.85); pool.lng.fill(2.35); pool.compute(2048, 9); }
+console.log(JSON.stringify({ failure: pool.failure?.message ?? null, workers: pool.workerCount, helped: pool.workerPoints > 0 }));
+pool.close();`;
+    const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: packageDir, encoding: 'utf8' });
+    expect(JSON.parse(out.trim().split('\n').pop()!)).toEqual({ failure: null, workers: 1, helped: true });
+  }, 60_000);
 });
 
 describe('DuckDB h3_* functions', () => {

@@ -7,12 +7,21 @@ import { H3_BUNDLE, RAW_H3_FACTORY, cellsFn, verifiedTables } from './raw';
 const CAP = 2048;
 /** Points per claimed block: small, so a descheduled worker holds up the JS thread only briefly. */
 const BLOCK = 128;
-/** Control words: 0 job sequence (-1 stops), 1 res, 2 n, 3 next block start (claim counter), 4 points done. */
+/**
+ * Control words: 0 job sequence (-1 stops), 1 res, 2 n, 3 next block start (claim counter), 4 points done,
+ * 5 points the workers computed (all jobs; what shows the workers take part).
+ */
 const CTL_WORDS = 16;
 const CLOSED = 1 << 30;
 
+/**
+ * The worker evaluates makeFastH3's compiled source. Transpilers that keep function names (tsx, esbuild's keepNames)
+ * wrap inner arrow functions in a module-level `__name(fn, "name")` helper the worker does not have: without this
+ * stand-in the worker threw a ReferenceError at start and every point was computed on the JS thread alone.
+ */
 const WORKER_SRC = `
-const { workerData } = require('node:worker_threads');
+var __name = (fn) => fn;
+const { workerData, parentPort } = require('node:worker_threads');
 ${RAW_H3_FACTORY}
 const raw = makeRawH3(require('node:fs').readFileSync(workerData.bundle, 'utf8'), require);
 const makeFastH3 = ${makeFastH3.toString()};
@@ -27,6 +36,7 @@ const ctl = new Int32Array(sab, 0, ${CTL_WORDS});
 const lat = new Float64Array(sab, ${CTL_WORDS * 4}, cap), lng = new Float64Array(sab, ${CTL_WORDS * 4} + cap * 8, cap);
 const lo = new Uint32Array(sab, ${CTL_WORDS * 4} + cap * 16, cap), hi = new Uint32Array(sab, ${CTL_WORDS * 4} + cap * 20, cap);
 let seen = 0;
+parentPort.postMessage('ready');
 for (;;) {
   Atomics.wait(ctl, 0, seen);
   seen = Atomics.load(ctl, 0);
@@ -38,6 +48,7 @@ for (;;) {
     const e = Math.min(n, s + ${BLOCK});
     cells(lat, lng, Atomics.load(ctl, 1), s, e, lo, hi);
     Atomics.add(ctl, 4, e - s);
+    Atomics.add(ctl, 5, e - s);
     Atomics.notify(ctl, 4);
   }
 }`;
@@ -56,6 +67,10 @@ export class H3Pool {
   private readonly ctl: Int32Array;
   private workers: Worker[] = [];
   private seq = 0;
+  /** Resolves once every worker has started (or failed and been dropped). */
+  readonly ready: Promise<void>;
+  /** Why a worker stopped, if one did: it is dropped and the others (or the JS thread) carry on. */
+  failure: Error | undefined;
 
   constructor(workerCount = defaultWorkers()) {
     const sab = new SharedArrayBuffer(CTL_WORDS * 4 + CAP * 24);
@@ -66,16 +81,29 @@ export class H3Pool {
     this.hi = new Uint32Array(sab, CTL_WORDS * 4 + CAP * 20, CAP);
     Atomics.store(this.ctl, 3, CLOSED);
     const tables = workerCount > 0 ? verifiedTables() : undefined;
+    const started: Promise<void>[] = [];
     for (let i = 0; i < workerCount; i++) {
-      const w = new Worker(WORKER_SRC, { eval: true, workerData: { sab, cap: CAP, bundle: H3_BUNDLE, tables } });
+      // execArgv: none of the parent's flags: `--input-type=module` would make the evaluated CommonJS source a module.
+      const w = new Worker(WORKER_SRC, { eval: true, execArgv: [], workerData: { sab, cap: CAP, bundle: H3_BUNDLE, tables } });
       w.unref();
-      w.on('error', () => this.drop(w));
+      started.push(new Promise((resolve) => {
+        w.once('message', () => resolve());
+        w.once('error', (err) => {
+          this.failure = err;
+          process.emitWarning(`H3 worker stopped, indexing goes on without it: ${err.message}`);
+          this.drop(w);
+          resolve();
+        });
+      }));
       this.workers.push(w);
     }
+    this.ready = Promise.all(started).then(() => undefined);
   }
 
   static readonly capacity = CAP;
   get workerCount(): number { return this.workers.length; }
+  /** Points the workers (not the JS thread) have computed since the pool started. */
+  get workerPoints(): number { return Atomics.load(this.ctl, 5); }
 
   private drop(w: Worker): void {
     this.workers = this.workers.filter((x) => x !== w);
