@@ -58,9 +58,14 @@ const externals = {
   },
 };
 
-export async function buildServer() {
+/**
+ * `outdir`: where the bundle goes (default packages/server/dist). A folder of its own, beside dist at the same depth
+ * (the bundle finds node_modules and the web build relative to itself), is for tests that start server processes while
+ * `npm run build` may be replacing dist in the other lane of `npm test`.
+ */
+export async function buildServer({ outdir = SERVER_DIST } = {}) {
   // Built beside and moved into place, so a failed build leaves the previous one whole.
-  const next = `${SERVER_DIST}.next-${process.pid}`;
+  const next = `${outdir}.next-${process.pid}`;
   fs.rmSync(next, { recursive: true, force: true });
   await build({
     absWorkingDir: ROOT,
@@ -76,8 +81,8 @@ export async function buildServer() {
     logLevel: 'warning',
     plugins: [externals],
   });
-  fs.rmSync(SERVER_DIST, { recursive: true, force: true });
-  fs.renameSync(next, SERVER_DIST);
+  fs.rmSync(outdir, { recursive: true, force: true });
+  fs.renameSync(next, outdir);
 }
 
 /**

@@ -4,7 +4,8 @@ import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { serverBundle } from './cluster';
 
 /**
  * #11 item 7 as it happens: a server killed with SIGKILL in the middle of an upload, started again on the
@@ -14,6 +15,11 @@ const repoRoot = path.resolve(__dirname, '../../..');
 const ADMIN = { email: 'crash@studio.test', password: 'crash-test-password' };
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'studio-crash-'));
 let server: ChildProcess | null = null;
+/** The server as a deployment runs it: the esbuild bundle, run by node. */
+let bundle: Awaited<ReturnType<typeof serverBundle>>;
+beforeAll(async () => {
+  bundle = await serverBundle('crash');
+});
 
 const freePort = () =>
   new Promise<number>((resolve) => {
@@ -25,7 +31,7 @@ const freePort = () =>
 
 async function start(): Promise<string> {
   const port = await freePort();
-  server = spawn(path.join(repoRoot, 'node_modules/.bin/tsx'), ['packages/server/src/main.ts'], {
+  server = spawn(process.execPath, [bundle.main], {
     cwd: repoRoot,
     detached: true,
     stdio: 'ignore',
@@ -51,6 +57,7 @@ function killHard(): Promise<void> {
 afterAll(async () => {
   if (server && server.exitCode === null) await killHard().catch(() => undefined);
   fs.rmSync(dataDir, { recursive: true, force: true });
+  bundle?.remove();
 });
 
 describe('a server killed during an upload', () => {
