@@ -121,7 +121,27 @@ describe('DuckDB h3_* functions', () => {
       expect(row.p).toBe(cellToParent(c, 3));
       expect(Number(row.r)).toBe(9);
     }
-    await expect(conn.run('SELECT h3_latlng_to_cell(1.0, 2.0, 16)')).rejects.toThrow(/outside 0..15/);
+    await expect(conn.run('SELECT h3_latlng_to_cell(1.0, 2.0, 16)')).rejects.toThrow(/resolution 16 is outside 0..15/);
+    await expect(conn.run('SELECT h3_latlng_to_cell(1.0, 2.0, -1)')).rejects.toThrow(/resolution -1 is outside 0..15/);
+    await expect(conn.run('SELECT h3_latlng_to_cell(1.0, 2.0, 4294967305)')).rejects.toThrow(/resolution 4294967305 is outside 0..15/);
+    conn.closeSync();
+  });
+
+  it('a resolution per row, NULL in any argument -> NULL, across vectors of 2,048 rows', async () => {
+    const conn = await instance.connect();
+    registerH3Functions(conn);
+    await conn.run(`CREATE TABLE mixed AS SELECT i,
+      CASE WHEN i % 97 = 0 THEN NULL ELSE -80 + (i * 7919 % 16000) / 100.0 END AS lat,
+      CASE WHEN i % 89 = 0 THEN NULL ELSE -179 + (i * 104729 % 35800) / 100.0 END AS lng,
+      CASE WHEN i % 83 = 0 THEN NULL ELSE CAST(3 + (i // 700) % 4 AS BIGINT) END AS res FROM range(6000) t(i)`);
+    const rows = (await conn.runAndReadAll('SELECT lat, lng, res, h3_latlng_to_cell(lat, lng, res) AS c FROM mixed ORDER BY i')).getRowObjectsJS();
+    let cells = 0;
+    for (const row of rows) {
+      if (row.lat === null || row.lng === null || row.res === null) { expect(row.c).toBeNull(); continue; }
+      expect(row.c).toBe(latLngToCell(row.lat as number, row.lng as number, Number(row.res)));
+      cells++;
+    }
+    expect(cells).toBeGreaterThan(5000);
     conn.closeSync();
   });
 });

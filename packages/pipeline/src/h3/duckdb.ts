@@ -26,8 +26,23 @@ function itemsOf<T>(v: unknown, ctor: new (...a: never[]) => T): T | undefined {
 }
 
 /**
+ * A vector's null mask as 32-bit words (bit i of word i >> 5 set = row i valid), `null` when every row is valid, or
+ * undefined if the library changes shape. The library's own `getItem` tests each row with BigInt arithmetic (an
+ * allocation a row), which cost the JS thread as much as a tenth of an H3 index.
+ */
+function validWords(v: unknown): Uint32Array | null | undefined {
+  const validity = (v as { validity?: { data?: unknown; offset?: unknown } }).validity;
+  if (!validity || validity.offset !== 0) return undefined;
+  if (validity.data === null) return null;
+  return validity.data instanceof BigUint64Array ? new Uint32Array(validity.data.buffer, validity.data.byteOffset, validity.data.length * 2) : undefined;
+}
+
+const isValid = (words: Uint32Array | null, i: number) => words === null || (words[i >>> 5]! & (1 << (i & 31))) !== 0;
+
+/**
  * Fills `out[i]` for each row from the pool's lo/hi halves; `write(i, lo, hi)` stores one cell, and
- * rows whose cell is invalid (NULL / non-finite input) become NULL.
+ * rows whose cell is invalid (NULL / non-finite input) become NULL. Rows are read from the vectors' own memory
+ * (values, null masks, and the resolution's 64-bit integers as 32-bit halves) when the library exposes it.
  */
 function indexVector(info: DuckDBScalarFunctionInfo, input: DuckDBDataChunk, out: DuckDBVector, write: (i: number, lo: number, hi: number) => void): boolean {
   const lat = input.getColumnVector(0) as Num;
@@ -37,20 +52,39 @@ function indexVector(info: DuckDBScalarFunctionInfo, input: DuckDBDataChunk, out
   const pool = h3Pool();
   const latItems = itemsOf(lat, Float64Array);
   const lngItems = itemsOf(lng, Float64Array);
+  const resItems = itemsOf(res, BigInt64Array);
+  const [latValid, lngValid, resValid] = [validWords(lat), validWords(lng), validWords(res)];
+  const raw = latItems && lngItems && resItems && latValid !== undefined && lngValid !== undefined && resValid !== undefined;
+  const res32 = raw ? new Int32Array(resItems.buffer, resItems.byteOffset, n * 2) : undefined;
+  // The resolution of a row as a number (-1 for NULL); a value past 32 bits is out of range either way.
+  const resAt = res32
+    ? (i: number) => (!isValid(resValid!, i) ? -1 : res32[i * 2 + 1] === 0 && res32[i * 2]! >= 0 ? res32[i * 2]! : 16)
+    : (i: number) => { const r = res.getItem(i); return r === null ? -1 : r >= 0n && r <= 15n ? Number(r) : 16; };
   for (let start = 0; start < n; ) {
-    const r0 = res.getItem(start);
+    const r0 = resAt(start);
     let end = start + 1;
-    while (end < n && end - start < H3Pool.capacity && res.getItem(end) === r0) end++;
-    if (r0 === null) { for (let i = start; i < end; i++) out.setItem(i, null); start = end; continue; }
-    const rn = Number(r0);
-    if (!(rn >= 0 && rn <= 15)) { info.setError(`h3_latlng_to_cell: resolution ${rn} is outside 0..15`); return false; }
-    const { lat: la, lng: ln, lo, hi } = pool;
-    if (latItems && lngItems) { la.set(latItems.subarray(start, end)); ln.set(lngItems.subarray(start, end)); }
-    for (let i = start; i < end; i++) {
-      if (lat.getItem(i) === null) la[i - start] = NaN; else if (!latItems) la[i - start] = lat.getItem(i)!;
-      if (lng.getItem(i) === null) ln[i - start] = NaN; else if (!lngItems) ln[i - start] = lng.getItem(i)!;
+    while (end < n && end - start < H3Pool.capacity && resAt(end) === r0) end++;
+    if (r0 === -1) { for (let i = start; i < end; i++) out.setItem(i, null); start = end; continue; }
+    if (r0 > 15) {
+      info.setError(`h3_latlng_to_cell: resolution ${String(res.getItem(start))} is outside 0..15`);
+      return false;
     }
-    pool.compute(end - start, rn);
+    const { lat: la, lng: ln, lo, hi } = pool;
+    if (raw) {
+      la.set(latItems.subarray(start, end));
+      ln.set(lngItems.subarray(start, end));
+      if (latValid !== null || lngValid !== null) {
+        for (let i = start; i < end; i++) if (!isValid(latValid, i) || !isValid(lngValid, i)) la[i - start] = NaN;
+      }
+    } else {
+      for (let i = start; i < end; i++) {
+        const a = lat.getItem(i);
+        const b = lng.getItem(i);
+        la[i - start] = a === null || b === null ? NaN : a;
+        ln[i - start] = b ?? NaN;
+      }
+    }
+    pool.compute(end - start, r0);
     for (let i = start; i < end; i++) {
       const h = hi[i - start]!;
       if (h === 0) out.setItem(i, null);
