@@ -224,15 +224,29 @@ describe.each(STORES)('record lists and edits on %s', (kind) => {
   it('the catalog refuses to attach what does not exist or is not a dataset, naming it, and attaches a repeated id once', async () => {
     const caller = (await ctx.s.services.auth.authenticate(ctx.cast.tokens.owner))!;
     const dataset = (await as('owner', 'POST', '/v1/datasets/data?name=once', 'a\n1\n', { 'content-type': 'text/csv' })).json().item;
+    const other = (await as('owner', 'POST', '/v1/datasets/data?name=twice', 'a\n1\n', { 'content-type': 'text/csv' })).json().item;
     const aMap = await create('/v1/maps', { name: 'Not a dataset' });
     const missing = '00000000-0000-4000-8000-00000000abcd';
     for (const wrong of [missing, aMap.id]) {
-      const err = await ctx.s.services.records.create(caller, 'map', { name: 'Refused', description: '', datasets: [dataset.id, wrong] }).catch((e: unknown) => e);
+      // Among several that exist, only the one that does not is named.
+      const err = await ctx.s.services.records.create(caller, 'map', { name: 'Refused', description: '', datasets: [dataset.id, other.id, wrong] }).catch((e: unknown) => e);
       expect(err).toMatchObject({ status: 404, message: 'Dataset not found', details: wrong });
     }
+    const saved = await as('owner', 'PUT', `/v1/maps/${aMap.id}`, { datasets: [dataset.id, other.id, missing] });
+    expect([saved.statusCode, saved.json().message]).toEqual([404, 'Dataset not found']);
+    expect((await as('owner', 'GET', `/v1/maps/${aMap.id}`)).json().item.datasets).toEqual([]);
     const made = await ctx.s.services.records.create(caller, 'map', { name: 'Once', description: '', datasets: [dataset.id, dataset.id] });
     const links = await ctx.s.services.db.selectFrom('resource_links').select('linked_id').where('resource_id', '=', made.id).execute();
     expect(links).toEqual([{ linked_id: dataset.id }]);
+  });
+
+  it('a save naming where a map was imported from keeps it, and a save that does not name it leaves it', async () => {
+    const map = await create('/v1/maps', { name: 'Imported' });
+    expect((await as('owner', 'GET', `/v1/maps/${map.id}`)).json().item.importSource).toBeNull();
+    const saved = await as('owner', 'PUT', `/v1/maps/${map.id}`, { importSource: 'kepler.gl' });
+    expect(saved.statusCode, saved.body).toBe(200);
+    expect(saved.json().item.importSource).toBe('kepler.gl');
+    expect((await as('owner', 'PUT', `/v1/maps/${map.id}`, { name: 'Imported, renamed' })).json().item).toMatchObject({ name: 'Imported, renamed', importSource: 'kepler.gl' });
   });
 
   it('detaching what is not attached answers 404 and changes nothing', async () => {
