@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { latLngToCell } from 'h3-js';
 import { compilePipeline, executeDuckDB, registerH3Functions } from '../src/index';
+import { h3Pool } from '../src/h3/pool';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 10_000_000);
 const dir = mkdtempSync(join(tmpdir(), 'pipeline-bench-'));
@@ -58,6 +59,11 @@ try {
     { type: 'group', by: [], expressions: ['max(h) AS h', 'count(h) AS n'], input: [{ type: 'select', expressions: ['h3_latlng_to_cell(lat, lng, 9) AS h'], input: [{ type: 'dataset', uuid: 'points' }] }] },
     { dialect: 'duckdb', resolveDataset },
   );
+  // The share of points the pool's workers computed: 0% means the JS thread did them all (a worker that died at start
+  // under tsx did exactly that, unnoticed, until 2026-11-28).
+  const pool = h3Pool();
+  await pool.ready;
+  const workerPoints0 = pool.workerPoints;
   t = performance.now();
   const cpu0 = process.cpuUsage();
   const load = loadavg()[0]!.toFixed(1);
@@ -66,7 +72,7 @@ try {
   const cpu = process.cpuUsage(cpu0);
   const cpuS = (cpu.user + cpu.system) / 1e6;
   if (r?.n !== ROWS) throw new Error(`expected ${ROWS} cells, got ${String(r?.n)}`);
-  line('pipeline.h3_latlng_to_cell_res9', String(Math.round(ROWS / s)), 'points/s', `${ROWS} points in ${s.toFixed(2)} s wall, ${cpuS.toFixed(2)} s CPU, load average ${load} on ${availableParallelism()} cores; ratio ${(ROWS / s / 2e6).toFixed(2)} vs target; target >= 2000000`);
+  line('pipeline.h3_latlng_to_cell_res9', String(Math.round(ROWS / s)), 'points/s', `${ROWS} points in ${s.toFixed(2)} s wall, ${cpuS.toFixed(2)} s CPU, load average ${load} on ${availableParallelism()} cores, ${pool.workerCount} worker(s) computed ${((100 * (pool.workerPoints - workerPoints0)) / ROWS).toFixed(0)}% of the points; ratio ${(ROWS / s / 2e6).toFixed(2)} vs target; target >= 2000000`);
   // #16's baseline, in the same process: h3-js's latLngToCell, single-threaded, over 1M points of the same box.
   const BASE = Math.min(ROWS, 1_000_000);
   const pts = new Float64Array(BASE * 2);
