@@ -19,13 +19,13 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { RecordBatchReader } from 'apache-arrow';
 import { writeCsv } from '../../engine/bench/util';
 import { benchCatalog } from './catalog';
+import { serverBundle } from '../test/cluster';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
 const BIG = Number(process.env.BENCH_BIG_ROWS ?? 10_000_000);
 const MEMORY_ROWS = Number(process.env.BENCH_MEMORY_ROWS ?? 12_500_000);
 const STORES = (process.env.BENCH_STORES ?? 'pglite,postgres').split(',').filter(Boolean);
 const PG_URL = process.env.STUDIO_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const ROOT = path.resolve(import.meta.dirname, '../../..');
 
 const freePort = () =>
   new Promise<number>((resolve) => {
@@ -84,11 +84,12 @@ async function createDatabase(): Promise<{ url: string; drop: () => Promise<void
   }
 }
 
-/** `npm start`'s server process (tsx main.ts) on a fresh data folder; resolves once it answers. */
+/** `npm start`'s server process (the esbuild bundle under node) on a fresh data folder; resolves once it answers. */
 async function startServer(dir: string, databaseUrl: string | null) {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const server = spawn(path.join(ROOT, 'node_modules/.bin/tsx'), [path.join(ROOT, 'packages/server/src/main.ts')], {
+  const bundle = await serverBundle('datasets-bench');
+  const server = spawn(process.execPath, [bundle.main], {
     env: { ...process.env, PORT: String(port), DATABASE_URL: databaseUrl ?? '', STUDIO_DATA_DIR: path.join(dir, 'data'), STUDIO_SAMPLES: 'off', STUDIO_SECRET: 'bench-secret', STUDIO_ADMIN_EMAIL: 'bench@studio.test', STUDIO_ADMIN_PASSWORD: 'bench-password', STUDIO_WEB_DIR: path.join(dir, 'no-web') },
     stdio: ['ignore', 'ignore', 'inherit'],
     detached: true,
@@ -100,6 +101,7 @@ async function startServer(dir: string, databaseUrl: string | null) {
       /* already gone */
     }
     await new Promise((r) => setTimeout(r, 500));
+    bundle.remove();
   };
   try {
     for (let i = 0; i < 300; i++) {
@@ -108,9 +110,7 @@ async function startServer(dir: string, databaseUrl: string | null) {
     }
     const signIn = await fetch(`${base}/v1/auth/sign-in`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'bench@studio.test', password: 'bench-password' }) });
     const token = ((await signIn.json()) as { item: { accessToken: string } }).item.accessToken;
-    // tsx runs the server in a child node process: measure that one, the process that holds the data.
-    const children = (await fs.readFile(`/proc/${server.pid}/task/${server.pid}/children`, 'utf8').catch(() => '')).trim().split(/\s+/).filter(Boolean);
-    return { base, token, pid: Number(children[0] ?? server.pid), dataDir: path.join(dir, 'data'), stop };
+    return { base, token, pid: server.pid!, dataDir: path.join(dir, 'data'), stop };
   } catch (e) {
     await stop();
     throw e;

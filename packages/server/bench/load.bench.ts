@@ -1,5 +1,5 @@
 // A load run (#20): 200 connections for 60 s (BENCH_LOAD_SECONDS) of a mixed workload on two API nodes, each its own
-// process running workers (`tsx src/main.ts`, as the multi-node tests start them), over one PostgreSQL catalog, Redis
+// process running workers (the server bundle under node, as the multi-node tests start them), over one PostgreSQL catalog, Redis
 // and one S3-compatible object store (test/cluster.ts), as a deployment behind a load balancer runs. Half
 // the connections go to each node. The mix is what a team working on maps does: lists, a dataset and its rows, a
 // pipeline query, hex tiles and their metadata, map renames (writes), health. Rate-limited routes (sign-in, invitations,
