@@ -26,8 +26,8 @@ export const MODULES = {
     // The first run (2026-11-25) had only the first three: 75 mutants of links, tags, samples and clones ran no test.
     // locks.test.ts since 2026-11-26: the lock's holder fields on the wire (tab, session, expiry) survived without it.
     // search.test.ts since 2026-11-28 (session 30): the 'readable' scope (the workspace search) ran no test without it.
-    // admin-account.test.ts since 2026-11-28 (session 31): setVisibility (an administrator's update-visibility) ran no test without it.
-    tests: [`${T}/records.test.ts`, `${T}/records-lists.test.ts`, `${T}/critical-mutations.test.ts`, `${T}/list-cache.test.ts`, `${T}/samples.test.ts`, `${T}/map-assets.test.ts`, `${T}/projects.test.ts`, `${T}/states.test.ts`, `${T}/locks.test.ts`, `${T}/search.test.ts`, `${T}/admin-account.test.ts`],
+    // data-connections.test.ts since 2026-11-28 (session 31): `referencing` (a connection's datasets) ran no test without it.
+    tests: [`${T}/records.test.ts`, `${T}/records-lists.test.ts`, `${T}/critical-mutations.test.ts`, `${T}/list-cache.test.ts`, `${T}/samples.test.ts`, `${T}/map-assets.test.ts`, `${T}/projects.test.ts`, `${T}/states.test.ts`, `${T}/locks.test.ts`, `${T}/search.test.ts`, `${T}/data-connections.test.ts`],
   },
   'dataset-status': {
     mutate: [`${S}/services/datasets.ts`],

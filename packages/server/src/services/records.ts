@@ -548,10 +548,6 @@ export class RecordService {
     await this.db.deleteFrom('resources').where('id', '=', row.id).execute();
   }
 
-  async setVisibility(row: ResourceRow, visibility: 'private' | 'public_read'): Promise<void> {
-    await this.db.updateTable('resources').set({ visibility, updated_at: new Date() }).where('id', '=', row.id).execute();
-  }
-
   /** Wire form of rows just read or written, in one query for all of them. */
   async toWire(rows: ResourceRow[], accessOf: (row: ResourceRow) => Access): Promise<StudioRecord[]> {
     if (!rows.length) return [];
