@@ -13,27 +13,18 @@ import { createReadStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import net from 'node:net';
 import { Readable } from 'node:stream';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { RecordBatchReader } from 'apache-arrow';
 import { writeCsv } from '../../engine/bench/util';
 import { benchCatalog } from './catalog';
-import { serverBundle } from '../test/cluster';
+import { freePort, serverBundle } from '../test/cluster';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
 const BIG = Number(process.env.BENCH_BIG_ROWS ?? 10_000_000);
 const MEMORY_ROWS = Number(process.env.BENCH_MEMORY_ROWS ?? 12_500_000);
 const STORES = (process.env.BENCH_STORES ?? 'pglite,postgres').split(',').filter(Boolean);
 const PG_URL = process.env.STUDIO_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
 
 const load = () => `load ${os.loadavg()[0]!.toFixed(2)}`;
 const median = (v: number[]) => [...v].sort((a, b) => a - b)[v.length >> 1]!;
@@ -84,12 +75,11 @@ async function createDatabase(): Promise<{ url: string; drop: () => Promise<void
   }
 }
 
-/** `npm start`'s server process (the esbuild bundle under node) on a fresh data folder; resolves once it answers. */
-async function startServer(dir: string, databaseUrl: string | null) {
+/** `npm start`'s server process (`main`: the esbuild bundle, under node) on a fresh data folder; resolves once it answers. */
+async function startServer(main: string, dir: string, databaseUrl: string | null) {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const bundle = await serverBundle('datasets-bench');
-  const server = spawn(process.execPath, [bundle.main], {
+  const server = spawn(process.execPath, [main], {
     env: { ...process.env, PORT: String(port), DATABASE_URL: databaseUrl ?? '', STUDIO_DATA_DIR: path.join(dir, 'data'), STUDIO_SAMPLES: 'off', STUDIO_SECRET: 'bench-secret', STUDIO_ADMIN_EMAIL: 'bench@studio.test', STUDIO_ADMIN_PASSWORD: 'bench-password', STUDIO_WEB_DIR: path.join(dir, 'no-web') },
     stdio: ['ignore', 'ignore', 'inherit'],
     detached: true,
@@ -101,7 +91,6 @@ async function startServer(dir: string, databaseUrl: string | null) {
       /* already gone */
     }
     await new Promise((r) => setTimeout(r, 500));
-    bundle.remove();
   };
   try {
     for (let i = 0; i < 300; i++) {
@@ -200,7 +189,7 @@ async function arrowOverHttp(s: Server, id: string, csv: string, label: string, 
 
 type BenchFile = { csv: string; rows: number; mb: number; purpose: 'ingest' | 'memory' };
 
-async function benchStore(store: string, files: BenchFile[], dir: string) {
+async function benchStore(main: string, store: string, files: BenchFile[], dir: string) {
   let database: Awaited<ReturnType<typeof createDatabase>> = null;
   if (store === 'postgres') {
     database = await createDatabase();
@@ -209,7 +198,7 @@ async function benchStore(store: string, files: BenchFile[], dir: string) {
   try {
     for (const { csv, rows, mb, purpose } of files) {
       const storeDir = await fs.mkdtemp(path.join(dir, `${store}-`));
-      const server = await startServer(storeDir, database?.url ?? null);
+      const server = await startServer(main, storeDir, database?.url ?? null);
       try {
         const { result: up, before, peak } = await peakDuring(server.pid, () => upload(server, csv, `bench-${rows}`));
         const memory = `datasets.server_peak_rss [${store}] during ${mb.toFixed(0)} MB upload: ${peak.toFixed(0)} MB (ratio ${(peak / before).toFixed(2)} vs ${before.toFixed(0)} MB before; ${load()}`;
@@ -234,6 +223,8 @@ async function benchStore(store: string, files: BenchFile[], dir: string) {
 
 async function main() {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'studio-dsbench-'));
+  // Built once for every server the bench starts.
+  const bundle = await serverBundle('datasets-bench');
   try {
     const files: BenchFile[] = [];
     const sizes: [number, BenchFile['purpose']][] = [[ROWS, 'ingest'], [BIG, 'ingest'], [MEMORY_ROWS, 'memory']];
@@ -242,8 +233,9 @@ async function main() {
       if (!files.some((f) => f.csv === csv)) await writeCsv(csv, rows);
       files.push({ csv, rows, mb: (await fs.stat(csv)).size / 1e6, purpose });
     }
-    for (const store of STORES) await benchStore(store, files, dir);
+    for (const store of STORES) await benchStore(bundle.main, store, files, dir);
   } finally {
+    bundle.remove();
     await fs.rm(dir, { recursive: true, force: true });
   }
 }

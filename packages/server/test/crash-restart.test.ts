@@ -1,11 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serverBundle } from './cluster';
+import { freePort, serverBundle } from './cluster';
 
 /**
  * #11 item 7 as it happens: a server killed with SIGKILL in the middle of an upload, started again on the
@@ -20,14 +19,6 @@ let bundle: Awaited<ReturnType<typeof serverBundle>>;
 beforeAll(async () => {
   bundle = await serverBundle('crash');
 });
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
 
 async function start(): Promise<string> {
   const port = await freePort();
