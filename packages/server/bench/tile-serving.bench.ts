@@ -13,7 +13,9 @@ import { buildStudio } from '../src/app';
 import { configFromEnv } from '../src/config';
 import { createOrganization, createUser } from '../src/services/users';
 import { benchCatalog } from './catalog';
+import { discardBodies } from './load-client';
 import { startCluster } from '../test/cluster';
+
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = 100;
@@ -33,7 +35,7 @@ async function measure(url: string | string[], headers: Record<string, string> =
   const urls = Array.isArray(url) ? url : [url];
   // The load runs in a worker thread of its own: on the server's event loop, reading 20 KB answers a thousand
   // times a second was the client's cost counted as the server's (nginx measured the same way had no such load).
-  const run = (duration: number) => Promise.all(urls.map((u) => autocannon({ url: u, connections: CONNECTIONS / urls.length, duration, headers, workers: 1 })));
+  const run = (duration: number) => Promise.all(urls.map((u) => autocannon({ url: u, connections: CONNECTIONS / urls.length, duration, headers, workers: 1, setupClient: discardBodies })));
   // A short warm-up first: the first figure of a run must not pay for the JIT and the first reads.
   await run(2);
   const results = await run(SECONDS);
