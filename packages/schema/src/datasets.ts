@@ -143,6 +143,38 @@ export const DatasetMetadata = z.object({
 });
 export type DatasetMetadata = z.infer<typeof DatasetMetadata>;
 
+/**
+ * What a dataset keeps in its record's `attrs`, as the catalog stores it: parsed on every read, never cast. Fields a
+ * row written by an earlier version lacks take their defaults (an empty metadata's); keys this schema does not name
+ * are kept (loose), so a read-modify-write never drops them.
+ */
+export const StoredDataset = z.looseObject({
+  datasetType: DatasetType.default('managed'),
+  status: DatasetStatus.default('new'),
+  storageKey: z.string().nullable().default(null),
+  dataConnectionId: Id.nullable().default(null),
+  metadata: z
+    .looseObject({
+      ...DatasetMetadata.shape,
+      storageReadPath: DatasetMetadata.shape.storageReadPath.default(null),
+      source: DatasetMetadata.shape.source.default(null),
+      pipelineType: DatasetMetadata.shape.pipelineType.default(null),
+      contentType: DatasetMetadata.shape.contentType.default(null),
+      rowCount: DatasetMetadata.shape.rowCount.default(null),
+      byteSize: DatasetMetadata.shape.byteSize.default(null),
+      columns: DatasetMetadata.shape.columns.default([]),
+      detected: DatasetMetadata.shape.detected.default({}),
+      errorMessage: DatasetMetadata.shape.errorMessage.default(null),
+      errorDetails: DatasetMetadata.shape.errorDetails.default(null),
+      query: DatasetMetadata.shape.query.default(null),
+      ingestedAt: DatasetMetadata.shape.ingestedAt.default(null),
+    })
+    .prefault({}),
+  /** The background job building the data (hex tiles): while it runs, the job, not an ingestion heartbeat, keeps the dataset pending. */
+  jobId: z.string().nullable().optional(),
+});
+export type StoredDataset = z.infer<typeof StoredDataset>;
+
 export const Dataset = StudioRecord.omit({ type: true }).extend({
   type: DatasetType,
   status: DatasetStatus,

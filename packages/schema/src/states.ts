@@ -12,6 +12,9 @@ export const STATE_COLLECTIONS = {
 } as const;
 export type StateCollection = keyof typeof STATE_COLLECTIONS;
 
+/** What a state record keeps in `attrs`: the record it belongs to (its reads and writes follow that record's) and the state. */
+export const StoredState = z.object({ recordId: z.string().nullable().optional(), state: z.unknown() });
+
 export const StateCreate = z.object({
   name: z.string().trim().min(1).max(500).default('State'),
   recordId: Id.nullable().optional(),

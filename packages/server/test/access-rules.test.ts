@@ -129,6 +129,10 @@ describe.each(STORES)('the access rule, on %s', (kind) => {
     // Past the access rule, a run reaches the driver and is recorded (failed here: nothing listens on port 9).
     expect(await run('editor', restricted.id)).toEqual([200, 'failure']);
     expect(await run('colleague', open.id)).toEqual([200, 'failure']);
+    // A setting the catalog holds damaged (not a boolean) restricts rather than opens the connection up.
+    const row = await ctx.s.services.db.selectFrom('resources').select('attrs').where('id', '=', open.id).executeTakeFirstOrThrow();
+    await ctx.s.services.db.updateTable('resources').set({ attrs: JSON.stringify({ ...row.attrs, runForEditorsOnly: 'no' }) }).where('id', '=', open.id).execute();
+    expect(await run('colleague', open.id)).toEqual([403, 'Only editors of this connection may run queries on it']);
   });
 
   it('answers not found for a type or id no record can have, and share targets nobody may see', async () => {

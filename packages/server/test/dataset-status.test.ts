@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { arrowCopyKey } from '@studio/engine';
-import { DEFAULT_TIMING, INTERRUPTED, STALE_PENDING_MS, datasetAttrs } from '../src/services/datasets';
+import { DEFAULT_TIMING, EMPTY_METADATA, INTERRUPTED, STALE_PENDING_MS, datasetAttrs } from '../src/services/datasets';
 import { STORES, seedCast, startStudio, type TestStudio } from './harness';
 
 /**
@@ -198,6 +198,38 @@ describe.each(STORES)('dataset ingestion on %s', (kind) => {
     expect(datasetAttrs(await rowOf(made.id))).toMatchObject({ status: 'ready', metadata: { rowCount: 2 } });
     const gone = await s.services.datasets.transition('00000000-0000-4000-8000-000000000000', 'pending').catch((e: unknown) => e);
     expect(gone).toMatchObject({ status: 409, message: 'Record is not upload-ready' });
+  });
+
+  it('reads a dataset an earlier version wrote with the defaults, and keeps through every write the keys it does not know', async () => {
+    const made = (await call('POST', '/v1/datasets', JSON.stringify({ name: 'Written long ago', contentType: 'text/csv' }), { 'content-type': 'application/json' })).json().item;
+    // As an earlier version stored it: no type, storage key or connection; a metadata with one field, and keys of its own.
+    await s.services.db.updateTable('resources').set({ attrs: JSON.stringify({ status: 'new', note: 'kept', metadata: { source: 'upload', legacy: 1 } }) }).where('id', '=', made.id).execute();
+    expect(datasetAttrs({ attrs: {} })).toEqual({ datasetType: 'managed', status: 'new', storageKey: null, dataConnectionId: null, metadata: EMPTY_METADATA });
+    const read = (await call('GET', `/v1/datasets/${made.id}`)).json().item;
+    expect(read).toMatchObject({ type: 'managed', status: 'new', dataConnectionId: null, metadata: { source: 'upload', columns: [], rowCount: null, detected: {}, storageReadPath: null } });
+    const up = await call('PUT', `/v1/datasets/${made.id}/data`, CSV, { 'content-type': 'text/csv' });
+    expect(up.statusCode).toBe(200);
+    const stored = (await rowOf(made.id)).attrs as Record<string, unknown>;
+    expect(stored).toMatchObject({ status: 'ready', note: 'kept', metadata: { legacy: 1, rowCount: 2 } });
+  });
+
+  it('leaves a dataset the catalog cannot read out of its lists, and answers it with a 500 that shows nothing of it', async () => {
+    const make = async (name: string) => (await call('POST', '/v1/datasets', JSON.stringify({ name, contentType: 'text/csv' }), { 'content-type': 'application/json' })).json().item.id as string;
+    const sound = await make('Sound');
+    const broken = await make('Broken');
+    const before = (await call('GET', '/v1/datasets?limit=100')).json();
+    const row = await rowOf(broken);
+    await s.services.db.updateTable('resources').set({ attrs: JSON.stringify({ ...row.attrs, status: 'lost' }) }).where('id', '=', broken).execute();
+    expect(() => datasetAttrs(row.attrs && { id: broken, attrs: { ...row.attrs, status: 'lost' } })).toThrow(`The catalog holds a dataset it cannot read (${broken}): status:`);
+    const after = (await call('GET', '/v1/datasets?limit=100')).json();
+    const ids = after.items.map((d: { id: string }) => d.id);
+    expect(ids).toContain(sound);
+    expect(ids).not.toContain(broken);
+    expect(after.total).toBe(before.total - 1);
+    const one = await call('GET', `/v1/datasets/${broken}`);
+    expect(one.statusCode).toBe(500);
+    expect(one.json()).toMatchObject({ message: 'Internal Server Error' });
+    expect(one.body).not.toContain('lost');
   });
 
   it("fails at a node's start the ingestions it was running when it stopped, not another node's", async () => {

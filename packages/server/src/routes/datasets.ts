@@ -24,7 +24,7 @@ import {
 import { defineRoute, requireCaller, type RouteContext, type RouteDef } from '../http/route';
 import { answerList, listRoutes } from './records';
 import { assertCanCreate } from '../services/quota';
-import { CUT_OFF, datasetAttrs, EMPTY_METADATA, type DatasetAttrs } from '../services/datasets';
+import { CUT_OFF, UnreadableDataset, datasetAttrs, EMPTY_METADATA, type DatasetAttrs } from '../services/datasets';
 import type { Services } from '../services';
 import type { ListOptions, ResourceRow } from '../services/records';
 import type { Caller } from '../http/caller';
@@ -537,6 +537,17 @@ const sandboxForCaller = (services: Services, caller: Caller, query: string) => 
 /** A page of datasets as lists answer them: records with the dataset fields (type, status, metadata). */
 export async function listDatasets(ctx: RouteContext<unknown, unknown, unknown>, opts: ListOptions): Promise<{ items: Dataset[]; total: number }> {
   const { items, total, attrs } = await ctx.services.records.listWithAttrs(requireCaller(ctx), 'dataset', opts);
-  return { total, items: items.map((item) => ctx.services.datasets.decorate(item, { attrs: attrs.get(item.id)! })) };
+  // A row the catalog cannot read is left out of the page (and logged), as lists of other kinds leave theirs: one
+  // broken record must not hide every other.
+  const readable = items.flatMap((item) => {
+    try {
+      return [ctx.services.datasets.decorate(item, { id: item.id, attrs: attrs.get(item.id)! })];
+    } catch (e) {
+      if (!(e instanceof UnreadableDataset)) throw e;
+      ctx.req.log.error({ err: e }, 'dataset left out of a list');
+      return [];
+    }
+  });
+  return { total: total - (items.length - readable.length), items: readable };
 }
 

@@ -39,7 +39,7 @@ export const storedAsset = (row: ResourceRow): z.infer<typeof StoredMapAsset> | 
 
 /** Refuses an asset of the other kind where `expected` is needed (catalog §5), 422. */
 export function assertAssetType(row: ResourceRow, expected: MapAssetType): void {
-  if ((row.attrs as { assetType?: unknown })?.assetType !== expected) throw badInput(NOT_A[expected]);
+  if (storedAsset(row)?.assetType !== expected) throw badInput(NOT_A[expected]);
 }
 
 function fields(row: ResourceRow): (MapAssetFields & { thumbnailUrl: string | null }) | null {

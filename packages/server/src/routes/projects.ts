@@ -18,6 +18,7 @@ import {
 import { defineRoute, requireCaller, type RouteContext, type RouteDef } from '../http/route';
 import { ProjectStore } from '../services/projects';
 import { kindRoutes, type Kind } from './kinds';
+import { storedAsset } from './map-assets';
 import { thumbnailRoutes } from './records';
 
 const BASE = '/v1/projects';
@@ -104,7 +105,7 @@ async function addResource(ctx: Ctx) {
   const type: ResourceType = asset ? 'map-asset' : (body.resource.type as ResourceType);
   try {
     const { resource } = await ctx.services.access.guard(requireCaller(ctx), type, body.resource.id, 'read', ctx.adminMode);
-    if (asset && resource.attrs?.assetType !== body.resource.type) throw badInput(asset);
+    if (asset && storedAsset(resource)?.assetType !== body.resource.type) throw badInput(asset);
   } catch (e) {
     if (e instanceof StudioError) throw badInput(SAVE_FAILED, e.message);
     throw e;

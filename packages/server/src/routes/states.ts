@@ -1,10 +1,8 @@
 import { z } from 'zod';
-import { STATE_COLLECTIONS, StateCreate, StateUpdate, badInput, type StateCollection } from '@studio/schema';
+import { STATE_COLLECTIONS, StateCreate, StateUpdate, StoredState, badInput, type StateCollection } from '@studio/schema';
 import type { RouteDef } from '../http/route';
 import { requireCaller } from '../http/route';
 import { kindRoutes, type Kind } from './kinds';
-
-const StoredState = z.object({ recordId: z.string().nullable().optional(), state: z.unknown() });
 
 /** Spec rows of each collection: GET /{id}, POST, PUT /{id}, DELETE /{id}. */
 const SPEC: Record<StateCollection, [string, string, string, string]> = {

@@ -9,11 +9,16 @@ import {
   type Action,
   type ResourceType,
   RESOURCE_TYPES,
+  StoredConnection,
+  StoredState,
 } from '@studio/schema';
 import type { Db } from '../store/db';
 import type { ResourcesTable } from '../store/tables';
 import type { Caller } from '../http/caller';
 import { ExpiringCache } from './expiring-cache';
+
+/** The one setting of a stored connection that decides who may run queries on it. */
+const RunRestriction = StoredConnection.pick({ runForEditorsOnly: true });
 
 export const RESOURCE_LABELS: Record<ResourceType, string> = {
   map: 'Map',
@@ -72,8 +77,8 @@ export class AccessService {
     if (resource.owner_id === caller.user.id) return 'owner';
     const isState = STATE_TYPES.has(resource.type);
     if (resource.organization_id && caller.orgIds.includes(resource.organization_id) && !isState) grants.push('viewer');
-    const target = isState ? (resource.attrs as { recordId?: unknown } | null)?.recordId : undefined;
-    if (typeof target === 'string') {
+    const target = isState ? StoredState.safeParse(resource.attrs).data?.recordId : undefined;
+    if (target) {
       const row = await this.db.selectFrom('resources').selectAll().where('id', '=', target).executeTakeFirst();
       // Reading or writing the record reads or writes its state; sharing the state stays with its owner.
       const onRecord = row ? await this.accessOf(caller, row, adminMode) : 'none';
@@ -129,7 +134,9 @@ export class AccessService {
    */
   async guardRun(caller: Caller | null, connectionId: string, adminMode: boolean): Promise<Selectable<ResourcesTable>> {
     const { resource, access } = await this.guard(caller, 'data-connection', connectionId, 'read', adminMode);
-    const restricted = (resource.attrs as { runForEditorsOnly?: unknown } | null)?.runForEditorsOnly === true;
+    // Only the one field is read, and a value that does not parse restricts: a damaged row must not open a connection up.
+    const setting = RunRestriction.safeParse(resource.attrs);
+    const restricted = !setting.success || setting.data.runForEditorsOnly === true;
     if (restricted && !can(access, 'write')) throw forbidden('Only editors of this connection may run queries on it');
     return resource;
   }

@@ -3,6 +3,9 @@ import type { Db } from '../store/db';
 import type { NetworkReach } from './network-reach';
 import type { ResourceRow } from './records';
 
+/** The parent a stored connection names (a row that does not parse names none). */
+const ParentOf = StoredConnection.pick({ parentId: true });
+
 /** The stored form of a data connection, or null when its attrs do not parse. */
 export function storedConnection(row: ResourceRow) {
   const parsed = StoredConnection.safeParse(row.attrs);
@@ -30,7 +33,7 @@ export async function assertParent(db: Db, parentId: string, selfId?: string): P
       .where('type', '=', 'data-connection')
       .executeTakeFirst();
     if (!row) throw notFound('Parent connection not found');
-    at = typeof row.attrs?.parentId === 'string' ? row.attrs.parentId : null;
+    at = ParentOf.safeParse(row.attrs).data?.parentId ?? null;
   }
 }
 

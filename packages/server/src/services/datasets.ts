@@ -4,7 +4,7 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import { StudioError, badInput, initialRefresh, isStudioError, type Access, type DatasetRefresh, type Dataset, type DatasetMetadata, type DatasetStatus, DATASET_TRANSITIONS, bestEffort } from '@studio/schema';
+import { StudioError, StoredDataset, badInput, initialRefresh, isStudioError, type Access, type DatasetRefresh, type Dataset, type DatasetMetadata, type DatasetStatus, DATASET_TRANSITIONS, bestEffort } from '@studio/schema';
 import { arrowCopyKey, rejectedLinesKey, type CsvOverrides, type Engine, type IngestResult } from '@studio/engine';
 import { every } from './every';
 import type { Db } from '../store/db';
@@ -13,16 +13,10 @@ import type { RecordService, ResourceRow } from './records';
 import type { AccessService } from './access';
 import type { Caller } from '../http/caller';
 
-/** What a dataset keeps in `attrs` besides the record fields. */
-export interface DatasetAttrs {
-  datasetType: Dataset['type'];
-  status: DatasetStatus;
-  storageKey: string | null;
-  dataConnectionId: string | null;
-  metadata: DatasetMetadata;
-  /** The background job building the data (hex tiles): while it runs, the job, not an ingestion heartbeat, keeps the dataset pending. */
-  jobId?: string | null;
-}
+/** What a dataset keeps in `attrs` besides the record fields (`StoredDataset`, parsed on every read). */
+export type DatasetAttrs = StoredDataset;
+/** A change to a dataset's attrs: the named fields (the stored object's other keys stay as they are). */
+export type DatasetAttrsPatch = Partial<Pick<DatasetAttrs, 'datasetType' | 'status' | 'storageKey' | 'dataConnectionId' | 'jobId'>> & { metadata?: Partial<DatasetMetadata> };
 
 export const EMPTY_METADATA: DatasetMetadata = {
   storageReadPath: null,
@@ -39,15 +33,18 @@ export const EMPTY_METADATA: DatasetMetadata = {
   ingestedAt: null,
 };
 
-export const datasetAttrs = (row: Pick<ResourceRow, 'attrs'>): DatasetAttrs => {
-  const a = (row.attrs ?? {}) as Partial<DatasetAttrs>;
-  return {
-    datasetType: a.datasetType ?? 'managed',
-    status: a.status ?? 'new',
-    storageKey: a.storageKey ?? null,
-    dataConnectionId: a.dataConnectionId ?? null,
-    metadata: { ...EMPTY_METADATA, ...(a.metadata ?? {}) },
-  };
+/** A dataset row whose attrs `StoredDataset` refuses. */
+export class UnreadableDataset extends Error {
+  override name = 'UnreadableDataset';
+}
+
+export const datasetAttrs = (row: Pick<ResourceRow, 'attrs'> & { id?: string }): DatasetAttrs => {
+  const parsed = StoredDataset.safeParse(row.attrs ?? {});
+  if (parsed.success) return parsed.data;
+  // A row the schema refuses was written by a defect (or by hand): an error the log names (the caller gets a 500
+  // with its request id), never passed on as if it read.
+  const issue = parsed.error.issues[0]!;
+  throw new UnreadableDataset(`The catalog holds a dataset it cannot read${row.id ? ` (${row.id})` : ''}: ${issue.path.join('.') || 'attrs'}: ${issue.message}`);
 };
 
 /**
@@ -140,7 +137,7 @@ export class DatasetService {
     });
   }
 
-  decorate<T extends { id: string }>(w: T, row: Pick<ResourceRow, 'attrs'>): Omit<T, 'type'> & Pick<Dataset, 'type' | 'status' | 'metadata' | 'dataConnectionId'> {
+  decorate<T extends { id: string }>(w: T, row: Pick<ResourceRow, 'attrs'> & { id?: string }): Omit<T, 'type'> & Pick<Dataset, 'type' | 'status' | 'metadata' | 'dataConnectionId'> {
     const a = datasetAttrs(row);
     const metadata = { ...a.metadata, storageReadPath: a.status === 'ready' ? `/v1/datasets/${w.id}/data` : null, refresh: refreshOf(a) };
     return { ...w, type: a.datasetType, status: a.status, metadata, dataConnectionId: a.dataConnectionId };
@@ -155,7 +152,7 @@ export class DatasetService {
   async transition(
     id: string,
     to: DatasetStatus,
-    patch: Partial<Omit<DatasetAttrs, 'metadata'>> & { metadata?: Partial<DatasetMetadata> } = {},
+    patch: DatasetAttrsPatch = {},
     opts: { skipArrow?: boolean; claim?: boolean } = {},
   ): Promise<ResourceRow> {
     const row = await this.move(id, to, patch, opts.claim);
@@ -202,7 +199,7 @@ export class DatasetService {
     return this.copies.get(id) ?? Promise.resolve();
   }
 
-  private move(id: string, to: DatasetStatus, patch: Partial<Omit<DatasetAttrs, 'metadata'>> & { metadata?: Partial<DatasetMetadata> }, claim = false): Promise<ResourceRow> {
+  private move(id: string, to: DatasetStatus, patch: DatasetAttrsPatch, claim = false): Promise<ResourceRow> {
     return this.db.transaction().execute(async (trx) => {
       const row = await trx.selectFrom('resources').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
       if (!row) throw new StudioError(409, 'Record is not upload-ready');

@@ -95,7 +95,8 @@ async function ingestStored(s: Services, job: JobRun<UploadJobData>): Promise<vo
   const { datasetId, uploadKey, contentType } = job.data;
   const target = await s.records.get(datasetId);
   // Deleted, or claimed since by another upload: that one's data is the newer, and this job has nothing to do.
-  if (!target || datasetAttrs(target).status !== 'pending' || (target.attrs as { jobId?: string }).jobId !== job.id) return;
+  const stored = target && datasetAttrs(target);
+  if (!stored || stored.status !== 'pending' || stored.jobId !== job.id) return;
   const meta = uploadMeta(contentType);
   job.progress(5);
   try {
