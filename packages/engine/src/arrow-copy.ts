@@ -22,6 +22,26 @@ const READ_BYTES = 4 * 1024 * 1024;
 
 export const arrowCopyKey = (key: string) => `${key}.arrows`;
 
+/**
+ * The fewest bytes a row takes in the Arrow stream, per DuckDB column type: fixed-width values their width, a
+ * variable-width one its 4-byte offset (its bytes come on top), a boolean nothing whole. Types not named count 0.
+ */
+const LEAST_ROW_BYTES: Record<string, number> = {
+  TINYINT: 1, UTINYINT: 1, SMALLINT: 2, USMALLINT: 2, INTEGER: 4, UINTEGER: 4, FLOAT: 4, DATE: 4,
+  BIGINT: 8, DOUBLE: 8, TIMESTAMP: 8, 'TIMESTAMP WITH TIME ZONE': 8, TIMESTAMP_S: 8, TIMESTAMP_MS: 8, TIMESTAMP_NS: 8,
+  VARCHAR: 4, BLOB: 4,
+};
+
+/**
+ * Whether a copy of `rows` rows of these column types could stay under the cap: false only when even the least
+ * the stream can take (no strings' bytes, no validity, no framing) is past it. Such a dataset would build up to
+ * 512 MB of Arrow after each ingestion and on each first read, only to drop it.
+ */
+export function arrowCopyCouldFit(rows: number, columnTypes: readonly string[]): boolean {
+  const perRow = columnTypes.reduce((n, t) => n + (LEAST_ROW_BYTES[t] ?? 0), 0);
+  return rows * perRow <= MAX_COPY_BYTES;
+}
+
 /** The copy's bytes, READ_BYTES at a time, in buffers from `pool` when given (the consumer gives them back). */
 async function* readCopy(file: string, signal?: AbortSignal, pool?: BufferPool): AsyncGenerator<Uint8Array> {
   const fh = await open(file, 'r');
@@ -98,14 +118,16 @@ export async function* arrowWithCopy(
   tmpDir: string,
   key: string,
   build: () => AsyncGenerator<Uint8Array>,
-  opts: { signal?: AbortSignal; pool?: BufferPool; keep?: boolean } = {},
+  /** `keep`: whether to keep what is built as the copy; a function is asked only when there is no copy yet. */
+  opts: { signal?: AbortSignal; pool?: BufferPool; keep?: boolean | (() => Promise<boolean>) } = {},
 ): AsyncGenerator<Uint8Array> {
   const copyKey = arrowCopyKey(key);
   if (await store.exists(copyKey)) {
     yield* readCopy(await store.localPath(copyKey), opts.signal, opts.pool);
     return;
   }
-  if (opts.keep === false) {
+  const keep = typeof opts.keep === 'function' ? await opts.keep() : opts.keep;
+  if (keep === false) {
     yield* build();
     return;
   }

@@ -17,7 +17,7 @@ import { bindable, runArgs, type BoundParams } from './params';
 import { quoteLiteral } from './sql';
 import { LocalObjectStore, type ObjectStore } from './store';
 import { arrowIpc, csvText, type StreamOptions } from './stream';
-import { arrowWithCopy, writeArrowCopy } from './arrow-copy';
+import { arrowCopyCouldFit, arrowWithCopy, writeArrowCopy } from './arrow-copy';
 import { flatgeobufBytes, geojsonText, parquetFile, registerGeometryFunctions, type ExportFormat, type ExportLocation, type ExportShape } from './exports';
 import { registerReprojection } from './formats/reproject';
 import { plain, type IngestResult } from './types';
@@ -230,7 +230,24 @@ export class Engine {
    * right now; see arrow-copy.ts). For dataset answers; other keys use arrowStream.
    */
   datasetArrowStream(key: string, opts: StreamOptions = {}): AsyncGenerator<Uint8Array> {
-    return arrowWithCopy(this.store, this.tmpDir, key, () => this.arrowStream(key, opts), { ...opts, keep: !this.copying.has(key) });
+    const keep = async () => !this.copying.has(key) && (await this.copyCouldFit(key));
+    return arrowWithCopy(this.store, this.tmpDir, key, () => this.arrowStream(key, opts), { ...opts, keep });
+  }
+
+  /**
+   * Whether the Arrow copy of a stored dataset could stay under its cap, from the Parquet's row count and column
+   * types (`arrowCopyCouldFit`). Measured on a 1 GB CSV (12.5M rows of 8 columns): building the copy after its
+   * ingestion only to drop it at the cap took the server's peak from about 500 to 566 MB.
+   */
+  private async copyCouldFit(key: string): Promise<boolean> {
+    if (!(await this.store.exists(key))) return true; // the stream's own read answers what is missing
+    const file = await this.store.localPath(key);
+    return this.withConnection(async (c) => {
+      const described = await c.runAndReadAll(`DESCRIBE SELECT * FROM read_parquet(${quoteLiteral(file)})`);
+      const types = described.getRowObjectsJS().map((r) => String(r.column_type));
+      const counted = await c.runAndReadAll(`SELECT count(*) AS n FROM read_parquet(${quoteLiteral(file)})`);
+      return arrowCopyCouldFit(Number(counted.getRowObjectsJS()[0]!.n), types);
+    });
   }
 
   /**
@@ -243,7 +260,11 @@ export class Engine {
     if (running) return running;
     const signal = this.copyAbort.signal;
     const job = this.copyQueue
-      .then(() => (signal.aborted ? false : writeArrowCopy(this.store, this.tmpDir, key, () => this.arrowStream(key, { signal }))))
+      .then(async () => {
+        if (signal.aborted || !(await this.copyCouldFit(key))) return false;
+        // Closed while the estimate ran: no temp file for a copy that cannot be written.
+        return signal.aborted ? false : writeArrowCopy(this.store, this.tmpDir, key, () => this.arrowStream(key, { signal }));
+      })
       .finally(() => this.copying.delete(key));
     // The queue only orders the copies: a failed copy's error goes to whoever awaits `job`, not to the next copy.
     this.copyQueue = job.catch(() => undefined);

@@ -7,7 +7,7 @@ export { assertSupportedContentType, type IngestOptions } from './ingest';
 export { detectEncoding, rejectedLinesKey, type CsvEncoding, type CsvOverrides } from './csv';
 export { arrowIpcOn, type StreamOptions } from './stream';
 export { BufferPool } from './buffers';
-export { arrowCopyKey } from './arrow-copy';
+export { arrowCopyCouldFit, arrowCopyKey } from './arrow-copy';
 export type { PooledConnection } from './pool';
 export { quoteIdent, quoteLiteral } from './sql';
 export type { IngestResult, IngestColumn, ColumnStats, ColumnRole, SpecColumnType } from './types';

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { tableFromIPC } from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { arrowCopyKey, BufferPool } from '../src';
+import { arrowCopyCouldFit, arrowCopyKey, BufferPool } from '../src';
 import { collect, setup, type Ctx } from './helpers';
 
 let ctx: Ctx;
@@ -80,6 +80,37 @@ describe('keepArrowCopy (after ingestion)', () => {
   it('fails for a key that is not stored, leaving no copy', async () => {
     await expect(ctx.engine.keepArrowCopy('ds/missing.parquet')).rejects.toMatchObject({ status: 404 });
     expect(await ctx.engine.store.exists(arrowCopyKey('ds/missing.parquet'))).toBe(false);
+  });
+});
+
+describe('a dataset too large for a copy', () => {
+  const MB = 1024 * 1024;
+  it.each([
+    ['8M rows of 8 doubles (512 MB at least): at the cap', 8 * MB, Array(8).fill('DOUBLE'), true],
+    ['one row more', 8 * MB + 1, Array(8).fill('DOUBLE'), false],
+    ['12.5M rows of the bench file (lat, lng, ts, a label, 4 numbers: 60 bytes a row)', 12_500_000, ['DOUBLE', 'DOUBLE', 'TIMESTAMP', 'VARCHAR', 'DOUBLE', 'DOUBLE', 'BIGINT', 'DOUBLE'], false],
+    ['strings count their offsets only (their bytes are unknown here)', 100 * MB, ['VARCHAR'], true],
+    ['booleans and types not named count nothing', 1_000 * MB, ['BOOLEAN', 'STRUCT(a INTEGER)', 'DECIMAL(18,3)'], true],
+    ['small types their width (3 bytes a row)', 170 * MB, ['TINYINT', 'SMALLINT'], true],
+    ['small types past the cap', 171 * MB, ['TINYINT', 'SMALLINT'], false],
+    ['an empty dataset', 0, ['DOUBLE'], true],
+  ])('%s', (_name, rows, types, fits) => expect(arrowCopyCouldFit(rows, types)).toBe(fits));
+
+  it('is not copied: no Arrow is built after ingestion only to be dropped at the cap', async () => {
+    // 100 BIGINT columns: 800 bytes a row at least, past 512 MB from 671,089 rows.
+    const columns = Array.from({ length: 100 }, (_, c) => `i + ${c} AS c${c}`).join(', ');
+    await ctx.engine.query(`COPY (SELECT ${columns} FROM range(700000) t(i)) TO '${path.join(ctx.dir, 'wide.parquet')}' (FORMAT parquet)`);
+    await ctx.engine.store.put('ds/wide.parquet', path.join(ctx.dir, 'wide.parquet'));
+    const stream = ctx.engine.arrowStream.bind(ctx.engine);
+    let built = 0;
+    ctx.engine.arrowStream = (...args) => (built++, stream(...args));
+    try {
+      expect(await ctx.engine.keepArrowCopy('ds/wide.parquet')).toBe(false);
+      expect(built).toBe(0);
+      expect(await ctx.engine.store.exists(arrowCopyKey('ds/wide.parquet'))).toBe(false);
+    } finally {
+      ctx.engine.arrowStream = stream;
+    }
   });
 });
 
