@@ -243,10 +243,11 @@ export class Engine {
     if (!(await this.store.exists(key))) return true; // the stream's own read answers what is missing
     const file = await this.store.localPath(key);
     return this.withConnection(async (c) => {
-      const described = await c.runAndReadAll(`DESCRIBE SELECT * FROM read_parquet(${quoteLiteral(file)})`);
-      const types = described.getRowObjectsJS().map((r) => String(r.column_type));
-      const counted = await c.runAndReadAll(`SELECT count(*) AS n FROM read_parquet(${quoteLiteral(file)})`);
-      return arrowCopyCouldFit(Number(counted.getRowObjectsJS()[0]!.n), types);
+      const parquet = `read_parquet(${quoteLiteral(file)})`;
+      // Both from the file's footer, in one statement.
+      const r = await c.runAndReadAll(`SELECT (SELECT count(*) FROM ${parquet}) AS n, list(column_type) AS types FROM (DESCRIBE SELECT * FROM ${parquet})`);
+      const { n, types } = r.getRowObjectsJS()[0]! as { n: bigint; types: string[] };
+      return arrowCopyCouldFit(Number(n), types);
     });
   }
 

@@ -143,6 +143,22 @@ export const DatasetMetadata = z.object({
 });
 export type DatasetMetadata = z.infer<typeof DatasetMetadata>;
 
+/** A dataset's metadata before anything is recorded in it: what each field is until then. */
+export const EMPTY_METADATA: DatasetMetadata = {
+  storageReadPath: null,
+  source: null,
+  pipelineType: null,
+  contentType: null,
+  rowCount: null,
+  byteSize: null,
+  columns: [],
+  detected: {},
+  errorMessage: null,
+  errorDetails: null,
+  query: null,
+  ingestedAt: null,
+};
+
 /**
  * What a dataset keeps in its record's `attrs`, as the catalog stores it: parsed on every read, never cast. Fields a
  * row written by an earlier version lacks take their defaults (an empty metadata's); keys this schema does not name
@@ -154,22 +170,9 @@ export const StoredDataset = z.looseObject({
   storageKey: z.string().nullable().default(null),
   dataConnectionId: Id.nullable().default(null),
   metadata: z
-    .looseObject({
-      ...DatasetMetadata.shape,
-      storageReadPath: DatasetMetadata.shape.storageReadPath.default(null),
-      source: DatasetMetadata.shape.source.default(null),
-      pipelineType: DatasetMetadata.shape.pipelineType.default(null),
-      contentType: DatasetMetadata.shape.contentType.default(null),
-      rowCount: DatasetMetadata.shape.rowCount.default(null),
-      byteSize: DatasetMetadata.shape.byteSize.default(null),
-      columns: DatasetMetadata.shape.columns.default([]),
-      detected: DatasetMetadata.shape.detected.default({}),
-      errorMessage: DatasetMetadata.shape.errorMessage.default(null),
-      errorDetails: DatasetMetadata.shape.errorDetails.default(null),
-      query: DatasetMetadata.shape.query.default(null),
-      ingestedAt: DatasetMetadata.shape.ingestedAt.default(null),
-    })
-    .prefault({}),
+    .looseObject(DatasetMetadata.partial().shape)
+    .optional()
+    .transform((m) => ({ ...EMPTY_METADATA, ...m })),
   /** The background job building the data (hex tiles): while it runs, the job, not an ingestion heartbeat, keeps the dataset pending. */
   jobId: z.string().nullable().optional(),
 });

@@ -16,7 +16,6 @@ import { benchCatalog } from './catalog';
 import { discardBodies } from './load-client';
 import { startCluster } from '../test/cluster';
 
-
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = 100;
 const POINTS = Number(process.env.BENCH_ROWS ?? 200_000);

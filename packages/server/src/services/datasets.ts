@@ -4,7 +4,7 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import { StudioError, StoredDataset, badInput, initialRefresh, isStudioError, type Access, type DatasetRefresh, type Dataset, type DatasetMetadata, type DatasetStatus, DATASET_TRANSITIONS, bestEffort } from '@studio/schema';
+import { EMPTY_METADATA, StudioError, StoredDataset, badInput, initialRefresh, isStudioError, type Access, type DatasetRefresh, type Dataset, type DatasetMetadata, type DatasetStatus, DATASET_TRANSITIONS, bestEffort } from '@studio/schema';
 import { arrowCopyKey, rejectedLinesKey, type CsvOverrides, type Engine, type IngestResult } from '@studio/engine';
 import { every } from './every';
 import type { Db } from '../store/db';
@@ -18,20 +18,7 @@ export type DatasetAttrs = StoredDataset;
 /** A change to a dataset's attrs: the named fields (the stored object's other keys stay as they are). */
 export type DatasetAttrsPatch = Partial<Pick<DatasetAttrs, 'datasetType' | 'status' | 'storageKey' | 'dataConnectionId' | 'jobId'>> & { metadata?: Partial<DatasetMetadata> };
 
-export const EMPTY_METADATA: DatasetMetadata = {
-  storageReadPath: null,
-  source: null,
-  pipelineType: null,
-  contentType: null,
-  rowCount: null,
-  byteSize: null,
-  columns: [],
-  detected: {},
-  errorMessage: null,
-  errorDetails: null,
-  query: null,
-  ingestedAt: null,
-};
+export { EMPTY_METADATA };
 
 /** A dataset row whose attrs `StoredDataset` refuses. */
 export class UnreadableDataset extends Error {
