@@ -70,7 +70,9 @@ export class LocalObjectStore implements ObjectStore {
 
   async delete(prefix: string): Promise<void> {
     const f = this.file(prefix);
-    await rm(f, { recursive: true, force: true });
+    // An object landing in the prefix while it is removed (an Arrow copy finishing as its dataset is deleted)
+    // fails the last rmdir with ENOTEMPTY: Node's rm then goes over the folder again.
+    await rm(f, { recursive: true, force: true, maxRetries: 5, retryDelay: 20 });
   }
 
   async *keys(): AsyncIterable<string> {

@@ -42,6 +42,27 @@ describe('LocalObjectStore', () => {
     expect(await readFile(await store.localPath('k'), 'utf8')).toBe('two');
   });
 
+  it('deletes a prefix while other objects land in it, without failing', async () => {
+    // An Arrow copy written after ingestion lands beside the data a failed import or a quick delete removes.
+    const files = await Promise.all(Array.from({ length: 40 }, async (_, i) => {
+      const f = path.join(dir, `f${i}`);
+      await writeFile(f, 'x'.repeat(64 * 1024));
+      return f;
+    }));
+    for (let round = 0; round < 20; round++) {
+      const src = path.join(dir, `base${round}`);
+      await writeFile(src, 'base');
+      await store.put(`ds/${round}/data.parquet`, src);
+      const landing = Promise.allSettled(files.slice(0, 2).map(async (f, i) => {
+        const copy = `${f}-${round}`;
+        await writeFile(copy, 'copy');
+        await store.put(`ds/${round}/copy-${i}.arrow`, copy);
+      }));
+      await expect(store.delete(`ds/${round}`)).resolves.toBeUndefined();
+      await landing;
+    }
+  });
+
   it.each(['../x', 'a/../../b', '/abs', 'a//b', 'a b', "a'b", '', 'a/./b'])('refuses key %j', async (key) => {
     await expect(store.exists(key)).rejects.toMatchObject({ status: 422, message: 'Invalid storage key' });
   });

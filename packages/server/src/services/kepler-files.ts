@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import {
   KEPLER_FILE_MAX_ROWS,
   StudioError,
+  bestEffort,
   bindKeplerDataIds,
   keplerConfigOfMapState,
   keplerFieldType,
@@ -73,7 +74,8 @@ export async function importKeplerDatasets(services: Services, caller: Caller, f
   } catch (e) {
     for (const row of made) {
       await services.records.delete(caller, row);
-      await services.datasets.deleteData(row);
+      // The answer is the import's own error: files left behind are logged, not the user's concern.
+      await bestEffort(services.datasets.deleteData(row), `Removing the data of ${row.id}, made by a failed kepler.gl import`);
     }
     throw e;
   }
