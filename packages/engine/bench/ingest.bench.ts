@@ -30,7 +30,7 @@ try {
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[1]!;
     const base = median(bases);
     const ours = median(ourTimes);
-    line(`ingest csv ${short(rows)} rows`, rows / ours, 'rows/s', base / ours, '>= 0.7');
+    line(`ingest csv ${short(rows)} rows`, rows / ours, 'rows/s', base / ours, '>= 0.9 (#16, for 1 GB: the 10M rows)');
     console.log(`  (duckdb COPY alone ${base.toFixed(2)} s, ingest with stats ${ours.toFixed(2)} s)`);
     await engine.store.delete('bench');
   }

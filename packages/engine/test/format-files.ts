@@ -5,6 +5,9 @@ import { zipSync, strToU8 } from 'fflate';
 import { serialize } from 'flatgeobuf/lib/mjs/geojson.js';
 import proj4 from 'proj4';
 import type { FeatureCollection } from 'geojson';
+// Registers apache-arrow's LZ4 and ZSTD codecs, which the engine loads with its Arrow reader (on the first Arrow
+// upload): the files written here use them before any upload.
+import '../src/formats/arrow-ipc';
 
 /**
  * Files in the formats users bring, made by the tests (no binary fixtures to trust): each holds the same

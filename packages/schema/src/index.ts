@@ -1,5 +1,6 @@
 export * from './errors';
 export * from './best-effort';
+export * from './on-first-use';
 export * from './common';
 export * from './identity';
 export * from './sdk';

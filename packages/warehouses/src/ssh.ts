@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Duplex } from 'node:stream';
-import { Client } from 'ssh2';
-import { StudioError } from '@studio/schema';
+import { StudioError, onFirstUse } from '@studio/schema';
 
 /** A bastion a warehouse is reached through (catalog connections' `sshHost`, `sshPort`, `sshUser`, `sshHostKey`). */
 export interface SshTunnelConfig {
@@ -24,14 +23,18 @@ export interface Tunnel {
   close(): void;
 }
 
+/** ssh2, loaded on the first connection made through an SSH host. */
+const ssh2 = onFirstUse(() => import('ssh2'));
+
 /**
  * Opens an SSH session to the bastion at `address` (the checked address of `config.host`) and a
  * channel forwarded from there to `to` (resolved and reached by the bastion, as `ssh -L` does). The
  * session ends with `close()`, or when the channel closes. Authentication is by private key or
  * password; with `hostKey` set, a server whose key does not match is refused before any secret is sent.
  */
-export function openTunnel(config: SshTunnelConfig, address: string, to: { host: string; port: number }, timeoutMs: number): Promise<Tunnel> {
+export async function openTunnel(config: SshTunnelConfig, address: string, to: { host: string; port: number }, timeoutMs: number): Promise<Tunnel> {
   if (!config.privateKey && !config.password) throw new StudioError(422, 'An SSH private key or password is needed to connect through the SSH host');
+  const { Client } = await ssh2();
   return new Promise<Tunnel>((resolve, reject) => {
     const client = new Client();
     let mismatch: string | null = null;

@@ -1,9 +1,3 @@
-import { arrowIpcToParquetParts } from './arrow-ipc';
-import { flatgeobufToGeoJson } from './flatgeobuf';
-import { shapefileToGeoJson } from './shapefile';
-import { gpxToGeoJson, kmlToGeoJson, kmzToGeoJson } from './xml-geo';
-import { xlsxToCsv } from './xlsx';
-
 /**
  * Formats DuckDB cannot read here (its spatial, Excel and Arrow extensions cannot be downloaded): each is
  * turned by a reader made for it into files DuckDB reads — GeoJSON for the geographic ones, CSV for
@@ -42,14 +36,16 @@ const single =
     return [file];
   };
 
+// Each reader (with its library: exceljs, shpjs and proj4, xmldom, flatgeobuf, parquet-wasm) is loaded on the
+// first file of its format, not when the server starts (docs/decisions.md "Dataset data path performance", row "Libraries on first use").
 const CONVERTERS: Record<ConvertedFormat, { into: ConvertedInto; convert: (input: string, outBase: string) => Promise<string[]> }> = {
-  shapefile: { into: 'geojson', convert: single('geojson', shapefileToGeoJson) },
-  kml: { into: 'geojson', convert: single('geojson', kmlToGeoJson) },
-  kmz: { into: 'geojson', convert: single('geojson', kmzToGeoJson) },
-  gpx: { into: 'geojson', convert: single('geojson', gpxToGeoJson) },
-  flatgeobuf: { into: 'geojson', convert: single('geojson', flatgeobufToGeoJson) },
-  xlsx: { into: 'sheet', convert: single('csv', xlsxToCsv) },
-  arrow: { into: 'parquet', convert: arrowIpcToParquetParts },
+  shapefile: { into: 'geojson', convert: single('geojson', async (i, o) => (await import('./shapefile')).shapefileToGeoJson(i, o)) },
+  kml: { into: 'geojson', convert: single('geojson', async (i, o) => (await import('./xml-geo')).kmlToGeoJson(i, o)) },
+  kmz: { into: 'geojson', convert: single('geojson', async (i, o) => (await import('./xml-geo')).kmzToGeoJson(i, o)) },
+  gpx: { into: 'geojson', convert: single('geojson', async (i, o) => (await import('./xml-geo')).gpxToGeoJson(i, o)) },
+  flatgeobuf: { into: 'geojson', convert: single('geojson', async (i, o) => (await import('./flatgeobuf')).flatgeobufToGeoJson(i, o)) },
+  xlsx: { into: 'sheet', convert: single('csv', async (i, o) => (await import('./xlsx')).xlsxToCsv(i, o)) },
+  arrow: { into: 'parquet', convert: async (i, o) => (await import('./arrow-ipc')).arrowIpcToParquetParts(i, o) },
 };
 
 /** Converts `input` into files named from `outBase`; answers them and how to read them. */

@@ -1,9 +1,8 @@
 import { createReadStream, createWriteStream } from 'node:fs';
 import { PassThrough, Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { DeleteObjectCommand, DeleteObjectsCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
-import { notFound } from '@studio/schema';
+import type { S3Client, S3ClientConfig } from '@aws-sdk/client-s3';
+import { notFound, onFirstUse } from '@studio/schema';
 import { checkKey, type ObjectStore } from '../store';
 import type { ReadThroughCache } from './read-through-cache';
 
@@ -38,11 +37,15 @@ const isMissing = (e: unknown) => {
  * DuckDB gets a local path; a node that stores an object keeps it in its cache, since it reads it next.
  */
 export class S3ObjectStore implements ObjectStore {
-  private readonly client: S3Client;
+  /** The client, made on the first call: the AWS SDK is loaded then, not with the engine (most studios store files locally). */
+  private client: S3Client | null = null;
+  private readonly aws = onFirstUse(async () => {
+    const [s3, { Upload }] = await Promise.all([import('@aws-sdk/client-s3'), import('@aws-sdk/lib-storage')]);
+    this.client = new s3.S3Client(this.opts.client);
+    return { s3, Upload, client: this.client };
+  });
 
-  constructor(private readonly opts: S3StoreOptions) {
-    this.client = new S3Client(opts.client);
-  }
+  constructor(private readonly opts: S3StoreOptions) {}
 
   private objectKey(key: string): string {
     checkKey(key);
@@ -51,7 +54,8 @@ export class S3ObjectStore implements ObjectStore {
 
   async put(key: string, fromFile: string): Promise<void> {
     // An S3 object appears whole when its upload completes: readers never see part of it.
-    await new Upload({ client: this.client, params: { Bucket: this.opts.bucket, Key: this.objectKey(key), Body: createReadStream(fromFile) } }).done();
+    const { Upload, client } = await this.aws();
+    await new Upload({ client, params: { Bucket: this.opts.bucket, Key: this.objectKey(key), Body: createReadStream(fromFile) } }).done();
     await this.opts.cache.add(key, fromFile);
   }
 
@@ -76,12 +80,13 @@ export class S3ObjectStore implements ObjectStore {
 
   async delete(prefix: string): Promise<void> {
     const objectKey = this.objectKey(prefix);
-    await this.client.send(new DeleteObjectCommand({ Bucket: this.opts.bucket, Key: objectKey }));
+    const { s3, client } = await this.aws();
+    await client.send(new s3.DeleteObjectCommand({ Bucket: this.opts.bucket, Key: objectKey }));
     let token: string | undefined;
     do {
-      const page = await this.client.send(new ListObjectsV2Command({ Bucket: this.opts.bucket, Prefix: `${objectKey}/`, ContinuationToken: token }));
+      const page = await client.send(new s3.ListObjectsV2Command({ Bucket: this.opts.bucket, Prefix: `${objectKey}/`, ContinuationToken: token }));
       const keys = (page.Contents ?? []).flatMap((o) => (o.Key ? [{ Key: o.Key }] : []));
-      if (keys.length) await this.client.send(new DeleteObjectsCommand({ Bucket: this.opts.bucket, Delete: { Objects: keys, Quiet: true } }));
+      if (keys.length) await client.send(new s3.DeleteObjectsCommand({ Bucket: this.opts.bucket, Delete: { Objects: keys, Quiet: true } }));
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (token);
     await this.opts.cache.forget(prefix);
@@ -91,8 +96,9 @@ export class S3ObjectStore implements ObjectStore {
     const objectKey = this.objectKey(key);
     // Keys are immutable: one cached here exists unless deleted, and deletes go through a node's store.
     if (this.opts.cache.has(key)) return true;
+    const { s3, client } = await this.aws();
     try {
-      await this.client.send(new HeadObjectCommand({ Bucket: this.opts.bucket, Key: objectKey }));
+      await client.send(new s3.HeadObjectCommand({ Bucket: this.opts.bucket, Key: objectKey }));
       return true;
     } catch (e) {
       if (isMissing(e)) return false;
@@ -102,9 +108,10 @@ export class S3ObjectStore implements ObjectStore {
 
   async *keys(): AsyncIterable<string> {
     const root = this.opts.prefix ? `${this.opts.prefix}/` : '';
+    const { s3, client } = await this.aws();
     let token: string | undefined;
     do {
-      const page = await this.client.send(new ListObjectsV2Command({ Bucket: this.opts.bucket, Prefix: root, ContinuationToken: token }));
+      const page = await client.send(new s3.ListObjectsV2Command({ Bucket: this.opts.bucket, Prefix: root, ContinuationToken: token }));
       for (const o of page.Contents ?? []) if (o.Key) yield o.Key.slice(root.length);
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (token);
@@ -112,12 +119,13 @@ export class S3ObjectStore implements ObjectStore {
 
   /** Stops the client's sockets. */
   close(): void {
-    this.client.destroy();
+    this.client?.destroy();
   }
 
   private async body(key: string, objectKey: string): Promise<Readable> {
+    const { s3, client } = await this.aws();
     try {
-      const res = await this.client.send(new GetObjectCommand({ Bucket: this.opts.bucket, Key: objectKey }));
+      const res = await client.send(new s3.GetObjectCommand({ Bucket: this.opts.bucket, Key: objectKey }));
       return res.Body as Readable;
     } catch (e) {
       if (isMissing(e)) throw notFound(`Object not found: ${key}`);

@@ -1,16 +1,5 @@
-import {
-  AthenaClient,
-  GetQueryExecutionCommand,
-  GetQueryResultsCommand,
-  GetTableMetadataCommand,
-  GetWorkGroupCommand,
-  ListDatabasesCommand,
-  ListTableMetadataCommand,
-  StartQueryExecutionCommand,
-  StopQueryExecutionCommand,
-  type GetQueryResultsOutput,
-} from '@aws-sdk/client-athena';
-import { CONNECTION_CONFIGS, StudioError, badInput, bestEffort } from '@studio/schema';
+import type { AthenaClient, GetQueryResultsOutput } from '@aws-sdk/client-athena';
+import { CONNECTION_CONFIGS, StudioError, badInput, bestEffort, onFirstUse } from '@studio/schema';
 import { awsClientOptions, awsError } from '../aws';
 import { cancelled, writeNdjson, tooManyRows, type BrowseItem, type DriverTarget, type FetchedColumn, type ParamValue, type WarehouseDriver } from '../driver';
 import { bindStatement, namedParameters } from '../parameters';
@@ -27,8 +16,12 @@ import { trinoLiteral } from '../trino/literals';
 
 const POLL_MS = 250;
 
+/** The AWS SDK's Athena client, loaded on the first call of an Athena connection. */
+const athenaSdk = onFirstUse(() => import('@aws-sdk/client-athena'));
+
 interface Target {
   client: AthenaClient;
+  sdk: Awaited<ReturnType<typeof athenaSdk>>;
   workgroup: string;
   catalog: string;
   database?: string;
@@ -40,8 +33,9 @@ async function athenaTarget(t: DriverTarget): Promise<Target> {
   const parsed = CONNECTION_CONFIGS.athena.safeParse(t.config);
   if (!parsed.success) throw badInput('Could not parse data connection', parsed.error.issues[0]?.message);
   const c = parsed.data;
-  const client = new AthenaClient(await awsClientOptions(t, 'athena', c.region, c.endpoint, { allowAnonymous: false }));
-  return { client, workgroup: c.workgroup ?? 'primary', catalog: c.catalog ?? 'AwsDataCatalog', database: c.database, outputLocation: c.outputLocation, settings: t.settings };
+  const sdk = await athenaSdk();
+  const client = new sdk.AthenaClient(await awsClientOptions(t, 'athena', c.region, c.endpoint, { allowAnonymous: false }));
+  return { client, sdk, workgroup: c.workgroup ?? 'primary', catalog: c.catalog ?? 'AwsDataCatalog', database: c.database, outputLocation: c.outputLocation, settings: t.settings };
 }
 
 async function withTarget<T>(t: DriverTarget, fn: (a: Target) => Promise<T>): Promise<T> {
@@ -58,7 +52,7 @@ async function withTarget<T>(t: DriverTarget, fn: (a: Target) => Promise<T>): Pr
 /** Runs a query to its end, hands each page of rows to `onRows`; answers the columns and row count. */
 async function execute(a: Target, sql: string, values: ParamValue[], onRows: (rows: (string | null)[][]) => Promise<void>, signal?: AbortSignal) {
   const started = await a.client.send(
-    new StartQueryExecutionCommand({
+    new a.sdk.StartQueryExecutionCommand({
       QueryString: sql,
       WorkGroup: a.workgroup,
       QueryExecutionContext: { Catalog: a.catalog, ...(a.database && { Database: a.database }) },
@@ -68,7 +62,7 @@ async function execute(a: Target, sql: string, values: ParamValue[], onRows: (ro
     // Not aborted mid-call: Athena may have started the query by then, and only its id lets us stop it.
   );
   const id = started.QueryExecutionId!;
-  const stop = () => void bestEffort(a.client.send(new StopQueryExecutionCommand({ QueryExecutionId: id })), `Stopping Athena query ${id}`);
+  const stop = () => void bestEffort(a.client.send(new a.sdk.StopQueryExecutionCommand({ QueryExecutionId: id })), `Stopping Athena query ${id}`);
   signal?.addEventListener('abort', stop, { once: true });
   // An abort while the query was being started has already fired: stop the query it started.
   if (signal?.aborted) {
@@ -79,7 +73,7 @@ async function execute(a: Target, sql: string, values: ParamValue[], onRows: (ro
   try {
     for (;;) {
       if (signal?.aborted) throw cancelled();
-      const q = (await a.client.send(new GetQueryExecutionCommand({ QueryExecutionId: id }))).QueryExecution;
+      const q = (await a.client.send(new a.sdk.GetQueryExecutionCommand({ QueryExecutionId: id }))).QueryExecution;
       const state = q?.Status?.State;
       if (state === 'SUCCEEDED') break;
       if (state === 'CANCELLED') throw cancelled();
@@ -96,7 +90,7 @@ async function execute(a: Target, sql: string, values: ParamValue[], onRows: (ro
     let first = true;
     do {
       if (signal?.aborted) throw cancelled();
-      const page: GetQueryResultsOutput = await a.client.send(new GetQueryResultsCommand({ QueryExecutionId: id, NextToken: token, MaxResults: 1000 }));
+      const page: GetQueryResultsOutput = await a.client.send(new a.sdk.GetQueryResultsCommand({ QueryExecutionId: id, NextToken: token, MaxResults: 1000 }));
       columns ??= (page.ResultSet?.ResultSetMetadata?.ColumnInfo ?? []).map((c) => ({ name: c.Name ?? '', duckType: duckTypeOf(c.Type ?? 'varchar') }));
       let rows = (page.ResultSet?.Rows ?? []).map((r) => (r.Data ?? []).map((d) => d.VarCharValue ?? null));
       // A SELECT's first page starts with the column names as a row.
@@ -116,7 +110,7 @@ async function execute(a: Target, sql: string, values: ParamValue[], onRows: (ro
 export const athenaDriver: WarehouseDriver = {
   test: (target) =>
     withTarget(target, async (a) => {
-      const wg = await a.client.send(new GetWorkGroupCommand({ WorkGroup: a.workgroup }));
+      const wg = await a.client.send(new a.sdk.GetWorkGroupCommand({ WorkGroup: a.workgroup }));
       // A query too: the output location and the permissions to run are what a first query needs.
       await execute(a, 'SELECT 1', [], async () => undefined);
       const engine = wg.WorkGroup?.Configuration?.EngineVersion?.EffectiveEngineVersion;
@@ -129,7 +123,7 @@ export const athenaDriver: WarehouseDriver = {
         const items: BrowseItem[] = [];
         let token: string | undefined;
         do {
-          const r = await a.client.send(new ListDatabasesCommand({ CatalogName: a.catalog, NextToken: token }));
+          const r = await a.client.send(new a.sdk.ListDatabasesCommand({ CatalogName: a.catalog, NextToken: token }));
           items.push(...(r.DatabaseList ?? []).map((d): BrowseItem => ({ name: d.Name!, type: 'schema' })));
           token = r.NextToken;
         } while (token);
@@ -139,13 +133,13 @@ export const athenaDriver: WarehouseDriver = {
         const items: BrowseItem[] = [];
         let token: string | undefined;
         do {
-          const r = await a.client.send(new ListTableMetadataCommand({ CatalogName: a.catalog, DatabaseName: schema, NextToken: token }));
+          const r = await a.client.send(new a.sdk.ListTableMetadataCommand({ CatalogName: a.catalog, DatabaseName: schema, NextToken: token }));
           items.push(...(r.TableMetadataList ?? []).map((m): BrowseItem => ({ name: m.Name!, type: /VIEW/i.test(m.TableType ?? '') ? 'view' : 'table' })));
           token = r.NextToken;
         } while (token);
         return items.sort((x, y) => x.name.localeCompare(y.name));
       }
-      const r = await a.client.send(new GetTableMetadataCommand({ CatalogName: a.catalog, DatabaseName: schema, TableName: table }));
+      const r = await a.client.send(new a.sdk.GetTableMetadataCommand({ CatalogName: a.catalog, DatabaseName: schema, TableName: table }));
       const m = r.TableMetadata;
       return [...(m?.Columns ?? []), ...(m?.PartitionKeys ?? [])].map((c): BrowseItem => ({ name: c.Name!, type: 'column', dataType: c.Type, nullable: true }));
     }),

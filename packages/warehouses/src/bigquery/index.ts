@@ -1,5 +1,5 @@
-import { BigQuery, type BigQueryOptions, type Job } from '@google-cloud/bigquery';
-import { CONNECTION_CONFIGS, StudioError, badInput, bestEffort } from '@studio/schema';
+import type { BigQuery, BigQueryOptions, Job } from '@google-cloud/bigquery';
+import { CONNECTION_CONFIGS, StudioError, badInput, bestEffort, onFirstUse } from '@studio/schema';
 import { cancelled, tooManyRows, writeNdjson, type BrowseItem, type DriverTarget, type FetchedColumn, type ParamValue, type WarehouseDriver } from '../driver';
 import { googleEndpoint, googleError, selfSignedJwt, serviceAccountOf } from '../google';
 import { bindStatement, namedParameters } from '../parameters';
@@ -32,12 +32,16 @@ interface ResultsResponse {
 }
 type RawRow = { f: { v: unknown }[] };
 
+/** Google's client, loaded on the first call of a BigQuery connection. */
+const bigquerySdk = onFirstUse(() => import('@google-cloud/bigquery'));
+
 async function bigqueryTarget(t: DriverTarget): Promise<Target> {
   const parsed = CONNECTION_CONFIGS.bigquery.safeParse(t.config);
   if (!parsed.success) throw badInput('Could not parse data connection', parsed.error.issues[0]?.message);
   const c = parsed.data;
   const key = serviceAccountOf(t);
   const apiEndpoint = await googleEndpoint(t, 'bigquery.googleapis.com', c.endpoint);
+  const { BigQuery } = await bigquerySdk();
   const bq = new BigQuery({
     projectId: c.projectId,
     ...(apiEndpoint && { apiEndpoint }),

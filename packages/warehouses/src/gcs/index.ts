@@ -1,7 +1,7 @@
 import { createWriteStream } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
-import { Storage, type File, type StorageOptions } from '@google-cloud/storage';
-import { CONNECTION_CONFIGS, badInput } from '@studio/schema';
+import type { File, Storage, StorageOptions } from '@google-cloud/storage';
+import { CONNECTION_CONFIGS, badInput, onFirstUse } from '@studio/schema';
 import { cancelled, type DriverTarget } from '../driver';
 import { googleEndpoint, googleError, selfSignedJwt, serviceAccountOf } from '../google';
 import { contentTypeOfKey, underPrefix, type StorageDriver, type StorageItem } from '../storage';
@@ -18,12 +18,16 @@ interface Target {
   prefix?: string;
 }
 
+/** Google's client, loaded on the first call of a Cloud Storage connection (40 MB of a server's memory). */
+const storageSdk = onFirstUse(() => import('@google-cloud/storage'));
+
 async function gcsTarget(t: DriverTarget): Promise<Target> {
   const parsed = CONNECTION_CONFIGS.gcs.safeParse(t.config);
   if (!parsed.success) throw badInput('Could not parse data connection', parsed.error.issues[0]?.message);
   const c = parsed.data;
   const key = serviceAccountOf(t);
   const apiEndpoint = await googleEndpoint(t, 'storage.googleapis.com', c.endpoint);
+  const { Storage } = await storageSdk();
   const storage = new Storage({
     projectId: key.project_id ?? 'studio',
     // Requests carry a JWT the key signs itself (scoped): no exchange at Google's token endpoint, one

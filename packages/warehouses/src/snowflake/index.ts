@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
-import snowflake from 'snowflake-sdk';
-import { CONNECTION_CONFIGS, StudioError, badInput } from '@studio/schema';
+import type snowflake from 'snowflake-sdk';
+import { CONNECTION_CONFIGS, StudioError, badInput, onFirstUse } from '@studio/schema';
 import { cancelled, tooManyRows, writeNdjson, type BrowseItem, type DriverTarget, type FetchedColumn, type ParamValue, type WarehouseDriver } from '../driver';
 import { bindStatement, namedParameters } from '../parameters';
 
@@ -12,10 +12,15 @@ import { bindStatement, namedParameters } from '../parameters';
  * (PrivateLink), checked by the network rule; plain HTTP endpoints are pointed at the checked address.
  */
 
-// The driver probes cloud metadata addresses (169.254.169.254, metadata.google.internal) at each login
-// to report the platform it runs on: the studio never sends traffic there.
-process.env.SNOWFLAKE_DISABLE_PLATFORM_DETECTION ??= 'true';
-snowflake.configure({ logLevel: 'OFF' });
+/** The SDK, loaded on the first call of a Snowflake connection (57 MB of a server's memory). */
+const snowflakeSdk = onFirstUse(async () => {
+  // The driver probes cloud metadata addresses (169.254.169.254, metadata.google.internal) at each login
+  // to report the platform it runs on: the studio never sends traffic there.
+  process.env.SNOWFLAKE_DISABLE_PLATFORM_DETECTION ??= 'true';
+  const sdk = (await import('snowflake-sdk')).default;
+  sdk.configure({ logLevel: 'OFF' });
+  return sdk;
+});
 
 type Connection = ReturnType<typeof snowflake.createConnection>;
 type Statement = ReturnType<Connection['execute']>;
@@ -63,7 +68,7 @@ function snowflakeError(e: unknown, prefix = ''): StudioError {
 }
 
 async function withSession<T>(s: Target, fn: (c: Connection) => Promise<T>): Promise<T> {
-  const connection = snowflake.createConnection(s.options);
+  const connection = (await snowflakeSdk()).createConnection(s.options);
   // The callback form: connectAsync reports a refused login as "terminated connection", losing Snowflake's words.
   await new Promise<void>((resolve, reject) => connection.connect((e) => (e ? reject(snowflakeError(e, 'Could not connect: ')) : resolve())));
   try {

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { isIP } from 'node:net';
-import { BasicAuth, Trino, type QueryResult } from 'trino-client';
-import { CONNECTION_CONFIGS, StudioError, badInput, bestEffort } from '@studio/schema';
+import type { QueryResult, Trino } from 'trino-client';
+import { CONNECTION_CONFIGS, StudioError, badInput, bestEffort, onFirstUse } from '@studio/schema';
 import { cancelled, writeNdjson, driverError, raceAbort, tooManyRows, type BrowseItem, type DriverTarget, type FetchedColumn, type ParamValue, type WarehouseDriver } from '../driver';
 import { bindStatement, namedParameters } from '../parameters';
 import { trinoLiteral } from './literals';
@@ -13,10 +13,15 @@ import { trinoLiteral } from './literals';
  * X-Trino-Prepared-Statement header and run with `EXECUTE … USING` and one typed literal per value.
  */
 
-// trino-client drives axios with its defaults, which follow HTTP redirects: a warehouse could send the
-// studio to any address behind a 302. No redirect is ever followed (the protocol has none).
-const trinoRequire = createRequire(createRequire(import.meta.url).resolve('trino-client'));
-(trinoRequire('axios') as { defaults: { maxRedirects?: number } }).defaults.maxRedirects = 0;
+/** The client, loaded on the first call of a Presto or Trino connection. */
+const trinoClient = onFirstUse(async () => {
+  const client = await import('trino-client');
+  // trino-client drives axios with its defaults, which follow HTTP redirects: a warehouse could send the
+  // studio to any address behind a 302. No redirect is ever followed (the protocol has none).
+  const trinoRequire = createRequire(createRequire(import.meta.url).resolve('trino-client'));
+  (trinoRequire('axios') as { defaults: { maxRedirects?: number } }).defaults.maxRedirects = 0;
+  return client;
+});
 
 interface TrinoTarget {
   host: string;
@@ -50,6 +55,7 @@ async function session(t: TrinoTarget): Promise<Session> {
   const address = await t.target.reach.check(t.host, t.port);
   const hostPart = isIP(address) === 6 ? `[${address}]` : address;
   const origin = `${t.ssl ? 'https' : 'http'}://${hostPart}:${t.port}`;
+  const { BasicAuth, Trino } = await trinoClient();
   const trino = Trino.create({
     server: origin,
     source: 'studio',

@@ -1,6 +1,6 @@
 import fs from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import opentype from 'opentype.js';
+import type opentype from 'opentype.js';
 import Pbf from 'pbf';
 import { badInput } from '@studio/schema';
 
@@ -166,7 +166,10 @@ export class GlyphRanges {
   private readonly ranges = new Map<number, Promise<Uint8Array>>();
 
   private loadFont(): Promise<opentype.Font> {
-    this.font ??= fs.readFile(require.resolve(FONT_FILE)).then((b) => opentype.parse(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength)));
+    // opentype.js is loaded with the first glyphs asked for, not when the server starts.
+    this.font ??= Promise.all([import('opentype.js'), fs.readFile(require.resolve(FONT_FILE))]).then(([{ default: reader }, b]) =>
+      reader.parse(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength)),
+    );
     return this.font;
   }
 

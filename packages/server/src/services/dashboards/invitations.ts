@@ -1,5 +1,5 @@
-import nodemailer from 'nodemailer';
 import type { StudioConfig } from '../../config';
+import { smtpTransport } from '../mail';
 import type { PublicationInfo } from './publications';
 
 export interface Invitation {
@@ -24,7 +24,7 @@ export async function sendInvitations(
 ): Promise<Invitation[]> {
   const url = reportUrl(config, opts.report.id);
   if (!config.smtpUrl) return opts.emails.map((email) => ({ email, url, sent: false }));
-  const transport = nodemailer.createTransport(config.smtpUrl);
+  const transport = await smtpTransport(config.smtpUrl);
   try {
     const text = [
       `${opts.from.name || opts.from.email} shared the report "${opts.report.name}" with you.`,
