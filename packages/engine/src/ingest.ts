@@ -370,6 +370,9 @@ export async function ingest(
     let rejectedRows: number | undefined;
     // LZ4 rather than DuckDB's default Snappy: the same size on the bench data, and a one-thread copy of a
     // 0.8 GB CSV took 16% less time (9.6 vs 11.4 s, interleaved runs); every reader of the file is DuckDB.
+    // Parquet format version 2 (its delta and byte-stream-split encodings): the bench's 10M-row CSV became a
+    // 166 MB file instead of 335 MB, written in 3.15 s instead of 3.44 s (medians of five interleaved runs) and
+    // aggregated in 0.165 s instead of 0.229 s.
     const pooled = await acquire(inputBytes);
     try {
       const conn = pooled.connection;
@@ -380,7 +383,7 @@ export async function ingest(
         const written = await withProgress(
           conn,
           (pct) => progress(0.05 + (0.75 * pct) / 100),
-          conn.runAndReadAll(`COPY (${select}) TO ${quoteLiteral(out)} (FORMAT parquet, COMPRESSION lz4_raw, RETURN_STATS true)`),
+          conn.runAndReadAll(`COPY (${select}) TO ${quoteLiteral(out)} (FORMAT parquet, COMPRESSION lz4_raw, PARQUET_VERSION V2, RETURN_STATS true)`),
         );
         copyStats = parseCopyStats(written.getRowObjectsJS());
         if (rejects) {

@@ -1,6 +1,7 @@
 /**
  * Column statistics of an ingested Parquet file. Null counts and min/max come free from the COPY itself
- * (`RETURN_STATS`); one aggregate query adds means and distinct counts, and nested columns' null counts.
+ * (`RETURN_STATS`); one aggregate query adds means and distinct counts (exact on small files and on columns of
+ * few values, HyperLogLog on the others), and nested columns' null counts.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { quoteIdent, quoteLiteral } from './sql';
@@ -34,8 +35,24 @@ export function parseCopyStats(rows: Record<string, unknown>[]): CopyStats {
 // Exact distinct counts are affordable on small files; HyperLogLog (off by up to ~25% on some doubles) beyond.
 const EXACT_DISTINCT_ROWS = 200_000;
 // HyperLogLog over every column was half the stats time on 1M rows; on big files, continuous columns (floats,
-// timestamps), where a distinct count says little, go without.
+// timestamps), where a distinct count says little, go without (unless they hold few values: below).
 const CONTINUOUS = new Set(['FLOAT', 'DOUBLE', 'TIMESTAMP']);
+// A column the Parquet writer kept as a dictionary in every row group holds at most the sum of those
+// dictionaries' sizes (the writer records each one): up to this many, its exact count is a small hash table.
+// Measured on 10M rows: a 12-value text column counted exactly in 0.014 s, by HyperLogLog in 0.089 s; a column
+// of 10M distinct values exactly in 0.83-1.17 s (HyperLogLog 0.13-0.25 s), so those keep HyperLogLog.
+const EXACT_DISTINCT_VALUES = 1_000_000;
+
+/**
+ * Top-level columns (by name) stored with a dictionary in every row group, whose dictionaries hold at most
+ * EXACT_DISTINCT_VALUES values together: from the file's footer alone.
+ */
+async function fewValuedColumns(conn: DuckDBConnection, parquet: string): Promise<Set<string>> {
+  const r = await conn.runAndReadAll(`SELECT path_in_schema AS name FROM parquet_metadata(${quoteLiteral(parquet)})
+    GROUP BY path_in_schema
+    HAVING bool_and(encodings LIKE '%DICTIONARY%' AND stats_distinct_count IS NOT NULL) AND sum(stats_distinct_count) <= ${EXACT_DISTINCT_VALUES}`);
+  return new Set(r.getRowObjectsJS().map((row) => String(row.name)));
+}
 
 /** min/max text from the Parquet writer -> the value reported (numbers as numbers when exact). */
 function bound(c: IngestColumn, text: string | undefined): number | string | undefined {
@@ -57,6 +74,7 @@ export async function statsOf(conn: DuckDBConnection, parquet: string, copy: Cop
   }));
   const { rowCount } = copy;
   const exact = rowCount <= EXACT_DISTINCT_ROWS;
+  const fewValued = exact ? new Set<string>() : await fewValuedColumns(conn, parquet);
   const exprs: string[] = [];
   columns.forEach((c, i) => {
     const q = quoteIdent(c.name);
@@ -71,8 +89,9 @@ export async function statsOf(conn: DuckDBConnection, parquet: string, copy: Cop
       exprs.push(`count(${q}) AS c${i}`); // nested columns: the writer reports their leaves only
     }
     if (isNumeric(c.type)) exprs.push(`avg(${q}) AS mean${i}`);
-    if (exact && isScalar(c.type)) exprs.push(`count(DISTINCT ${q}) AS d${i}`);
-    else if (isScalar(c.type) && !CONTINUOUS.has(c.type)) exprs.push(`approx_count_distinct(${q}) AS d${i}`);
+    if (!isScalar(c.type)) return;
+    if (exact || fewValued.has(c.name)) exprs.push(`count(DISTINCT ${q}) AS d${i}`);
+    else if (!CONTINUOUS.has(c.type)) exprs.push(`approx_count_distinct(${q}) AS d${i}`);
   });
   if (exprs.length && rowCount > 0) {
     const row = (await conn.runAndReadAll(`SELECT ${exprs.join(', ')} FROM ${src}`)).getRowObjectsJS()[0]!;

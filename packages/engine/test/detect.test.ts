@@ -106,6 +106,17 @@ describe('role detection', () => {
 });
 
 describe('stats', () => {
+  const BIG_ROWS = 300_000;
+  let big: Promise<{ name: string; stats: { distinctCount?: number } }[]> | null = null;
+  /** 300,000 rows: columns of few values (text, floating point, integer) beside columns of as many values as rows. */
+  const bigColumns = () =>
+    (big ??= (async () => {
+      const lines = ['id,name,x,cat,rating,code'];
+      for (let i = 0; i < BIG_ROWS; i++) lines.push(`${i},name-${i},${i / 7},k${i % 7},${1 + (i % 9) / 2},${i % 97}`);
+      const src = await ctx.file('big-stats.csv', lines.join('\n') + '\n');
+      return (await ctx.engine.ingest({ sourceFile: src, contentType: 'text/csv', key: 'big-stats.parquet' })).columns;
+    })());
+
   it('match values computed independently', async () => {
     // Deterministic pseudo-random data with nulls.
     let seed = 7;
@@ -135,5 +146,22 @@ describe('stats', () => {
     expect(col('c').stats.distinctCount).toBe(new Set(cs).size);
     expect(col('d').type).toBe('DATE');
     expect(col('d').stats).toMatchObject({ nullCount: 0, min: '2024-01-01', max: '2024-01-28' });
+  });
+
+  it.each([
+    ['a text column of few values', 'cat', 7],
+    ['a floating-point column of few values (which HyperLogLog skips)', 'rating', 9],
+    ['an integer column of few values', 'code', 97],
+  ])('counts %s exactly past 200,000 rows', async (_label, name, distinct) => {
+    expect((await bigColumns()).find((c) => c.name === name)!.stats.distinctCount).toBe(distinct);
+  });
+
+  it('estimates columns of many values past 200,000 rows, and leaves a floating-point one uncounted', async () => {
+    const cols = await bigColumns();
+    const count = (n: string) => cols.find((c) => c.name === n)!.stats.distinctCount;
+    expect(count('id')).toBeGreaterThan(BIG_ROWS * 0.9);
+    expect(count('id')).toBeLessThan(BIG_ROWS * 1.1);
+    expect(count('name')).toBeGreaterThan(BIG_ROWS * 0.9);
+    expect(count('x')).toBeUndefined();
   });
 });
