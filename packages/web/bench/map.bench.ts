@@ -185,10 +185,7 @@ async function tileFirstFrame(page: Page, baseUrl: string, datasetId: string): P
   return ms;
 }
 
-/**
- * PUT /v1/data-queries/vector-tiling answers once the pyramid is cut, minutes for millions of rows:
- * longer than fetch's 5-minute header timeout, so this call goes through node:http with none.
- */
+/** PUT /v1/data-queries/vector-tiling: answers at once with the pending dataset; a background job cuts the pyramid. */
 function tileQuery(baseUrl: string, token: string, body: unknown): Promise<{ id: string }> {
   return new Promise((resolve, reject) => {
     const payload = JSON.stringify(body);
@@ -282,6 +279,10 @@ async function main() {
       const offsets = Array.from({ length: copies }, (_, k) => `(${k})`).join(', ');
       const query = `select lat + k * 0.00001 as lat, lng - k * 0.00001 as lng, value from "${dataset.id}" cross join (values ${offsets}) as copies(k)`;
       const tiled = await tileQuery(baseUrl, admin.token, { query, name: `Bench tiles ${copies * N}`, latColumn: 'lat', lngColumn: 'lng', maxZoom: 12 });
+      for (let d = await admin.datasets.get(tiled.id); d.status !== 'ready'; d = await admin.datasets.get(tiled.id)) {
+        if (d.status === 'error') throw new Error(`vector tiling failed: ${JSON.stringify(d.metadata.errorMessage)}`);
+        await new Promise((r) => setTimeout(r, 1000));
+      }
       console.log(`(setup: ${copies * N} points tiled to z12 in ${Math.round(performance.now() - tTile)} ms)`);
       const tileMs = await inTab((tab) => tileFirstFrame(tab, baseUrl, tiled.id));
       console.log(`map.tile_first_frame ${copies * N} points: ${Math.round(tileMs)} ms (ratio ${(tileMs / studio).toFixed(2)} vs the ${N}-point Arrow map ${Math.round(studio)} ms; target <= 1.0; load ${loadLine()})`);
