@@ -9,7 +9,7 @@ RUN npm ci && npm run build && npm prune --omit=dev
 
 FROM node:22-bookworm-slim
 WORKDIR /studio
-ENV NODE_ENV=production HOST=0.0.0.0 PORT=8080 STUDIO_DATA_DIR=/data
+ENV NODE_ENV=production HOST=0.0.0.0 PORT=8080 STUDIO_DATA_DIR=/data MALLOC_ARENA_MAX=2
 # Only what runs: the bundles, the web app, the installed packages (DuckDB's native addon, WebAssembly).
 COPY --from=build /studio/package.json ./
 COPY --from=build /studio/node_modules ./node_modules

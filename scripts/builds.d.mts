@@ -1,6 +1,7 @@
 // Types of scripts/builds.mjs for the TypeScript that imports it (the browser tests' global setup).
 export declare const SERVER_DIST: string;
 export declare const WEB_DIST: string;
+export declare const SERVER_ENV: { MALLOC_ARENA_MAX: string };
 export declare function serverBuildStale(): boolean;
 export declare function webBuildStale(): boolean;
 export declare function buildServer(options?: { outdir?: string }): Promise<void>;

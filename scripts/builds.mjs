@@ -20,6 +20,13 @@ import { newestMtime, ROOT } from './lib.mjs';
 const PACKAGES = path.join(ROOT, 'packages');
 export const SERVER_DIST = path.join(PACKAGES, 'server', 'dist');
 export const WEB_DIST = path.join(PACKAGES, 'web', 'dist');
+/**
+ * What the server process is started with, by `npm start`, the Docker image and the benches. Two malloc arenas
+ * instead of glibc's eight a core: DuckDB's threads each took an arena of their own, and the 1 GB upload's peak
+ * on the embedded catalog ranged 435–588 MB; with two, 434–442 MB at the same ingest speed (docs/decisions.md
+ * "Dataset data path performance", row "Malloc arenas"). Read by glibc when the process starts, so it is set here.
+ */
+export const SERVER_ENV = { MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2' };
 /** The programs an operator runs: the server, and the master-key rotation. */
 const SERVER_ENTRIES = {
   main: 'packages/server/src/main.ts',

@@ -18,6 +18,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { RecordBatchReader } from 'apache-arrow';
 import { writeCsv } from '../../engine/bench/util';
 import { benchCatalog } from './catalog';
+import { SERVER_ENV } from '../../../scripts/builds.mjs';
 import { freePort, serverBundle } from '../test/cluster';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
@@ -80,7 +81,7 @@ async function startServer(main: string, dir: string, databaseUrl: string | null
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const server = spawn(process.execPath, [main], {
-    env: { ...process.env, PORT: String(port), DATABASE_URL: databaseUrl ?? '', STUDIO_DATA_DIR: path.join(dir, 'data'), STUDIO_SAMPLES: 'off', STUDIO_SECRET: 'bench-secret', STUDIO_ADMIN_EMAIL: 'bench@studio.test', STUDIO_ADMIN_PASSWORD: 'bench-password', STUDIO_WEB_DIR: path.join(dir, 'no-web') },
+    env: { ...process.env, ...SERVER_ENV, PORT: String(port), DATABASE_URL: databaseUrl ?? '', STUDIO_DATA_DIR: path.join(dir, 'data'), STUDIO_SAMPLES: 'off', STUDIO_SECRET: 'bench-secret', STUDIO_ADMIN_EMAIL: 'bench@studio.test', STUDIO_ADMIN_PASSWORD: 'bench-password', STUDIO_WEB_DIR: path.join(dir, 'no-web') },
     stdio: ['ignore', 'ignore', 'inherit'],
     detached: true,
   });

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { buildServer } from '../../../scripts/builds.mjs';
+import { SERVER_ENV, buildServer } from '../../../scripts/builds.mjs';
 import { startS3Server, S3_KEYS, type S3Server } from '../../warehouses/test/servers/s3';
 
 /**
@@ -96,6 +96,7 @@ export async function startCluster(label: string): Promise<Cluster> {
       stdio: ['ignore', log, log],
       env: {
         ...process.env,
+        ...SERVER_ENV,
         PATH: `${path.dirname(process.execPath)}${path.delimiter}${process.env.PATH ?? ''}`,
         PORT: String(port), HOST: '127.0.0.1', STUDIO_DATA_DIR: dataDir, STUDIO_NODE_ID: name,
         DATABASE_URL: databaseUrl, REDIS_URL, STUDIO_REDIS_PREFIX: `${dbName}:`,
