@@ -21,9 +21,9 @@ const PACKAGES = path.join(ROOT, 'packages');
 export const SERVER_DIST = path.join(PACKAGES, 'server', 'dist');
 export const WEB_DIST = path.join(PACKAGES, 'web', 'dist');
 /**
- * What the server process is started with, by `npm start`, the Docker image and the benches. Two malloc arenas
- * instead of glibc's eight a core: DuckDB's threads each took an arena of their own, and the 1 GB upload's peak
- * on the embedded catalog ranged 435–588 MB; with two, 434–442 MB at the same ingest speed (docs/decisions.md
+ * What the server process is started with, by `npm start`, the benches and the two-node tests (the Dockerfile sets
+ * the same). Two malloc arenas instead of glibc's eight a core: DuckDB's threads each took an arena of their own,
+ * and the 1 GB upload's peak on the embedded catalog ranged 435–588 MB; with two, 422–442 MB at the same ingest speed (docs/decisions.md
  * "Dataset data path performance", row "Malloc arenas"). Read by glibc when the process starts, so it is set here.
  */
 export const SERVER_ENV = { MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2' };

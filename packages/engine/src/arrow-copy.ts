@@ -118,16 +118,15 @@ export async function* arrowWithCopy(
   tmpDir: string,
   key: string,
   build: () => AsyncGenerator<Uint8Array>,
-  /** `keep`: whether to keep what is built as the copy; a function is asked only when there is no copy yet. */
-  opts: { signal?: AbortSignal; pool?: BufferPool; keep?: boolean | (() => Promise<boolean>) } = {},
+  /** `keep`: whether to keep what is built as the copy (kept when absent); asked only when there is no copy yet. */
+  opts: { signal?: AbortSignal; pool?: BufferPool; keep?: () => Promise<boolean> } = {},
 ): AsyncGenerator<Uint8Array> {
   const copyKey = arrowCopyKey(key);
   if (await store.exists(copyKey)) {
     yield* readCopy(await store.localPath(copyKey), opts.signal, opts.pool);
     return;
   }
-  const keep = typeof opts.keep === 'function' ? await opts.keep() : opts.keep;
-  if (keep === false) {
+  if (opts.keep && !(await opts.keep())) {
     yield* build();
     return;
   }

@@ -11,6 +11,7 @@ import {
   type DuckDBValue,
 } from '@duckdb/node-api';
 import { isValidCell, latLngToCell } from 'h3-js';
+import { isStudioError } from '@studio/schema';
 import { ingest, type IngestOptions } from './ingest';
 import { ConnectionPool, type PooledConnection } from './pool';
 import { bindable, runArgs, type BoundParams } from './params';
@@ -240,8 +241,12 @@ export class Engine {
    * ingestion only to drop it at the cap took the server's peak from about 500 to 566 MB.
    */
   private async copyCouldFit(key: string): Promise<boolean> {
-    if (!(await this.store.exists(key))) return true; // the stream's own read answers what is missing
-    const file = await this.store.localPath(key);
+    // A missing file: the stream's own read answers it.
+    const file = await this.store.localPath(key).catch((e: unknown) => {
+      if (isStudioError(e) && e.status === 404) return null;
+      throw e;
+    });
+    if (!file) return true;
     return this.withConnection(async (c) => {
       const parquet = `read_parquet(${quoteLiteral(file)})`;
       // Both from the file's footer, in one statement.
