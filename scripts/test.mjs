@@ -5,6 +5,11 @@ import { run, portOpen, sh } from './lib.mjs';
 const CHROMIUM = '/usr/bin/chromium';
 const PYTHON = '/usr/bin/python3';
 const PYTHON_PACKAGES = ['python3-requests', 'python3-pydantic', 'python3-jwt', 'python3-pandas'];
+// PostGIS for the local PostgreSQL 15 cluster: the oracle the spatial functions are tested against (packages/spatial/test).
+const POSTGIS_PACKAGE = 'postgresql-15-postgis-3';
+const POSTGIS_CONTROL = '/usr/share/postgresql/15/extension/postgis.control';
+// GDAL's ogr2ogr and ogrinfo: the oracle the GIS file readers and writers are tested against (gis-files tests).
+const OGR2OGR = '/usr/bin/ogr2ogr';
 
 async function ensureServices() {
   if (!(await portOpen(5432))) {
@@ -19,6 +24,20 @@ async function ensureServices() {
     console.log("Debian's chromium is missing (browser tests need it); installing it with apt-get");
     if (!sh('(apt-get update -qq || true) && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null')) {
       console.error('Could not install chromium: run `apt-get install -y chromium` as root and try again.');
+      process.exit(1);
+    }
+  }
+  if (!fs.existsSync(POSTGIS_CONTROL)) {
+    console.log(`PostGIS is missing (the spatial functions are tested against it); installing ${POSTGIS_PACKAGE} with apt-get`);
+    if (!sh(`(apt-get update -qq || true) && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ${POSTGIS_PACKAGE} >/dev/null`)) {
+      console.error(`Could not install PostGIS: run \`apt-get install -y ${POSTGIS_PACKAGE}\` as root and try again.`);
+      process.exit(1);
+    }
+  }
+  if (!fs.existsSync(OGR2OGR)) {
+    console.log('GDAL is missing (the GIS file tests read and write files with it); installing gdal-bin with apt-get');
+    if (!sh('(apt-get update -qq || true) && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gdal-bin >/dev/null')) {
+      console.error('Could not install GDAL: run `apt-get install -y gdal-bin` as root and try again.');
       process.exit(1);
     }
   }
@@ -38,6 +57,13 @@ function failedTests(text) {
   return [...new Set(lines.filter((l) => /^FAIL\s+\S/.test(l)))];
 }
 
+/** The lines that say why a run failed without a failing test: vitest's "Unhandled Error" block heads and the errors after. */
+function errorLines(text) {
+  const lines = text.replace(/\x1b\[[0-9;]*m/g, '').split('\n').map((l) => l.trim());
+  const picked = lines.filter((l) => /Unhandled|^(Error|TypeError|RangeError|SyntaxError)\b|^Errors\s|ERR_|Worker exited|Timeout/.test(l));
+  return [...new Set(picked)].slice(0, 12);
+}
+
 /** Vitest's summary line "Tests  12 passed | 1 failed (13)", without colours. */
 function counts(out) {
   const line = out.replace(/\x1b\[[0-9;]*m/g, '').split('\n').reverse().find((l) => /^\s*Tests\s/.test(l)) ?? '';
@@ -48,9 +74,11 @@ function counts(out) {
 await ensureServices();
 
 /**
- * Two lanes side by side (docs/decisions.md "Test run time"): the unit and API tests on two workers, and the
- * typechecks, the build and the browser tests. One worker left the machine's two cores 40% idle (37 CPU-minutes in
- * a 30-minute run). The first lane prints as it goes; each step of the second prints whole when it ends.
+ * Two lanes side by side (docs/decisions.md "Test run time"), then the browser tests alone. The unit and API tests run
+ * on two workers beside the typechecks and the build (one worker left the machine's two cores 40% idle). The browser
+ * tests wait until both end: beside the unit lane (user-work processes, PostGIS, bombs, `npm start` runs) they took
+ * 2,128 s instead of 505 s alone and their map screens timed out (CI of 2026-12-01), so they get the machine to
+ * themselves. The first lane prints as it goes; each step of the second prints whole when it ends.
  */
 const lanes = [
   [['unit and API tests (PGlite and PostgreSQL)', 'vitest', ['run', '--maxWorkers=2'], true]],
@@ -59,11 +87,13 @@ const lanes = [
     ['typecheck of the browser tests', 'tsc', ['-p', 'packages/web/tsconfig.e2e.json', '--noEmit'], false],
     // The README's deployment build (web app and server bundle); the browser tests run what it makes.
     ['build', 'npm', ['run', 'build'], false],
-    ['browser end-to-end tests', 'vitest', ['run', '-c', 'packages/web/vitest.e2e.config.ts'], true],
-    // The flows that touch the catalog and the caches again, on the production stores (PostgreSQL + Redis): sign-in,
-    // upload, map save and publish, sharing, analytics (#12's list), and the edit locks and cached lists Redis holds.
-    ['browser end-to-end tests on PostgreSQL + Redis', 'vitest', ['run', '-c', 'packages/web/vitest.e2e.config.ts', 'sign-in', 'datasets', 'e2e/map.e2e', 'e2e/publish', 'e2e/locks', 'sharing', 'analytics', 'e2e/list'], true, { STUDIO_E2E_STORE: 'postgres' }],
   ],
+];
+const browserLane = [
+  ['browser end-to-end tests', 'vitest', ['run', '-c', 'packages/web/vitest.e2e.config.ts'], true],
+  // The flows that touch the catalog and the caches again, on the production stores (PostgreSQL + Redis): sign-in,
+  // upload, map save and publish, sharing, analytics (#12's list), and the edit locks and cached lists Redis holds.
+  ['browser end-to-end tests on PostgreSQL + Redis', 'vitest', ['run', '-c', 'packages/web/vitest.e2e.config.ts', 'sign-in', 'datasets', 'e2e/map.e2e', 'e2e/publish', 'e2e/locks', 'sharing', 'analytics', 'e2e/list'], true, { STUDIO_E2E_STORE: 'postgres' }],
 ];
 let passed = 0;
 let failed = 0;
@@ -88,7 +118,13 @@ async function runLane(steps, quiet) {
       passed += c.passed;
       failed += c.failed;
       skipped += c.skipped;
-      if (code !== 0 && c.failed === 0) failed += 1;
+      if (code !== 0 && c.failed === 0) {
+        // No test failed but the run did: an unhandled error, a worker that died, a timeout of the whole run. Named
+        // here with vitest's own error lines so a CI log's tail says which lane and why (CI of 2026-12-02 did not).
+        failed += 1;
+        failures.push(`${name}: exited with code ${code} and no failing test`);
+        for (const line of errorLines(`${out}\n${err}`)) failures.push(`${name}:   ${line}`);
+      }
     } else if (code !== 0) {
       failed += 1;
       failures.push(`${name} failed`);
@@ -99,6 +135,7 @@ async function runLane(steps, quiet) {
 
 const began = Date.now();
 await Promise.all(lanes.map((steps, i) => runLane(steps, i > 0)));
+await runLane(browserLane, false);
 if (failures.length) console.log(`\nFailed:\n${failures.map((f) => `  ${f}`).join('\n')}`);
 console.log(`\nAll lanes ended in ${seconds(began)} s`);
 console.log(`\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);

@@ -23,12 +23,16 @@ import type {
   FeaturedMap,
   RefusedConnection,
 } from '@studio/schema';
-import { PUBLICATION_GRANT_HEADER, type UPLOAD_COLUMN_TYPES } from '@studio/schema';
+import { PUBLICATION_GRANT_HEADER, type SpreadsheetForm, type UPLOAD_COLUMN_TYPES } from '@studio/schema';
 import type { MapAssetCreateBody, MapAssetFields, MapAssetType, MapAssetUpdateBody, PasswordResetLink, ImageType } from '@studio/schema';
 import type { DatasetRefreshUpdate, HexTileCreate, Job, JobListQuery, VectorTileCreate } from '@studio/schema';
 import type { ConnectionFields, DataConnectionBody, Dataset, DatasetDownloadFormat, Quota, TempViewWire, StorageListing, Parameter, Publication, PublicationInfo, PublicationKind, Widget, WidgetBatchBody, WidgetBatchLine, WidgetResult, WidgetRunBody, UploadOptions } from '@studio/schema';
 import type { ClientErrorReport, ClientFeedback, Consent, LegalAgreement, LegalAgreementId, MergePreview, InvitationCreated, PendingInvitation, AuditEntry, AuditLogFilter, AdminPublishedMap } from '@studio/schema';
-import { checkStatus, type AppErrorHandler } from './errors';
+import { HttpClient, NOT_SIGNED_IN, type RequestOptions } from './http';
+import { checkStatus } from './errors';
+import { tagsClient } from './tags';
+import { jobsClient } from './jobs';
+import { apiKeysClient } from './identity';
 import { readLines } from './ndjson';
 
 /**
@@ -47,29 +51,13 @@ export interface UploadFileOptions {
    */
   background?: boolean;
   read?: { delimiter?: ',' | ';' | '\t' | '|'; header?: boolean; encoding?: 'utf-8' | 'utf-16' | 'latin-1'; columnTypes?: Record<string, (typeof UPLOAD_COLUMN_TYPES)[number]> };
+  /** The layer of a GeoPackage (a KML folder) to read (`?layer=`). */
+  layer?: string;
+  /** One new dataset a layer (POST /v1/datasets/data/layers): answers `{items: [{layer, item}]}`. */
+  eachLayer?: boolean;
 }
 
-export const NOT_SIGNED_IN = 'not-signed-in';
-
-export interface ClientOptions {
-  /** Origin of the studio, e.g. http://127.0.0.1:8080; empty for same-origin in the browser. */
-  baseUrl?: string;
-  token?: string;
-  fetch?: typeof fetch;
-  onError?: AppErrorHandler;
-}
-
-export interface RequestOptions {
-  query?: Record<string, string | number | boolean | string[] | undefined>;
-  body?: unknown;
-  /** A raw body (file, blob, stream) sent with `contentType` instead of JSON. */
-  rawBody?: BodyInit;
-  contentType?: string;
-  headers?: Record<string, string>;
-  signal?: AbortSignal;
-  /** Validate the answer with a shared validator before handing it out. */
-  schema?: z.ZodType;
-}
+export { NOT_SIGNED_IN, type ClientOptions, type RequestOptions } from './http';
 
 export interface Page<T> {
   items: T[];
@@ -134,52 +122,7 @@ export interface SchemaEntry {
   nullable?: boolean;
 }
 
-export class StudioClient {
-  token: string;
-  private readonly baseUrl: string;
-  private readonly fetchImpl: typeof fetch;
-  private readonly onError?: AppErrorHandler;
-
-  constructor(opts: ClientOptions = {}) {
-    this.baseUrl = (opts.baseUrl ?? '').replace(/\/$/, '');
-    this.token = opts.token ?? NOT_SIGNED_IN;
-    this.fetchImpl = opts.fetch ?? ((...args) => fetch(...args));
-    this.onError = opts.onError;
-  }
-
-  url(path: string, query?: RequestOptions['query']): string {
-    const qs = new URLSearchParams();
-    for (const [k, v] of Object.entries(query ?? {})) {
-      if (v === undefined) continue;
-      for (const item of Array.isArray(v) ? v : [v]) qs.append(k, String(item));
-    }
-    const s = qs.toString();
-    return `${this.baseUrl}${path}${s ? `?${s}` : ''}`;
-  }
-
-  async raw(method: string, path: string, opts: RequestOptions = {}): Promise<Response> {
-    const url = this.url(path, opts.query);
-    const headers: Record<string, string> = { authorization: `Bearer ${this.token}`, ...opts.headers };
-    let body: BodyInit | undefined;
-    if (opts.rawBody !== undefined) {
-      body = opts.rawBody;
-      if (opts.contentType) headers['content-type'] = opts.contentType;
-    } else if (opts.body !== undefined) {
-      body = JSON.stringify(opts.body);
-      headers['content-type'] = 'application/json';
-    }
-    const response = await this.fetchImpl(url, { method, headers, body, signal: opts.signal });
-    await checkStatus(response, url, this.onError);
-    return response;
-  }
-
-  async request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
-    const response = await this.raw(method, path, opts);
-    if (response.status === 204) return undefined as T;
-    const json: unknown = await response.json();
-    return (opts.schema ? opts.schema.parse(json) : json) as T;
-  }
-
+export class StudioClient extends HttpClient {
   // --- identity -----------------------------------------------------------------------------
   async signIn(email: string, password: string): Promise<Session> {
     const { item } = await this.request<{ item: Session }>('POST', '/v1/auth/sign-in', { body: { email, password } });
@@ -213,13 +156,7 @@ export class StudioClient {
   myQuota = () => this.request<{ item: Quota }>('GET', '/v1/users/me/quota').then((r) => r.item);
   me = (includeFlags = false) => this.request<{ item: User }>('GET', '/v1/users/me', { query: { includeFlags } }).then((r) => r.item);
 
-  apiKeys = {
-    list: () => this.request<Page<ApiKey>>('GET', '/v1/api-key'),
-    /** kind 'sdk': a Studio Data SDK refresh token (v1.…) rather than a bearer token. */
-    generate: (name: string, kind: ApiKeyKind = 'api') => this.request<{ item: ApiKey }>('POST', '/v1/api-key', { body: { name, kind } }).then((r) => r.item),
-    update: (id: string, name: string) => this.request<{ item: ApiKey }>('PUT', '/v1/api-key', { body: { id, name } }).then((r) => r.item),
-    revoke: (id: string) => this.request<void>('DELETE', '/v1/api-key', { body: { id } }),
-  };
+  apiKeys = apiKeysClient(this);
 
   // --- records ------------------------------------------------------------------------------
   /**
@@ -280,33 +217,9 @@ export class StudioClient {
   };
 
   /** Background jobs (hex tiles): the caller's, one job's progress, cancel. */
-  jobs = {
-    list: (query: Partial<JobListQuery> = {}) => this.request<Page<Job>>('GET', '/v1/jobs', { query }),
-    get: (id: string) => this.request<{ item: Job }>('GET', `/v1/jobs/${id}`).then((r) => r.item),
-    cancel: (id: string) => this.request<{ item: Job }>('POST', `/v1/jobs/${id}/cancel`).then((r) => r.item),
-  };
+  jobs = jobsClient(this);
 
-  tags = {
-    list: () => this.request<Page<Tag>>('GET', '/v1/tags'),
-    forOrganization: (resourceType?: ResourceType) => this.request<Page<Tag>>('GET', '/v1/tags/for-organization', { query: { resourceType } }),
-    create: (body: { name: string; color?: string; resourceId?: string; resourceType?: ResourceType }) =>
-      this.request<{ item: Tag }>('POST', '/v1/tags', { body }).then((r) => r.item),
-    update: (id: string, body: { name?: string; color?: string }) => this.request<{ item: Tag }>('PUT', `/v1/tags/${id}`, { body }).then((r) => r.item),
-    delete: (id: string) => this.request<void>('DELETE', `/v1/tags/${id}`),
-    apply: (tagId: string, type: ResourceType, resourceId: string) => this.request<{ item: Tag }>('POST', `/v1/tags/${tagId}/${type}/${resourceId}`),
-    remove: (tagId: string, type: ResourceType, resourceId: string) => this.request<void>('DELETE', `/v1/tags/${tagId}/${type}/${resourceId}`),
-    /**
-     * Bulk application (catalog §4): the first item first, then the rest in parallel. The first call
-     * surfaces a systematic failure (a bad tag) before a burst of identical failures.
-     */
-    applyBulk: async (tagId: string, items: { resourceType: ResourceType; resourceId: string }[]) => {
-      const [first, ...rest] = items;
-      if (!first) return [];
-      const head = await this.tags.apply(tagId, first.resourceType, first.resourceId);
-      const tail = await Promise.all(rest.map((i) => this.tags.apply(tagId, i.resourceType, i.resourceId)));
-      return [head, ...tail];
-    },
-  };
+  tags = tagsClient(this);
 
   admin = {
     organizations: () => this.request<Page<Organization>>('GET', '/v1/organizations'),
@@ -394,9 +307,12 @@ export class StudioClient {
     maps: (id: string) => this.request<Page<StudioRecord>>('GET', `/v1/datasets/${id}/maps`),
     /** The lines a "skip bad rows" upload left out, as CSV (line, column, error, reason, text). */
     rejectedLines: (id: string) => this.raw('GET', `/v1/datasets/${id}/rejected-lines`).then((r) => r.blob()),
-    /** The stored data for downloads: CSV, GeoJSON, Parquet (GeoParquet), an Arrow IPC stream or FlatGeobuf. */
-    data: (id: string, format: DatasetDownloadFormat = 'csv') =>
-      this.raw('GET', `/v1/datasets/${id}/data`, { query: format === 'csv' ? {} : { format } }).then((r) => r.blob()),
+    /**
+     * The stored data for downloads: CSV, GeoJSON, Parquet (GeoParquet), an Arrow IPC stream or FlatGeobuf. `spreadsheet`
+     * 'safe': a CSV a person opens in a spreadsheet (formula-like text neutralised); exact values otherwise.
+     */
+    data: (id: string, format: DatasetDownloadFormat = 'csv', spreadsheet?: SpreadsheetForm) =>
+      this.raw('GET', `/v1/datasets/${id}/data`, { query: format === 'csv' ? { spreadsheet } : { format } }).then((r) => r.blob()),
     /**
      * The request that uploads a file as a new dataset (no `datasetId`) or replaces a dataset's data:
      * method, URL and headers, so a caller that needs upload progress (XMLHttpRequest) sends the same
@@ -407,13 +323,14 @@ export class StudioClient {
         delimiter: file.read?.delimiter,
         header: file.read?.header,
         encoding: file.read?.encoding,
+        layer: file.layer,
         columnTypes: file.read?.columnTypes && Object.keys(file.read.columnTypes).length ? JSON.stringify(file.read.columnTypes) : undefined,
       };
       return {
         method: datasetId ? 'PUT' : 'POST',
         url: datasetId
           ? this.url(`/v1/datasets/${datasetId}/data`, { skipBadRows: file.skipBadRows || undefined, ...read })
-          : this.url('/v1/datasets/data', { name: file.name, description: file.description, skipBadRows: file.skipBadRows || undefined, ...read }),
+          : this.url(file.eachLayer ? '/v1/datasets/data/layers' : '/v1/datasets/data', { name: file.name, description: file.description, skipBadRows: file.skipBadRows || undefined, ...read }),
         headers: {
           authorization: `Bearer ${this.token}`,
           'content-type': file.contentType,
@@ -439,20 +356,22 @@ export class StudioClient {
       return { bytes: new Uint8Array(await r.arrayBuffer()), engine: r.headers.get('x-studio-engine') ?? 'duckdb' };
     },
     /** A temporary view of the caller as a file: CSV, GeoJSON, Parquet (GeoParquet), Arrow IPC or FlatGeobuf. */
-    viewData: (name: string, format: DatasetDownloadFormat = 'csv') => this.raw('GET', `/v1/query/views/${name}/data`, { query: { format } }).then((r) => r.blob()),
+    viewData: (name: string, format: DatasetDownloadFormat = 'csv', spreadsheet?: SpreadsheetForm) =>
+      this.raw('GET', `/v1/query/views/${name}/data`, { query: { format, spreadsheet: format === 'csv' ? spreadsheet : undefined } }).then((r) => r.blob()),
     /** The pipeline's result as a CSV file. */
     csv: (pipeline: unknown, signal?: AbortSignal) => this.raw('POST', '/v1/query', { query: { format: 'csv' }, body: pipeline, signal }).then((r) => r.blob()),
     /** The pipeline's rows as JSON objects. */
     rows: (pipeline: unknown, signal?: AbortSignal) => this.request<{ items: Record<string, unknown>[] }>('POST', '/v1/query', { query: { format: 'json' }, body: pipeline, signal }).then((r) => r.items),
     /** Keeps the pipeline's result for 60 s as a temporary view that later pipelines name as a dataset uuid (with `preview`, its first rows). */
-    materialize: (pipeline: unknown, opts: { preview?: number; signal?: AbortSignal } = {}) =>
-      this.request<{ item: TempView }>('POST', '/v1/query', { query: { materialize: true, preview: opts.preview || undefined }, body: pipeline, signal: opts.signal }).then((r) => r.item),
+    /** `replaces`: a view of the caller's that this result supersedes (a cell run again), dropped once it is written. */
+    materialize: (pipeline: unknown, opts: { preview?: number; signal?: AbortSignal; replaces?: string } = {}) =>
+      this.request<{ item: TempView }>('POST', '/v1/query', { query: { materialize: true, preview: opts.preview || undefined, replaces: opts.replaces }, body: pipeline, signal: opts.signal }).then((r) => r.item),
     /**
      * Runs one SELECT in the SQL sandbox, naming views by `tables` (name → view), and keeps its result as a view in turn;
      * with `pipelines` (name → pipeline) that all run on one warehouse, it runs there in its dialect instead.
      */
-    materializeSql: (query: string, tables: Record<string, string>, opts: { preview?: number; signal?: AbortSignal; pipelines?: Record<string, unknown> } = {}) =>
-      this.request<{ item: TempView }>('POST', '/v1/query/sql', { query: { preview: opts.preview || undefined }, body: { query, tables, pipelines: opts.pipelines }, signal: opts.signal }).then((r) => r.item),
+    materializeSql: (query: string, tables: Record<string, string>, opts: { preview?: number; signal?: AbortSignal; pipelines?: Record<string, unknown>; replaces?: string } = {}) =>
+      this.request<{ item: TempView }>('POST', '/v1/query/sql', { query: { preview: opts.preview || undefined, replaces: opts.replaces }, body: { query, tables, pipelines: opts.pipelines }, signal: opts.signal }).then((r) => r.item),
     /** A new dataset: the Parquet snapshot of a SELECT over datasets and the caller's temporary views. */
     saveAsDataset: (query: string, name: string) => this.request<{ item: Dataset }>('POST', '/v1/datasets/query', { body: { query, name } }).then((r) => r.item),
   };
@@ -612,11 +531,11 @@ export class StudioClient {
     /** Rows of a draft widget (not saved yet), under the caller's own access. */
     runDraft: (widget: Widget, parameterDefs: Parameter[], body: Partial<WidgetRunBody>, signal?: AbortSignal) =>
       this.request<{ item: WidgetResult }>('POST', '/v1/dashboards/widget-query', { body: { ...body, widget, parameterDefs }, signal }).then((r) => r.item),
-    /** CSV of a widget (up to 1M rows): a saved one when `id` is given, else the draft. */
-    widgetCsv: (id: string | null, widget: Widget, parameterDefs: Parameter[], body: Partial<WidgetRunBody>) =>
+    /** CSV of a widget (up to 1M rows): a saved one when `id` is given, else the draft; `spreadsheet` as for datasets.data. */
+    widgetCsv: (id: string | null, widget: Widget, parameterDefs: Parameter[], body: Partial<WidgetRunBody>, spreadsheet?: SpreadsheetForm) =>
       id
-        ? this.raw('POST', `/v1/dashboards/${id}/widgets/${widget.id}/query`, { body, query: { format: 'csv' } })
-        : this.raw('POST', '/v1/dashboards/widget-query', { body: { ...body, widget, parameterDefs }, query: { format: 'csv' } }),
+        ? this.raw('POST', `/v1/dashboards/${id}/widgets/${widget.id}/query`, { body, query: { format: 'csv', spreadsheet } })
+        : this.raw('POST', '/v1/dashboards/widget-query', { body: { ...body, widget, parameterDefs }, query: { format: 'csv', spreadsheet } }),
     parameterValues: (id: string, parameterId: string, search?: string) =>
       this.request<{ items: string[] }>('GET', `/v1/dashboards/${id}/parameters/${parameterId}/values`, { query: { search } }).then((r) => r.items),
     draftParameterValues: (parameter: Parameter, search?: string) =>
@@ -639,9 +558,9 @@ export class StudioClient {
     /** Several widgets of a publication in one request: `onLine` gets each widget's result or error as it is ready. */
     runWidgets: async (kind: PublicationKind, id: string, body: WidgetBatchBody, onLine: (line: WidgetBatchLine) => void, grant?: string, signal?: AbortSignal) =>
       readLines(await this.raw('POST', `${publicationPath(kind, id)}/widgets/query`, { body, signal, headers: grantHeader(grant) }), onLine),
-    /** CSV of a published widget (up to 1M rows). */
-    widgetCsv: (kind: PublicationKind, id: string, widgetId: string, body: Partial<WidgetRunBody>, grant?: string) =>
-      this.raw('POST', `${publicationPath(kind, id)}/widgets/${widgetId}/query`, { body, query: { format: 'csv' }, headers: grantHeader(grant) }),
+    /** CSV of a published widget (up to 1M rows); `spreadsheet` as for datasets.data. */
+    widgetCsv: (kind: PublicationKind, id: string, widgetId: string, body: Partial<WidgetRunBody>, grant?: string, spreadsheet?: SpreadsheetForm) =>
+      this.raw('POST', `${publicationPath(kind, id)}/widgets/${widgetId}/query`, { body, query: { format: 'csv', spreadsheet }, headers: grantHeader(grant) }),
     parameterValues: (kind: PublicationKind, id: string, parameterId: string, grant?: string) =>
       this.request<{ items: string[] }>('GET', `${publicationPath(kind, id)}/parameters/${parameterId}/values`, { headers: grantHeader(grant) }).then((r) => r.items),
     sendReport: (insightId: string, opts: Omit<UploadOptions, 'insightId'> = {}, datasets?: string[]) =>

@@ -8,8 +8,10 @@ export class StudioApiError extends Error {
   readonly details: string | undefined;
   readonly url: string;
   readonly debugMessage: string;
+  /** The answer's JSON as sent (a 409 version conflict carries the changes made meanwhile), when it was JSON. */
+  readonly body: unknown;
 
-  constructor(init: { status: number; message: string; appStatusCode?: number; details?: string; url: string }) {
+  constructor(init: { status: number; message: string; appStatusCode?: number; details?: string; url: string; body?: unknown }) {
     super(init.message);
     this.name = 'StudioApiError';
     this.status = init.status;
@@ -17,6 +19,7 @@ export class StudioApiError extends Error {
     this.details = init.details;
     this.url = init.url;
     this.debugMessage = `Server Error: ${init.message} when calling ${init.url}`;
+    this.body = init.body;
   }
 }
 
@@ -55,5 +58,5 @@ export async function checkStatus(response: Response, url: string, appHandler?: 
   } else if (text.trim()) {
     message = text.trim();
   }
-  throw new StudioApiError({ status: response.status, message, appStatusCode, details, url });
+  throw new StudioApiError({ status: response.status, message, appStatusCode, details, url, body: parsed });
 }

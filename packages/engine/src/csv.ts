@@ -34,6 +34,8 @@ export interface CsvOverrides {
   header?: boolean;
   encoding?: CsvEncoding;
   columnTypes?: Record<string, string>;
+  /** GeoPackage: the layer to read (a file of several layers needs one). */
+  layer?: string;
 }
 
 /** The DuckDB type each column type a user may choose is read as. */

@@ -19,8 +19,15 @@ import { quoteLiteral } from './sql';
 import { LocalObjectStore, type ObjectStore } from './store';
 import { arrowIpc, csvText, type StreamOptions } from './stream';
 import { arrowCopyCouldFit, arrowWithCopy, writeArrowCopy } from './arrow-copy';
-import { flatgeobufBytes, geojsonText, parquetFile, registerGeometryFunctions, type ExportFormat, type ExportLocation, type ExportShape } from './exports';
+import { geojsonText, parquetFile, registerGeometryFunctions, type ExportFormat, type ExportLocation, type ExportShape } from './exports';
 import { registerReprojection } from './formats/reproject';
+import { registerGeometryRepair, repairStoredGeometry, type GeometryRepairs } from './geometry-repair';
+import { registerGeoParquetFunctions } from './geoparquet';
+import { geopackageFile } from './export-geopackage';
+import { kmlText } from './export-kml';
+import { flatgeobufStream } from './export-flatgeobuf';
+import { shapefileZip } from './export-shapefile';
+import type { Converter } from './formats';
 import { plain, type IngestResult } from './types';
 
 /** How long closing waits for interrupted queries to hand their connections back. */
@@ -46,6 +53,11 @@ export interface EngineOptions {
    * The server passes the query pipeline's H3 functions here so both use one set.
    */
   functions?: (connection: DuckDBConnection) => void | Promise<void>;
+  /**
+   * Where uploads DuckDB cannot read (Shapefile, KML, FlatGeobuf, Excel, Arrow) are converted: the server runs
+   * the format libraries in a worker process, bounded in time and memory (default: in this process).
+   */
+  convert?: Converter;
 }
 
 /**
@@ -107,6 +119,7 @@ export class Engine {
     readonly tmpDir: string,
     private readonly largeIngest: { bytes: number; pool: () => Promise<ConnectionPool> },
     private readonly closeLarge: () => void,
+    private readonly convert?: Converter,
   ) {}
 
   static async open(opts: EngineOptions): Promise<Engine> {
@@ -131,7 +144,9 @@ export class Engine {
         async (c) => {
           await (opts.functions ?? registerH3)(c);
           registerGeometryFunctions(c);
+          registerGeoParquetFunctions(c);
           registerReprojection(c);
+          await registerGeometryRepair(c);
         },
       ),
     );
@@ -152,7 +167,7 @@ export class Engine {
         p.close();
         i.closeSync();
       });
-    return new Engine(instance, pool, store, tmpDir, { bytes: opts.largeIngestBytes ?? LARGE_INGEST_BYTES, pool: largePool }, closeLarge);
+    return new Engine(instance, pool, store, tmpDir, { bytes: opts.largeIngestBytes ?? LARGE_INGEST_BYTES, pool: largePool }, closeLarge, opts.convert);
   }
 
   /**
@@ -213,10 +228,20 @@ export class Engine {
     return this.query(`SELECT * FROM read_parquet(${quoteLiteral(file)}) LIMIT $1 OFFSET $2`, [limit, offset]);
   }
 
+  /** A stored dataset's geometry normalised as ingest does it now (geometry-repair.ts), under `toKey` when anything changed. */
+  async repairGeometry(from: { key: string; column: string }, toKey: string): Promise<{ counts: GeometryRepairs; byteSize: number | null }> {
+    const pooled = await this.pool.acquire();
+    try {
+      return await repairStoredGeometry(pooled.connection, this.store, this.tmpDir, from, toKey);
+    } finally {
+      pooled.release();
+    }
+  }
+
   ingest(opts: IngestOptions): Promise<IngestResult> {
     const acquire = async (inputBytes: number) =>
       inputBytes >= this.largeIngest.bytes ? (await this.largeIngest.pool()).acquire() : this.pool.acquire();
-    return ingest(acquire, this.store, this.tmpDir, opts);
+    return ingest(acquire, this.store, this.tmpDir, opts, this.convert);
   }
 
   /** Arrow IPC stream bytes; batches leave as they are built. */
@@ -305,14 +330,15 @@ export class Engine {
     const source = { sql: `SELECT * FROM read_parquet(${quoteLiteral(file)})` };
     if (format === 'csv') return yield* this.csvStream(source, opts);
     if (format === 'arrow') return yield* this.arrowStream(source, opts);
-    const { columns, rowCount } = opts.shape;
+    const { columns } = opts.shape;
     const loc = opts.location ?? {};
     const acquire = () => this.pool.acquire();
     if (format === 'geojson') return yield* geojsonText(acquire, file, columns, loc, opts);
     if (format === 'parquet') return yield* parquetFile(acquire, this.tmpDir, file, columns, loc, opts);
-    // FlatGeobuf refuses a dataset too large before reading it (Parquet keeps the count in its footer).
-    const n = rowCount ?? Number(((await this.query(`SELECT count(*) AS n FROM read_parquet(${quoteLiteral(file)})`)) as [{ n: number | bigint }])[0].n);
-    yield await flatgeobufBytes(acquire, file, columns, n, loc, opts);
+    if (format === 'gpkg') return yield* geopackageFile(acquire, this.tmpDir, file, loc, opts.signal);
+    if (format === 'kml') return yield* kmlText(acquire, file, loc, 'features', opts.signal);
+    if (format === 'shapefile') return yield* shapefileZip(acquire, this.tmpDir, file, loc, 'features', opts.signal);
+    yield* flatgeobufStream(acquire, file, loc, 'features', opts.signal);
   }
 
   /** Remove leftovers of interrupted work (call at start-up). */

@@ -1,6 +1,6 @@
 /**
- * A stored dataset in the formats users take elsewhere: CSV and Arrow (as before), GeoJSON, Parquet with
- * GeoParquet's `geo` metadata, and FlatGeobuf. Geometry comes from the dataset's detected location — its
+ * A stored dataset in the formats users take elsewhere: CSV and Arrow (as before), GeoJSON, GeoParquet 1.1
+ * (WKB, a bbox covering column, rows in Hilbert order: geoparquet.ts), FlatGeobuf (export-flatgeobuf.ts), GeoPackage, KML and Shapefile (export-*.ts). Geometry comes from the dataset's detected location — its
  * geometry column (GeoJSON or WKT text) or its latitude/longitude pair — through two scalar functions the
  * engine registers (studio_geometry_geojson, studio_geometry_wkt): DuckDB's own GEOMETRY type reads WKT,
  * and the text kept here may be either.
@@ -8,10 +8,11 @@
 import { createReadStream } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { DuckDBScalarFunction, VARCHAR, type DuckDBConnection } from '@duckdb/node-api';
-import type { Feature, FeatureCollection, Geometry } from 'geojson';
-import { DATASET_DOWNLOAD_FORMATS, StudioError, type DatasetDownloadFormat } from '@studio/schema';
+import { DuckDBScalarFunction, VARCHAR, type DuckDBConnection, type DuckDBDataChunk } from '@duckdb/node-api';
+import type { Geometry } from 'geojson';
+import { DATASET_DOWNLOAD_FORMATS, type DatasetDownloadFormat } from '@studio/schema';
 import { parseGeometry, toWkt } from './geometry-text';
+import { writeGeoParquet } from './geoparquet';
 import { quoteIdent, quoteLiteral } from './sql';
 import { removeQuietly } from './store';
 import type { StreamOptions } from './stream';
@@ -28,13 +29,10 @@ export const EXPORTS: Record<ExportFormat, { mediaType: string; extension: strin
   parquet: { mediaType: 'application/vnd.apache.parquet', extension: 'parquet' },
   arrow: { mediaType: 'application/vnd.apache.arrow.stream', extension: 'arrow' },
   flatgeobuf: { mediaType: 'application/flatgeobuf', extension: 'fgb' },
+  gpkg: { mediaType: 'application/geopackage+sqlite3', extension: 'gpkg' },
+  kml: { mediaType: 'application/vnd.google-earth.kml+xml', extension: 'kml' },
+  shapefile: { mediaType: 'application/zip', extension: 'zip' },
 };
-
-/**
- * FlatGeobuf's writer (the flatgeobuf package) takes the whole collection at once: its header counts the
- * features. Downloads in it hold at most this many rows (413 past it; GeoParquet and GeoJSON stream).
- */
-export const FLATGEOBUF_MAX_ROWS = 250_000;
 
 /** Where a dataset's rows are: the columns ingestion detected (metadata.detected). */
 /** What the catalog recorded of a dataset at ingestion: its column names and row count (null when not counted). */
@@ -71,7 +69,7 @@ export function registerGeometryFunctions(c: DuckDBConnection): void {
 }
 
 /** SQL of a row's geometry as WKT (GeoJSON text when `as` is 'geojson'), null where it has none. */
-function geometrySql(loc: ExportLocation, as: 'wkt' | 'geojson'): string | null {
+export function geometrySql(loc: ExportLocation, as: 'wkt' | 'geojson'): string | null {
   if (loc.geometry) return `studio_geometry_${as}(CAST(${quoteIdent(loc.geometry)} AS VARCHAR))`;
   if (!loc.latitude || !loc.longitude) return null;
   const lat = `CAST(${quoteIdent(loc.latitude)} AS DOUBLE)`;
@@ -92,17 +90,18 @@ function freeName(columns: string[], wanted: string): string {
 }
 
 /**
- * GeoParquet: the stored columns, with the geometry as DuckDB's GEOMETRY type (DuckDB writes the `geo`
- * metadata for it) — in place of the geometry column, or added as `geometry` beside a latitude/longitude
- * pair. A dataset without a location is plain Parquet.
+ * GeoParquet: the stored columns with the geometry (geoparquet.ts writes it as WKB with the GeoParquet 1.1
+ * metadata) — in place of the geometry column, or added as `geometry` beside a latitude/longitude
+ * pair. Answers the query and its geometry column; a dataset without a location is plain Parquet (no column).
  */
-export function geoparquetSql(file: string, columns: string[], loc: ExportLocation): string {
+export function geoparquetSql(file: string, columns: string[], loc: ExportLocation): { sql: string; column?: string } {
   const wkt = geometrySql(loc, 'wkt');
   const from = `FROM read_parquet(${quoteLiteral(file)})`;
-  if (!wkt) return `SELECT * ${from}`;
-  const geometry = `CAST(${wkt} AS GEOMETRY)`;
-  if (loc.geometry) return `SELECT * REPLACE (${geometry} AS ${quoteIdent(loc.geometry)}) ${from}`;
-  return `SELECT *, ${geometry} AS ${quoteIdent(freeName(columns, 'geometry'))} ${from}`;
+  if (!wkt) return { sql: `SELECT * ${from}` };
+  // The geometry column as it is stored: the writer reads GeoJSON and WKT text, WKB and GEOMETRY.
+  if (loc.geometry) return { sql: `SELECT * ${from}`, column: loc.geometry };
+  const column = freeName(columns, 'geometry');
+  return { sql: `SELECT *, ${wkt} AS ${quoteIdent(column)} ${from}`, column };
 }
 
 /**
@@ -119,8 +118,8 @@ export function featureSql(file: string, columns: string[], loc: ExportLocation)
     FROM (SELECT *${rest}, ${geojson} AS ${quoteIdent(g)} FROM read_parquet(${quoteLiteral(file)})) q`;
 }
 
-/** Streams the text of a one-column query a chunk at a time (the connection is given back at the end). */
-async function* textRows(acquire: () => Promise<PooledConnection>, sql: string, signal?: AbortSignal): AsyncGenerator<string[]> {
+/** A query's result a DuckDB chunk at a time, interrupted when `signal` aborts (the connection is given back at the end). */
+export async function* queryChunks(acquire: () => Promise<PooledConnection>, sql: string, signal?: AbortSignal): AsyncGenerator<DuckDBDataChunk> {
   const pooled = await acquire();
   const stop = () => pooled.connection.interrupt();
   signal?.addEventListener('abort', stop, { once: true });
@@ -129,11 +128,31 @@ async function* textRows(acquire: () => Promise<PooledConnection>, sql: string, 
     for (;;) {
       const chunk = await result.fetchChunk();
       if (!chunk || chunk.rowCount === 0) return;
-      yield chunk.getColumnVector(0).toArray() as string[];
+      yield chunk;
     }
   } finally {
     signal?.removeEventListener('abort', stop);
     pooled.release();
+  }
+}
+
+/** Streams the text of a one-column query a chunk at a time. */
+async function* textRows(acquire: () => Promise<PooledConnection>, sql: string, signal?: AbortSignal): AsyncGenerator<string[]> {
+  for await (const chunk of queryChunks(acquire, sql, signal)) yield chunk.getColumnVector(0).toArray() as string[];
+}
+
+/** A download written whole to the temp file `out` by `write` (Parquet, GeoPackage), then streamed and removed. */
+export async function* tempFileDownload(out: string, write: () => Promise<unknown>): AsyncGenerator<Uint8Array> {
+  try {
+    await write();
+    const stream = createReadStream(out, { highWaterMark: 1 << 20 });
+    try {
+      for await (const buf of stream) yield buf as Uint8Array;
+    } finally {
+      stream.destroy();
+    }
+  } finally {
+    await removeQuietly(out);
   }
 }
 
@@ -149,40 +168,20 @@ export async function* geojsonText(acquire: () => Promise<PooledConnection>, fil
   yield Buffer.from('\n]}\n');
 }
 
-/** FlatGeobuf of the rows (at most FLATGEOBUF_MAX_ROWS), written whole by the flatgeobuf package. */
-export async function flatgeobufBytes(acquire: () => Promise<PooledConnection>, file: string, columns: string[], rowCount: number, loc: ExportLocation, opts: StreamOptions = {}): Promise<Uint8Array> {
-  if (rowCount > FLATGEOBUF_MAX_ROWS) {
-    throw new StudioError(413, `FlatGeobuf downloads hold at most ${FLATGEOBUF_MAX_ROWS.toLocaleString('en-US')} rows: download GeoParquet or GeoJSON for larger datasets`);
-  }
-  if (!geometrySql(loc, 'geojson')) throw new StudioError(422, 'FlatGeobuf needs a location: this dataset has no geometry or latitude/longitude columns');
-  const features: Feature[] = [];
-  for await (const rows of textRows(acquire, featureSql(file, columns, loc), opts.signal)) {
-    for (const row of rows) features.push(JSON.parse(row) as Feature);
-  }
-  const { serialize } = await import('flatgeobuf/lib/mjs/geojson.js');
-  return serialize({ type: 'FeatureCollection', features } as FeatureCollection);
-}
-
-/** A Parquet file (GeoParquet when the dataset has a location) written by DuckDB, streamed, then removed. */
+/** A Parquet file (GeoParquet 1.1 when the dataset has a location: geoparquet.ts) written by DuckDB, streamed, then removed. */
 export async function* parquetFile(acquire: () => Promise<PooledConnection>, tmpDir: string, file: string, columns: string[], loc: ExportLocation, opts: StreamOptions = {}): AsyncGenerator<Uint8Array> {
   const out = path.join(tmpDir, `export-${randomUUID()}.parquet`);
-  try {
+  yield* tempFileDownload(out, async () => {
     const pooled = await acquire();
     const stop = () => pooled.connection.interrupt();
     opts.signal?.addEventListener('abort', stop, { once: true });
     try {
-      await pooled.connection.run(`COPY (${geoparquetSql(file, columns, loc)}) TO ${quoteLiteral(out)} (FORMAT parquet, COMPRESSION zstd)`);
+      const { sql, column } = geoparquetSql(file, columns, loc);
+      if (column) await writeGeoParquet(pooled.connection, sql, out, { column, compression: 'zstd', tmpDir });
+      else await pooled.connection.run(`COPY (${sql}) TO ${quoteLiteral(out)} (FORMAT parquet, COMPRESSION zstd)`);
     } finally {
       opts.signal?.removeEventListener('abort', stop);
       pooled.release();
     }
-    const stream = createReadStream(out, { highWaterMark: 1 << 20 });
-    try {
-      for await (const buf of stream) yield buf as Uint8Array;
-    } finally {
-      stream.destroy();
-    }
-  } finally {
-    await removeQuietly(out);
-  }
+  });
 }

@@ -8,7 +8,6 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { createGunzip } from 'node:zlib';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { REPROJECT_FUNCTION, toLngLatOf } from './formats/reproject';
 import { badInput, isStudioError } from '@studio/schema';
@@ -16,7 +15,11 @@ import { detectRoles } from './detect';
 import { CSV_BUFFER, collectRejected, csvSelect, rejectedLinesKey, type CsvOverrides, type RejectTables } from './csv';
 import { fileHead } from './file-head';
 import { geometryProblemSql } from './geojson-check';
-import { CONVERTED_CONTENT_TYPES, convertUpload, type ConvertedFormat } from './formats';
+import { anyRepairs, repairGeometryParquet } from './geometry-repair';
+import { assertJsonDepth } from './json-depth';
+import { assertListDepth, LIST_MAX_DEPTH } from './list-depth';
+import { gunzipBounded } from './decompression-bounds';
+import { CONVERTED_CONTENT_TYPES, convertUpload, type ConvertedFormat, type Converter } from './formats';
 import type { PooledConnection } from './pool';
 import { quoteIdent, quoteLiteral } from './sql';
 import { parseCopyStats, statsOf, type CopyStats } from './stats';
@@ -27,6 +30,8 @@ export interface IngestOptions {
   sourceFile: string;
   contentType: string;
   contentEncoding?: 'gzip';
+  /** The most bytes the body may hold once decompressed (default UPLOAD_MAX_BYTES, 20 GB): past it, 413. */
+  maxBytes?: number;
   key: string;
   /**
    * Fraction done, 0..1, never decreasing: 0.05 after the body is ready (gunzipped), then DuckDB's own query
@@ -115,15 +120,12 @@ async function withoutRecordSeparators(src: string, dest: string): Promise<void>
 
 type GeoJsonKind = 'collection' | 'sequence';
 
-async function gunzipTo(src: string, dest: string): Promise<void> {
-  try {
-    await pipeline(createReadStream(src), createGunzip(), createWriteStream(dest));
-  } catch (e) {
-    const why = (e as NodeJS.ErrnoException).code === 'Z_BUF_ERROR' ? 'the file is truncated' : (e as Error).message;
-    throw badInput(`Could not decompress the gzip body: ${why}`);
-  }
-}
-
+/**
+ * How deep read_json gives values types (deeper values stay JSON text): the Parquet written from them is read back
+ * in time exponential in nested lists (list-depth.ts), so JSON within the 64-level limit could still stall a
+ * connection for hours. 16 levels read in 0.02 s.
+ */
+const TYPED_DEPTH = `maximum_depth = ${LIST_MAX_DEPTH}`;
 
 /** The SELECT reading the upload (or the Parquet parts it was converted into), by format. Paths are engine-made. */
 async function sourceSelect(conn: DuckDBConnection, format: Format, files: string[], rejects?: RejectTables, csv?: CsvOverrides): Promise<string> {
@@ -142,10 +144,10 @@ async function sourceSelect(conn: DuckDBConnection, format: Format, files: strin
       // smaller than the file), so small uploads fit a small memory limit and large ones still parse.
       const { size } = await stat(file);
       const maxObject = Math.min(268435456, Math.max(16 * 1024 * 1024, size + 1024));
-      return `SELECT * FROM read_json(${f}, format = 'auto', maximum_object_size = ${maxObject})`;
+      return `SELECT * FROM read_json(${f}, format = 'auto', maximum_object_size = ${maxObject}, ${TYPED_DEPTH})`;
     }
     case 'parquet':
-      return geoparquetSelect(conn, `read_parquet([${files.map(quoteLiteral).join(', ')}])`);
+      return geoparquetSelect(conn, `read_parquet([${files.map(quoteLiteral).join(', ')}])`, files);
     case 'geojson':
     case 'geojsonseq':
       return geojsonSelect(conn, f, (await stat(file)).size, format === 'geojson' ? 'collection' : 'sequence');
@@ -179,10 +181,13 @@ function crsName(value: unknown): { id: string; label: string } | null {
  * projected CRS is transformed to longitude/latitude (formats/reproject.ts: a whole PROJJSON, or WGS 84 / UTM and
  * Web Mercator by their EPSG codes); one the studio has no transform for is refused by name.
  */
-async function geoparquetSelect(conn: DuckDBConnection, read: string): Promise<string> {
-  const described = (await conn.runAndReadAll(`DESCRIBE SELECT * FROM ${read}`)).getRowObjectsJS();
+async function geoparquetSelect(conn: DuckDBConnection, read: string, files: string[]): Promise<string> {
+  // GeoParquet 1.1's covering columns (a bbox struct per geometry) are derived from the geometry: not kept as data.
+  const covering = await coveringColumns(conn, files);
+  const described = (await conn.runAndReadAll(`DESCRIBE SELECT * FROM ${read}`)).getRowObjectsJS().filter((c) => !covering.has(String(c.column_name)));
+  assertListDepth(described.map((c) => ({ name: String(c.column_name), type: String(c.column_type) })), 'Parquet');
   const geometries = described.filter((c) => String(c.column_type).startsWith('GEOMETRY')).map((c) => String(c.column_name));
-  if (!geometries.length) return `SELECT * FROM ${read}`;
+  if (!geometries.length) return covering.size ? `SELECT ${described.map((c) => quoteIdent(String(c.column_name))).join(', ')} FROM ${read}` : `SELECT * FROM ${read}`;
   const crs = await conn.runAndReadAll(`SELECT ${geometries.map((g, i) => `ST_CRS(${quoteIdent(g)}) AS c${i}`).join(', ')} FROM ${read} LIMIT 1`);
   const [row] = crs.getRowObjectsJS();
   // Each geometry column's WKT in longitude/latitude: as it is, or through proj4 from the CRS the file states.
@@ -210,6 +215,24 @@ async function geoparquetSelect(conn: DuckDBConnection, read: string): Promise<s
   return `SELECT ${cols.join(', ')} FROM ${read}`;
 }
 
+/** The columns the files' GeoParquet `geo` metadata names as a geometry's bbox covering (none without it). */
+async function coveringColumns(conn: DuckDBConnection, files: string[]): Promise<Set<string>> {
+  const out = new Set<string>();
+  const kv = await conn.runAndReadAll(`SELECT decode(value) AS v FROM parquet_kv_metadata([${files.map(quoteLiteral).join(', ')}]) WHERE decode(key) = 'geo'`);
+  for (const r of kv.getRowObjectsJS()) {
+    try {
+      const geo = JSON.parse(String(r.v)) as { columns?: Record<string, { covering?: { bbox?: { xmin?: unknown } } }> };
+      for (const c of Object.values(geo.columns ?? {})) {
+        const xmin = c.covering?.bbox?.xmin;
+        if (Array.isArray(xmin) && typeof xmin[0] === 'string') out.add(xmin[0]);
+      }
+    } catch {
+      // metadata that is not JSON names no covering: DuckDB's reader says what it makes of the rest
+    }
+  }
+  return out;
+}
+
 /**
  * GeoJSON, a FeatureCollection or one Feature a line: properties become columns, geometry stays GeoJSON text in `_geojson`, and Points
  * also get latitude/longitude. Geometry is read as JSON (auto-detection would coerce mixed coordinate
@@ -218,7 +241,7 @@ async function geoparquetSelect(conn: DuckDBConnection, read: string): Promise<s
 async function geojsonSelect(conn: DuckDBConnection, f: string, bytes: number, kind: GeoJsonKind): Promise<string> {
   // A FeatureCollection is one JSON object: the maximum object size must cover the file, no more (DuckDB
   // reserves twice it as a buffer). A sequence's objects are its lines, each smaller than the file.
-  const size = `maximum_object_size = ${Math.min(2 ** 31 - 1, Math.max(16 * 1024 * 1024, bytes + 1024))}`;
+  const size = `maximum_object_size = ${Math.min(2 ** 31 - 1, Math.max(16 * 1024 * 1024, bytes + 1024))}, ${TYPED_DEPTH}`;
   const read = kind === 'collection' ? `read_json(${f}, ${size})` : `read_json(${f}, ${size}, format = 'newline_delimited')`;
   let propsType: string | null = null;
   try {
@@ -318,6 +341,8 @@ export async function ingest(
   store: ObjectStore,
   tmpDir: string,
   opts: IngestOptions,
+  /** Where files DuckDB cannot read are turned into ones it can (the server: a worker process; default: here). */
+  convert: Converter = convertUpload,
 ): Promise<IngestResult> {
   let format = formatOf(opts.contentType);
   checkKey(opts.key); // before the work, not at the final put
@@ -339,7 +364,7 @@ export async function ingest(
     if (opts.contentEncoding === 'gzip') {
       input = path.join(tmpDir, `ingest-${id}.body`);
       temps.push(input);
-      await gunzipTo(opts.sourceFile, input);
+      await gunzipBounded(opts.sourceFile, input, opts.maxBytes);
     }
     const inputBytes = (await stat(input)).size;
     if (inputBytes === 0) throw badInput('The file is empty');
@@ -347,9 +372,12 @@ export async function ingest(
       if (!(await hasParquetMagic(input))) throw badInput('Unsupported content type');
       format = 'parquet';
     }
+    // Before DuckDB's read_json or JSON.parse (geojsonKindOf) sees the file: read_json's structure inference
+    // recurses natively and 50,000 levels crash the whole process. Converted files are written by us, flat.
+    if (format === 'json' || format === 'geojson') await assertJsonDepth(input);
     let files = [input];
     if (CONVERTERS_BY_FORMAT.has(format)) {
-      const converted = await convertUpload(format as ConvertedFormat, input, path.join(tmpDir, `ingest-${id}.converted`));
+      const converted = await convert(format as ConvertedFormat, input, path.join(tmpDir, `ingest-${id}.converted`), opts.csv?.layer === undefined ? undefined : { layer: opts.csv.layer });
       temps.push(...converted.files);
       files = converted.files;
       format = converted.into;
@@ -404,11 +432,25 @@ export async function ingest(
     try {
       const { rowCount, columns, sample } = await statsOf(statsConn.connection, out, copyStats);
       const detected = detectRoles(columns, sample);
+      // Geometry drawn where it is, whatever the format: the detected geometry column normalised in one more pass
+      // over the Parquet written (geometry-repair.ts), kept as written when nothing needed repair.
+      const repairedFile = path.join(tmpDir, `ingest-${id}.repaired.parquet`);
+      temps.push(repairedFile);
+      const geometry = columns.find((c) => c.name === detected.geometry && /^VARCHAR/i.test(c.duckdbType));
+      const geometryRepairs = geometry ? await repairGeometryParquet(statsConn.connection, out, repairedFile, geometry.name) : undefined;
+      const stored = geometryRepairs?.repaired ? repairedFile : out;
       progress(0.9);
-      const byteSize = (await stat(out)).size;
-      await store.put(opts.key, out);
+      const byteSize = (await stat(stored)).size;
+      await store.put(opts.key, stored);
       progress(1);
-      return { rowCount, byteSize, columns, detected, ...(rejectedRows !== undefined && { rejectedRows }) };
+      return {
+        rowCount,
+        byteSize,
+        columns,
+        detected,
+        ...(rejectedRows !== undefined && { rejectedRows }),
+        ...(geometryRepairs && anyRepairs(geometryRepairs) && { geometryRepairs }),
+      };
     } finally {
       statsConn.release();
     }

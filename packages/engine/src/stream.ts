@@ -8,6 +8,7 @@ import type { PooledConnection } from './pool';
 import { quoteLiteral } from './sql';
 import { runArgs, type BoundParams } from './params';
 import { removeQuietly } from './store';
+import { spreadsheetSafeSql } from './spreadsheet';
 
 export interface StreamOptions {
   signal?: AbortSignal;
@@ -15,6 +16,11 @@ export interface StreamOptions {
   batchRows?: number;
   /** Arrow output buffers come from here; the consumer gives each back once written (see BufferPool). */
   pool?: BufferPool;
+  /**
+   * CSV only. `exact` (the default): every value as it is stored, for programs. `safe`: for a person opening the
+   * file in a spreadsheet, text that starts like a formula gets a leading apostrophe (spreadsheet.ts).
+   */
+  spreadsheet?: 'exact' | 'safe';
 }
 
 export function abortError(): Error {
@@ -121,7 +127,8 @@ export async function arrowIpcOn(connection: DuckDBConnection, sql: string): Pro
 
 /**
  * CSV text of a SQL result: DuckDB's own COPY writes a temp file (faster than formatting in JS), which is then
- * streamed and removed.
+ * streamed and removed. The spreadsheet-safe form is the same COPY of a select that neutralises text cells
+ * and column names, so it stays in DuckDB too.
  */
 export async function* csvText(
   acquire: () => Promise<PooledConnection>,
@@ -135,7 +142,12 @@ export async function* csvText(
   try {
     const { conn, done } = await borrow(acquire, signal);
     try {
-      await conn.run(`COPY (${sql}) TO ${quoteLiteral(file)} (FORMAT csv, HEADER true)`, ...runArgs(params));
+      let rows = sql;
+      if (opts.spreadsheet === 'safe') {
+        const { names, types } = await describe(conn, sql, params);
+        rows = spreadsheetSafeSql(sql, names, types);
+      }
+      await conn.run(`COPY (${rows}) TO ${quoteLiteral(file)} (FORMAT csv, HEADER true)`, ...runArgs(params));
     } catch (e) {
       throw asAbort(e, signal);
     } finally {

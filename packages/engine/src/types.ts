@@ -33,6 +33,13 @@ export interface IngestColumn {
   stats: ColumnStats;
 }
 
+/** What ingest's geometry pass did (geometry-repair.ts): geometries changed, by repair, and invalid ones by kind. */
+export interface GeometryRepairCounts {
+  repaired: number;
+  repairs: Partial<Record<'wrapped' | 'closed' | 'duplicates' | 'orientation' | 'cut' | 'pole', number>>;
+  invalid: Record<string, number>;
+}
+
 export interface IngestResult {
   rowCount: number;
   byteSize: number;
@@ -40,6 +47,8 @@ export interface IngestResult {
   detected: Partial<Record<ColumnRole, string>>;
   /** With skipBadRows: how many malformed lines were left out (CSV and TSV); absent otherwise. */
   rejectedRows?: number;
+  /** Datasets with a geometry column: what its normalising changed or found invalid; absent when nothing. */
+  geometryRepairs?: GeometryRepairCounts;
 }
 
 /** DuckDB type text (as DESCRIBE prints it) -> the spec's column type. */

@@ -159,12 +159,13 @@ export class JobEngine {
 
   /**
    * Stops this node's workers: handlers still running after `stopTimeoutMs` are aborted and their jobs
-   * failed back to the queue, where another node's worker retries them (a handover, not a loss).
+   * failed back to the queue, where another node's worker retries them (a handover, not a loss). `timeoutMs`: a
+   * shorter wait, when the process has a deadline to stop by.
    */
-  async stop(): Promise<void> {
+  async stop(timeoutMs = this.options.stopTimeoutMs): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
-    await this.boss.stop({ graceful: true, timeout: this.options.stopTimeoutMs, close: true });
+    await this.boss.stop({ graceful: true, timeout: timeoutMs, close: true });
   }
 
   private assertKind(kind: string): void {

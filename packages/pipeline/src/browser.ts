@@ -1,7 +1,7 @@
 /** Browser-safe entry: validation, parsing, compiling (no DuckDB / pg). */
 export { StudioError } from '@studio/schema';
 export { validatePipeline, checkPipeline, MAX_PIPELINE_DEPTH, type CheckResult } from './validate';
-export { NODE_SPECS, NODE_TYPES, TIME_INTERVALS, type NodeType, type PipelineNode, type NodeOf } from './nodes';
+export { NODE_SPECS, NODE_TYPES, TIME_INTERVALS, SPATIAL_PREDICATES, POLYGON_AGGREGATES, MAX_NEAREST_K, type NodeType, type PipelineNode, type NodeOf } from './nodes';
 export { parseExpression, parseItem, parseSortKey } from './expr/parse';
 export type { Expr, Item, SortKey } from './expr/ast';
 export { FUNCTIONS, DATE_UNITS } from './expr/functions';

@@ -28,7 +28,7 @@ function check(raw: unknown, path: string, depth: number): PipelineNode {
   const [min, max] = spec.inputs;
   if (rawInput.length < min || rawInput.length > max) {
     const want =
-      type === 'join' ? 'join node: exactly two inputs are required'
+      min === 2 && max === 2 ? `${type} node: exactly two inputs are required`
       : type === 'tileJoin' ? 'tileJoin node: at least two inputs are required'
       : min === 0 ? `${type} node: takes no inputs`
       : `${type} node: exactly one input is required`;

@@ -35,7 +35,7 @@ const valid: [string, unknown][] = [
 /** Invalid nodes with the exact message and the path of the failing node. */
 const invalid: [string, unknown, string, string][] = [
   ['not an object', 'x', 'A pipeline node must be an object', 'at root'],
-  ['unknown type', { type: 'nope' }, 'Unknown node type: nope (expected one of dataset, inline_data, select, filter, group, sort, limit, join, enrich, hexify, tileExtract, databaseQuery, hexTile, tileJoin, tileQuantiles)', 'at root'],
+  ['unknown type', { type: 'nope' }, 'Unknown node type: nope (expected one of dataset, inline_data, select, filter, group, sort, limit, join, enrich, hexify, tileExtract, databaseQuery, hexTile, tileJoin, tileQuantiles, spatialJoin, aggregateInPolygons, nearest, buffer, centroid, measure, dissolve, clip)', 'at root'],
   ['databaseQuery empty query', { type: 'databaseQuery', query: '', connectionId: 'c' }, 'databaseQuery node: query must not be empty', 'at root (databaseQuery)'],
   ['databaseQuery no connectionId', { type: 'databaseQuery', query: 'q' }, 'databaseQuery node: connectionId must be a string', 'at root (databaseQuery)'],
   ['databaseQuery params not strings', { type: 'databaseQuery', query: 'q', connectionId: 'c', params: [1] }, 'databaseQuery node: params entries must be strings', 'at root (databaseQuery)'],

@@ -72,13 +72,15 @@ export const UPLOAD_CONTENT_TYPES = [
   'application/vnd.apache.arrow.stream',
   'application/x-apache-arrow',
   'application/x-feather',
+  'application/geopackage+sqlite3',
 ] as const;
 
 /**
  * Formats a dataset downloads in (`GET /v1/datasets/{id}/data?format=`, or by Accept): CSV (the default),
- * GeoJSON, Parquet (GeoParquet when the dataset has a location), an Arrow IPC stream, FlatGeobuf.
+ * GeoJSON, Parquet (GeoParquet when the dataset has a location), an Arrow IPC stream, FlatGeobuf, GeoPackage, KML,
+ * Shapefile (a zip of one .shp/.shx/.dbf/.prj/.cpg set per geometry type).
  */
-export const DATASET_DOWNLOAD_FORMATS = ['csv', 'geojson', 'parquet', 'arrow', 'flatgeobuf'] as const;
+export const DATASET_DOWNLOAD_FORMATS = ['csv', 'geojson', 'parquet', 'arrow', 'flatgeobuf', 'gpkg', 'kml', 'shapefile'] as const;
 export const DatasetDownloadFormat = z.enum(DATASET_DOWNLOAD_FORMATS);
 export type DatasetDownloadFormat = z.infer<typeof DatasetDownloadFormat>;
 
@@ -107,8 +109,22 @@ export const UploadReadOptions = z.object({
     })
     .pipe(z.record(z.string().min(1), z.enum(UPLOAD_COLUMN_TYPES, { error: `column types are ${UPLOAD_COLUMN_TYPES.join(', ')}` })))
     .optional(),
+  /** GeoPackage: the layer (feature table) to read; a file of several layers needs it. */
+  layer: z.string().min(1).max(1000).optional(),
 });
 export type UploadReadOptions = z.infer<typeof UploadReadOptions>;
+
+/**
+ * What normalising a dataset's geometry did (ingest, or the job that rewrites datasets made before): geometries
+ * changed, by repair (`cut`: at the antimeridian; `pole`: closed along a pole; `wrapped`: 0..360° longitudes;
+ * `closed`, `duplicates`, `orientation`), and geometries still invalid, by kind (`self-intersection`), kept as written.
+ */
+export const GeometryRepairs = z.object({
+  repaired: z.number().int().nonnegative(),
+  repairs: z.partialRecord(z.enum(['wrapped', 'closed', 'duplicates', 'orientation', 'cut', 'pole']), z.number().int().nonnegative()),
+  invalid: z.record(z.string(), z.number().int().nonnegative()),
+});
+export type GeometryRepairs = z.infer<typeof GeometryRepairs>;
 
 export const DatasetMetadata = z.object({
   /** Where the data is read: `GET /v1/datasets/{id}/data`. */
@@ -132,6 +148,8 @@ export const DatasetMetadata = z.object({
   ingestedAt: IsoDate.nullable(),
   /** Uploaded with "skip bad rows" (CSV, TSV): how many malformed lines were left out; null otherwise. */
   rejectedRows: z.number().int().nonnegative().nullable().optional(),
+  /** Datasets with a geometry column: what normalising it repaired and found invalid; null or absent when nothing. */
+  geometryRepairs: GeometryRepairs.nullable().optional(),
   /** Vector-tile datasets: their tile pyramid (see vector-tiles.ts). */
   vectorTile: VectorTileInfo.nullable().optional(),
   /** Vector-tile datasets cut from a dataset: the options they were cut with, to cut them again. */
@@ -169,6 +187,12 @@ export const StoredDataset = z.looseObject({
   status: DatasetStatus.default('new'),
   storageKey: z.string().nullable().default(null),
   dataConnectionId: Id.nullable().default(null),
+  /**
+   * Live datasets: the user who last set the query (changed it through the workbench, or cloned the dataset).
+   * A refresh runs only while they, and the owner, may run queries on the connection; absent (the dataset as
+   * its owner made it, or a row from before this was recorded), the owner's rights alone stand.
+   */
+  querySetBy: Id.nullable().optional(),
   metadata: z
     .looseObject(DatasetMetadata.partial().shape)
     .optional()

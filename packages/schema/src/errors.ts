@@ -6,6 +6,8 @@ export class StudioError extends Error {
   readonly status: number;
   readonly details?: string;
   readonly appStatusCode: number;
+  /** More of the body for the client (a version conflict's `latest` and `changes`). */
+  fields?: Record<string, unknown>;
 
   constructor(status: number, message: string, details?: string, appStatusCode?: number) {
     super(message);

@@ -15,6 +15,8 @@ export const JOB_KINDS = {
   'query-execution': 'Running a query',
   // An upload ingested in the background (Prefer: respond-async on the upload calls).
   'dataset-ingest': 'Ingesting an upload',
+  // Once, at start-up, for datasets made before ingest normalised geometry (cut at the antimeridian, …).
+  'geometry-repair': "Repairing datasets' geometry",
 } as const;
 export type JobKind = keyof typeof JOB_KINDS;
 export const JobKindName = z.enum(Object.keys(JOB_KINDS) as [JobKind, ...JobKind[]]);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { upgradeMapState } from './map-state';
 
 /**
  * kepler.gl's own export file (`KeplerGlSchema.save()`, "Export map → JSON"): `{datasets, config, info}`.
@@ -102,10 +103,12 @@ export function bindKeplerDataIds<T extends { config: Record<string, unknown> }>
  * or a bare kepler config (state version 0, as imported). Null for a map never saved.
  */
 export function keplerConfigOfMapState(state: unknown): KeplerSavedConfigShape | null {
-  if (!isObject(state)) return null;
-  const candidate = typeof state.studioVersion === 'number' ? state.kepler : state;
-  const parsed = KeplerSavedConfigShape.safeParse(candidate);
-  return parsed.success ? parsed.data : null;
+  // One rule for a map state's versions (map-state.ts): a state it refuses has no kepler part to read.
+  try {
+    return (upgradeMapState(state)?.kepler as KeplerSavedConfigShape | undefined) ?? null;
+  } catch {
+    return null;
+  }
 }
 
 /** kepler's field type for a column of the studio's catalog (DatasetColumn.type), and for its detected geometry column. */

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { Id, IsoDate } from './common';
 import { Visibility } from './permissions';
+import { VersionedSaveFields } from './history';
 
 /** Every kind of resource the catalog stores (catalog §3 resource types). */
 export const RESOURCE_TYPES = [
@@ -68,6 +69,8 @@ export const StudioRecord = z.object({
   mapAssets: z.object({ mapStyles: z.array(Ref), colorPalettes: z.array(Ref) }),
   tags: z.array(TagRef),
   lock: Lock.nullable(),
+  /** Maps, dashboards and workbooks: the latest version (#51), null before the first save of a state. */
+  version: z.number().int().nullable().optional(),
   /** The caller's standing on this record, so a client shows only what it may do. */
   access: z.enum(['limited-viewer', 'viewer', 'editor', 'owner', 'admin']),
   thumbnailUrl: z.string().nullable(),
@@ -97,6 +100,7 @@ export const RecordUpdate = z.object({
   datasets: z.array(Id).max(1024).optional(),
   /** Owner change: administrators in admin mode only (analytics-and-admin §6). */
   ownerId: Id.optional(),
+  ...VersionedSaveFields.shape,
 });
 export type RecordUpdate = z.infer<typeof RecordUpdate>;
 

@@ -7,12 +7,14 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { buildTiles } from '../src/services/vector-tiles/tiler';
+import type { buildTiles } from '@studio/tiles';
 
 export const BASELINE_COMMIT = '9d41c93';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '../../..');
+/** Where the tiler was then, and where its modules are today (packages/tiles since #49). */
 const SOURCES = 'packages/server/src/services/vector-tiles';
+const TODAY = 'packages/tiles/src/vector-tiles';
 /** Files taken as they were; every other relative import points at today's module of the same name. */
 const KEPT = ['tiler', 'pmtiles-writer'];
 
@@ -23,7 +25,7 @@ export async function baselineTiler(): Promise<{ buildTiles: typeof buildTiles }
     fs.mkdirSync(out, { recursive: true });
     for (const name of KEPT) {
       const source = execFileSync('git', ['show', `${BASELINE_COMMIT}:${SOURCES}/${name}.ts`], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-      const rewritten = source.replace(/from '\.\/([\w-]+)'/g, (whole, module: string) => (KEPT.includes(module) ? whole : `from '${path.relative(out, path.join(root, SOURCES, module)).split(path.sep).join('/')}'`));
+      const rewritten = source.replace(/from '\.\/([\w-]+)'/g, (whole, module: string) => (KEPT.includes(module) ? whole : `from '${path.relative(out, path.join(root, TODAY, module)).split(path.sep).join('/')}'`));
       fs.writeFileSync(path.join(out, `${name}.ts`), rewritten);
     }
   } catch (e) {

@@ -8,7 +8,7 @@ import fs from 'node:fs/promises';
 import { buildStudio } from '../src/app';
 import { configFromEnv } from '../src/config';
 import { createOrganization, createUser } from '../src/services/users';
-import { ZipReader } from '../src/services/hextiles/zip';
+import { ZipReader } from '@studio/tiles';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 500_000);
 const load = () => `load ${os.loadavg()[0]!.toFixed(2)}`;

@@ -8,13 +8,11 @@
 import os from 'node:os';
 import path from 'node:path';
 import fs from 'node:fs/promises';
-import { Engine } from '@studio/engine';
+import { Engine, parseGeometry } from '@studio/engine';
 import { SAMPLE_DATASETS } from '../src/samples/datasets';
 import type { Feature } from 'geojson';
-import { buildTiles, type TileJob } from '../src/services/vector-tiles/tiler';
-import { parseGeometry } from '../src/services/vector-tiles/geometry';
+import { VT_OPTIONS, buildTiles, type TileJob } from '@studio/tiles';
 import geojsonvt from 'geojson-vt';
-import { VT_OPTIONS } from '../src/services/vector-tiles/mvt';
 import { BASELINE_COMMIT, baselineTiler } from './baseline-tiler';
 
 const POINTS = Number(process.env.VT_BENCH_POINTS ?? 1_000_000);

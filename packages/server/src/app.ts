@@ -7,25 +7,28 @@ import type { StudioConfig } from './config';
 import { openCatalog, type CatalogStore } from './store/db';
 import { buildServices, type Services } from './services';
 import { installErrorHandling } from './http/errors';
+import { installJsonBodyParser } from './http/json-body';
 import { registerRoutes, type RouteDef } from './http/route';
 import { DOCS_PAGE, DOCS_SCRIPT, openApiDocument } from './http/openapi';
 import { embeddablePage, embeddableResource, installSecurityHeaders } from './http/security-headers';
 import { EMBED_SCRIPT } from './http/embed-script';
 import { allRoutes } from './routes';
 import { closeWarehouseSessions } from '@studio/warehouses';
-import { reportFailure, reportFailuresTo } from '@studio/schema';
+import { bestEffort, reportFailure, reportFailuresTo } from '@studio/schema';
 import { every } from './services/every';
-import { hexTileJob } from './services/hextiles/service';
+import { hexTileJob } from './services/hextiles';
 import { vectorTiles } from './services/vector-tiles';
 import { executionJob } from './services/execution-jobs';
 import { uploadJob } from './services/upload-jobs';
+import { geometryRepairJob, startGeometryRepair } from './services/geometry-repair-job';
 
 export interface Studio {
   app: FastifyInstance;
   services: Services;
   store: CatalogStore;
   routes: RouteDef[];
-  close(): Promise<void>;
+  /** `jobsBy` (epoch ms): jobs still running then are handed back to the queue (stop.ts's deadline); else after 5 s. */
+  close(opts?: { jobsBy?: number }): Promise<void>;
 }
 
 /**
@@ -46,6 +49,7 @@ export async function buildStudio(config: StudioConfig, opts: { inMemoryCatalog?
   services.jobs.register(vectorTiles(services).job());
   services.jobs.register(executionJob(services));
   services.jobs.register(uploadJob(services));
+  services.jobs.register(geometryRepairJob(services));
   await services.jobs.start(store.jobDatabase, {
     worker: config.role !== 'api',
     heartbeatSeconds: config.jobHeartbeatSeconds,
@@ -54,6 +58,8 @@ export async function buildStudio(config: StudioConfig, opts: { inMemoryCatalog?
   });
   await services.datasets.failOwnInterrupted();
   await services.datasets.failStalePending();
+  // Datasets made before ingest cut geometry at the antimeridian get the same repair, once, in the background.
+  await bestEffort(startGeometryRepair(services), "Starting the repair of datasets' geometry");
   await services.executions.failInterrupted({ ownOnly: true });
   await services.executions.failInterrupted();
   // Every node sweeps, now and each minute, what a stopped node left behind: datasets pending, executions running.
@@ -87,6 +93,7 @@ export async function buildStudio(config: StudioConfig, opts: { inMemoryCatalog?
   }
   await installSecurityHeaders(app);
   installErrorHandling(app);
+  installJsonBodyParser(app);
   // Bodies that are not JSON (files, images) reach handlers as the raw stream: uploads never buffer.
   app.addContentTypeParser('*', (_req, payload, done) => done(null, payload));
 
@@ -134,14 +141,15 @@ export async function buildStudio(config: StudioConfig, opts: { inMemoryCatalog?
     store,
     routes,
     // Once: a second call (a doubled signal, a test's clean-up after a stop) waits for the first.
-    close: () => (closing ??= (async () => {
+    close: (opts = {}) => (closing ??= (async () => {
       for (const stop of stopSweeping) stop();
       await app.close();
       // Running jobs go back to the queue (another node retries them) before the catalog closes.
-      await services.jobs.stop();
+      await services.jobs.stop(opts.jobsBy === undefined ? undefined : opts.jobsBy - Date.now());
       await services.limits.close();
       await services.tempViews.close();
       await services.sandbox.close();
+      await services.conversions.close();
       services.engine.close();
       await closeWarehouseSessions();
       await store.close();

@@ -5,9 +5,28 @@ import { DEFAULT_DRIVER_SETTINGS, type DriverSettings } from '@studio/warehouses
 import { fileURLToPath } from 'node:url';
 import { parseHostPatterns, type HostPattern } from './services/network-reach';
 import { DEFAULT_RATE_LIMITS, type RateLimitSettings } from './services/rate-limits';
+import { bytesOf } from './services/user-work/sizes';
 
 /** The web app's build output, served on the API's port when present. */
 export const DEFAULT_WEB_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../web/dist');
+
+/** Bounds on what one user's request may take (README, configuration; docs/decisions.md "User work out of the API process"). */
+export interface UserWorkSettings {
+  /** STUDIO_SQL_WORKERS: processes that run user SQL. */
+  sqlWorkers: number;
+  /** STUDIO_SQL_TIMEOUT_MS: user SQL is cancelled in DuckDB after this long. */
+  sqlTimeoutMs: number;
+  /** STUDIO_SQL_SPILL: the most one query's instance may spill to disk (a DuckDB size). */
+  sqlSpill: string;
+  /** STUDIO_WORKER_MEMORY: resident memory a worker process may reach before it is killed (bytes). */
+  workerMemoryBytes: number;
+  /** STUDIO_SQL_USER_RUNNING and STUDIO_SQL_USER_QUEUED: one user's queries at once, and waiting; past both, 429. */
+  perUser: { running: number; queued: number };
+  /** STUDIO_TEMP_VIEWS_PER_USER: temporary views one user may keep alive at once. */
+  tempViewsPerUser: number;
+  /** STUDIO_CONVERT_TIMEOUT_MS: an upload's conversion (Shapefile, KML, FlatGeobuf, Excel, Arrow) is stopped after this long. */
+  convertTimeoutMs: number;
+}
 
 /** Everything the server reads from its environment (documented in the README). */
 export interface StudioConfig {
@@ -15,6 +34,10 @@ export interface StudioConfig {
   host: string;
   /** Embedded data: the PGlite catalog, uploaded files, Parquet. */
   dataDir: string;
+  /** STUDIO_H3_WORKERS: threads each process (the API's, each user-work process) gives the H3 functions; 0: the JS thread only; null: cores − 1, at most 8. */
+  h3Workers: number | null;
+  /** STUDIO_SAMPLES (on by default): the sample datasets, maps, dashboard, workbook and analytic panel made at start. */
+  samples: boolean;
   /** A real PostgreSQL instead of the embedded PGlite. */
   databaseUrl: string | null;
   adminEmail: string | null;
@@ -40,6 +63,8 @@ export interface StudioConfig {
   tileCacheMb: number;
   /** Locked DuckDB instances kept for user SQL (one per set of dataset files), sharing duckdbMemory. */
   sandboxInstances: number;
+  /** Bounds on the work users start: user SQL and uploads' conversion run in worker processes (services/user-work). */
+  userWork: UserWorkSettings;
   /** STUDIO_CONNECTION_HOSTS: private, loopback and link-local hosts data connections may reach. */
   connectionHosts: HostPattern[];
   /** Limits of every warehouse driver (STUDIO_WAREHOUSE_STATEMENT_TIMEOUT_MS, STUDIO_WAREHOUSE_MAX_ROWS, STUDIO_DUCKDB_FOLDERS). */
@@ -89,6 +114,7 @@ const unset = (v: unknown) => (v === '' ? undefined : v);
 const text = () => z.preprocess(unset, z.string().optional());
 const wholeNumber = (min: number, max = Number.MAX_SAFE_INTEGER) =>
   z.preprocess(unset, z.coerce.number({ error: `must be a whole number from ${min}` }).int(`must be a whole number from ${min}`).min(min, `must be a whole number from ${min}`).max(max, `must be at most ${max}`).optional());
+const size = () => z.preprocess(unset, z.string().regex(/^\d+(\.\d+)?\s*(KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i, 'must be a size such as 512MB or 2GB').optional());
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 const url = (schemes: string[]) =>
   z.preprocess(
@@ -117,10 +143,19 @@ export const ConfigEnv = z.object({
   STUDIO_PUBLIC_URL: url(['http:', 'https:']),
   LOG_LEVEL: z.preprocess(unset, z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }).optional()),
   STUDIO_AUTH_CACHE_MS: wholeNumber(0),
-  STUDIO_DUCKDB_MEMORY: z.preprocess(unset, z.string().regex(/^\d+(\.\d+)?\s*(KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i, 'must be a size such as 512MB or 2GB').optional()),
+  STUDIO_DUCKDB_MEMORY: size(),
   STUDIO_LIST_CACHE_ENTRIES: wholeNumber(0),
   STUDIO_TILE_CACHE_MB: wholeNumber(0),
   STUDIO_SANDBOX_INSTANCES: wholeNumber(1),
+  STUDIO_SQL_WORKERS: wholeNumber(1, 64),
+  STUDIO_H3_WORKERS: wholeNumber(0, 64),
+  STUDIO_SQL_TIMEOUT_MS: wholeNumber(1),
+  STUDIO_SQL_SPILL: size(),
+  STUDIO_WORKER_MEMORY: size(),
+  STUDIO_SQL_USER_RUNNING: wholeNumber(1, 1000),
+  STUDIO_SQL_USER_QUEUED: wholeNumber(0, 10000),
+  STUDIO_TEMP_VIEWS_PER_USER: wholeNumber(1, 100),
+  STUDIO_CONVERT_TIMEOUT_MS: wholeNumber(1),
   STUDIO_CONNECTION_HOSTS: text(),
   STUDIO_WAREHOUSE_STATEMENT_TIMEOUT_MS: wholeNumber(1),
   STUDIO_WAREHOUSE_MAX_ROWS: wholeNumber(1),
@@ -189,6 +224,8 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): StudioConfi
     port,
     host,
     dataDir: path.resolve(e.STUDIO_DATA_DIR ?? './.studio'),
+    samples: e.STUDIO_SAMPLES !== 'off',
+    h3Workers: e.STUDIO_H3_WORKERS ?? null,
     databaseUrl: e.DATABASE_URL ?? null,
     adminEmail: e.STUDIO_ADMIN_EMAIL ?? null,
     adminPassword: e.STUDIO_ADMIN_PASSWORD ?? null,
@@ -203,6 +240,15 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): StudioConfi
     listCacheEntries: e.STUDIO_LIST_CACHE_ENTRIES ?? 10_000,
     tileCacheMb: e.STUDIO_TILE_CACHE_MB ?? 64,
     sandboxInstances: e.STUDIO_SANDBOX_INSTANCES ?? 4,
+    userWork: {
+      sqlWorkers: e.STUDIO_SQL_WORKERS ?? 2,
+      sqlTimeoutMs: e.STUDIO_SQL_TIMEOUT_MS ?? 60_000,
+      sqlSpill: e.STUDIO_SQL_SPILL ?? '2GB',
+      workerMemoryBytes: bytesOf(e.STUDIO_WORKER_MEMORY ?? '1GB'),
+      perUser: { running: e.STUDIO_SQL_USER_RUNNING ?? 2, queued: e.STUDIO_SQL_USER_QUEUED ?? 10 },
+      tempViewsPerUser: e.STUDIO_TEMP_VIEWS_PER_USER ?? 20,
+      convertTimeoutMs: e.STUDIO_CONVERT_TIMEOUT_MS ?? 300_000,
+    },
     connectionHosts,
     warehouse: {
       connectTimeoutMs: DEFAULT_DRIVER_SETTINGS.connectTimeoutMs,

@@ -8,6 +8,8 @@ import {
   RedisBacking, ResultCache, TEMPLATE_IDS, defaultParameters, generateSamplePanel, labelsOf, runTemplate,
   type PanelLabels, type SamplePanel,
 } from '@studio/analytics';
+import { Redis } from 'ioredis';
+import { AnalyticsService } from '../src/services/analytics';
 import { STORES, seedCast, startStudio, type TestStudio } from './harness';
 
 /** One tiny panel for every store: generation takes ~2 s, so the suite stays quick. */
@@ -366,6 +368,24 @@ describe.each(STORES)('analytic sets on %s', (kind) => {
     expect((await s.app.inject({ method: 'GET', url: `/v1/bi/shared-parameters/${id}`, headers: auth('outsider') })).statusCode).toBe(404);
     expect((await s.app.inject({ method: 'POST', url: '/v1/bi/shared-parameters', headers: auth('owner'), payload: { groupId: 'foot-traffic', templateId: 'customer-journey', parameters: { geographies: ['x'] } } })).statusCode).toBe(422);
     expect(await auditOf('shared-parameters', id)).toEqual([['bi.shared-parameters.create', 'owner@acme.test'], ['bi.shared-parameters.invite', 'owner@acme.test']]);
+  });
+
+  it.runIf(kind === STORES[0])("keeps its Redis entries under the installation's STUDIO_REDIS_PREFIX", async () => {
+    const prefix = `studio-test-${randomUUID()}:`;
+    const previous = s.services.analytics.cache;
+    s.services.analytics.cache = AnalyticsService.cacheFor({ redisUrl: 'redis://127.0.0.1:6379', redisPrefix: prefix });
+    const redis = new Redis('redis://127.0.0.1:6379');
+    try {
+      expect((await query('owner', 'trends-dwell', defaultParameters('trends-dwell', labels))).statusCode).toBe(200);
+      const keys = await redis.keys(`${prefix}*`);
+      expect(keys.length).toBeGreaterThan(0);
+      expect(keys.every((k) => k.startsWith(`${prefix}analytics:`))).toBe(true);
+      await redis.del(...keys);
+    } finally {
+      await s.services.analytics.cache.close();
+      s.services.analytics.cache = previous;
+      redis.disconnect();
+    }
   });
 
   it.runIf(kind === STORES[0])('shares cached results through Redis when configured', async () => {

@@ -15,6 +15,11 @@ describe('configuration from the environment', () => {
     ['STUDIO_TRUST_PROXY', 'false', { trustProxy: false }],
     ['STUDIO_AUTH_CACHE_MS', '0', { authCacheMs: 0 }],
     ['PORT', '0', { port: 0 }],
+    ['STUDIO_SAMPLES', 'off', { samples: false }],
+    ['STUDIO_H3_WORKERS', '0', { h3Workers: 0 }],
+    ['STUDIO_H3_WORKERS', '', { h3Workers: null }],
+    ['STUDIO_SAMPLES', 'on', { samples: true }],
+    ['STUDIO_SAMPLES', '', { samples: true }],
     ['STUDIO_DUCKDB_MEMORY', '2GB', { duckdbMemory: '2GB' }],
     ['DATABASE_URL', 'postgres://studio@127.0.0.1:5432/studio', { databaseUrl: 'postgres://studio@127.0.0.1:5432/studio' }],
   ] as const)('reads %s=%s', (name, value, expected) => {
@@ -31,6 +36,7 @@ describe('configuration from the environment', () => {
     ['STUDIO_DUCKDB_MEMORY', 'lots', 'STUDIO_DUCKDB_MEMORY must be a size such as 512MB or 2GB, got "lots"'],
     ['STUDIO_ADMIN_EMAIL', 'admin', 'STUDIO_ADMIN_EMAIL must be an email address, got "admin"'],
     ['STUDIO_SAMPLES', 'no', 'STUDIO_SAMPLES must be on or off, got "no"'],
+    ['STUDIO_H3_WORKERS', '-1', 'STUDIO_H3_WORKERS must be a whole number from 0, got "-1"'],
     ['STUDIO_CONNECTION_HOSTS', 'db:port', 'STUDIO_CONNECTION_HOSTS: cannot read "db:port"'],
   ])('refuses %s=%s naming it', (name, value, message) => {
     const err = (() => {

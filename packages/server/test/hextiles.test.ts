@@ -5,9 +5,7 @@ import { describe, expect, it, beforeAll } from 'vitest';
 import { tableFromIPC } from 'apache-arrow';
 import { cellToBoundary, cellToParent, getResolution, latLngToCell } from 'h3-js';
 import { STORES, jobEnded, useStudio } from './harness';
-import { ZipReader, ZipWriter } from '../src/services/hextiles/zip';
-import { archiveKeyOf } from '../src/services/hextiles/service';
-import { arrowEntryName } from '../src/services/hextiles/layout';
+import { ZipReader, ZipWriter, archiveKeyOf, arrowEntryName } from '@studio/tiles';
 import { gunzipSync } from 'node:zlib';
 
 /** Deterministic points around San Francisco over three days of January 2024. */

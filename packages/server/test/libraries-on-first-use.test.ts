@@ -50,8 +50,8 @@ const ON_FIRST_USE = [
 ];
 
 describe('libraries loaded on first use', () => {
-  it('are not loaded by the engine, the warehouse drivers, mail and the basemap glyphs', () => {
-    const loaded = packagesLoadedBy(['@studio/engine', '@studio/warehouses', './src/services/mail.ts', './src/services/basemaps/glyphs.ts']);
+  it('are not loaded by the engine, the warehouse drivers, mail and the tiles (the basemap glyphs)', () => {
+    const loaded = packagesLoadedBy(['@studio/engine', '@studio/warehouses', './src/services/mail.ts', '@studio/tiles']);
     // The imports did load what they always need.
     expect(loaded).toEqual(expect.arrayContaining(['@duckdb/node-api', 'apache-arrow', 'pg']));
     expect(loaded.filter((name) => ON_FIRST_USE.includes(name))).toEqual([]);

@@ -79,8 +79,9 @@ describe.each(STORES)('published maps, as their readers see them, on %s', (kind)
 
   it('lists as samples only the publications of sample maps', async () => {
     const sample = (await as('admin', 'POST', '/v1/maps', { name: 'Sample harbor', latestState: STATE })).json().item.id;
-    await s.services.db.updateTable('resources').set({ is_sample: true }).where('id', '=', sample).execute();
+    // Published before it became a sample: a sample itself is read-only (publishing it is refused, 403).
     expect((await as('admin', 'POST', `/v1/maps/${sample}/publish/map`, {})).statusCode).toBe(201);
+    await s.services.db.updateTable('resources').set({ is_sample: true }).where('id', '=', sample).execute();
     const items = (await as('viewer', 'GET', '/v1/maps/published/samples')).json().items.map((i: { mapId: string }) => i.mapId);
     expect(items).toEqual([sample]);
   });

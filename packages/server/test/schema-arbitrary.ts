@@ -31,6 +31,8 @@ export interface Pools {
   emails: string[];
   /** Known-good text for strings named so (`query`: SQL that runs), drawn most of the time. */
   texts?: Record<string, string[]>;
+  /** Known-good numbers for numbers named so (`n`: a version that exists), drawn most of the time. */
+  numbers?: Record<string, number[]>;
 }
 
 /** The kind of record a parameter or property names, from its name (`datasetId`, `users`) or the path's collection. */
@@ -79,7 +81,9 @@ export function arbitraryOf(schema: JsonSchema | undefined, pools: Pools, hint?:
     case 'number': {
       const min = schema.minimum ?? (schema.exclusiveMinimum !== undefined ? schema.exclusiveMinimum + 1 : -1000);
       const max = schema.maximum ?? (schema.exclusiveMaximum !== undefined ? schema.exclusiveMaximum - 1 : 1000);
-      return types[0] === 'integer' ? fc.integer({ min: Math.ceil(min), max: Math.floor(max) }) : fc.double({ min, max, noNaN: true });
+      const any = types[0] === 'integer' ? fc.integer({ min: Math.ceil(min), max: Math.floor(max) }) : fc.double({ min, max, noNaN: true });
+      const known = hint ? pools.numbers?.[hint] : undefined;
+      return known?.length ? fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...known) }, { weight: 1, arbitrary: any }) : any;
     }
     case 'boolean':
       return fc.boolean();

@@ -184,7 +184,8 @@ describe.each(STORES)('Data SDK (%s)', (store) => {
     const res = await ctx.s.app.inject({ method: 'POST', url: '/sdk/v1/datasets/hextile', payload: { ...config, timeIntervals: ['HOUR', 'DAY'] }, headers });
     expect(res.statusCode, res.body).toBe(201);
     expect(res.json()).toMatchObject({ name: 'Pings (hex tiles)', type: 'hex-tile', isValid: false, metadata: { dataStatus: 'pending' } });
-    const made = (await ctx.s.app.inject({ method: 'GET', url: `/v1/datasets/${res.json().id}`, headers })).json().item;
+    // /v1 is read with a session: an SDK access token reaches the /sdk routes only.
+    const made = (await as('owner', 'GET', `/v1/datasets/${res.json().id}`)).json().item;
     expect(made.metadata.hexTile).toMatchObject({ timeIntervals: ['H', 'D'], resolutionOffset: 3, finestResolution: 9, outputColumns: [{ targetColumn: 'count', aggMethod: 'count' }] });
   });
 });

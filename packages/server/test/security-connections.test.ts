@@ -46,8 +46,8 @@ describe('STUDIO_CONNECTION_HOSTS patterns', () => {
 
 describe('the reach rule, without connecting', () => {
   const names: Record<string, string[]> = {
-    'warehouse.example.com': ['203.0.113.10'],
-    'sneaky.example.com': ['203.0.113.11', '127.0.0.1'],
+    'warehouse.example.com': ['93.184.215.14'],
+    'sneaky.example.com': ['93.184.215.15', '127.0.0.1'],
     'metadata.example.com': ['169.254.169.254'],
     'dw.internal': ['10.20.30.40'],
     'catalog.internal': ['10.9.9.9'],
@@ -64,8 +64,8 @@ describe('the reach rule, without connecting', () => {
   const CATALOG = /the studio's own catalog database/;
 
   it.each([
-    ['a public name', '', 'warehouse.example.com', 5432, '203.0.113.10'],
-    ['a public address', '', '203.0.113.7', 5432, '203.0.113.7'],
+    ['a public name', '', 'warehouse.example.com', 5432, '93.184.215.14'],
+    ['a public address', '', '93.184.215.7', 5432, '93.184.215.7'],
     ['a listed private name', 'dw.internal:5432', 'dw.internal', 5432, '10.20.30.40'],
     ['a private address in a listed block', '10.0.0.0/8', 'dw.internal', 5439, '10.20.30.40'],
     ['a listed loopback address on any port', '127.0.0.1:*', '127.0.0.1', 6000, '127.0.0.1'],

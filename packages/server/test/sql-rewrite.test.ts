@@ -15,6 +15,8 @@ let dataDir: string;
 let sandbox: SqlSandbox;
 let places: string;
 let other: string;
+let zones: string;
+let stops: string;
 
 beforeAll(async () => {
   dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'rewrite-'));
@@ -24,6 +26,10 @@ beforeAll(async () => {
   const c = await db.connect();
   await c.run(`COPY (SELECT * FROM (VALUES ('Ferry Building', 1), ('Coit Tower', 2)) t(name, n)) TO '${places}' (FORMAT parquet)`);
   await c.run(`COPY (SELECT 'from the dataset b' AS source) TO '${other}' (FORMAT parquet)`);
+  zones = path.join(dataDir, 'zones.parquet');
+  stops = path.join(dataDir, 'stops.parquet');
+  await c.run(`COPY (SELECT * FROM (VALUES (1, 'POLYGON((0 0, 4 0, 4 4, 0 4, 0 0))'), (2, 'POLYGON((10 10, 12 10, 12 12, 10 12, 10 10))')) t(id, geom)) TO '${zones}' (FORMAT parquet)`);
+  await c.run(`COPY (SELECT * FROM (VALUES (1.0, 1.0), (2.0, 2.0), (4.0, 2.0), (11.0, 11.0), (20.0, 20.0)) t(lng, lat)) TO '${stops}' (FORMAT parquet)`);
   c.closeSync();
   db.closeSync();
   sandbox = new SqlSandbox({ dir: path.join(dataDir, 'sandbox'), memoryLimit: '256MB', maxInstances: 2, dataDir });
@@ -35,7 +41,7 @@ afterAll(async () => {
 
 const datasets: Record<string, string> = {};
 const resolve = async (name: string) => {
-  const file = ({ places, b: other } as Record<string, string>)[name] ?? datasets[name];
+  const file = ({ places, b: other, zones, stops } as Record<string, string>)[name] ?? datasets[name];
   if (!file) throw notFound(`Unknown table ${name}`);
   return file;
 };
@@ -57,8 +63,24 @@ describe('names in a query', () => {
     ['a CTE named like the dataset it reads (the inner name is the dataset)', 'WITH places AS (SELECT name FROM places WHERE n = 2) SELECT name FROM places', [['Coit Tower']]],
     ['a later CTE, not visible in an earlier one (the name is a dataset there)', "WITH a AS (SELECT source FROM b), b AS (SELECT 'the CTE' AS source) SELECT source FROM a", [['from the dataset b']]],
     ['a CTE of a subquery, not visible outside it', "SELECT (WITH b AS (SELECT 'inner' AS source) SELECT source FROM b) AS i, (SELECT source FROM b) AS o", [['inner', 'from the dataset b']]],
+    // Numbers written with an exponent or a point survive the AST's round trip as doubles (was 422 "expected type 'double'").
+    ['numbers in scientific notation', 'SELECT 1e6 / 4 AS a, 1E3 = 1000 AS b, 2.5e-1 * 4 = 1 AS c', [[250000, true, true]]],
   ])('%s', async (_label, query, expected) => {
     expect(await rows(query)).toEqual(expected);
+  });
+});
+
+describe('spatial joins', () => {
+  // (4, 2) lies on zone 1's edge: ST_Contains leaves it out, as PostGIS does.
+  const query = 'SELECT z.id, count(*) AS n FROM stops s JOIN zones z ON ST_Contains(z.geom, ST_Point(s.lng, s.lat)) GROUP BY 1 ORDER BY 1';
+  it('a join on ST_Contains is planned as a hash join on grid keys and counts as the nested loop does', async () => {
+    const compiled = await sandbox.compile(query, resolve);
+    expect(compiled.sql).toContain('studio_sj_cover');
+    expect(await sandbox.readRows(compiled)).toEqual([[1, 2n], [2, 1n]]);
+  });
+  it('SELECT * of a planned join shows only the datasets\' columns', async () => {
+    const got = await rows('SELECT * FROM stops s JOIN zones z ON ST_Intersects(ST_Point(s.lng, s.lat), z.geom) ORDER BY s.lng');
+    expect(got.map((r) => r.length)).toEqual([4, 4, 4, 4]);
   });
 });
 

@@ -77,14 +77,14 @@ describe('a query compiled once', () => {
 });
 
 describe('the rewrites it keeps', () => {
-  /** Counts the parses (a DuckDB round trip on an instance that reads no file) the sandbox makes from now on. */
+  /** Counts the parses (a round trip to a worker process's DuckDB) the sandbox makes from now on. */
   const countParses = () => {
-    const instances = (sandbox as unknown as { instances: { with: (files: readonly string[], work: unknown) => Promise<unknown> } }).instances;
-    const run = instances.with.bind(instances);
-    const counter = { parses: 0, restore: () => (instances.with = run) };
-    instances.with = (files, work) => {
-      if (files.length === 0) counter.parses++;
-      return run(files, work);
+    const pool = (sandbox as unknown as { pool: { run: (request: { op: string }, opts: unknown) => Promise<unknown> } }).pool;
+    const run = pool.run.bind(pool);
+    const counter = { parses: 0, restore: () => (pool.run = run) };
+    pool.run = (request, opts) => {
+      if (request.op === 'compile') counter.parses++;
+      return run(request, opts);
     };
     return counter;
   };
@@ -178,7 +178,7 @@ describe('parameters and runs', () => {
     const cancelled = path.join(dataDir, 'out', 'cancelled.parquet');
     const stop = new AbortController();
     stop.abort();
-    await expect(sandbox.copyToParquet(q, {}, cancelled, stop.signal)).rejects.toMatchObject({ status: 499, message: 'The query was cancelled' });
+    await expect(sandbox.copyToParquet(q, {}, cancelled, { signal: stop.signal })).rejects.toMatchObject({ status: 499, message: 'The query was cancelled' });
     await expect(fs.stat(cancelled)).rejects.toThrow();
     const failing = await sandbox.compile('SELECT CAST(name AS INTEGER) FROM places', only({ places: aliceFile }));
     await expect(sandbox.copyToParquet(failing, {}, cancelled)).rejects.toThrow(/^The query failed: Conversion Error/);
@@ -189,7 +189,7 @@ describe('parameters and runs', () => {
     const stop = new AbortController();
     const started = Date.now();
     setTimeout(() => stop.abort(), 300);
-    await expect(sandbox.copyToParquet(q, {}, path.join(dataDir, 'out', 'long.parquet'), stop.signal)).rejects.toThrow(/interrupt/i);
+    await expect(sandbox.copyToParquet(q, {}, path.join(dataDir, 'out', 'long.parquet'), { signal: stop.signal })).rejects.toThrow(/interrupt/i);
     // Stopped at the signal, not after ten billion steps (hours).
     expect(Date.now() - started).toBeLessThan(20_000);
   });

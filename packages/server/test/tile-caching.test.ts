@@ -2,8 +2,7 @@ import { gunzipSync } from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { STORES, jobEnded, useStudio, type Who } from './harness';
 import { IMMUTABLE, REVALIDATE } from '../src/http/tile-headers';
-import { TileCache } from '../src/services/tile-cache';
-import { ZipReader } from '../src/services/hextiles/zip';
+import { TileCache, ZipReader } from '@studio/tiles';
 
 /** 400 points around San Francisco. */
 const CSV = ['name,lat,lng,amount', ...Array.from({ length: 400 }, (_, i) => `p${i},${(37.70 + (i % 20) * 0.004).toFixed(4)},${(-122.50 + Math.floor(i / 20) * 0.006).toFixed(4)},${i % 7}`)].join('\n');

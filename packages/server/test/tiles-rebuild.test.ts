@@ -3,8 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { STORES, jobEnded, seedCast, startStudio, useStudio, type TestStudio } from './harness';
-import { archiveKeyOf } from '../src/services/hextiles/service';
-import { tilesKeyOf } from '../src/services/vector-tiles';
+import { archiveKeyOf, tilesKeyOf } from '@studio/tiles';
 
 /**
  * Tiles built again in place (#16, the Data SDK's `target`): POST /v1/datasets/hextile and /vectortile with

@@ -190,7 +190,7 @@ describe.each(STORES)('vector-tile datasets on %s', (kind) => {
     expect([(await anonymous(forged)).statusCode, (await anonymous(forged)).json().message]).toEqual([403, 'Invalid tile link signature']);
     // Another dataset's id under the same signature, and a link past its expiry.
     expect((await anonymous(tileJsonUrl.replace(tiled.id, points.id))).statusCode).toBe(403);
-    const { signTileLink } = await import('../src/services/vector-tiles/links');
+    const { signTileLink } = await import('@studio/tiles');
     const old = signTileLink(ctx.s.services.secrets, tiled.id, Date.now() - 13 * 3600_000);
     const expired = await anonymous(`/v1/vector-tiles/${tiled.id}/tiles.json?${old.query}`);
     expect([expired.statusCode, expired.json().message]).toEqual([403, 'Tile link has expired']);

@@ -1,12 +1,15 @@
-import { isIP } from 'node:net';
+import type http from 'node:http';
+import type https from 'node:https';
 import type { S3ClientConfig } from '@aws-sdk/client-s3';
 import { StudioError } from '@studio/schema';
 import type { DriverTarget } from './driver';
+import { hostAndPort, pinnedAgents } from './pinned';
 
 /**
  * What every AWS SDK client of a connection shares: the endpoint (the service's own for the region, or a
  * custom one: an S3-compatible store, a VPC endpoint) checked by the network rule like any warehouse host,
- * with plain-HTTP endpoints pointed at the checked address (HTTPS ones at the name, which TLS verifies);
+ * every socket going to the checked address (HTTP and HTTPS alike: the agents' lookup answers it, while
+ * the URL, the signature and TLS keep the name: ./pinned.ts);
  * the connection's keys, never the server's own environment or instance role; one attempt; the timeouts.
  */
 
@@ -17,20 +20,16 @@ export interface AwsClientOptions {
   region: string;
   endpoint?: string;
   maxAttempts: number;
-  requestHandler: { connectionTimeout: number; requestTimeout: number };
+  requestHandler: { connectionTimeout: number; requestTimeout: number; httpAgent: http.Agent; httpsAgent: https.Agent };
   credentials: { accessKeyId: string; secretAccessKey: string };
   signer?: typeof unsigned;
 }
 
 export async function awsClientOptions(t: DriverTarget, service: string, region: string, customEndpoint: string | undefined, opts: { allowAnonymous: boolean }): Promise<AwsClientOptions> {
   const url = new URL(customEndpoint ?? `https://${service}.${region}.amazonaws.com`);
-  const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
-  const address = await t.reach.check(url.hostname.replace(/^\[|\]$/g, ''), port);
-  let endpoint: string | undefined;
-  if (customEndpoint) {
-    if (url.protocol === 'http:') url.hostname = isIP(address) === 6 ? `[${address}]` : address;
-    endpoint = url.origin;
-  }
+  const { host, port } = hostAndPort(url);
+  const address = await t.reach.check(host, port);
+  const endpoint = customEndpoint ? url.origin : undefined;
   const creds = t.credentials;
   const keys = creds?.accessKeyId && creds.secretAccessKey ? { accessKeyId: creds.accessKeyId, secretAccessKey: creds.secretAccessKey } : null;
   if (!keys && !opts.allowAnonymous) throw new StudioError(422, 'This connection needs an access key id and a secret access key');
@@ -38,7 +37,8 @@ export async function awsClientOptions(t: DriverTarget, service: string, region:
     region,
     endpoint,
     maxAttempts: 1,
-    requestHandler: { connectionTimeout: t.settings.connectTimeoutMs, requestTimeout: t.settings.statementTimeoutMs },
+    // Agents of this client only (client.destroy() ends them), never the SDK's process-wide ones.
+    requestHandler: { connectionTimeout: t.settings.connectTimeoutMs, requestTimeout: t.settings.statementTimeoutMs, ...pinnedAgents(t.reach, { host, address }) },
     ...(keys ? { credentials: keys } : { credentials: { accessKeyId: '', secretAccessKey: '' }, signer: unsigned }),
   };
 }

@@ -2,12 +2,13 @@ import { createRequire } from 'node:module';
 import { isIP } from 'node:net';
 import { StudioError } from '@studio/schema';
 import type { DriverTarget } from './driver';
+import { hostAndPort, type Pin } from './pinned';
 
 /**
  * What the Google Cloud clients of a connection share: the service account key the user saved (JSON,
  * its client_email and private_key sign the requests: a self-signed JWT, no token exchange), the
- * project it names, and the endpoint (Google's, or a custom one) checked by the network rule, plain-HTTP
- * endpoints pointed at the checked address.
+ * project it names, and the endpoint (Google's, or a custom one) checked by the network rule, every
+ * request sent to the checked address (HTTP and HTTPS alike).
  */
 
 export interface ServiceAccount {
@@ -30,14 +31,46 @@ export function serviceAccountOf(t: DriverTarget): ServiceAccount {
   return { client_email: key.client_email, private_key: key.private_key, project_id: key.project_id };
 }
 
-/** The endpoint the client is given: undefined (Google's own, checked here) or the custom one, pinned when plain HTTP. */
-export async function googleEndpoint(t: DriverTarget, defaultHost: string, custom: string | undefined): Promise<string | undefined> {
+/** A request as Google's clients hand it to their request interceptors (@google-cloud/common's Service). */
+interface GoogleRequest {
+  uri?: string;
+  url?: string;
+  headers?: Record<string, string>;
+}
+
+export interface GoogleEndpoint {
+  /** The custom endpoint the client is given; undefined for Google's own (checked all the same). */
+  apiEndpoint?: string;
+  /** For the client's `interceptors`: every request pinned to the checked address. */
+  interceptor: { request: (reqOpts: GoogleRequest) => GoogleRequest };
+}
+
+/**
+ * The client's endpoint, checked, and an interceptor that sends each request to the checked address. Google's
+ * clients take no agent (teeny-request makes its own), so the URL names the address and the Host header the
+ * name: Node's agent takes TLS `servername` (SNI, and the name the certificate is checked against) from the
+ * Host header. The self-signed JWT is scoped, so its claims hold no URL. A request for any other host is refused.
+ */
+export async function googleEndpoint(t: DriverTarget, defaultHost: string, custom: string | undefined): Promise<GoogleEndpoint> {
   const url = new URL(custom ?? `https://${defaultHost}`);
-  const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
-  const address = await t.reach.check(url.hostname.replace(/^\[|\]$/g, ''), port);
-  if (!custom) return undefined;
-  if (url.protocol === 'http:') url.hostname = isIP(address) === 6 ? `[${address}]` : address;
-  return url.origin;
+  const { host, port } = hostAndPort(url);
+  const pin: Pin = { host, address: await t.reach.check(host, port) };
+  return {
+    apiEndpoint: custom ? url.origin : undefined,
+    interceptor: {
+      request: (reqOpts) => {
+        const target = new URL(reqOpts.uri ?? reqOpts.url ?? '');
+        const to = hostAndPort(target);
+        if (to.host.toLowerCase() !== pin.host.toLowerCase() || to.port !== port || target.protocol !== url.protocol) {
+          throw new StudioError(422, `Could not connect: the client asked for ${target.host}, which is not this connection's endpoint ${url.host}`);
+        }
+        const name = target.host;
+        target.hostname = isIP(pin.address) === 6 ? `[${pin.address}]` : pin.address;
+        const headers = Object.fromEntries(Object.entries(reqOpts.headers ?? {}).filter(([k]) => k.toLowerCase() !== 'host'));
+        return { ...reqOpts, ...(reqOpts.uri !== undefined ? { uri: target.href } : { url: target.href }), headers: { ...headers, Host: name } };
+      },
+    },
+  };
 }
 
 /** A Google API error (or a network failure) as a 422 with Google's own words. */

@@ -6,6 +6,7 @@ import { isIP, type LookupFunction } from 'node:net';
 import { StudioError } from '@studio/schema';
 import { cancelled } from './driver';
 import type { Reach } from './driver';
+import { answerLookup } from './pinned';
 
 /**
  * JSON over HTTP(S) for the drivers whose warehouse speaks REST (Databricks' Statement Execution API,
@@ -58,11 +59,7 @@ export class HttpClient {
   request<T>(req: JsonRequest): Promise<JsonAnswer<T>> {
     if (req.signal?.aborted) return Promise.reject(cancelled());
     const lib = this.endpoint.protocol === 'https:' ? https : http;
-    const family = isIP(this.address);
-    const lookup: LookupFunction = (_host, opts, cb) => {
-      if ((opts as { all?: boolean }).all) (cb as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address: this.address, family }]);
-      else cb(null, this.address, family);
-    };
+    const lookup: LookupFunction = (_host, opts, cb) => answerLookup(this.address, opts, cb);
     const payload = req.body === undefined ? undefined : Buffer.from(JSON.stringify(req.body));
     return new Promise<JsonAnswer<T>>((resolve, reject) => {
       let connected = false;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { StudioRecord } from '@studio/schema';
-import { useBrowser, openStudio, signInThroughUi } from './browser';
+import { useBrowser, openStudio, signInThroughUi, rowAction } from './browser';
 import { asAdmin, baseUrl, createUser, unique } from './api';
 
 const browser = useBrowser();
@@ -27,13 +27,13 @@ describe('a non-record kind: color palettes', () => {
     const table = page.getByRole('table', { name: 'Colors' });
     await table.getByRole('row', { name: new RegExp(name) }).waitFor();
 
-    await page.getByRole('button', { name: `Rename ${name}` }).click();
+    await rowAction(page, name, `Rename ${name}`);
     const rename = page.getByRole('dialog', { name: 'Rename color palette' });
     await rename.getByLabel('Name').fill(`${name} v2`);
     await rename.getByRole('button', { name: 'Save' }).click();
     await table.getByRole('row', { name: new RegExp(`${name} v2`) }).waitFor();
 
-    await page.getByRole('button', { name: `Share ${name} v2` }).click();
+    await rowAction(page, `${name} v2`, `Share ${name} v2`);
     const dialog = page.getByRole('dialog', { name: `Share “${name} v2”` });
     // Only administrators set the visibility of assets.
     expect(await dialog.getByLabel('Visibility').count()).toBe(0);

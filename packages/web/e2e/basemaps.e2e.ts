@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { useBrowser, openStudio, signInThroughUi } from './browser';
 import { asAdmin, baseUrl, createUser, unique } from './api';
-import { mapAreaPng } from './pixels';
+import { mapAreaPng, pngRegions } from './pixels';
 
 const browser = useBrowser();
 
@@ -11,35 +11,20 @@ const browser = useBrowser();
  * pixels are darker than `dark` (0–255 brightness: text ink, which no border or land color comes near).
  */
 async function pixelStats(page: Page, dark = 110): Promise<{ mean: [number, number, number]; darkPixels: number }> {
-  const png = await mapAreaPng(page, 80);
-  return page.evaluate(
-    async ({ url, dark }) => {
-      const img = new Image();
-      img.src = url;
-      await img.decode();
-      const c = document.createElement('canvas');
-      c.width = img.width;
-      c.height = img.height;
-      const ctx = c.getContext('2d')!;
-      ctx.drawImage(img, 0, 0);
-      const { data } = ctx.getImageData(0, 0, c.width, c.height);
-      const sum = [0, 0, 0];
-      let darkPixels = 0;
-      for (let i = 0; i < data.length; i += 4) {
-        for (let k = 0; k < 3; k++) sum[k]! += data[i + k]!;
-        if ((data[i]! + data[i + 1]! + data[i + 2]!) / 3 < dark) darkPixels++;
-      }
-      const n = data.length / 4;
-      return { mean: sum.map((v) => Math.round(v / n)) as [number, number, number], darkPixels };
-    },
-    { url: `data:image/png;base64,${png.toString('base64')}`, dark },
-  );
+  const { regions } = await pngRegions(page, await mapAreaPng(page, 80), { all: null }, { dark });
+  return { mean: regions.all.mean, darkPixels: regions.all.dark };
+}
+/** kepler's own picker: the Base map tab, open the list, pick one by its label. */
+async function pickBasemap(page: Page, label: string): Promise<void> {
+  await page.locator('[data-for="map-nav"]').click();
+  await page.locator('.map-dropdown-option:not(.collapsed)').first().click();
+  await page.locator('.map-dropdown-option .map-preview-name').getByText(label, { exact: true }).click();
 }
 const meanColor = async (page: Page) => (await pixelStats(page)).mean;
 const brightness = (c: number[]) => (c[0]! + c[1]! + c[2]!) / 3;
 
 describe('built-in basemaps', () => {
-  it('opens /new on the light basemap drawn from the studio’s own tiles and switches to dark', async () => {
+  it('opens /new on the labelled basemap drawn from the studio’s own tiles, switches to dark, and the next new map opens on dark', async () => {
     const admin = await asAdmin();
     const team = await admin.admin.createOrganization(`Basemap team ${unique()}`);
     const user = await createUser(admin, team.id, 'Bea Basemap', `bea.${unique()}@e2e.studio.test`);
@@ -54,18 +39,19 @@ describe('built-in basemaps', () => {
     await expect.poll(async () => brightness(await meanColor(page)), { timeout: 15_000 }).toBeGreaterThan(180);
     await page.screenshot({ path: '/tmp/studio-basemap-light.png' });
 
-    // kepler's own picker: the Base map tab, open the list, pick Dark.
-    await page.locator('[data-for="map-nav"]').click();
-    await page.locator('.map-dropdown-option:not(.collapsed)').first().click();
-    await page.locator('.map-dropdown-option .map-preview-name').getByText('Dark', { exact: true }).click();
+    await pickBasemap(page, 'Dark');
     // Long enough for a slow machine running other browser tests alongside.
     await expect.poll(async () => brightness(await meanColor(page)), { timeout: 40_000 }).toBeLessThan(70);
     await page.screenshot({ path: '/tmp/studio-basemap-dark.png' });
+    // The pick is the user's: their next new map opens on it.
+    await page.goto(`${baseUrl()}/new`);
+    await page.waitForFunction(() => window.__studioMapReady === true, undefined, { timeout: 45_000 });
+    await expect.poll(async () => brightness(await meanColor(page)), { timeout: 40_000 }).toBeLessThan(70);
     expect(s.foreign).toEqual([]);
     await s.context.close();
-  }, 120_000);
+  }, 150_000);
 
-  it('draws place names on the labelled basemap with the browser able to reach only the studio', async () => {
+  it('opens new maps on the basemap with place names, with the browser able to reach only the studio', async () => {
     const admin = await asAdmin();
     const team = await admin.admin.createOrganization(`Label team ${unique()}`);
     const user = await createUser(admin, team.id, 'Lou Labels', `lou.${unique()}@e2e.studio.test`);
@@ -79,17 +65,13 @@ describe('built-in basemaps', () => {
     await signInThroughUi(page, baseUrl(), user.email, user.password);
     await page.goto(`${baseUrl()}/new`);
     await page.waitForFunction(() => window.__studioMapReady === true, undefined, { timeout: 45_000 });
-    // The light style has no text: its darkest pixels are borders (brightness 154), lighter than the labels' ink.
-    await expect.poll(async () => brightness(await meanColor(page)), { timeout: 15_000 }).toBeGreaterThan(180);
-    expect((await pixelStats(page)).darkPixels).toBeLessThan(20);
-
-    await page.locator('[data-for="map-nav"]').click();
-    await page.locator('.map-dropdown-option:not(.collapsed)').first().click();
-    await page.locator('.map-dropdown-option .map-preview-name').getByText('Light with place names', { exact: true }).click();
-    await expect.poll(() => glyphs.length, { timeout: 30_000 }).toBeGreaterThan(0);
-    // Dozens of names around the Bay: thousands of dark pixels of ink.
+    // New maps open with place names: dozens around the Bay, thousands of dark pixels of ink.
     await expect.poll(async () => (await pixelStats(page)).darkPixels, { timeout: 30_000 }).toBeGreaterThan(1_000);
     await page.screenshot({ path: '/tmp/studio-basemap-labelled.png' });
+    // The light style has no text: its darkest pixels are borders (brightness 154), lighter than the labels' ink.
+    await pickBasemap(page, 'Light');
+    await expect.poll(async () => (await pixelStats(page)).darkPixels, { timeout: 30_000 }).toBeLessThan(20);
+    expect(glyphs.length).toBeGreaterThan(0);
     expect(s.foreign).toEqual([]);
     await s.context.close();
   }, 120_000);

@@ -74,3 +74,9 @@ export function useBrowser(): () => Browser {
   });
   return () => browser!;
 }
+
+/** Chooses `item` (its accessible name, e.g. "Rename Harbor traffic") from the Actions menu of `record`'s row. */
+export async function rowAction(page: Page, record: string, item: string): Promise<void> {
+  await page.getByRole('button', { name: `Actions for ${record}`, exact: true }).click();
+  await page.getByRole('menuitem', { name: item, exact: true }).click();
+}

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TestProject } from 'vitest/node';
-import { builds, SERVER_DIST, WEB_DIST } from '../../../scripts/builds.mjs';
+import { builds, SERVER_DIST, WEB_TEST_DIST } from '../../../scripts/builds.mjs';
 import { CHROMIUM } from './browser';
 import startWarehouse, { type WarehouseServer } from '../../server/test/warehouse-server';
 import { startS3Server } from '../../warehouses/test/servers/s3';
@@ -40,7 +40,9 @@ function freePort(): Promise<number> {
   });
 }
 
-async function waitForHealth(url: string, server: ChildProcess, output: () => string, timeoutMs = 90_000): Promise<void> {
+// 240 s: at load 22 on the 2-core machine (other suites and the flake check's busy loops beside it) the studio did
+// not answer within 90 s, twice in a row, and every browser suite of the run failed in its setup.
+async function waitForHealth(url: string, server: ChildProcess, output: () => string, timeoutMs = 240_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (server.exitCode !== null) throw new Error(`The studio server exited with code ${server.exitCode}:\n${output()}`);
@@ -87,8 +89,9 @@ export default async function setup(project: TestProject) {
   if (!fs.existsSync(CHROMIUM)) {
     throw new Error(`Browser tests need Chromium at ${CHROMIUM} (Debian: apt-get install chromium). It is missing.`);
   }
-  // The builds production runs, made again when a source is newer: testing an old build would test old code.
-  await builds({ ifStale: true });
+  // The builds production runs, made again when a source is newer: testing an old build would test old code. The web
+  // app's test build: production's bundle plus the map hooks the tests (and the map bench) read.
+  await builds({ ifStale: true, testBuild: true });
 
   // A PostgreSQL server of its own for the connector tests (the catalog's server is never reachable through a
   // connection), and the studio told it may reach it, as an administrator would (STUDIO_CONNECTION_HOSTS).
@@ -118,7 +121,7 @@ export default async function setup(project: TestProject) {
       STUDIO_DATA_DIR: dataDir,
       STUDIO_ADMIN_EMAIL: ADMIN.email,
       STUDIO_ADMIN_PASSWORD: ADMIN.password,
-      STUDIO_WEB_DIR: WEB_DIST,
+      STUDIO_WEB_DIR: WEB_TEST_DIST,
       LOG_LEVEL: 'warn',
       // Each answer of a route that declares its response is checked against it (as in the API tests).
       STUDIO_CHECK_ANSWERS: 'on',

@@ -28,5 +28,15 @@ export async function pickPaletteWith(page: Page, colors: string[]): Promise<voi
   const ours = swatchColors.findIndex((shown) => colors.every((c) => shown.includes(c)));
   expect(ours, `palettes shown: ${JSON.stringify(swatchColors.slice(0, 5))}`).toBeGreaterThanOrEqual(0);
   await palettes.nth(ours).click();
-  await page.locator('.map-toolbar').click();
+  await closeKeplerPopovers(page);
+}
+
+/**
+ * Closes kepler's open picker by a click outside it: on the map toolbar's empty right end (its middle holds the
+ * builder's buttons — Export image, Spatial tools — which a click there would open).
+ */
+export async function closeKeplerPopovers(page: Page): Promise<void> {
+  const toolbar = page.locator('.map-toolbar');
+  const box = (await toolbar.boundingBox())!;
+  await toolbar.click({ position: { x: box.width - 4, y: box.height / 2 } });
 }

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { StudioClient } from '@studio/client';
-import { useBrowser, openStudio, signInThroughUi, type StudioPage } from './browser';
+import { useBrowser, openStudio, signInThroughUi, type StudioPage, rowAction } from './browser';
 import { asAdmin, baseUrl, createUser, unique } from './api';
 
 const browser = useBrowser();
@@ -43,7 +43,7 @@ describe('a workspace list over real records', () => {
     await expect.poll(() => table.getByRole('row').count()).toBe(2);
 
     // Rename through PUT.
-    await page.getByRole('button', { name: 'Rename Harbor traffic 2024' }).click();
+    await rowAction(page, 'Harbor traffic 2024', 'Rename Harbor traffic 2024');
     const rename = page.getByRole('dialog', { name: 'Rename map' });
     await rename.getByLabel('Name').fill('Harbor traffic 2025');
     await rename.getByRole('button', { name: 'Save' }).click();
@@ -52,7 +52,7 @@ describe('a workspace list over real records', () => {
     expect((await maps.list({ search: 'harbor' })).items.map((m) => m.name)).toEqual(['Harbor traffic 2025']);
 
     // Tag it, then filter by the tag.
-    await page.getByRole('button', { name: 'Edit tags of Harbor traffic 2025' }).click();
+    await rowAction(page, 'Harbor traffic 2025', 'Edit tags of Harbor traffic 2025');
     const tags = page.getByRole('dialog', { name: /Tags of/ });
     await tags.getByLabel('New tag').fill('Ports');
     await tags.getByRole('button', { name: 'Create tag' }).click();
@@ -70,11 +70,11 @@ describe('a workspace list over real records', () => {
     await page.getByLabel('Filter by tag').selectOption('');
 
     // Duplicate: a copy owned by the caller appears in "Mine".
-    await page.getByRole('button', { name: 'Duplicate Coffee shops' }).click();
+    await rowAction(page, 'Coffee shops', 'Duplicate Coffee shops');
     await table.getByRole('row', { name: /Copy of Coffee shops/ }).waitFor();
 
     // Delete with confirmation.
-    await page.getByRole('button', { name: 'Delete Harbor traffic 2025' }).click();
+    await rowAction(page, 'Harbor traffic 2025', 'Delete Harbor traffic 2025');
     const confirm = page.getByRole('dialog', { name: 'Delete map' });
     await confirm.getByText('Delete “Harbor traffic 2025”?').waitFor();
     await confirm.getByRole('button', { name: 'Delete' }).click();

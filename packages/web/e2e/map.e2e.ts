@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { useBrowser, openStudio, signInThroughUi } from './browser';
 import { asAdmin, baseUrl, createUser, unique } from './api';
 import { countPixels, countPngPixels, waitMapReady } from './pixels';
+import { closeKeplerPopovers } from './kepler-panels';
 
 declare global {
   interface Window {
@@ -11,6 +12,7 @@ declare global {
       layerOrder: () => string[];
       view: () => { latitude: number; longitude: number; zoom: number } | undefined;
       setLayerColor: (index: number, color: [number, number, number]) => void;
+      setView: (view: { latitude: number; longitude: number; zoom: number }) => void;
     };
   }
 }
@@ -61,7 +63,7 @@ describe('the map view', () => {
       return { index: best, rgb: colors[best]! };
     });
     await swatches.nth(index).click();
-    await page.locator('.map-toolbar').click();
+    await closeKeplerPopovers(page);
     await expect.poll(() => page.evaluate(() => window.__studioMap!.layers()[0]!.color)).toEqual(rgb);
     await expect.poll(() => countPixels(page, rgb), { timeout: 10_000 }).toBeGreaterThan(100);
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { useBrowser, openStudio, signInThroughUi } from './browser';
+import { useBrowser, openStudio, signInThroughUi, rowAction } from './browser';
 import { asAdmin, baseUrl, createUser, makerInNewTeam, unique } from './api';
 
 const browser = useBrowser();
@@ -80,7 +80,7 @@ describe('projects', () => {
     await signInThroughUi(page, baseUrl(), lia.email, lia.password);
     const addFromList = async (slug: string, name: string, folderLabel: string) => {
       await page.goto(`${baseUrl()}/workspace/${slug}`);
-      await page.getByRole('button', { name: `Add ${name} to a project` }).click();
+      await rowAction(page, name, `Add ${name} to a project`);
       const dialog = page.getByRole('dialog', { name: `Add ${name} to a project` });
       await dialog.getByLabel('Project').selectOption({ label: project.name });
       await dialog.getByLabel('Folder').selectOption({ label: folderLabel });

@@ -1,10 +1,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createRequire } from 'node:module';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { useBrowser, openStudio, signInThroughUi, type StudioPage } from './browser';
+import { axeViolations } from './axe';
 import { baseUrl, makerInNewTeam, unique, type createUser } from './api';
 import { ANALYTIC_VIEWS } from '../src/analytics/view-list';
 
@@ -20,25 +20,12 @@ const WIDTHS = [
   { width: 1920, height: 1080 },
 ];
 const SHOTS = process.env.STUDIO_SCREENSHOTS ?? path.join(os.tmpdir(), 'studio-screens');
-const AXE_SOURCE = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 interface Screen {
   name: string;
   path: string;
   /** What shows once the screen has its data (beyond the network going quiet and no "Loading…" status). */
   ready?: (page: Page) => Promise<unknown>;
-}
-
-declare global {
-  interface Window {
-    axe?: { run: (context: Document, options: unknown) => Promise<{ violations: AxeViolation[] }> };
-  }
-}
-interface AxeViolation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: { target: string[]; html: string; failureSummary?: string }[];
 }
 
 /** Parts of the page past the window's right edge, and tables wider than a frame that is not a reachable scroll region. */
@@ -79,15 +66,6 @@ function overflowOf(page: Page): Promise<string[]> {
     }
     return [...new Set(found)].slice(0, 20);
   });
-}
-
-/** axe-core's WCAG 2 A and AA violations of the page, one line per node. */
-async function axeViolations(page: Page): Promise<string[]> {
-  if (!(await page.evaluate(() => typeof window.axe === 'object'))) await page.evaluate(AXE_SOURCE);
-  const { violations } = await page.evaluate(() => window.axe!.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa'] }, resultTypes: ['violations'] }));
-  // The node's markup and axe's own account (for contrast: the two colours and the ratio) say what to change.
-  const why = (n: AxeViolation['nodes'][number]) => (n.failureSummary ?? '').split('\n').slice(1).join(' ').trim().slice(0, 160);
-  return violations.flatMap((v) => v.nodes.map((n) => `${v.id} (${v.impact}): ${v.help} — ${n.target.join(' ')} ${n.html.slice(0, 100)} ${why(n)}`));
 }
 
 async function settled(page: Page, screen: Screen): Promise<void> {

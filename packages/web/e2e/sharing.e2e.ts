@@ -1,5 +1,5 @@
 import { describe, expect, inject, it } from 'vitest';
-import { useBrowser, openStudio, signInThroughUi } from './browser';
+import { useBrowser, openStudio, signInThroughUi, rowAction } from './browser';
 import { asAdmin, baseUrl, createUser, unique } from './api';
 
 const browser = useBrowser();
@@ -18,7 +18,7 @@ describe('sharing a map', () => {
     // A shares through the UI.
     const sa = await openStudio(browser(), baseUrl());
     await signInThroughUi(sa.page, baseUrl(), a.email, a.password);
-    await sa.page.getByRole('button', { name: `Share ${mapName}` }).click();
+    await rowAction(sa.page, mapName, `Share ${mapName}`);
     const dialog = sa.page.getByRole('dialog', { name: `Share “${mapName}”` });
     await dialog.getByLabel('Email').fill(b.email);
     await dialog.getByLabel('Role', { exact: true }).selectOption('viewer');
@@ -38,8 +38,11 @@ describe('sharing a map', () => {
     await sb.page.getByRole('tab', { name: 'Shared with me' }).click();
     const row = sb.page.getByRole('table', { name: 'Maps' }).getByRole('row', { name: new RegExp(mapName) });
     await row.waitFor();
-    expect(await row.getByRole('button', { name: `Delete ${mapName}` }).count()).toBe(0);
-    expect(await row.getByRole('button', { name: `Share ${mapName}` }).count()).toBe(0);
+    await row.getByRole('button', { name: `Actions for ${mapName}` }).click();
+    const menu = sb.page.getByRole('menu', { name: `Actions for ${mapName}` });
+    await menu.getByRole('menuitem', { name: `Edit tags of ${mapName}` }).waitFor();
+    expect(await menu.getByRole('menuitem', { name: `Delete ${mapName}` }).count()).toBe(0);
+    expect(await menu.getByRole('menuitem', { name: `Share ${mapName}` }).count()).toBe(0);
     expect(sb.foreign).toEqual([]);
     await sb.context.close();
 
@@ -62,7 +65,7 @@ describe('sharing a map', () => {
 
     const s = await openStudio(browser(), baseUrl());
     await signInThroughUi(s.page, baseUrl(), inject('adminEmail'), inject('adminPassword'));
-    await s.page.getByRole('button', { name: `Share ${mapName}` }).click();
+    await rowAction(s.page, mapName, `Share ${mapName}`);
     const dialog = s.page.getByRole('dialog', { name: `Share “${mapName}”` });
     await dialog.getByLabel('Email').fill(d.email);
     await dialog.getByLabel('Role', { exact: true }).selectOption('editor');

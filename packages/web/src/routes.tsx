@@ -10,7 +10,7 @@ import { ErrorPage } from './pages/ErrorPage';
 import { RecordList } from './list/RecordList';
 import { COLLECTIONS } from './list/collections';
 import { HomePage } from './home/HomePage';
-import { BaselineCsvRoute, MapPreviewRoute, MapRoute, PublicMapRoute } from './map/routes';
+import { MapPreviewRoute, MapRoute, PublicMapRoute, testBuildRoutes } from './map/routes';
 import { DatasetDetailsRedirect, DatasetPage } from './datasets/DatasetPage';
 
 // Screens past the workspace's lists and the dataset page load when first opened (app/lazyScreen.tsx).
@@ -28,7 +28,8 @@ const PreviewRoute = lazyScreen(() => import('./dashboard/PreviewRoute').then((m
 const JobsPage = lazyScreen(() => import('./jobs/JobsPage').then((m) => m.JobsPage));
 const ConnectorPage = lazyScreen(() => import('./connectors/ConnectorPage').then((m) => m.ConnectorPage));
 const NewConnectorPage = lazyScreen(() => import('./connectors/ConnectorPage').then((m) => m.NewConnectorPage));
-const SavedQueryPage = lazyScreen(() => import('./connectors/ConnectorPage').then((m) => m.SavedQueryPage));
+const SavedQueryPage = lazyScreen(() => import('./sql/SqlPages').then((m) => m.SavedQueryPage));
+const NewQueryPage = lazyScreen(() => import('./sql/SqlPages').then((m) => m.NewQueryPage));
 const AnalyticsView = lazyScreen(() => import('./analytics/AnalyticsView').then((m) => m.AnalyticsView));
 const DashboardPage = lazyScreen(() => import('./dashboard/DashboardPage').then((m) => m.DashboardPage));
 const PublicDashboardPage = lazyScreen(() => import('./dashboard/PublicDashboardPage').then((m) => m.PublicDashboardPage));
@@ -97,6 +98,7 @@ export const routes: RouteObject[] = [
           { path: 'account/api-keys', element: <ApiKeysPage /> },
           { path: 'connectors/new', element: <NewConnectorPage /> },
           { path: 'connectors/:id', element: <ConnectorPage /> },
+          { path: 'queries/new', element: <NewQueryPage /> },
           { path: 'queries/:id', element: <SavedQueryPage /> },
           { path: 'basemaps/new', element: <MapStyleEditorPage key="new" /> },
           { path: 'basemaps/:id', element: <MapStyleEditorPage key="saved" /> },
@@ -117,7 +119,7 @@ export const routes: RouteObject[] = [
         ],
       },
       { path: 'new', element: <MapRoute /> },
-      { path: 'bench/kepler-csv/:mapId', element: <BaselineCsvRoute /> },
+      ...testBuildRoutes,
       { path: 'dashboard/new', element: <DashboardPage key="new" /> },
       { path: 'dashboard/:id', element: <DashboardPage key="saved" /> },
       { path: 'workbook/new', element: <WorkbookPage key="new" /> },

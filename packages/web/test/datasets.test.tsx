@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DatasetColumn } from '@studio/schema';
-import { defaultName, formatOf, headerNames } from '../src/datasets/upload';
+import { defaultName, formatOf, headerNames, layersOfRefusal } from '../src/datasets/upload';
 import { pagesOf, previewWindow } from '../src/datasets/previewWindow';
 import { formatBytes, formatCell, formatStat } from '../src/datasets/format';
 import { SchemaTable } from '../src/datasets/SchemaTable';
@@ -57,6 +57,15 @@ describe('upload formats', () => {
     ['tabs, after a byte-order mark', '\uFEFFx\ty\n', undefined, ['x', 'y']],
   ])('reads the column names of a first line: %s', (_label, text, delimiter, names) => {
     expect(headerNames(text, delimiter)).toEqual(names);
+  });
+
+  it.each([
+    ['a GeoPackage of three layers', '{"layers":["areas","places","roads"]}', ['areas', 'places', 'roads']],
+    ['one layer (nothing to choose)', '{"layers":["places"]}', null],
+    ['another refusal', 'Parser Error: unexpected token', null],
+    ['no details', undefined, null],
+  ])('the layers a refused upload offers to choose from: %s', (_label, details, layers) => {
+    expect(layersOfRefusal(details)).toEqual(layers);
   });
 });
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, vi } from 'vitest';
 import { seedCast, startStudio, type Cast, type TestStudio, type Who } from '../../server/test/harness';
+import { configFromEnv } from '../../server/src/config';
 
 /**
  * A real studio for the web app's unit tests (#12): the server of packages/server on a fresh embedded
@@ -10,7 +11,8 @@ import { seedCast, startStudio, type Cast, type TestStudio, type Who } from '../
 export function useRealStudio() {
   const ctx = {} as { s: TestStudio; cast: Cast; address: string };
   beforeAll(async () => {
-    ctx.s = await startStudio('pglite');
+    // One user runs every workbook of a file within a temporary view's 60 s: more views than a user's 20 (#45).
+    ctx.s = await startStudio('pglite', { userWork: { ...configFromEnv().userWork, tempViewsPerUser: 100 } });
     ctx.cast = await seedCast(ctx.s);
     ctx.address = await ctx.s.app.listen({ port: 0, host: '127.0.0.1' });
   }, 120_000);

@@ -63,7 +63,9 @@ describe('RecordList against a real studio', () => {
     await act(async () => (alert.querySelector('button') as HTMLButtonElement).click());
     const row = await waitFor(() => [...view.container.querySelectorAll('tbody tr')].find((r) => r.textContent?.includes('Harbor traffic')), 10_000);
     expect([...view.container.querySelectorAll('tbody tr')].map((r) => r.textContent).join()).not.toContain('Rail freight');
-    const buttons = [...row.querySelectorAll('button')].map((b) => b.getAttribute('aria-label'));
+    // The row's actions sit behind its Actions menu button.
+    await act(async () => (row.querySelector('button[aria-label="Actions for Harbor traffic"]') as HTMLButtonElement).click());
+    const buttons = [...view.container.querySelectorAll('[role=menu] [role=menuitem]')].map((b) => b.getAttribute('aria-label'));
     // A viewer may duplicate (viewers copy), tag and put it in a project of their own, but not rename, share or delete.
     expect(buttons).toEqual(['Duplicate Harbor traffic', 'Edit tags of Harbor traffic', 'Add Harbor traffic to a project']);
     expect(view.container.querySelector('[role=alert]')).toBeNull();

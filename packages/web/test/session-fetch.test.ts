@@ -63,24 +63,26 @@ describe('sessionFetch against a real studio', () => {
     expect([client.token, readSession()!.refreshToken, signedOut.mock.calls.length]).toEqual([newer.accessToken, newer.refreshToken, 0]);
   });
 
-  it('keeps the session another instance stored when its refresh won the race for the single-use token', async () => {
+  it('refreshes one instance at a time: one that waited for another instance to refresh takes its session', async () => {
     const first = await signIn();
     storeSession({ ...first, accessToken: 'access-expired' });
     client.token = 'access-expired';
     const signedOut = vi.fn();
     setSignedOutHandler(signedOut);
     const calls = serve();
-    const forward = globalThis.fetch;
-    // Just before this instance's refresh reaches the server, another instance refreshes with the same token.
-    vi.stubGlobal('fetch', async (input: string, init?: RequestInit) => {
-      if (input.includes('/v1/auth/refresh')) storeSession((await ctx.s.app.inject({ method: 'POST', url: '/v1/auth/refresh', payload: { refreshToken: first.refreshToken } })).json().item);
-      return forward(input, init);
-    });
+    // Another instance (a tab) holds the refresh lock first and refreshes with the same single-use token. Were this
+    // instance to present that token again, the server would end the whole sign-in, the other tab's session too.
+    const request = async (_name: string, work: () => Promise<unknown>) => {
+      storeSession((await ctx.s.app.inject({ method: 'POST', url: '/v1/auth/refresh', payload: { refreshToken: first.refreshToken } })).json().item);
+      return work();
+    };
+    vi.stubGlobal('navigator', { ...navigator, locks: { request } });
     const r = await sessionFetch('/v1/users/me', { headers: { authorization: 'Bearer access-expired' } });
     expect(r.status).toBe(200);
-    expect(calls).toEqual(['/v1/users/me', '/v1/auth/refresh', '/v1/users/me']);
+    expect(calls).toEqual(['/v1/users/me', '/v1/users/me']);
     expect(signedOut).not.toHaveBeenCalled();
     expect(client.token).toBe(readSession()!.accessToken);
+    expect((await ctx.s.app.inject({ method: 'GET', url: '/v1/users/me', headers: { authorization: `Bearer ${client.token}` } })).statusCode).toBe(200);
   });
 
   it('never refreshes for a failed sign-in', async () => {

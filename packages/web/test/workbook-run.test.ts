@@ -72,6 +72,23 @@ describe('WorkbookRunner', () => {
     expect(Object.fromEntries(runner.runs)).toEqual({ c1: 1, c2: 2, c3: 2, c4: 2, c5: 1 });
   });
 
+  it('from its threshold of live views, a cell run again supersedes its last view: the server drops it, the cache forgets it', async () => {
+    const runner = new WorkbookRunner(studio(), Date.now, 0);
+    const state = workbook(await upload());
+    const seen = await runAll(runner, state);
+    const before = seen.c2?.state === 'done' ? seen.c2.result.ref : '';
+    const ownerId = ctx.cast.users.owner.id;
+    expect(() => ctx.s.services.tempViews.fileOf(ownerId, before)).not.toThrow();
+    const edited = reduce(state, { type: 'update', cell: { ...state.cells[1]!, node: { type: 'filter', expression: "category != 'fuel'" } } as WorkbookCell });
+    const again = await runAll(runner, edited, 'c2');
+    expect(rowsOf(again.c4)).toEqual([{ category: 'food', total: 40 }]);
+    expect(() => ctx.s.services.tempViews.fileOf(ownerId, before)).toThrow(/not found or expired/);
+    // Undoing the edit runs the filter again (its old view is gone) instead of naming a view that no longer answers.
+    const back = await runAll(runner, state, 'c2');
+    expect(rowsOf(back.c4)).toEqual([{ category: 'food', total: 40 }]);
+    expect(Object.fromEntries(runner.runs)).toMatchObject({ c2: 3, c3: 3, c4: 3 });
+  });
+
   it("shows an invalid step's validator message and leaves the cells that read it stale", async () => {
     const runner = new WorkbookRunner(studio());
     const state = workbook(await upload());

@@ -20,6 +20,14 @@ const STORES = [
   'C,fuel,5,37.79,-122.43,2024-01-02 12:00:00',
   'D,toys,7,37.80,-122.44,2024-01-03 09:00:00',
 ].join('\n');
+// Places and areas with WKT geometry columns (as a CSV upload keeps them): the spatial steps' inputs.
+const PLACES = 'place,kind,wkt\np1,a,POINT(-122.41 37.77)\np2,a,POINT(-122.42 37.78)\np3,b,POINT(-122.30 37.60)\n';
+const AREAS = [
+  'area,kind,wkt',
+  'north,x,"POLYGON((-122.5 37.7, -122.38 37.7, -122.38 37.85, -122.5 37.85, -122.5 37.7))"',
+  'south,x,"POLYGON((-122.35 37.55, -122.25 37.55, -122.25 37.65, -122.35 37.65, -122.35 37.55))"',
+].join('\n');
+const GEO_COLUMNS = (first: string) => [first, 'kind', 'wkt'].map((name) => ({ name, type: 'Utf8' }));
 const RING = [[[-122.5, 37.7], [-122.38, 37.7], [-122.38, 37.85], [-122.5, 37.85], [-122.5, 37.7]]];
 const FEATURE = JSON.stringify({ type: 'Feature', properties: {}, geometry: { type: 'Polygon', coordinates: RING } });
 const POLYGON = JSON.stringify({ type: 'Polygon', coordinates: [[[-122.5, 37.7], [-122.38, 37.7], [-122.38, 37.85], [-122.5, 37.85], [-122.5, 37.7]]] });
@@ -47,9 +55,9 @@ function control(root: HTMLElement, label: string): HTMLInputElement | HTMLTextA
 
 type Fill = [label: string, value: string] | [label: string, value: string, 'check'];
 
-describe('workbook step forms: form → node → validator → result, for each of the fifteen node types', () => {
+describe('workbook step forms: form → node → validator → result, for each node type', () => {
   const { ctx, tokenOf } = useRealStudio();
-  const ids = { stores: '', regions: '', cells: '', tiles: '', connection: '', tile: '' };
+  const ids = { stores: '', regions: '', cells: '', tiles: '', connection: '', tile: '', places: '', areas: '' };
   const database = useWarehouse('wb_steps', 'create table t (one int); insert into t values (1)');
   const as = (method: 'GET' | 'POST', url: string, payload?: unknown, contentType = 'application/json') =>
     ctx.s.app.inject({ method, url, payload: payload as string, headers: { authorization: ctx.cast.tokens.owner, 'content-type': contentType } });
@@ -58,6 +66,8 @@ describe('workbook step forms: form → node → validator → result, for each 
     const up = async (name: string, csv: string) => (await as('POST', `/v1/datasets/data?name=${name}`, csv, 'text/csv')).json().item.id as string;
     ids.stores = await up('stores', STORES);
     ids.regions = await up('regions', 'store,region\nA,north\nB,south\n');
+    ids.places = await up('places', PLACES);
+    ids.areas = await up('areas', AREAS);
     const { latLngToCell, cellToParent } = await import('h3-js');
     ids.cells = await up('cells', `hex,pop\n${latLngToCell(37.77, -122.41, 7)},1200\n`);
     const built = await as('POST', '/v1/datasets/hextile', { source: ids.stores, sourceLatColumn: 'lat', sourceLngColumn: 'lng', finestResolution: 8, sourceTimeColumn: 'ts', timeIntervals: ['D'], outputColumns: [{ targetColumn: 'n', aggMethod: 'count' }] });
@@ -79,6 +89,8 @@ describe('workbook step forms: form → node → validator → result, for each 
       { id: 'c2', name: 'with_hex', kind: 'step', collapsed: false, node: { type: 'select', expressions: ['store', 'h3_latlng_to_cell(lat, lng, 7) AS hex'] }, inputs: ['stores'] },
       { id: 'c3', name: 'cut_a', kind: 'step', collapsed: false, node: { type: 'tileExtract', sourceId: ids.tiles, geojson: JSON.parse(FEATURE), res: 8 }, inputs: [] },
       { id: 'c4', name: 'cut_b', kind: 'step', collapsed: false, node: { type: 'tileExtract', sourceId: ids.tiles, geojson: JSON.parse(FEATURE), res: 8 }, inputs: [] },
+      { id: 'c5', name: 'places', kind: 'step', collapsed: false, node: { type: 'dataset', uuid: ids.places }, inputs: [] },
+      { id: 'c6', name: 'areas', kind: 'step', collapsed: false, node: { type: 'dataset', uuid: ids.areas }, inputs: [] },
     ],
   });
   const STORE_COLUMNS = ['store', 'category', 'sales', 'lat', 'lng', 'ts'].map((name) => ({ name, type: 'Utf8' }));
@@ -100,6 +112,19 @@ describe('workbook step forms: form → node → validator → result, for each 
     ['tileJoin', () => [['Input 2', 'cut_b']], ['cut_a'], (_r, n) => expect(n).toBe(4)],
     ['tileQuantiles', () => [['Hex-tile dataset', ids.tiles], ['Resolution', '8'], ['Interval', 'D']], [], (_r, n) => expect(n).toBeGreaterThan(0)],
     ['databaseQuery', () => [['Connection', ids.connection], ['Query', 'select one from t']], [], (r) => expect(r).toEqual([{ one: 1 }])],
+    ['spatialJoin', () => [['Relation', 'contains'], ['Input 2', 'places'], ['Geometry of the first cell', 'wkt'], ['Geometry of the second cell', 'wkt'], ['Columns of the second input to add', 'place']], ['areas'],
+      (r) => expect(r.map((x) => `${x.area}:${x.place}`).sort()).toEqual(['north:p1', 'north:p2', 'south:p3'])],
+    ['aggregateInPolygons', () => [['Input 2', 'places'], ['Polygon geometry', 'wkt'], ['Feature geometry (second cell)', 'wkt'], ['Aggregates', 'count AS n']], ['areas'],
+      (r) => expect(r.map((x) => `${x.area}:${x.n}`).sort()).toEqual(['north:2', 'south:1'])],
+    ['nearest', () => [['Input 2', 'places'], ['Geometry of the first cell', 'wkt'], ['Geometry of the second cell', 'wkt'], ['How many', '2'], ['Within (metres)', '2000'], ['Columns of the second input to add', 'place']], ['places'],
+      // p1 and p2 are ~1.4 km apart: each finds itself and the other; p3 only itself.
+      (r) => expect(r.map((x) => `${String((x as Record<string, unknown>).place)}`).length).toBe(5)],
+    ['buffer', () => [['Geometry', 'wkt'], ['Distance (metres)', '250.5']], ['places'], (r) => expect(String(r[0]!.buffer)).toMatch(/^\{"type":"Polygon"/)],
+    ['centroid', () => [['Geometry', 'wkt']], ['areas'], (r) => expect(JSON.parse(String(r[0]!.centroid))).toMatchObject({ type: 'Point' })],
+    // The areas' own `area` column holds their names: the measure gets a name of its own.
+    ['measure', () => [['Geometry', 'wkt'], ['Measure', 'area'], ['Column name', 'square_metres']], ['areas'], (r) => expect(Number(r[0]!.square_metres)).toBeGreaterThan(1e8)],
+    ['dissolve', () => [['Geometry', 'wkt'], ['Group by', 'kind', 'check']], ['areas'], (r) => expect(r.map((x) => [x.kind, JSON.parse(String(x.wkt)).type])).toEqual([['x', 'MultiPolygon']])],
+    ['clip', () => [['Geometry', 'wkt'], ['Input 2', 'areas'], ['Polygon geometry (second cell)', 'wkt']], ['areas'], (r) => expect(r.map((x) => Math.round(Number(x.area_share) * 1e6) / 1e6)).toEqual([1, 1])],
   ];
 
   it('has a case for every node type', () => {
@@ -110,7 +135,8 @@ describe('workbook step forms: form → node → validator → result, for each 
     const state = base();
     const start = { ...(newCell(state, 'step', type) as StepCell), inputs };
     const choices: StepChoices = {
-      columns: inputs[0] === 'stores' ? STORE_COLUMNS : inputs[0] === 'with_hex' ? [{ name: 'store', type: 'Utf8' }, { name: 'hex', type: 'Utf8' }] : [],
+      columns: inputs[0] === 'stores' ? STORE_COLUMNS : inputs[0] === 'with_hex' ? [{ name: 'store', type: 'Utf8' }, { name: 'hex', type: 'Utf8' }]
+        : inputs[0] === 'places' ? GEO_COLUMNS('place') : inputs[0] === 'areas' ? GEO_COLUMNS('area') : [],
       datasets: [{ id: ids.stores, name: 'stores' }, { id: ids.regions, name: 'regions' }, { id: ids.cells, name: 'cells' }, { id: ids.tiles, name: 'tiles' }],
       connections: [{ id: ids.connection, name: 'warehouse' }],
     };

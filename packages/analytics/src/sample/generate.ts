@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import { badInput } from '@studio/schema';
+import { badInput, quoteLiteral } from '@studio/schema';
 import { AGE_COHORTS, INCOME_COHORTS } from '../params';
 import type { PanelTables } from '../sql/common';
 import { CATEGORIES, usChains, usCities, usCounties, type City, type County } from './sources';
@@ -48,7 +48,6 @@ const km = (a: { lat: number; lon: number }, b: { lat: number; lon: number }) =>
   return Math.hypot(dx, dy);
 };
 const slug = (s: string) => s.toLowerCase().normalize('NFKD').replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
-const quoteLiteral = (s: string) => `'${s.replaceAll("'", "''")}'`;
 
 interface Market { idx: number; id: string; name: string; city: City; counties: County[]; weight: number }
 

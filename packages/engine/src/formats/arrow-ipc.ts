@@ -64,6 +64,8 @@ export async function arrowIpcToParquetParts(input: string, outBase: string): Pr
   } catch (e) {
     await Promise.all(parts.map((p) => rm(p, { force: true })));
     if (isStudioError(e)) throw e;
+    // apache-arrow's failures on damaged bytes are JavaScript's own (reading a property of null, a size out of range).
+    if (e instanceof TypeError || e instanceof RangeError) throw badInput('Could not read Arrow IPC: the file is damaged or truncated');
     throw badInput(`Could not read Arrow IPC: ${String((e as Error)?.message ?? e).split('\n')[0]}`);
   } finally {
     await handle?.close();

@@ -1,5 +1,5 @@
 declare module 'shpjs' {
   import type { FeatureCollection } from 'geojson';
-  /** A zipped Shapefile (or several) as GeoJSON, reprojected to WGS84 from its .prj; one collection per .shp. */
-  export default function shp(input: ArrayBuffer | Uint8Array): Promise<(FeatureCollection & { fileName?: string }) | (FeatureCollection & { fileName?: string })[]>;
+  /** One Shapefile layer from its parts (the .prj and .cpg as text) as GeoJSON, reprojected to WGS84 from its .prj. */
+  export default function shp(input: { shp: Uint8Array; dbf?: Uint8Array; prj?: string; cpg?: string }): Promise<FeatureCollection>;
 }

@@ -1,8 +1,9 @@
 import { createWriteStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { once } from 'node:events';
 import ExcelJS from 'exceljs';
 import { StudioError, badInput } from '@studio/schema';
+import { assertZipBounds } from './zip-bounds';
 
 /** A cell's value as CSV text: formulas by their result, rich text and links by their text, dates as ISO timestamps. */
 export function cellText(v: ExcelJS.CellValue): string {
@@ -25,6 +26,9 @@ const csvCell = (s: string) => (/[",\n\r]/.test(s) || s !== s.trim() ? `"${s.rep
  */
 export const XLSX_MAX_BYTES = 50 * 1024 * 1024;
 
+/** The most a workbook's parts may hold unzipped (their XML: 10-20 times the .xlsx, so 50 MB of workbook fits). */
+export const XLSX_EXPANDED_MAX_BYTES = 1024 * 1024 * 1024;
+
 /**
  * The first worksheet of an .xlsx as CSV. The first row is the header; empty
  * rows are skipped; rows of different widths are left so (the CSV is read with null padding). Answers the
@@ -33,9 +37,12 @@ export const XLSX_MAX_BYTES = 50 * 1024 * 1024;
 export async function xlsxToCsv(input: string, out: string): Promise<number> {
   const { size } = await stat(input);
   if (size > XLSX_MAX_BYTES) throw new StudioError(413, `Excel workbooks are read whole: at most ${XLSX_MAX_BYTES / 2 ** 20} MB`);
+  // exceljs unzips through JSZip with no cap: the archive is checked, and its stated sizes proven, first.
+  const bytes = await readFile(input);
+  await assertZipBounds(bytes, 'the Excel workbook', XLSX_EXPANDED_MAX_BYTES);
   const workbook = new ExcelJS.Workbook();
   try {
-    await workbook.xlsx.readFile(input);
+    await workbook.xlsx.load(bytes as unknown as ExcelJS.Buffer);
   } catch (e) {
     throw badInput(`Could not read the Excel workbook: ${String((e as Error).message ?? e).split('\n')[0]}`);
   }

@@ -1,14 +1,23 @@
 import { readFile } from 'node:fs/promises';
 import { DOMParser } from '@xmldom/xmldom';
 import { gpx, kmlWithFolders } from '@tmcw/togeojson';
-import { unzipSync, strFromU8 } from 'fflate';
 import type { Feature } from 'geojson';
 import { badInput } from '@studio/schema';
 import { writeFeatureCollection } from './geojson-file';
-import { assertWholeFileSize } from './whole-file';
+import { WHOLE_FILE_MAX_BYTES, assertWholeFileSize } from './whole-file';
+import { readZipEntries } from './zip-bounds';
 
 type Root = ReturnType<typeof kmlWithFolders>;
 type Child = Root['children'][number];
+
+/**
+ * The parser quotes the text it choked on: from a binary file that is control bytes (a NUL the catalog cannot
+ * store in the dataset's error) and kilobytes of noise. Kept to 200 printable characters.
+ */
+const printable = (text: string) => {
+  const clean = text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\ufffd]/g, '');
+  return clean.length > 200 ? `${clean.slice(0, 200)}…` : clean;
+};
 
 /** An XML document, or 422 with the parser's first complaint (its line and column). */
 function parseXml(text: string, label: string): Document {
@@ -24,7 +33,7 @@ function parseXml(text: string, label: string): Document {
     // xmldom throws on a fatal error (a document cut short) after reporting it.
     problem ??= (e as Error).message;
   }
-  if (problem || !doc?.documentElement) throw badInput(`Could not read ${label}: ${String(problem ?? 'no document').split('\n')[0]}`);
+  if (problem || !doc?.documentElement) throw badInput(`Could not read ${label}: ${printable(String(problem ?? 'no document').split('\n')[0]!)}`);
   return doc as unknown as Document;
 }
 
@@ -38,30 +47,61 @@ function* kmlFeatures(node: Root | Child, path: string[]): Generator<Feature | F
   for (const child of node.children) yield* kmlFeatures(child, [...path, ...name]);
 }
 
-function kmlDocument(text: string, out: string): Promise<number> {
+/** The name a KML "layer" has for the features outside every folder (a folder's path never starts with a parenthesis). */
+export const KML_NO_FOLDER = '(no folder)';
+
+const folderOf = (f: Feature | Feature<null>) => (typeof f.properties?.folder === 'string' ? f.properties.folder : KML_NO_FOLDER);
+
+function kmlRoot(text: string): Root {
   const doc = parseXml(text, 'KML');
   if (doc.documentElement.nodeName.toLowerCase() !== 'kml') throw badInput('Could not read KML: the document is not KML (no <kml> root)');
-  return writeFeatureCollection(out, kmlFeatures(kmlWithFolders(doc), []));
+  return kmlWithFolders(doc);
 }
 
-/** KML (folders kept as a `folder` column) as GeoJSON, through @tmcw/togeojson. */
-export async function kmlToGeoJson(input: string, out: string): Promise<number> {
-  await assertWholeFileSize(input, 'KML');
-  return kmlDocument(await readFile(input, 'utf8'), out);
+/**
+ * The KML's features as GeoJSON: all of them with their `folder` column, or with `layer` only the features of that
+ * folder (its path, "Parks / North", as the folder column writes it; KML_NO_FOLDER for those outside every folder).
+ */
+function kmlDocument(text: string, out: string, layer?: string): Promise<number> {
+  const root = kmlRoot(text);
+  if (layer === undefined) return writeFeatureCollection(out, kmlFeatures(root, []));
+  const folders = kmlFolders(root);
+  if (!folders.includes(layer)) throw badInput(`Could not read the KML: it has no folder '${layer}'; its folders are ${folders.map((f) => `'${f}'`).join(', ') || 'none'}`);
+  return writeFeatureCollection(out, (function* () {
+    for (const f of kmlFeatures(root, [])) if (folderOf(f) === layer) yield f;
+  })());
 }
 
-/** KMZ: the zip's first .kml document (doc.kml by convention). */
-export async function kmzToGeoJson(input: string, out: string): Promise<number> {
-  await assertWholeFileSize(input, 'KMZ');
-  let docs: Record<string, Uint8Array>;
-  try {
-    docs = unzipSync(await readFile(input), { filter: (f) => /\.kml$/i.test(f.name) });
-  } catch {
-    throw badInput('Could not read the KMZ: the file is not a zip archive or it is damaged');
-  }
-  const name = Object.keys(docs).sort((a, b) => Number(b.endsWith('doc.kml')) - Number(a.endsWith('doc.kml')))[0];
+/** The folders holding features, as their paths, in document order. */
+function kmlFolders(root: Root): string[] {
+  const seen = new Set<string>();
+  for (const f of kmlFeatures(root, [])) seen.add(folderOf(f));
+  return [...seen];
+}
+
+/** KMZ: the zip's first .kml document (doc.kml by convention), read within bounds (zip-bounds.ts). */
+async function kmzText(input: string): Promise<string> {
+  const docs = await readZipEntries(await readFile(input), (name) => /\.kml$/i.test(name), 'the KMZ', WHOLE_FILE_MAX_BYTES);
+  const name = [...docs.keys()].sort((a, b) => Number(b.endsWith('doc.kml')) - Number(a.endsWith('doc.kml')))[0];
   if (!name) throw badInput('The KMZ holds no KML document');
-  return kmlDocument(strFromU8(docs[name]!), out);
+  return new TextDecoder().decode(docs.get(name)!);
+}
+
+/** KML (folders kept as a `folder` column, or one folder with `layer`) as GeoJSON, through @tmcw/togeojson. */
+export async function kmlToGeoJson(input: string, out: string, layer?: string): Promise<number> {
+  await assertWholeFileSize(input, 'KML');
+  return kmlDocument(await readFile(input, 'utf8'), out, layer);
+}
+
+export async function kmzToGeoJson(input: string, out: string, layer?: string): Promise<number> {
+  await assertWholeFileSize(input, 'KMZ');
+  return kmlDocument(await kmzText(input), out, layer);
+}
+
+/** The folders of a KML or KMZ file that hold features (the multi-layer upload makes one dataset each). */
+export async function kmlFileFolders(input: string, zipped: boolean): Promise<string[]> {
+  await assertWholeFileSize(input, zipped ? 'KMZ' : 'KML');
+  return kmlFolders(kmlRoot(zipped ? await kmzText(input) : await readFile(input, 'utf8')));
 }
 
 /** GPX tracks, routes and waypoints as GeoJSON (tracks as lines, with their times), through @tmcw/togeojson. */

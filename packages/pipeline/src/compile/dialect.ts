@@ -1,4 +1,5 @@
 import { StudioError } from '@studio/schema';
+import type { SpatialSql } from './spatial-sql';
 
 /** Column types the compiler itself produces (inline data, casts). */
 export type SqlType = 'bigint' | 'double' | 'varchar' | 'boolean' | 'timestamp';
@@ -22,6 +23,8 @@ export interface Dialect {
   readonly h3: boolean;
   /** One ORDER BY key, nulls last (default `expr ASC|DESC NULLS LAST`). */
   orderKey?(expr: string, desc: boolean): string;
+  /** The spatial steps' SQL (spatial-sql.ts); absent where the engine has no spatial SQL (the steps answer 409). */
+  readonly spatial?: SpatialSql;
 }
 
 export const quoteWith = (q: string) => (name: string) => {

@@ -1,4 +1,5 @@
 import { commonCall, quoteWith, type Dialect, type SqlType } from './dialect';
+import { duckdbSpatial } from './spatial-sql';
 
 const TYPES: Record<SqlType, string> = { bigint: 'BIGINT', double: 'DOUBLE', varchar: 'VARCHAR', boolean: 'BOOLEAN', timestamp: 'TIMESTAMP' };
 
@@ -12,6 +13,7 @@ export const duckdb: Dialect = {
   placeholder: (n) => `$${n}`,
   typeName: (t) => TYPES[t],
   h3: true,
+  spatial: duckdbSpatial,
   divide: (a, b) => `(${a} / NULLIF(${b}, 0))`,
   call(name, a) {
     switch (name) {

@@ -11,6 +11,7 @@ import { hexifyCells } from './hexify';
 import { csvColumns, jsonColumns, type Columns } from './inline';
 import { Params } from './params';
 import { postgres } from './postgres';
+import { SpatialCompiler } from './spatial';
 import { TileCompiler, type TileCols, type TileResolver } from './tiles';
 
 export type DatasetResolver = (uuid: string) => { relationSql: string };
@@ -24,7 +25,8 @@ export type CompileContext = {
   /** databaseQuery nodes; without it they answer 409 (the engine cannot reach a connection by itself). */
   resolveQuery?: QueryResolver;
 };
-export type CompiledQuery = { sql: string; params: unknown[] };
+/** `spatialJoins`: the SQL joins on a spatial predicate; a DuckDB run has the spatial-join planner rewrite it first. */
+export type CompiledQuery = { sql: string; params: unknown[]; spatialJoins?: boolean };
 
 export const DIALECTS: Record<'duckdb' | 'postgres', Dialect> = { duckdb, postgres };
 
@@ -38,9 +40,11 @@ class Compiler {
   private readonly ctes: string[] = [];
   readonly params: Params;
   private readonly tiles: TileCompiler<Rel>;
+  readonly spatial: SpatialCompiler<Rel>;
   constructor(readonly d: Dialect, private readonly resolve: DatasetResolver, resolveTiles?: TileResolver, private readonly resolveQuery?: QueryResolver) {
     this.params = new Params(d);
     this.tiles = new TileCompiler<Rel>(this, resolveTiles);
+    this.spatial = new SpatialCompiler<Rel>(this);
   }
 
   add(sql: string, order?: string, tile?: TileCols): Rel {
@@ -120,6 +124,14 @@ class Compiler {
       case 'tileExtract': return this.tiles.tileExtract(n);
       case 'tileQuantiles': return this.tiles.tileQuantiles(n);
       case 'tileJoin': return this.tiles.tileJoin(n.input.map((_, i) => child(i)));
+      case 'spatialJoin': return this.spatial.join(n, child(0), child(1));
+      case 'aggregateInPolygons': return this.spatial.aggregateInPolygons(n, child(0), child(1));
+      case 'nearest': return this.spatial.nearest(n, child(0), child(1));
+      case 'buffer': return this.spatial.buffer(n, child(0));
+      case 'centroid': return this.spatial.centroid(n, child(0));
+      case 'measure': return this.spatial.measure(n, child(0));
+      case 'dissolve': return this.spatial.dissolve(n, child(0));
+      case 'clip': return this.spatial.clip(n, child(0), child(1));
     }
   }
 
@@ -194,7 +206,7 @@ export function compilePipeline(node: unknown, ctx: CompileContext): CompiledQue
   if (!dialect) throw badInput(`Unknown SQL dialect: ${String(ctx.dialect)}`);
   const c = new Compiler(dialect, ctx.resolveDataset, ctx.resolveTiles, ctx.resolveQuery);
   const root = c.node(valid);
-  return { sql: c.finish(root), params: c.params.values };
+  return { sql: c.finish(root), params: c.params.values, ...(c.spatial.joins && { spatialJoins: true }) };
 }
 
 export { StudioError };

@@ -1,14 +1,16 @@
 import { commonCall, h3Unavailable, quoteWith, type Dialect, type SqlType } from './dialect';
+import { postgisSpatial } from './spatial-sql';
 
 const TYPES: Record<SqlType, string> = { bigint: 'BIGINT', double: 'DOUBLE PRECISION', varchar: 'TEXT', boolean: 'BOOLEAN', timestamp: 'TIMESTAMP' };
 
-/** PostgreSQL (no h3 extension assumed: H3 functions are refused at compile time with a 409). */
+/** PostgreSQL (no h3 extension assumed: H3 functions are refused at compile time with a 409), PostGIS for the spatial steps. */
 export const postgres: Dialect = {
   name: 'postgres',
   quoteIdent: quoteWith('"'),
   placeholder: (n) => `$${n}`,
   typeName: (t) => TYPES[t],
   h3: false,
+  spatial: postgisSpatial,
   // Postgres divides integers by truncation; the pipeline's `/` is true division everywhere.
   divide: (a, b) => `(CAST(${a} AS DOUBLE PRECISION) / NULLIF(${b}, 0))`,
   call(name, a) {

@@ -2,6 +2,7 @@ import { StudioError } from '@studio/schema';
 import { commonCall, h3Unavailable, quoteWith, type Dialect, type SqlType } from './dialect';
 import { duckdb } from './duckdb';
 import { postgres } from './postgres';
+import { bigquerySpatial, redshiftSpatial, snowflakeSpatial, trinoSpatial, type SpatialSql } from './spatial-sql';
 
 /**
  * The dialects of the warehouses pipelines are pushed down to. Each differs from the others in quoting,
@@ -22,6 +23,8 @@ interface Spec {
   types: Record<SqlType, string>;
   divide: (a: string, b: string) => string;
   calls: Record<string, (a: string[]) => string>;
+  /** The spatial steps' SQL; absent: they answer 409 naming the step. */
+  spatial?: SpatialSql;
 }
 
 function dialectOf(spec: Spec): Dialect {
@@ -33,6 +36,7 @@ function dialectOf(spec: Spec): Dialect {
     h3: false,
     divide: spec.divide,
     ...(spec.orderKey && { orderKey: spec.orderKey }),
+    ...(spec.spatial && { spatial: spec.spatial }),
     call(fn, a) {
       if (fn.startsWith('h3_')) throw h3Unavailable(spec.name);
       const own = spec.calls[fn];
@@ -56,6 +60,7 @@ export const trinoDialect = dialectOf({
   quote: '"',
   types: { bigint: 'BIGINT', double: 'DOUBLE', varchar: 'VARCHAR', boolean: 'BOOLEAN', timestamp: 'TIMESTAMP' },
   divide: doubleDivide,
+  spatial: trinoSpatial,
   calls: {
     // Trino has no exact median: its approximate percentile (error well under 1% of the rank).
     median: (a) => `approx_percentile(CAST(${a[0]} AS DOUBLE), 0.5)`,
@@ -72,6 +77,7 @@ export const snowflakeDialect = dialectOf({
   quote: '"',
   types: { bigint: 'BIGINT', double: 'DOUBLE', varchar: 'VARCHAR', boolean: 'BOOLEAN', timestamp: 'TIMESTAMP_NTZ' },
   divide: doubleDivide,
+  spatial: snowflakeSpatial,
   calls: {
     median: (a) => `median(${a[0]})`,
     mode: (a) => `mode(${a[0]})`,
@@ -89,6 +95,7 @@ export const bigqueryDialect = dialectOf({
   types: { bigint: 'INT64', double: 'FLOAT64', varchar: 'STRING', boolean: 'BOOL', timestamp: 'TIMESTAMP' },
   // BigQuery's own division that answers NULL on a zero divisor.
   divide: (a, b) => `SAFE_DIVIDE(${a}, ${b})`,
+  spatial: bigquerySpatial,
   calls: {
     median: (a) => `APPROX_QUANTILES(${a[0]}, 2)[OFFSET(1)]`,
     mode: (a) => `APPROX_TOP_COUNT(${a[0]}, 1)[OFFSET(0)].value`,
@@ -118,10 +125,15 @@ export const databricksDialect = dialectOf({
   },
 });
 
-/** A dialect that is another's with the placeholders of push-down and no H3 (PostgreSQL-like, DuckDB-like). */
-function variantOf(base: Dialect, name: string, types?: Partial<Record<SqlType, string>>): Dialect {
+/**
+ * A dialect that is another's with the placeholders of push-down and no H3 (PostgreSQL-like, DuckDB-like), and its
+ * own spatial SQL or none (MotherDuck's spatial extension measures in degrees, not the studio's metres).
+ */
+function variantOf(base: Dialect, name: string, spatial: SpatialSql | undefined, types?: Partial<Record<SqlType, string>>): Dialect {
+  const { spatial: _baseSpatial, ...rest } = base;
   const variant: Dialect = {
-    ...base,
+    ...rest,
+    ...(spatial && { spatial }),
     name,
     placeholder: template,
     h3: false,
@@ -136,11 +148,11 @@ function variantOf(base: Dialect, name: string, types?: Partial<Record<SqlType, 
   return variant;
 }
 
-export const postgresPushDialect = variantOf(postgres, 'postgres');
-export const redshiftDialect = variantOf(postgres, 'redshift', { varchar: 'VARCHAR(65535)' });
+export const postgresPushDialect = variantOf(postgres, 'postgres', postgres.spatial);
+export const redshiftDialect = variantOf(postgres, 'redshift', redshiftSpatial, { varchar: 'VARCHAR(65535)' });
 /** Kinetica's SQL is PostgreSQL-like; VARCHAR is its text type. */
-export const kineticaDialect = variantOf(postgres, 'kinetica', { varchar: 'VARCHAR' });
-export const motherduckDialect = variantOf(duckdb, 'motherduck');
+export const kineticaDialect = variantOf(postgres, 'kinetica', undefined, { varchar: 'VARCHAR' });
+export const motherduckDialect = variantOf(duckdb, 'motherduck', undefined);
 
 /** The push-down dialect of a warehouse connection's kind. */
 export const WAREHOUSE_DIALECTS: Record<string, Dialect> = {

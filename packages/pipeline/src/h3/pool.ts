@@ -151,14 +151,18 @@ export class H3Pool {
   }
 }
 
+let configuredWorkers: number | null = null;
+
 /**
- * Default: one worker per core beyond the first (the JS thread is the other one). STUDIO_H3_WORKERS
- * overrides it (0 = compute on the JS thread only).
+ * The worker threads this process's pool starts with (the server's STUDIO_H3_WORKERS; 0 = compute on the JS thread
+ * only; null = the default). Takes effect for a pool not yet started: call it before the first H3 function runs.
  */
-const defaultWorkers = () => {
-  const env = process.env.STUDIO_H3_WORKERS;
-  return env !== undefined && env !== '' ? Math.max(0, Number(env) | 0) : Math.max(0, Math.min(8, availableParallelism() - 1));
-};
+export function setH3Workers(workers: number | null): void {
+  configuredWorkers = workers;
+}
+
+/** Default: one worker per core beyond the first (the JS thread is the other one), at most 8. */
+const defaultWorkers = () => configuredWorkers ?? Math.max(0, Math.min(8, availableParallelism() - 1));
 
 let pool: H3Pool | undefined;
 /** One pool per process, created on first use; its workers do not keep the process alive. */

@@ -40,3 +40,20 @@ export const h3Cell = (type: string, prop: string) =>
 
 /** Node-level fields every node has; `input` is validated recursively by validate.ts, not here. */
 export const base = <T extends string>(type: T) => ({ type: z.literal(type) });
+
+/** The spatial predicates a spatial join or an aggregate into polygons tests (PostGIS's names, lower-case). */
+export const SPATIAL_PREDICATES = ['intersects', 'contains', 'within', 'covers', 'dwithin'] as const;
+export type SpatialPredicate = (typeof SPATIAL_PREDICATES)[number];
+
+/** A distance or radius in metres on the WGS 84 spheroid (docs/spatial-sql.md). */
+export const metres = (type: string, prop: string, { positive = false, negative = false } = {}) => {
+  const text = `${prop} must be a number of metres${positive ? ' greater than 0' : negative ? '' : ' (0 or more)'}`;
+  const n = z.number(m(type, text)).refine(Number.isFinite, m(type, text));
+  return positive ? n.refine((v) => v > 0, m(type, text)) : negative ? n : n.refine((v) => v >= 0, m(type, text));
+};
+
+/** A column of an input holding geometry (WKT, GeoJSON, WKB, or the warehouse's own geometry type). */
+export const geometryColumn = (type: string, prop: string) => nonEmptyString(type, prop);
+
+/** The name of a column a step adds; defaults differ per step. */
+export const outputColumn = (type: string, prop: string) => nonEmptyString(type, prop).optional();

@@ -14,6 +14,14 @@ import { sortNode } from './sort';
 import { tileExtractNode } from './tileExtract';
 import { tileJoinNode } from './tileJoin';
 import { tileQuantilesNode } from './tileQuantiles';
+import { aggregateInPolygonsNode } from './aggregateInPolygons';
+import { bufferNode } from './buffer';
+import { centroidNode } from './centroid';
+import { clipNode } from './clip';
+import { dissolveNode } from './dissolve';
+import { measureNode } from './measure';
+import { nearestNode } from './nearest';
+import { spatialJoinNode } from './spatialJoin';
 
 /** How many inputs each node type takes: [min, max]. Source nodes take none. */
 export const NODE_SPECS = {
@@ -32,6 +40,15 @@ export const NODE_SPECS = {
   hexTile: { schema: hexTileNode, inputs: [0, 0] },
   tileJoin: { schema: tileJoinNode, inputs: [2, Infinity] },
   tileQuantiles: { schema: tileQuantilesNode, inputs: [0, 0] },
+  // Spatial steps (docs/spatial-sql.md "Pipeline steps"); two-input ones read [features or polygons, the other side].
+  spatialJoin: { schema: spatialJoinNode, inputs: [2, 2] },
+  aggregateInPolygons: { schema: aggregateInPolygonsNode, inputs: [2, 2] },
+  nearest: { schema: nearestNode, inputs: [2, 2] },
+  buffer: { schema: bufferNode, inputs: [1, 1] },
+  centroid: { schema: centroidNode, inputs: [1, 1] },
+  measure: { schema: measureNode, inputs: [1, 1] },
+  dissolve: { schema: dissolveNode, inputs: [1, 1] },
+  clip: { schema: clipNode, inputs: [2, 2] },
 } as const satisfies Record<string, { schema: z.ZodType; inputs: readonly [number, number] }>;
 
 export type NodeType = keyof typeof NODE_SPECS;
@@ -44,3 +61,5 @@ export type NodeOf<T extends NodeType> = Extract<PipelineNode, { type: T }>;
 
 export * from './common';
 export { UNSUPPORTED_GEOMETRY, polygonsOf } from './geojson';
+export { POLYGON_AGGREGATES } from './aggregateInPolygons';
+export { MAX_NEAREST_K } from './nearest';

@@ -20,6 +20,8 @@ export function installErrorHandling(app: FastifyInstance): void {
     if (isStudioError(err)) {
       const body: Record<string, unknown> = { appStatusCode: err.appStatusCode, message: err.message };
       if (err.details !== undefined) body.details = err.details;
+      // Errors that carry more for the client (a version conflict's latest version and changes, #51).
+      if (err.fields) Object.assign(body, err.fields);
       return reply.code(err.status).send({ ...body, requestId });
     }
     const status = err.statusCode ?? 500;

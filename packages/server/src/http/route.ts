@@ -2,37 +2,22 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { embeddableResource } from './security-headers';
 import { normalizeIP } from '@fastify/rate-limit';
 import { z } from 'zod';
-import { PUBLICATION_GRANT_HEADER, PUBLICATION_PASSWORD_HEADER, StudioError, unauthorized, type Access, type Action, type ResourceType } from '@studio/schema';
+import { PUBLICATION_GRANT_HEADER, PUBLICATION_PASSWORD_HEADER, StudioError, badInput, unauthorized, type Access, type AuthMode, type Contract, type HttpMethod, type ResourceGuard, type ResourceType } from '@studio/schema';
 import { MAP_GRANT_HEADER, MAP_PASSWORD_HEADER } from '../services/publishing';
 import type { Selectable } from 'kysely';
 import type { ResourcesTable } from '../store/tables';
-import type { Caller } from './caller';
+import { assertReaches, type Caller } from './caller';
 import type { Services } from '../services';
 import { zodMessage } from './errors';
 import { TooManyRequests, type RouteLimitName } from '../services/rate-limits';
 import { assertStorableText } from './text-check';
+import { jsonTooDeep, tooDeep } from '@studio/engine';
+import { answerSerializationSchema } from './answer-schema';
 
 /** Route tags whose writes change who a caller is or what they may do. */
 const IDENTITY_TAGS = new Set(['users', 'admin', 'api-keys', 'auth']);
 
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
-
-/**
- * Who may call a route at all. `public`: anyone; `user`: any signed-in caller; `admin`: administrators.
- * Finer checks on one resource go through `resource`, so that every route states its rule here and the
- * permission matrix test can read it.
- */
-export type AuthMode = 'public' | 'user' | 'admin';
-
-export interface ResourceGuard {
-  /** The resource kind, fixed or read from the path (e.g. /v1/permissions/{resourceType}/{id}). */
-  type: ResourceType | { param: string };
-  /** The path parameter holding the resource id. */
-  param: string;
-  action: Action;
-  /** Hot reads (tiles): a granted check is reused for STUDIO_AUTH_CACHE_MS per credential and resource (AccessService.guardReused). */
-  reuse?: boolean;
-}
+export type { AuthMode, HttpMethod, ResourceGuard };
 
 export interface RouteContext<P, Q, B> {
   req: FastifyRequest;
@@ -54,29 +39,8 @@ export function requireCaller(ctx: { caller: Caller | null }): Caller {
   return ctx.caller;
 }
 
-export interface RouteDef<P extends z.ZodType = z.ZodType, Q extends z.ZodType = z.ZodType, B extends z.ZodType = z.ZodType> {
-  /** Row ids of ../shared/spec/endpoints.tsv this route answers. */
-  spec?: string[];
-  method: HttpMethod;
-  url: string;
-  summary: string;
-  tag: string;
-  auth: AuthMode;
-  resource?: ResourceGuard;
-  params?: P;
-  query?: Q;
-  body?: B;
-  /** The body is the raw request stream (uploads); `body` validation is skipped. */
-  rawBody?: boolean;
-  /** The JSON answer. Every route declares its answer: this, `produces`, or `status: 204` (nothing). */
-  response?: z.ZodType;
-  /**
-   * Media types of an answer that is not JSON (tiles, images, exports, the metrics text), without parameters;
-   * the handler sends it itself. The OpenAPI document lists it as binary (text for `text/*`).
-   */
-  produces?: readonly string[];
-  /** Status of a successful answer, for the OpenAPI document; 204: the route answers nothing. */
-  status?: number;
+/** A route: its call's declaration (the contract fields, packages/schema/src/api/contract.ts) and how the server runs it. */
+export interface RouteDef<P extends z.ZodType = z.ZodType, Q extends z.ZodType = z.ZodType, B extends z.ZodType = z.ZodType> extends Contract<P, Q, B> {
   /**
    * Calls allowed per caller (the user when signed in, else the address) in a window, from
    * `config.rateLimits.routes`; beyond it 429 with Retry-After. Counted after authentication.
@@ -96,11 +60,28 @@ export interface RouteDef<P extends z.ZodType = z.ZodType, Q extends z.ZodType =
    */
   embeddable?: true;
   handler: (ctx: RouteContext<z.infer<P>, z.infer<Q>, z.infer<B>>) => Promise<unknown>;
+  /** Built from a contract: Fastify writes the JSON answer from its schema (fields it does not declare are left out). */
+  serializeAnswer?: boolean;
 }
 
-export const defineRoute = <P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType>(
-  def: RouteDef<P, Q, B>,
-): RouteDef => def as unknown as RouteDef;
+/** What the server adds to a call's contract (packages/schema/src/api/): how it is answered and run. */
+export interface RouteImpl<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, R extends z.ZodType> extends Pick<RouteDef, 'rateLimit' | 'transaction' | 'embeddable'> {
+  /** The answer as the contract's response accepts it, or the handler's own (a reply it sent, a stream, bytes). */
+  handler: (ctx: RouteContext<z.infer<P>, z.infer<Q>, z.infer<B>>) => Promise<HandlerAnswer<R>>;
+}
+type OwnAnswer = FastifyReply | Buffer | NodeJS.ReadableStream | undefined;
+type HandlerAnswer<R extends z.ZodType> = [R] extends [z.ZodNever] ? unknown : z.input<R> | OwnAnswer;
+
+/**
+ * A route: a call's contract and its handler (`defineRoute(tagCalls.update, { handler })`), or (routes not
+ * moved to a contract yet) the whole declaration inline.
+ */
+export function defineRoute<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, R extends z.ZodType>(contract: Contract<P, Q, B, R>, impl: RouteImpl<P, Q, B, R>): RouteDef;
+export function defineRoute<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType>(def: RouteDef<P, Q, B>): RouteDef;
+export function defineRoute(def: Contract | RouteDef, impl?: RouteImpl<z.ZodType, z.ZodType, z.ZodType, z.ZodType>): RouteDef {
+  if (!impl) return def as RouteDef;
+  return { ...def, ...impl, serializeAnswer: true } as RouteDef;
+}
 
 const empty = z.object({}).passthrough();
 
@@ -142,6 +123,7 @@ export async function readBodyBytes(stream: unknown, maxBytes: number): Promise<
 export async function readJsonBody(stream: unknown, maxBytes = 64 * 1024): Promise<unknown> {
   const bytes = await readBodyBytes(stream, maxBytes);
   if (bytes === null) return undefined;
+  if (jsonTooDeep(bytes)) throw badInput(tooDeep());
   let value: unknown;
   try {
     value = JSON.parse(bytes.toString('utf8'));
@@ -198,6 +180,7 @@ function addRoutes(app: FastifyInstance, routes: RouteDef[], services: Services)
     app.route({
       method: def.method,
       url: def.url.replace(/\{(\w+)\}/g, ':$1'),
+      ...(def.serializeAnswer && def.response && def.status !== 204 && { schema: { response: { [String(def.status ?? 200)]: answerSerializationSchema(def.response) } } }),
       handler: async (req, reply) => {
         if (def.embeddable) allowEmbedding(reply);
         try {
@@ -214,6 +197,7 @@ function addRoutes(app: FastifyInstance, routes: RouteDef[], services: Services)
 /** One call: authenticate, limit, validate, authorize, handle. */
 async function handle(def: RouteDef, limit: ReturnType<typeof routeLimiter>, services: Services, req: FastifyRequest, reply: FastifyReply): Promise<unknown> {
   const caller = await services.auth.authenticate(req.headers.authorization);
+  assertReaches(caller, def.url);
   if (def.auth !== 'public' && !caller) throw unauthorized();
   if (def.auth === 'admin' && !caller?.isAdmin) throw new StudioError(403, 'Administrators only');
   await limit?.(req, caller);

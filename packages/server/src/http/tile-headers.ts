@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
-export { versionOf } from '../services/tile-cache';
+export { versionOf } from '@studio/tiles';
 
 /**
  * Caching of tiles by browsers and private caches (docs/decisions.md "Tile caching"). A tileset's version is

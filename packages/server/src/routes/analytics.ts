@@ -1,13 +1,12 @@
 import { z } from 'zod';
-import { assertCanExport, buildTemplateQuery, canonicalJson, footTrafficGroup, parseParameters, runQuery, templateOf } from '@studio/analytics';
+import { assertCanExport, buildTemplateQuery, canonicalJson, footTrafficGroup, parseParameters, templateOf } from '@studio/analytics';
 import { AnalyticSetGroupView, Id, PanelLabels, StudioError, forbidden, itemOf } from '@studio/schema';
-import { engineError, primed, streamBody } from '../http/streams';
+import { streamBody } from '../http/streams';
 import { defineRoute, requireCaller } from '../http/route';
 import { assertGroup } from '../services/analytics';
 import type { Caller } from '../http/caller';
 import { ARROW_STREAM } from './datasets';
 import { biRoutes } from './bi';
-import { joinRun } from '../services/shared-runs';
 
 const GroupParams = z.object({ groupId: z.string().max(100) });
 const Impersonate = z.object({ impersonateOrganizationId: Id.optional() });
@@ -71,41 +70,16 @@ const analyticRoutes = [
       ctx.reply.raw.on('close', () => {
         if (!ctx.reply.raw.writableFinished) abort.abort();
       });
-      const source = { sql: built.sql, params: built.values as unknown[] };
       if (format === 'csv') {
-        const body = await primed(ctx.services.engine.csvStream(source, { signal: abort.signal }));
+        const body = await a.templateStream(built, 'csv', abort.signal);
         const name = templateId === 'movement-pivot' ? 'movement-pivot.csv' : `${templateId}.csv`;
         return ctx.reply.header('content-type', 'text/csv; charset=utf-8').header('content-disposition', `attachment; filename="${name}"`).send(streamBody(body));
       }
-      if (format === 'arrow') {
-        const arrow = await primed(ctx.services.engine.arrowStream(source, { signal: abort.signal }));
-        return ctx.reply.header('content-type', ARROW_STREAM).send(streamBody(arrow));
-      }
-      // Identical concurrent JSON requests share one computation (ResultCache): it stops only when every
-      // client waiting for it has gone, so one aborted request never fails another's answer.
+      if (format === 'arrow') return ctx.reply.header('content-type', ARROW_STREAM).send(streamBody(await a.templateStream(built, 'arrow', abort.signal)));
       const cacheControl = ctx.req.headers['cache-control'] as string | undefined;
       const key = { organization: b.orgId, groupId, datasets: b.datasets, templateId, parameters };
       const shareKey = /no-(cache|store)/i.test(cacheControl ?? '') ? `${Math.random()}` : canonicalJson(key);
-      const run = joinRun(shareKey);
-      abort.signal.addEventListener('abort', run.leave);
-      try {
-        const items = await a.cache.run(key, () => ctx.services.engine.withConnection(async (conn) => {
-          const stop = () => conn.interrupt();
-          run.signal.addEventListener('abort', stop);
-          try {
-            if (run.signal.aborted) throw new Error('aborted');
-            return await runQuery(conn, built);
-          } catch (e) {
-            throw engineError(e);
-          } finally {
-            run.signal.removeEventListener('abort', stop);
-          }
-        }), { cacheControl });
-        return { items };
-      } finally {
-        abort.signal.removeEventListener('abort', run.leave);
-        run.done();
-      }
+      return { items: await a.templateRows(key, shareKey, built, cacheControl, abort.signal) };
     },
   }),
   defineRoute({

@@ -34,9 +34,11 @@ export const authRoutes = [
   defineRoute({
     method: 'POST',
     url: '/v1/auth/refresh',
-    summary: 'Exchange a refresh token for a new session',
+    summary: 'Exchange a refresh token for a new session (the token is single-use). A refresh token already exchanged and presented again ends its whole sign-in session (every access and refresh token refreshes made of it; 401): two holders of one token cannot be told apart (OAuth 2.0 Security BCP §4.14)',
     tag: 'auth',
     auth: 'public',
+    // The reuse check's sign-out must be kept although the call answers 401: AuthService.refresh groups its own writes.
+    transaction: false,
     body: RefreshBody,
     response: itemOf(Session),
     handler: async ({ body, services }) => sessionToWire(services, await services.auth.refresh(body.refreshToken)),

@@ -1,9 +1,7 @@
 import { z } from 'zod';
 import type { FastifyRequest } from 'fastify';
 import { defineRoute, type RouteDef } from '../http/route';
-import { BasemapTiles } from '../services/basemaps/tiles';
-import { GlyphRanges } from '../services/basemaps/glyphs';
-import { BASEMAPS, TILE_PATH, basemapOf, styleJson } from '../services/basemaps/styles';
+import { BASEMAPS, BasemapTiles, GlyphRanges, TILE_PATH, basemapOf, styleJson } from '@studio/tiles';
 
 const BASE = '/v1/basemaps';
 /** One tile builder per process: the geography is the same for every studio in it. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseParameters, templateOf, validateBoundData } from '@studio/analytics';
+import { parseParameters, templateOf } from '@studio/analytics';
 import { AnalyticSetConfig, Id, QueryParamConfig, SharedParameters, badInput, forbidden, itemOf, notFound } from '@studio/schema';
 import { defineRoute, requireCaller, type RouteContext } from '../http/route';
 import { assertGroup, validateOverrides, type TemplateOverride } from '../services/analytics';
@@ -40,8 +40,7 @@ async function checkConfig(ctx: Ctx, body: z.infer<typeof ConfigBody>) {
   validateOverrides(body.groupId, overrides);
   const datasets = (body.datasets ?? null) as DatasetIds | null;
   if (datasets) {
-    const { tables } = await ctx.services.analytics.datasetTables(caller, datasets, ctx.adminMode);
-    await ctx.services.engine.withConnection((c) => validateBoundData(c, tables));
+    await ctx.services.analytics.checkBoundData(caller, datasets, ctx.adminMode);
   }
   return { datasets, templateParameters: body.templateParameters ?? {}, templateOverrides: overrides as Record<string, unknown> };
 }

@@ -3,6 +3,9 @@ import {
   DraftWidgetRunBody,
   Id,
   Parameter,
+  SPREADSHEET_SUMMARY,
+  SpreadsheetQuery,
+  type SpreadsheetForm,
   StudioError,
   WidgetBatchBody,
   WidgetResult,
@@ -28,7 +31,8 @@ import { widgetOf, parameterOf } from '../services/dashboards/widgets';
  * under the editor's own access, like POST /v1/query.
  */
 const tag = 'dashboards';
-const Format = z.object({ format: z.enum(['json', 'csv']).default('json') });
+/** A widget's rows as JSON, or with format=csv a download, exact or spreadsheet-safe (SPREADSHEET_SUMMARY). */
+export const WidgetFormat = SpreadsheetQuery.extend({ format: z.enum(['json', 'csv']).default('json') });
 const WidgetParams = z.object({ id: Id, widgetId: z.string().max(64) });
 const ParameterParams = z.object({ id: Id, parameterId: z.string().max(64) });
 const Search = z.object({ search: z.string().max(200).optional() });
@@ -49,10 +53,11 @@ export async function answerWidget(
   widget: Widget,
   body: z.infer<typeof WidgetRunBody>,
   format: 'json' | 'csv',
+  spreadsheet?: SpreadsheetForm,
 ) {
   const signal = clientGone(ctx.reply);
   if (format === 'csv') {
-    const csv = await primed(await ctx.services.widgets.csv(grantee, state, widget, body, signal));
+    const csv = await primed(await ctx.services.widgets.csv(grantee, state, widget, body, signal, spreadsheet));
     const name = (widget.title || widget.id).replace(/[^A-Za-z0-9_-]+/g, '_').slice(0, 80) || 'widget';
     return ctx.reply.header('content-type', 'text/csv; charset=utf-8').header('content-disposition', `attachment; filename="${name}.csv"`).send(streamBody(csv));
   }
@@ -135,12 +140,12 @@ export const dashboardRoutes: RouteDef[] = [
   defineRoute({
     method: 'POST',
     url: '/v1/dashboards/{id}/widgets/{widgetId}/query',
-    summary: "Rows of one widget of a saved dashboard, under its owner's access: body {parameters (link form, checked against their types), crossFilters, page, sort}; format=csv downloads up to 1M rows",
+    summary: `Rows of one widget of a saved dashboard, under its owner's access: body {parameters (link form, checked against their types), crossFilters, page, sort}; format=csv downloads up to 1M rows. ${SPREADSHEET_SUMMARY}`,
     tag,
     auth: 'user',
     transaction: false,
     params: WidgetParams,
-    query: Format,
+    query: WidgetFormat,
     body: WidgetRunBody,
     resource: { type: 'insight', param: 'id', action: 'read' },
     ...WIDGET_ROWS_ANSWER,
@@ -148,22 +153,22 @@ export const dashboardRoutes: RouteDef[] = [
       const row = ctx.resource!;
       const state = dashboardState(row);
       const generic = ctx as RouteContext<unknown, unknown, unknown>;
-      return answerWidget(generic, await ownerOf(generic, row.owner_id), state, widgetOf(state, ctx.params.widgetId), ctx.body, ctx.query.format);
+      return answerWidget(generic, await ownerOf(generic, row.owner_id), state, widgetOf(state, ctx.params.widgetId), ctx.body, ctx.query.format, ctx.query.spreadsheet);
     },
   }),
   defineRoute({
     method: 'POST',
     url: '/v1/dashboards/widget-query',
-    summary: "Rows of a draft widget (the builder, before saving), under the caller's own access to its dataset: body {widget, parameterDefs, parameters, crossFilters, page, sort}",
+    summary: `Rows of a draft widget (the builder, before saving), under the caller's own access to its dataset: body {widget, parameterDefs, parameters, crossFilters, page, sort}; format=csv downloads up to 1M rows. ${SPREADSHEET_SUMMARY}`,
     tag,
     auth: 'user',
     transaction: false,
-    query: Format,
+    query: WidgetFormat,
     body: DraftWidgetRunBody,
     ...WIDGET_ROWS_ANSWER,
     handler: async (ctx) => {
       const { widget, parameterDefs, ...run } = ctx.body;
-      return answerWidget(ctx as RouteContext<unknown, unknown, unknown>, requireCaller(ctx), { parameters: parameterDefs }, widget, run, ctx.query.format);
+      return answerWidget(ctx as RouteContext<unknown, unknown, unknown>, requireCaller(ctx), { parameters: parameterDefs }, widget, run, ctx.query.format, ctx.query.spreadsheet);
     },
   }),
   defineRoute({

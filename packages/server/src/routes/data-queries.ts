@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { BookmarkCreate, BookmarkUpdate, Id, Paging, StoredBookmark, TemplateCreate, TemplateUpdate, TemplateVersion, StoredTemplate, itemsOf } from '@studio/schema';
+import { BookmarkCreate, BookmarkUpdate, Id, Paging, StoredBookmark, TemplateCreate, TemplateUpdate, TemplateVersion, StoredTemplate, forbidden, isStudioError, itemsOf } from '@studio/schema';
 import { defineRoute, requireCaller, type RouteDef } from '../http/route';
 import type { ResourceRow } from '../services/records';
 import { PARSE_TEMPLATE_FAILED, historyOf, keepVersion, storedTemplate } from '../services/templates';
@@ -10,6 +10,29 @@ const BASE = '/v1/data-queries';
 /** A query may name a connection; the caller must be able to read it. */
 async function assertConnection(ctx: Ctx, connectionId: string | null | undefined): Promise<void> {
   if (connectionId) await ctx.services.access.guard(requireCaller(ctx), 'data-connection', connectionId, 'read', ctx.adminMode);
+}
+
+/** A template's text saved for a connection by someone who may not run queries on it (403). */
+export const TEMPLATE_RUN_REFUSED = 'Saving a query template for a data connection needs the right to run queries on it';
+
+/**
+ * A template's text runs on its connection whenever someone who may run queries there runs the template
+ * (a dashboard's, a workbook's): whoever stores the text or points it at a connection must be allowed to run it
+ * there too, or an editor who may not run the connection would have its runners run their SQL. A save that
+ * changes neither (a new name) needs nothing more than before.
+ */
+async function assertMayRunTemplate(ctx: Ctx, body: { query?: string; connectionId?: string | null }, row: ResourceRow | undefined): Promise<void> {
+  const stored = row ? storedTemplate(row) : null;
+  const connectionId = body.connectionId !== undefined ? body.connectionId : (stored?.connectionId ?? null);
+  const changed = !stored || (body.query !== undefined && body.query !== stored.query) || connectionId !== (stored.connectionId ?? null);
+  if (!connectionId || !changed) return;
+  try {
+    await ctx.services.access.guardRun(requireCaller(ctx), connectionId, ctx.adminMode);
+  } catch (e) {
+    // The connection was read above (404 otherwise): what is left is the run restriction.
+    if (isStudioError(e) && e.status === 403) throw forbidden(TEMPLATE_RUN_REFUSED);
+    throw e;
+  }
 }
 
 const bookmarks: Kind<typeof BookmarkCreate, typeof BookmarkUpdate> = {
@@ -47,6 +70,7 @@ const templates: Kind<typeof TemplateCreate, typeof TemplateUpdate> = {
   fields: templateFields,
   toAttrs: async (ctx, body, row) => {
     await assertConnection(ctx, body.connectionId);
+    await assertMayRunTemplate(ctx, body, row);
     const { name: _n, description: _d, ...attrs } = body;
     // A save is a new version; the one it replaces goes to the history (afterUpdate).
     return { ...attrs, version: row ? storedTemplate(row).version + 1 : 1 };

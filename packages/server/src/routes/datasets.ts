@@ -20,6 +20,9 @@ import {
   itemOf,
   itemsOf,
   Job,
+  SPREADSHEET_SUMMARY,
+  SpreadsheetQuery,
+  type SpreadsheetForm,
 } from '@studio/schema';
 import { defineRoute, requireCaller, type RouteContext, type RouteDef } from '../http/route';
 import { answerList, listRoutes } from './records';
@@ -29,11 +32,12 @@ import type { Services } from '../services';
 import type { ListOptions, ResourceRow } from '../services/records';
 import type { Caller } from '../http/caller';
 import { clientGone, primed, sendStream } from '../http/streams';
-import { BufferPool, EXPORTS, quoteIdent, rejectedLinesKey } from '@studio/engine';
+import { BufferPool, EXPORTS, UPLOAD_MAX_BYTES, quoteIdent, rejectedLinesKey } from '@studio/engine';
 import { workbookTableFile } from '../services/dataset-tables';
 import { copyDatasetFiles } from '../services/dataset-copy';
 import { prefersAsync } from '../http/prefer';
 import { startBackgroundUpload } from '../services/upload-jobs';
+import { uploadEachLayer } from '../services/geopackage-layers';
 
 const IdParam = z.object({ id: Id });
 const AdminQuery = z.object({ isAdmin: QueryBool.optional() });
@@ -51,6 +55,8 @@ const ACCEPTED: [string, DatasetDownloadFormat][] = [
   ['application/x-parquet', 'parquet'],
   ['application/flatgeobuf', 'flatgeobuf'],
   ['application/vnd.flatgeobuf', 'flatgeobuf'],
+  ['application/geopackage+sqlite3', 'gpkg'],
+  ['application/vnd.google-earth.kml+xml', 'kml'],
   ['text/csv', 'csv'],
 ];
 
@@ -63,8 +69,6 @@ export function formatAccepted(accept: string): DatasetDownloadFormat {
   }
   return 'csv';
 }
-/** Dataset uploads: large files are the point, so the cap is far above the JSON body limit. */
-export const UPLOAD_MAX_BYTES = 20 * 1024 ** 3;
 
 export async function datasetItem(services: Services, row: ResourceRow, ctx: Pick<RouteContext<unknown, unknown, unknown>, 'caller' | 'adminMode'>) {
   const access = await services.access.accessOf(ctx.caller, row, ctx.adminMode);
@@ -95,17 +99,17 @@ export function readableData(row: ResourceRow): DatasetAttrs & { storageKey: str
  * before comes from its Arrow copy. The first piece is made before the headers leave, so a refusal
  * (FlatGeobuf past its size) or a failing read still answers with its status.
  */
-export async function sendData(ctx: RouteContext<unknown, unknown, unknown>, row: ResourceRow, format: DatasetDownloadFormat, mediaType = EXPORTS[format].mediaType) {
-  return streamData(ctx, row, format, mediaType, `attachment; filename="${downloadFileBase(row.name)}.${EXPORTS[format].extension}"`);
+export async function sendData(ctx: RouteContext<unknown, unknown, unknown>, row: ResourceRow, format: DatasetDownloadFormat, mediaType = EXPORTS[format].mediaType, spreadsheet?: SpreadsheetForm) {
+  return streamData(ctx, row, format, mediaType, `attachment; filename="${downloadFileBase(row.name)}.${EXPORTS[format].extension}"`, spreadsheet);
 }
 
 /** sendData without the download's file name: data a page reads (a published map's layers). */
-export async function streamData(ctx: RouteContext<unknown, unknown, unknown>, row: ResourceRow, format: DatasetDownloadFormat, mediaType = EXPORTS[format].mediaType, disposition?: string) {
+export async function streamData(ctx: RouteContext<unknown, unknown, unknown>, row: ResourceRow, format: DatasetDownloadFormat, mediaType = EXPORTS[format].mediaType, disposition?: string, spreadsheet?: SpreadsheetForm) {
   const a = readableData(row);
   const signal = clientGone(ctx.reply);
   const pool = format === 'arrow' ? new BufferPool() : undefined;
   const shape = { columns: a.metadata.columns.map((c) => c.name), rowCount: a.metadata.rowCount };
-  const stream = await primed(ctx.services.engine.exportStream(a.storageKey, format, { signal, pool, location: a.metadata.detected, shape }));
+  const stream = await primed(ctx.services.engine.exportStream(a.storageKey, format, { signal, pool, location: a.metadata.detected, shape, spreadsheet }));
   ctx.reply.header('content-type', mediaType);
   if (disposition) ctx.reply.header('content-disposition', disposition);
   return sendStream(ctx.reply, stream, pool);
@@ -199,7 +203,7 @@ export async function uploadNewDataset(
 }
 
 /** The reading options of an upload's query (UploadReadOptions), without its other parameters. */
-export const readOptionsOf = (q: UploadReadOptions): UploadReadOptions => ({ delimiter: q.delimiter, header: q.header, encoding: q.encoding, columnTypes: q.columnTypes });
+export const readOptionsOf = (q: UploadReadOptions): UploadReadOptions => ({ delimiter: q.delimiter, header: q.header, encoding: q.encoding, columnTypes: q.columnTypes, layer: q.layer });
 
 /** What the calls answering one dataset declare. */
 const datasetAnswer = itemOf(Dataset);
@@ -245,14 +249,15 @@ export const datasetRoutes: RouteDef[] = [
     spec: ['CAT-106'],
     method: 'GET',
     url: '/v1/datasets/{id}/data',
-    summary: 'The stored data: CSV by default; GeoJSON, Parquet (GeoParquet), an Arrow IPC stream or FlatGeobuf by ?format= or Accept',
+    summary: `The stored data: CSV by default; GeoJSON, Parquet (GeoParquet), an Arrow IPC stream, FlatGeobuf, GeoPackage (gpkg) or KML by ?format= or Accept. ${SPREADSHEET_SUMMARY}`,
     tag: 'datasets',
     auth: 'user',
     params: IdParam,
-    query: z.object({ isAdmin: QueryBool.optional(), format: DatasetDownloadFormat.optional() }),
+    query: SpreadsheetQuery.extend({ isAdmin: QueryBool.optional(), format: DatasetDownloadFormat.optional() }),
     resource: { type: 'dataset', param: 'id', action: 'read' },
     produces: EXPORT_TYPES,
-    handler: async (ctx) => sendData(ctx as RouteContext<unknown, unknown, unknown>, ctx.resource!, ctx.query.format ?? formatAccepted(String(ctx.req.headers.accept ?? ''))),
+    handler: async (ctx) =>
+      sendData(ctx as RouteContext<unknown, unknown, unknown>, ctx.resource!, ctx.query.format ?? formatAccepted(String(ctx.req.headers.accept ?? '')), undefined, ctx.query.spreadsheet),
   }),
   defineRoute({
     method: 'GET',
@@ -385,6 +390,37 @@ export const datasetRoutes: RouteDef[] = [
       uploadNewDataset(ctx as RouteContext<unknown, unknown, unknown>, { name: ctx.query.name, description: ctx.query.description }, { skipArrow: ctx.query.skipArrow, skipBadRows: ctx.query.skipBadRows, read: readOptionsOf(ctx.query) }),
   }),
   defineRoute({
+    method: 'POST',
+    url: '/v1/datasets/data/layers',
+    response: z.object({ items: z.array(z.object({ layer: z.string(), item: Dataset })) }),
+    summary: 'Upload a GeoPackage (application/geopackage+sqlite3) as one new dataset a feature layer, or a KML/KMZ as one a folder (the folder path as its layer, "(no folder)" for features outside folders), named "<name>: <layer>" (the layer alone without name); all or nothing: a layer refused leaves no dataset',
+    tag: 'datasets',
+    auth: 'user',
+    transaction: false,
+    query: z.object({ name: z.string().trim().min(1).max(400).optional(), description: z.string().max(10_000).default('') }),
+    rawBody: true,
+    status: 201,
+    handler: async (ctx) => {
+      const caller = requireCaller(ctx);
+      await assertCanCreate(ctx.services.db, caller, 'dataset');
+      const made = await uploadEachLayer(
+        {
+          tmpDir: ctx.services.engine.tmpDir,
+          datasets: ctx.services.datasets,
+          create: (name) => createManaged(ctx.services, caller, { name, description: ctx.query.description }, { via: 'geopackage-layers' }),
+          discard: (id) => discardRefused(ctx.services, caller, id),
+        },
+        ctx.req.body as NodeJS.ReadableStream,
+        contentTypeOf(ctx as RouteContext<unknown, unknown, unknown>),
+        ctx.req.headers['content-encoding'] as string | undefined,
+        ctx.query.name,
+      );
+      const items = [];
+      for (const { layer, row } of made) items.push({ layer, item: (await datasetItem(ctx.services, row, ctx)).item });
+      return { items };
+    },
+  }),
+  defineRoute({
     spec: ['CAT-114'],
     method: 'PUT',
     url: '/v1/datasets/{id}/data',
@@ -426,7 +462,7 @@ export const datasetRoutes: RouteDef[] = [
       if (ctx.body.live) throw badInput('A live dataset reads a connection: give its connectionId');
       const safe = await sandboxForCaller(ctx.services, caller, ctx.body.query);
       const row = await createManaged(ctx.services, caller, { name: ctx.body.name, description: ctx.body.description }, { query: ctx.body.query });
-      const ready = await ctx.services.datasets.ingestQuery(row, (file) => ctx.services.sandbox.copyToParquet(safe, {}, file), ctx.body.query);
+      const ready = await ctx.services.datasets.ingestQuery(row, (file) => ctx.services.sandbox.copyToParquet(safe, {}, file, { userId: caller.user.id }), ctx.body.query);
       return datasetItem(ctx.services, ready, ctx);
     },
   }),
@@ -445,13 +481,18 @@ export const datasetRoutes: RouteDef[] = [
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
       const b = ctx.body;
+      // A live dataset's query runs on its connection at every refresh: only someone who may run it there sets it (403).
+      const live = await ctx.services.refresh.guardQueryChange(caller, ctx.resource!, b.connectionId);
       // The connection the body names is checked first, as an id in the path would be.
-      const connection = b.connectionId ? await ctx.services.access.guardRun(caller, b.connectionId, false) : null;
+      const connection = live ?? (b.connectionId ? await ctx.services.access.guardRun(caller, b.connectionId, false) : null);
       // A warehouse table may be schema-qualified; over datasets, tableName names a dataset.
       const tableRef = b.tableName ? [...(b.connectionId && b.schemaName ? [b.schemaName] : []), b.tableName].map(quoteIdent).join('.') : null;
       const query = b.workbenchDataSource ?? (tableRef ? `SELECT * FROM ${tableRef}` : null);
       if (!query) throw badInput('Either workbenchDataSource or tableName is required');
-      const onClaim = () => ctx.services.audit.record(caller, 'dataset.workbench', 'dataset', ctx.resource!.id, { query, ...(b.connectionId && { connectionId: b.connectionId }) });
+      const onClaim = async () => {
+        await ctx.services.audit.record(caller, 'dataset.workbench', 'dataset', ctx.resource!.id, { query, ...(b.connectionId && { connectionId: b.connectionId }) });
+        if (live) await ctx.services.refresh.recordQuerySetter(ctx.resource!.id, caller.user.id);
+      };
       let produce: (file: string) => Promise<unknown>;
       if (connection) {
         // On the connection's warehouse (its dialect quotes identifiers with " too), the result as Parquet.
@@ -459,7 +500,7 @@ export const datasetRoutes: RouteDef[] = [
         produce = (file) => plan.produce(file, new AbortController().signal);
       } else {
         const safe = await sandboxForCaller(ctx.services, caller, query);
-        produce = (file) => ctx.services.sandbox.copyToParquet(safe, {}, file);
+        produce = (file) => ctx.services.sandbox.copyToParquet(safe, {}, file, { userId: caller.user.id });
       }
       const ready = await ctx.services.datasets.ingestQuery(ctx.resource!, produce, query, { onClaim });
       return datasetItem(ctx.services, ready, ctx);
@@ -512,6 +553,8 @@ export const datasetRoutes: RouteDef[] = [
         await copyDatasetFiles(ctx.services.engine, source.storageKey, key);
         row = await ctx.services.records.update(caller, row, { attrs: { ...source, storageKey: key } as unknown as Record<string, unknown> }, { adminMode: false });
       }
+      // A copy's query is its copier's: its refreshes run with their rights, not those of who set the original's.
+      if (source.datasetType === 'sql') await ctx.services.refresh.recordQuerySetter(row.id, caller.user.id);
       return datasetItem(ctx.services, row, ctx);
     },
   }),
@@ -531,7 +574,7 @@ export const datasetRoutes: RouteDef[] = [
 ];
 
 /** User SQL over datasets the caller reads (and their temporary views: a workbook cell saved as a dataset). */
-const sandboxForCaller = (services: Services, caller: Caller, query: string) => services.sandbox.compile(query, (name) => workbookTableFile(services, caller, name, new Map()));
+const sandboxForCaller = (services: Services, caller: Caller, query: string) => services.sandbox.compile(query, (name) => workbookTableFile(services, caller, name, new Map()), { userId: caller.user.id });
 
 /** Dataset lists answer datasets: record fields plus type, status and metadata. */
 /** A page of datasets as lists answer them: records with the dataset fields (type, status, metadata). */

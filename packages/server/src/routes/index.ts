@@ -5,6 +5,7 @@ import { userRoutes } from './users';
 import { apiKeyRoutes } from './api-keys';
 import { recordRoutes } from './records';
 import { permissionRoutes } from './permissions';
+import { lockRequestRoutes } from './lock-requests';
 import { tagRoutes } from './tags';
 import { legalRoutes } from './legal';
 import { clientErrorRoutes } from './client-errors';
@@ -33,6 +34,7 @@ import { datasetRefreshRoutes } from './dataset-refresh';
 import { sdkRoutes } from './sdk';
 import { keplerFileRoutes } from './kepler-files';
 import { searchRoutes } from './search';
+import { historyRoutes } from './history';
 
 /** The route table: every call the server answers, in one list the tests and OpenAPI read. */
 export const allRoutes: RouteDef[] = [
@@ -49,6 +51,7 @@ export const allRoutes: RouteDef[] = [
   ...queryRoutes,
   ...tilesetRoutes,
   ...permissionRoutes,
+  ...lockRequestRoutes,
   ...tagRoutes,
   ...legalRoutes,
   ...clientErrorRoutes,
@@ -70,4 +73,5 @@ export const allRoutes: RouteDef[] = [
   ...datasetRefreshRoutes,
   ...sdkRoutes,
   ...searchRoutes,
+  ...historyRoutes,
 ];

@@ -7,6 +7,7 @@ import {
   PublicationGrant,
   PublicationInfo,
   QueryBool,
+  SPREADSHEET_SUMMARY,
   StudioError,
   UploadOptions,
   WidgetBatchBody,
@@ -20,7 +21,7 @@ import { defineRoute, requireCaller, type RouteContext, type RouteDef } from '..
 import type { ReaderKey } from '../services/dashboards/publications';
 import { canReadRecord, header } from './publishing';
 import { parameterOf, widgetOf } from '../services/dashboards/widgets';
-import { PARAMETER_VALUES_ANSWER, WIDGET_BATCH_ANSWER, WIDGET_ROWS_ANSWER, answerWidget, answerWidgets, ownerOf } from './dashboards';
+import { PARAMETER_VALUES_ANSWER, WIDGET_BATCH_ANSWER, WIDGET_ROWS_ANSWER, WidgetFormat, answerWidget, answerWidgets, ownerOf } from './dashboards';
 import type { Caller } from '../http/caller';
 import { sendInvitations } from '../services/dashboards/invitations';
 
@@ -107,12 +108,12 @@ function readerRoutes(kind: PublicationKind, base: string, tag: string): RouteDe
       method: 'POST',
       url: `${base}/widgets/{widgetId}/query`,
       embeddable: embeddableIf(kind),
-      summary: `Rows of one widget of the ${kind} (no sign-in; the password's grant in ${PUBLICATION_GRANT_HEADER} when protected): the snapshot's query with the given parameter values and cross-filters; format=csv downloads up to 1M rows`,
+      summary: `Rows of one widget of the ${kind} (no sign-in; the password's grant in ${PUBLICATION_GRANT_HEADER} when protected): the snapshot's query with the given parameter values and cross-filters; format=csv downloads up to 1M rows. ${SPREADSHEET_SUMMARY}`,
       tag,
       auth: 'public',
       transaction: false,
       params: z.object({ id: Id, widgetId: z.string().max(64) }),
-      query: z.object({ format: z.enum(['json', 'csv']).default('json') }),
+      query: WidgetFormat,
       body: WidgetRunBody,
       ...WIDGET_ROWS_ANSWER,
       handler: async (ctx) => {
@@ -120,7 +121,7 @@ function readerRoutes(kind: PublicationKind, base: string, tag: string): RouteDe
         const pub = await opened(generic, ctx.params.id, kind, false);
         const widget = widgetOf(pub.latestState, ctx.params.widgetId);
         const grantee = await publishedGrantee(generic, pub, widget.query?.datasetId ?? null);
-        return answerWidget(generic, grantee, pub.latestState, widget, ctx.body, ctx.query.format);
+        return answerWidget(generic, grantee, pub.latestState, widget, ctx.body, ctx.query.format, ctx.query.spreadsheet);
       },
     }),
     defineRoute({

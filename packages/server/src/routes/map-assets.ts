@@ -23,7 +23,7 @@ import {
 import { defineRoute, requireCaller, type RouteDef } from '../http/route';
 import type { Services } from '../services';
 import type { ResourceRow } from '../services/records';
-import type { UploadHandler } from './uploads';
+import type { UploadHandler } from '../http/upload-handler';
 import { kindRoutes, type Kind } from './kinds';
 import { storeThumbnail } from './records';
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { cellToBoundary, cellToLatLng, isValidCell } from 'h3-js';
 import { RecordBatchReader } from 'apache-arrow';
-import { CellName, DatasetDownloadFormat, QueryBool, TempViewWire, badInput, itemOf } from '@studio/schema';
+import { CellName, DatasetDownloadFormat, QueryBool, SPREADSHEET_SUMMARY, SpreadsheetQuery, TempViewWire, badInput, itemOf } from '@studio/schema';
 import { duckdbQueryError } from '@studio/pipeline';
 import { defineRoute, requireCaller, type RouteContext } from '../http/route';
 import type { Caller } from '../http/caller';
@@ -59,6 +59,8 @@ function compileShared(services: RouteContext<unknown, unknown, unknown>['servic
 const Format = z.enum(['arrow', 'csv', 'json']);
 /** How many of a new temporary view's first rows its answer holds (with their column types). */
 const Preview = z.coerce.number().int().min(0).max(TEMP_VIEW_PREVIEW_MAX).default(0);
+/** A view of the caller's that the new one supersedes (a workbook cell run again): dropped once the new one is written. */
+const Replaces = z.string().regex(TEMP_VIEW_NAME, 'replaces names a temporary view (temp_ and 6 letters or digits)').optional();
 type Format = z.infer<typeof Format>;
 
 function formatOf(ctx: { query: { format?: Format }; req: { headers: Record<string, unknown> } }): Format {
@@ -222,11 +224,11 @@ async function answerPushDown(ctx: RouteContext<unknown, { format?: Format }, un
 }
 
 /** A pushed-down pipeline kept as a temporary view: the warehouse's rows, written as the view's Parquet file. */
-async function materializePushDown(ctx: RouteContext<unknown, { preview: number }, unknown>, caller: Caller, pushDown: PushDown) {
+async function materializePushDown(ctx: RouteContext<unknown, { preview: number; replaces?: string }, unknown>, caller: Caller, pushDown: PushDown) {
   const services = ctx.services;
   const plan = await services.executions.connectionPlan(pushDown.connection, pushDown.sql, pushDown.values as ParamValues);
   const signal = clientGone(ctx.reply);
-  const view = await services.tempViews.createWith(caller.user.id, (file) => plan.produce(file, signal), ctx.query.preview);
+  const view = await services.tempViews.createWith(caller.user.id, (file) => plan.produce(file, signal), ctx.query.preview, ctx.query.replaces);
   const engine = storedConnection(pushDown.connection)?.type ?? 'warehouse';
   ctx.reply.header('x-studio-engine', engine);
   return ctx.reply.code(201).send({ item: { ...view, engine } });
@@ -241,7 +243,7 @@ export const queryRoutes = [
     tag: 'query',
     auth: 'user',
     transaction: false,
-    query: z.object({ format: Format.optional(), materialize: QueryBool.optional(), preview: Preview }),
+    query: z.object({ format: Format.optional(), materialize: QueryBool.optional(), preview: Preview, replaces: Replaces }),
     body: z.unknown(),
     produces: QUERY_ANSWER_TYPES,
     // With materialize=true (201): the temporary view.
@@ -256,7 +258,7 @@ export const queryRoutes = [
         // Kept as a temporary view (60 s); later pipelines name it as {type: 'dataset', uuid: name}.
         let view;
         try {
-          view = await ctx.services.tempViews.create(caller.user.id, compiled, ctx.query.preview);
+          view = await ctx.services.tempViews.create(caller.user.id, compiled, ctx.query.preview, ctx.query.replaces);
         } catch (e) {
           throw duckdbQueryError(e);
         }
@@ -285,7 +287,7 @@ export const queryRoutes = [
     transaction: false,
     status: 201,
     response: z.object({ item: TempViewWire }),
-    query: z.object({ preview: Preview }),
+    query: z.object({ preview: Preview, replaces: Replaces }),
     body: z.object({
       query: z.string().trim().min(1, 'Query must not be empty').max(1_000_000),
       tables: z
@@ -305,28 +307,29 @@ export const queryRoutes = [
       const services = ctx.services;
       const signal = clientGone(ctx.reply);
       const onWarehouse = ctx.body.pipelines ? await warehouseCellSql(services, caller, ctx.body.query, ctx.body.pipelines) : null;
-      if (onWarehouse) return materializePushDown(ctx as RouteContext<unknown, { preview: number }, unknown>, caller, onWarehouse);
+      if (onWarehouse) return materializePushDown(ctx as RouteContext<unknown, { preview: number; replaces?: string }, unknown>, caller, onWarehouse);
       const cells = new Map(Object.entries(ctx.body.tables).map(([name, view]) => [name.toLowerCase(), view]));
-      const safe = await services.sandbox.compile(ctx.body.query, (name) => workbookTableFile(services, caller, name, cells));
-      const view = await services.tempViews.createWith(caller.user.id, (file) => services.sandbox.copyToParquet(safe, {}, file, signal), ctx.query.preview);
+      const as = { userId: caller.user.id, signal };
+      const safe = await services.sandbox.compile(ctx.body.query, (name) => workbookTableFile(services, caller, name, cells), as);
+      const view = await services.tempViews.createWith(caller.user.id, (file) => services.sandbox.copyToParquet(safe, {}, file, as), ctx.query.preview, ctx.query.replaces);
       return ctx.reply.code(201).send({ item: { ...view, engine: 'duckdb' } });
     },
   }),
   defineRoute({
     method: 'GET',
     url: '/v1/query/views/{name}/data',
-    summary: "One of the caller's temporary views (a workbook cell's result) as a download: CSV by default; GeoJSON, Parquet (GeoParquet), an Arrow IPC stream or FlatGeobuf by ?format=",
+    summary: `One of the caller's temporary views (a workbook cell's result) as a download: CSV by default; GeoJSON, Parquet (GeoParquet), an Arrow IPC stream, FlatGeobuf, GeoPackage (gpkg) or KML by ?format=. ${SPREADSHEET_SUMMARY}`,
     tag: 'query',
     auth: 'user',
     params: z.object({ name: z.string().regex(TEMP_VIEW_NAME, 'Not a temporary view name') }),
-    query: z.object({ format: DatasetDownloadFormat.default('csv') }),
+    query: SpreadsheetQuery.extend({ format: DatasetDownloadFormat.default('csv') }),
     produces: EXPORT_TYPES,
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
       const { file, shape, location } = await ctx.services.tempViews.shapeOf(caller.user.id, ctx.params.name);
       const { mediaType, extension } = EXPORTS[ctx.query.format];
       const pool = ctx.query.format === 'arrow' ? new BufferPool() : undefined;
-      const stream = await primed(ctx.services.engine.exportFileStream(file, ctx.query.format, { signal: clientGone(ctx.reply), pool, location, shape }));
+      const stream = await primed(ctx.services.engine.exportFileStream(file, ctx.query.format, { signal: clientGone(ctx.reply), pool, location, shape, spreadsheet: ctx.query.spreadsheet }));
       ctx.reply.header('content-type', mediaType).header('content-disposition', `attachment; filename="${ctx.params.name}.${extension}"`);
       return sendStream(ctx.reply, stream, pool);
     },

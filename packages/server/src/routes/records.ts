@@ -17,12 +17,14 @@ import {
   type ResourceType,
   parseDashboardState,
   parseWorkbookState,
+  type DashboardState,
   TAB_HEADER,
   THUMBNAIL_MAX_BYTES,
   StudioRecord,
   itemOf,
   itemsOf,
   UploadPolicy,
+  parseIfMatchVersion,
 } from '@studio/schema';
 import { checkAnswer, defineRoute, readJsonBody, requireCaller, type RouteDef, type RouteContext } from '../http/route';
 import type { Services } from '../services';
@@ -30,6 +32,7 @@ import type { ListScope, ResourceRow } from '../services/records';
 import { assertCanCreate } from '../services/quota';
 import { applyShare } from '../services/sharing';
 import { RESOURCE_LABELS } from '../services/access';
+import { assertMayStoreQueries } from '../services/dashboards/stored-queries';
 
 const IdParam = z.object({ id: Id });
 const RecordQuery = z.object({ isAdmin: QueryBool.optional(), acquireLock: QueryBool.optional() });
@@ -213,7 +216,12 @@ export async function createRecord(ctx: Ctx, type: ResourceType, body: RecordCre
 export async function saveRecord(ctx: Ctx, type: ResourceType, row: ResourceRow, body: RecordUpdate, lock: LockOptions = {}, details: Record<string, unknown> = {}) {
   const caller = requireCaller(ctx);
   await ctx.services.access.guardAll(caller, 'dataset', body.datasets ?? [], 'read', ctx.adminMode);
-  const saved = await ctx.services.records.update(caller, row, checkedState(type, body), { adminMode: ctx.adminMode, ...lock });
+  const checked = checkedState(type, body);
+  // A dashboard's queries run with its owner's access: an editor stores new ones only over datasets they read.
+  if (type === 'insight' && checked.latestState) await assertMayStoreQueries(ctx.services, caller, row, checked.latestState as DashboardState, ctx.adminMode);
+  // History (#51): the save's message and the version it was based on (body or If-Match), for the 409 on a stale base.
+  const version = { message: body.versionMessage, baseVersion: body.baseVersion ?? parseIfMatchVersion(ctx.req.headers['if-match']) };
+  const saved = await ctx.services.records.update(caller, row, { ...checked, version }, { adminMode: ctx.adminMode, ...lock });
   await ctx.services.audit.record(caller, body.ownerId ? `${type}.transfer` : `${type}.update`, type, saved.id, { ownerId: body.ownerId, name: body.name, ...details });
   return saved;
 }

@@ -4,7 +4,6 @@ import {
   HexTileCreate,
   Id,
   TILE_INTERVALS,
-  TILE_QUANTILE_LEVELS,
   TilesetAnswer,
   TilesetIndex,
   TilesetQuantiles,
@@ -16,17 +15,13 @@ import {
   Job,
   itemOf,
 } from '@studio/schema';
-import { executeDuckDB } from '@studio/pipeline';
 import { defineRoute, requireCaller, type RouteContext, type RouteDef } from '../http/route';
-import { clientGone, engineError, primed, streamBody } from '../http/streams';
+import { clientGone, engineError, streamBody } from '../http/streams';
 import { notModified, versionOf } from '../http/tile-headers';
 import { ARROW_STREAM } from './datasets';
-import { compileForCaller } from '../services/pipelines';
-import { archiveOf, createHexTiles, metadataOf, tileDatasetsOf } from '../services/hextiles/service';
-import { checkTile, entryName, parseViewport, tilesInViewport, type TileCounts } from '../services/hextiles/layout';
-import { TIME_PATH, quantileList, quantileValues } from '../services/hextiles/sql';
-import { pays, readHexTile, readHexTileGzip, variantOf } from '../services/hextiles/tile-read';
-import type { TileArchive } from '../services/hextiles/archive';
+import { TilesetQueries } from '../services/tileset-queries';
+import { archiveOf, createHexTiles, metadataOf } from '../services/hextiles';
+import { TIME_PATH, checkHexTile, entryName, parseViewport, pays, readHexTile, readHexTileGzip, tilesInViewport, variantOf, type TileArchive, type TileCounts } from '@studio/tiles';
 import type { Services } from '../services';
 
 /**
@@ -68,7 +63,7 @@ const wantsOctet = (ctx: { req: { headers: Record<string, unknown> } }) => {
  */
 async function tileAnswer(ctx: Ctx, zText: string, hex: string, step?: string) {
   const archive = await archiveFor(ctx);
-  const { z: zoom, tile } = checkTile(zText, hex);
+  const { z: zoom, tile } = checkHexTile(zText, hex);
   if (step !== undefined) {
     if (!TIME_PATH.test(step)) throw badInput('The time path must be an interval code and a step start, e.g. D2024-01-05 (see GET .../range/{interval})');
     checkInterval(archive, step[0]!);
@@ -83,7 +78,9 @@ async function tileAnswer(ctx: Ctx, zText: string, hex: string, step?: string) {
   const gzip = !parquet && /\bgzip\b/.test(String(ctx.req.headers['accept-encoding'] ?? ''));
   ctx.reply.header('vary', 'Accept, Accept-Encoding');
   if (notModified(ctx.req, ctx.reply, versionOf(archive.key), variantOf(ask, gzip), ctx.query.v)) return ctx.reply;
-  const bytes = await readHexTile(ctx.services, archive, ask);
+  const bytes = await readHexTile(ctx.services, archive, ask).catch((e: unknown) => {
+    throw engineError(e);
+  });
   ctx.reply.header('content-type', parquet ? OCTET : ARROW_STREAM);
   if (gzip && pays(ask, bytes.length)) return ctx.reply.header('content-encoding', 'gzip').send(await readHexTileGzip(ctx.services, archive, ask, bytes));
   return ctx.reply.send(bytes);
@@ -98,29 +95,15 @@ function resolution(archive: TileArchive, text: string): number {
 
 const pick = (q: Record<string, number[] | null> | null, fields: string[]) => (q ? Object.fromEntries(fields.map((f) => [f, q[f] ?? null])) : null);
 
-/** Rows of a compiled pipeline's description, or its quantiles: small answers, read whole. */
-async function runSmall(s: Services, sql: string, params: unknown[]) {
-  try {
-    return await s.engine.withConnection((c) => executeDuckDB(c, { sql, params }));
-  } catch (e) {
-    throw engineError(e);
-  }
-}
-
-/** Compiles a pipeline that must read at least one hex-tile dataset. */
-async function compileTiles(ctx: RouteContext<unknown, unknown, unknown>) {
-  const caller = requireCaller(ctx);
-  const compiled = await compileForCaller(ctx.services, caller, ctx.body);
-  if (!tileDatasetsOf(ctx.body).size) throw badInput('The pipeline reads no hex-tile dataset: use hexTile, tileExtract, tileJoin or tileQuantiles nodes');
-  return compiled;
-}
-
-async function describe(s: Services, compiled: { sql: string; params: unknown[] }) {
-  const rows = await runSmall(s, `DESCRIBE ${compiled.sql}`, compiled.params);
-  return rows.map((r) => ({ name: String(r.column_name), type: String(r.column_type) }));
-}
-
 const q = TilesetQuery;
+
+/** One per studio, as the other per-studio helpers of the routes. */
+const queriesOf = new WeakMap<Services, TilesetQueries>();
+function tilesetQueries(s: Services): TilesetQueries {
+  let queries = queriesOf.get(s);
+  if (!queries) queriesOf.set(s, (queries = new TilesetQueries(s)));
+  return queries;
+}
 
 /** An interval code the tileset is sliced by. */
 function checkInterval(archive: TileArchive, interval: string): void {
@@ -159,8 +142,7 @@ export const tilesetRoutes: RouteDef[] = [
     body: z.unknown(),
     produces: [ARROW_STREAM, OCTET],
     handler: async (ctx) => {
-      const compiled = await compileTiles(ctx);
-      const arrow = await primed(ctx.services.engine.arrowStream({ sql: compiled.sql, params: compiled.params }, { signal: clientGone(ctx.reply) }));
+      const arrow = await tilesetQueries(ctx.services).arrow(requireCaller(ctx), ctx.body, clientGone(ctx.reply));
       return ctx.reply.header('content-type', wantsOctet(ctx) ? OCTET : ARROW_STREAM).send(streamBody(arrow));
     },
   }),
@@ -175,14 +157,7 @@ export const tilesetRoutes: RouteDef[] = [
     body: z.unknown(),
     response: itemOf(z.object({ fields: z.array(z.object({ name: z.string(), type: z.string() })), sources: z.array(TilesetAnswer) })),
     handler: async (ctx) => {
-      const compiled = await compileTiles(ctx);
-      const fields = await describe(ctx.services, compiled);
-      const sources = [];
-      for (const id of tileDatasetsOf(ctx.body)) {
-        const row = (await ctx.services.records.get(id))!;
-        sources.push(metadataOf(await archiveOf(ctx.services, row), id));
-      }
-      return { item: { fields, sources } };
+      return { item: await tilesetQueries(ctx.services).metadata(requireCaller(ctx), ctx.body) };
     },
   }),
   defineRoute({
@@ -196,10 +171,7 @@ export const tilesetRoutes: RouteDef[] = [
     body: z.unknown(),
     response: itemOf(z.object({ levels: z.array(z.number()), quantiles: FieldQuantiles })),
     handler: async (ctx) => {
-      const compiled = await compileTiles(ctx);
-      const fields = await describe(ctx.services, compiled);
-      const [row] = await runSmall(ctx.services, `SELECT ${quantileList(fields)} FROM (${compiled.sql}) AS r`, compiled.params);
-      return { item: { levels: TILE_QUANTILE_LEVELS, quantiles: quantileValues(row ?? {}, fields) } };
+      return { item: await tilesetQueries(ctx.services).quantiles(requireCaller(ctx), ctx.body) };
     },
   }),
   defineRoute({

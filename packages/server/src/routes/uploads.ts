@@ -2,16 +2,10 @@ import { z } from 'zod';
 import { Dataset, Id, StudioError, badInput, itemOf } from '@studio/schema';
 import { defineRoute } from '../http/route';
 import { storeThumbnail } from './records';
-import type { Services } from '../services';
-import type { PolicyClaims } from '../services/uploads';
+import type { UploadHandler } from '../http/upload-handler';
 import { mapAssetUploadHandlers } from './map-assets';
 
-/**
- * What each upload purpose does with the bytes once the policy checks out. `audit` writes the upload's
- * audit record: each handler calls it in the same unit of work as its catalog write.
- */
-export type UploadHandler = (services: Services, claims: PolicyClaims, contentType: string, body: NodeJS.ReadableStream, audit: () => Promise<unknown>) => Promise<unknown>;
-
+/** Upload purposes by name: the map assets' come from routes/map-assets.ts. */
 export const uploadHandlers = new Map<string, UploadHandler>([
   [
     'thumbnail',

@@ -20,11 +20,10 @@ import {
 import { defineRoute, requireCaller, type RouteContext, type RouteDef } from '../http/route';
 import { assertCanCreate } from '../services/quota';
 import { datasetAttrs, rebuildTarget } from '../services/datasets';
-import { checkTile } from '../services/vector-tiles/mvt';
+import { LINK_BASE, TILE_LINK_TTL_MS, checkTile, linkQuery, signTileLink, verifyTileLink } from '@studio/tiles';
 import { clientGone, engineError } from '../http/streams';
 import { REVALIDATE, notModified, publicImmutable, versionOf } from '../http/tile-headers';
 import { MAP_GRANT_HEADER, MAP_PASSWORD_HEADER, publishedDataset, publishing } from './publishing';
-import { LINK_BASE, TILE_LINK_TTL_MS, linkQuery, signTileLink, verifyTileLink } from '../services/vector-tiles/links';
 import type { ResourceRow } from '../services/records';
 import { locationOf, vectorTiles, type TileSource } from '../services/vector-tiles';
 
@@ -212,7 +211,7 @@ export const vectorTileRoutes: RouteDef[] = [
 ];
 
 /**
- * Signed links (see services/vector-tiles/links.ts) to a ready vector-tile dataset's TileJSON and tiles; those
+ * Signed links (see @studio/tiles, vector-tiles/links.ts) to a ready vector-tile dataset's TileJSON and tiles; those
  * handed out by a published map (`mapId`) work only while it is published with the dataset.
  */
 function tileLinks(ctx: Ctx, row: ResourceRow, mapId?: string) {

@@ -21,7 +21,7 @@ function fileOf(pkg: string, rel: string): string {
   }
 }
 
-interface SampleSource {
+export interface SampleSource {
   name: string;
   description: string;
   contentType: string;
@@ -75,15 +75,33 @@ export const SAMPLE_DATASETS: SampleSource[] = [
     name: 'Earthquakes (one week)',
     description: 'A week of earthquakes worldwide with magnitude and depth, from the USGS feed (vega-datasets).',
     contentType: 'application/geo+json',
-    build: () => fs.readFile(fileOf('vega-datasets', 'data/earthquakes.json')),
+    // Times as ISO text, so the dataset types them TIMESTAMP (the feed's epoch milliseconds read as a
+    // plain integer) and the sample map's time filter has a time to filter on.
+    build: async () => {
+      const fc = JSON.parse(await fs.readFile(EARTHQUAKES_FILE(), 'utf8')) as { features: { properties: Record<string, unknown> }[] };
+      for (const f of fc.features) for (const k of ['time', 'updated']) if (typeof f.properties[k] === 'number') f.properties[k] = new Date(f.properties[k]).toISOString();
+      return JSON.stringify(fc);
+    },
   },
 ];
 
+/** The USGS week the earthquakes sample comes from. */
+export const EARTHQUAKES_FILE = () => fileOf('vega-datasets', 'data/earthquakes.json');
+
+/** The analytic sets' sample places (generated at start) as a catalog dataset, for the hexagon sample map. */
+export const PLACES_SAMPLE = 'Foot-traffic places';
+export const placesSample = (file: string): SampleSource => ({
+  name: PLACES_SAMPLE,
+  description: 'The places of the built-in foot-traffic sample (analytic sets): name, chain, category and location, generated.',
+  contentType: 'application/vnd.apache.parquet',
+  build: () => fs.readFile(file),
+});
+
 /** Creates the sample datasets that are missing (by name), owned by `owner`, readable by everyone. */
-export async function ensureSampleDatasets(services: Services, owner: Caller, log: (line: string) => void = () => {}): Promise<number> {
+export async function ensureSampleDatasets(services: Services, owner: Caller, log: (line: string) => void = () => {}, sources: SampleSource[] = SAMPLE_DATASETS): Promise<number> {
   const existing = await services.db.selectFrom('resources').select(['name', 'attrs']).where('type', '=', 'dataset').where('is_sample', '=', true).execute();
   let created = 0;
-  for (const sample of SAMPLE_DATASETS) {
+  for (const sample of sources) {
     const have = existing.find((e) => e.name === sample.name);
     if (have && datasetAttrs(have).status === 'ready') continue;
     const row = await services.records.create(owner, 'dataset', {

@@ -35,6 +35,12 @@ export const RESOURCE_LABELS: Record<ResourceType, string> = {
   'workbook-state': 'Workbook state',
 };
 
+/**
+ * Samples are read-only for everyone, administrators and their owner included (what a newcomer opens must
+ * stay as shipped), and anyone who reads one may duplicate it: a reader of a sample is its viewer.
+ */
+export const sampleAccess = (access: Access): Access => (access === 'none' ? 'none' : 'viewer');
+
 /** Saved states follow the record they point to (attrs.recordId), not their organization. */
 const STATE_TYPES: ReadonlySet<string> = new Set(['insight-state', 'studio-state', 'workbook-state']);
 
@@ -110,8 +116,10 @@ export class AccessService {
     if (!Id.safeParse(id).success) throw notFound(`${label} not found`);
     const resource = await this.db.selectFrom('resources').selectAll().where('id', '=', id).where('type', '=', type).executeTakeFirst();
     if (!resource) throw notFound(`${label} not found`);
-    const access = await this.accessOf(caller, resource, adminMode);
-    if (access === 'none') throw notFound(`${label} not found`);
+    const found = await this.accessOf(caller, resource, adminMode);
+    if (found === 'none') throw notFound(`${label} not found`);
+    const access = resource.is_sample ? sampleAccess(found) : found;
+    if (resource.is_sample && !can(access, action)) throw forbidden(`Samples are read-only, for administrators too: duplicate this ${label.toLowerCase()} to change a copy of your own`);
     if (!can(access, action)) throw forbidden(`You do not have permission to ${action} this ${label.toLowerCase()}`);
     return { resource, access };
   }

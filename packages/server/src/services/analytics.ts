@@ -2,24 +2,25 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {
   FOOT_TRAFFIC_GROUP_ID, MemoryLruBacking, RedisBacking, ResultCache, defaultParameters, footTrafficGroup,
-  generateSamplePanel, labelsOf, validateTemplate, type AnalyticTemplate, type DatasetBinding, type PanelLabels,
+  generateSamplePanel, labelsOf, runQuery, validateBoundData, validateTemplate, type AnalyticTemplate, type BuiltQuery, type QueryCacheKey, type DatasetBinding, type PanelLabels,
   type PanelTables,
 } from '@studio/analytics';
-import { StudioError, badInput, forbidden, notFound, reportFailure } from '@studio/schema';
+import { StudioError, badInput, forbidden, notFound, quoteLiteral, reportFailure } from '@studio/schema';
 import type { Engine } from '@studio/engine';
 import type { Db } from '../store/db';
 import type { Caller } from '../http/caller';
 import { homeOrgId } from '../http/caller';
 import type { AccessService } from './access';
+import { engineError, primed } from '../http/streams';
+import { joinRun } from './shared-runs';
 import { datasetAttrs } from './datasets';
 import { BiStore, type AnalyticSetConfigRow, type DatasetIds } from './bi';
 
 const SAMPLE_FILES = { places: 'places.parquet', devices: 'devices.parquet', visits: 'visits.parquet' } as const;
-const sqlPath = (p: string) => `'${p.replaceAll("'", "''")}'`;
 const tablesOf = (files: Record<keyof PanelTables, string>): PanelTables => ({
-  places: `read_parquet(${sqlPath(files.places)})`,
-  devices: `read_parquet(${sqlPath(files.devices)})`,
-  visits: `read_parquet(${sqlPath(files.visits)})`,
+  places: `read_parquet(${quoteLiteral(files.places)})`,
+  devices: `read_parquet(${quoteLiteral(files.devices)})`,
+  visits: `read_parquet(${quoteLiteral(files.visits)})`,
 });
 
 /** The data one request reads: the organization's bound datasets, or the built-in sample. */
@@ -85,9 +86,14 @@ export class AnalyticsService {
     this.cache = opts.cache ?? new ResultCache({ backing: new MemoryLruBacking() });
   }
 
-  /** REDIS_URL set: results shared by every API node through Redis; else an in-process LRU. */
-  static cacheFromEnv(env: NodeJS.ProcessEnv = process.env): ResultCache {
-    return new ResultCache({ backing: env.REDIS_URL ? new RedisBacking('studio:analytics:', { lazyConnect: true }, env.REDIS_URL) : new MemoryLruBacking() });
+  /**
+   * REDIS_URL set: results shared by every API node through Redis, under the installation's STUDIO_REDIS_PREFIX
+   * (two installations on one Redis share nothing); else an in-process LRU.
+   */
+  static cacheFor(config: { redisUrl: string | null; redisPrefix: string }): ResultCache {
+    return new ResultCache({
+      backing: config.redisUrl ? new RedisBacking(`${config.redisPrefix}analytics:`, { lazyConnect: true }, config.redisUrl) : new MemoryLruBacking(),
+    });
   }
 
   sampleReady(): boolean {
@@ -184,5 +190,44 @@ export class AnalyticsService {
       };
     });
     return { id: groupId, sets, views: base.views, labels: { firstVisitDate: labels.firstVisitDate, lastVisitDate: labels.lastVisitDate }, source: b.datasets === 'default' ? 'sample' : 'organization' };
+  }
+
+  /** A built template query as CSV or Arrow IPC, its first piece pulled so that a failing query is an error status. */
+  templateStream(built: BuiltQuery, format: 'csv' | 'arrow', signal: AbortSignal): Promise<AsyncGenerator<Uint8Array>> {
+    const source = { sql: built.sql, params: built.values as unknown[] };
+    return primed(format === 'csv' ? this.engine.csvStream(source, { signal }) : this.engine.arrowStream(source, { signal }));
+  }
+
+  /**
+   * A built template query's rows, through the result cache. Identical concurrent requests (same `shareKey`)
+   * share one computation: it stops only when every client waiting for it has gone (`signal`), so one aborted
+   * request never fails another's answer.
+   */
+  async templateRows(key: QueryCacheKey, shareKey: string, built: BuiltQuery, cacheControl: string | undefined, signal: AbortSignal) {
+    const run = joinRun(shareKey);
+    signal.addEventListener('abort', run.leave);
+    try {
+      return await this.cache.run(key, () => this.engine.withConnection(async (conn) => {
+        const stop = () => conn.interrupt();
+        run.signal.addEventListener('abort', stop);
+        try {
+          if (run.signal.aborted) throw new Error('aborted');
+          return await runQuery(conn, built);
+        } catch (e) {
+          throw engineError(e);
+        } finally {
+          run.signal.removeEventListener('abort', stop);
+        }
+      }), { cacheControl });
+    } finally {
+      signal.removeEventListener('abort', run.leave);
+      run.done();
+    }
+  }
+
+  /** The datasets a config binds, checked: readable by the caller, and visits that reference known devices and places. */
+  async checkBoundData(caller: Caller, datasets: DatasetIds, adminMode: boolean): Promise<void> {
+    const { tables } = await this.datasetTables(caller, datasets, adminMode);
+    await this.engine.withConnection((c) => validateBoundData(c, tables));
   }
 }

@@ -3,6 +3,7 @@ import { sql, type Selectable } from 'kysely';
 import type { MembershipsTable, UsersTable } from '../store/tables';
 import { StudioError, unauthorized } from '@studio/schema';
 import type { Db } from '../store/db';
+import { atomically } from '../store/unit-of-work';
 import type { Caller } from '../http/caller';
 import { hashPassword, verifyPassword } from '../auth/passwords';
 import type { FailureThrottle } from './rate-limits';
@@ -87,15 +88,18 @@ export class AuthService {
     return user.id;
   }
 
-  async issue(userId: string): Promise<IssuedSession> {
+  /** A new session: a sign-in starts a family of its own; a refresh continues its parent's (`familyId`). */
+  async issue(userId: string, familyId?: string): Promise<IssuedSession> {
     const accessToken = newToken(ACCESS_PREFIX);
     const refreshToken = newToken(REFRESH_PREFIX);
     const now = Date.now();
     const expiresAt = new Date(now + ACCESS_TTL_MS);
+    const id = randomUUID();
     await this.db
       .insertInto('sessions')
       .values({
-        id: randomUUID(),
+        id,
+        family_id: familyId ?? id,
         user_id: userId,
         access_hash: hashToken(accessToken),
         refresh_hash: hashToken(refreshToken),
@@ -106,15 +110,37 @@ export class AuthService {
     return { accessToken, refreshToken, expiresAt, userId };
   }
 
-  /** A refresh token is single-use: the old session is replaced by a new one. */
+  /**
+   * A refresh token is single-use: its session is rotated (kept, its access token no longer accepted) and a new
+   * one of the same family issued. A rotated token presented again means it has two holders, and the catalog
+   * cannot tell the thief from the user (OAuth 2.0 Security BCP §4.14): the whole family ends, the rightful
+   * holder's session with it, and they sign in again. Call it outside a unit of work: the family's end must be
+   * kept although the call answers 401.
+   */
   async refresh(refreshToken: string): Promise<IssuedSession> {
-    const session = await this.db
-      .deleteFrom('sessions')
-      .where('refresh_hash', '=', hashToken(refreshToken))
-      .returning(['user_id', 'refresh_expires_at'])
-      .executeTakeFirst();
-    if (!session || session.refresh_expires_at.getTime() < Date.now()) throw new StudioError(401, 'Refresh token is invalid or expired');
-    return this.issue(session.user_id);
+    const hash = hashToken(refreshToken);
+    const issued = await atomically(this.db, async () => {
+      const now = new Date();
+      // Only one of two concurrent refreshes with the same token rotates it: the other finds it rotated (reuse).
+      const parent = await this.db
+        .updateTable('sessions')
+        .set({ rotated_at: now })
+        .where('refresh_hash', '=', hash)
+        .where('rotated_at', 'is', null)
+        .returning(['user_id', 'family_id', 'refresh_expires_at'])
+        .executeTakeFirst();
+      if (!parent) return null;
+      if (parent.refresh_expires_at.getTime() < now.getTime()) throw new StudioError(401, 'Refresh token is invalid or expired');
+      // Rotated sessions are kept only to recognise reuse; past their refresh token's life they recognise nothing.
+      await this.db.deleteFrom('sessions').where('family_id', '=', parent.family_id).where('rotated_at', 'is not', null).where('refresh_expires_at', '<', now).execute();
+      return this.issue(parent.user_id, parent.family_id);
+    });
+    if (issued) return issued;
+    const reused = await this.db.deleteFrom('sessions').where('family_id', '=', this.db.selectFrom('sessions').select('family_id').where('refresh_hash', '=', hash)).returning('user_id').execute();
+    if (!reused.length) throw new StudioError(401, 'Refresh token is invalid or expired');
+    // This node stops the family's access tokens at once; other nodes within the auth cache's time (STUDIO_AUTH_CACHE_MS).
+    this.forget(reused[0]!.user_id);
+    throw new StudioError(401, 'Refresh token was already used: this sign-in session has ended', 'Sign in again');
   }
 
   /**
@@ -136,9 +162,12 @@ export class AuthService {
     this.forget(caller.user.id);
   }
 
+  /** Ends the caller's sign-in session: its whole family, so no earlier refresh token of it is kept either. */
   async signOut(caller: Caller): Promise<void> {
     this.forget(caller.user.id);
-    if (caller.via === 'session') await this.db.deleteFrom('sessions').where('id', '=', caller.credentialId).execute();
+    if (caller.via === 'session') {
+      await this.db.deleteFrom('sessions').where('family_id', '=', this.db.selectFrom('sessions').select('family_id').where('id', '=', caller.credentialId)).execute();
+    }
   }
 
   /**
@@ -188,7 +217,7 @@ export class AuthService {
         .where('k.revoked_at', 'is', null)
         .executeTakeFirst();
       if (!row) throw unauthorized('API key is invalid or revoked');
-      return toCaller(row, 'api-key');
+      return toCaller(row, 'sdk');
     }
     if (token.startsWith(API_KEY_PREFIX)) {
       const row = await this.db
@@ -213,6 +242,7 @@ export class AuthService {
       .selectAll('u')
       .select(['s.id as credential_id', 's.expires_at as session_expires_at', memberships])
       .where('s.access_hash', '=', hash)
+      .where('s.rotated_at', 'is', null)
       .executeTakeFirst();
     if (!row || row.session_expires_at.getTime() < Date.now()) throw unauthorized('Session is invalid or expired');
     return toCaller(row, 'session');

@@ -1,3 +1,5 @@
+import { spreadsheetText } from '@studio/engine';
+
 /** One CSV field: quoted when it must be, objects (GeoJSON) as JSON text, empty for null. */
 export function csvField(value: unknown): string {
   if (value === null || value === undefined) return '';
@@ -8,11 +10,11 @@ export function csvField(value: unknown): string {
 /**
  * A field for a file people open in a spreadsheet: text that starts like a formula (=, +, -, @, a tab or a
  * carriage return) gets a leading apostrophe, so a value someone typed (a map's name, an email) cannot run as
- * a formula in Excel or Sheets (OWASP "CSV injection"). Numbers stay numbers.
+ * a formula in Excel or Sheets (OWASP "CSV injection"; the rule is the engine's `spreadsheetText`, which its
+ * CSV downloads apply in SQL). Numbers stay numbers.
  */
 export function spreadsheetField(value: unknown): string {
-  if (typeof value === 'string' && /^[=+\-@\t\r]/.test(value)) return csvField(`'${value}`);
-  return csvField(value);
+  return csvField(typeof value === 'string' ? spreadsheetText(value) : value);
 }
 
 /** One CSV line (with its newline) of the fields. */

@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { arrowCopyKey, rejectedLinesKey, type Engine } from '@studio/engine';
-import { archiveKeyOf } from './hextiles/service';
+import { archiveKeyOf } from './hextiles';
 import { tilesKeyOf } from './vector-tiles';
 
 /**

@@ -8,13 +8,17 @@ import {
   StudioError,
   badInput,
   bestEffort,
+  forbidden,
+  isStudioError,
   type DatasetRefresh,
   type DatasetRefreshUpdate,
   type Job,
   type RefreshPreset,
   type RefreshTrigger,
 } from '@studio/schema';
-import type { CoreServices } from '.';
+import type { CatalogDeps } from './catalog-deps';
+import type { AuthService } from './auth';
+import type { ExecutionService } from './executions';
 import type { Caller } from '../http/caller';
 import type { ResourceRow } from './records';
 import type { JobRun, StudioJobKind } from './jobs/service';
@@ -28,6 +32,11 @@ export interface RefreshJobData {
 }
 
 const PARQUET = 'application/vnd.apache.parquet';
+
+/** A live dataset's query changed by someone who may not run queries on its connection (403). */
+export const QUERY_CHANGE_REFUSED = "Changing a live dataset's query needs the right to run queries on its data connection";
+/** A refresh whose query setter may no longer run queries on the connection (the job fails with it). */
+export const REFRESH_REFUSED = "The refresh did not run: whoever last set this dataset's query may no longer run queries on its data connection; someone who may can set the query again";
 
 /**
  * The cron expression a schedule stands for (`hourly`, `daily`, or five fields, UTC); a 422 naming what is
@@ -68,7 +77,7 @@ function liveOf(row: ResourceRow): { attrs: DatasetAttrs; connectionId: string; 
  * old data and says why on the dataset's page. At most one refresh per dataset is queued or running.
  */
 export class DatasetRefreshService {
-  constructor(private readonly s: CoreServices) {}
+  constructor(private readonly s: CatalogDeps & { auth: AuthService; executions: ExecutionService }) {}
 
   /** Sets the schedule and/or max age; the next scheduled time is worked out from now. */
   async setSchedule(caller: Caller, row: ResourceRow, update: DatasetRefreshUpdate): Promise<ResourceRow> {
@@ -161,6 +170,51 @@ export class DatasetRefreshService {
     return this.s.auth.callerOf(row.owner_id, 'session', '');
   }
 
+  /**
+   * Before a workbench query replaces a dataset's data: for a live dataset, the caller must be allowed to run
+   * queries on its connection (the text they store runs there at every refresh, on the connection's
+   * credentials), and the query must be meant for that connection. Answers the connection to run on; null
+   * for a dataset that is not live (the workbench's own rules apply). Nothing is changed on a refusal.
+   */
+  async guardQueryChange(caller: Caller, row: ResourceRow, connectionId: string | undefined): Promise<ResourceRow | null> {
+    const a = datasetAttrs(row);
+    if (a.datasetType !== 'sql' || !a.dataConnectionId) return null;
+    let connection: ResourceRow;
+    try {
+      connection = await this.s.access.guardRun(caller, a.dataConnectionId, false);
+    } catch (e) {
+      // Not found or read-only alike: the dataset's page already names its connection, so saying why hides nothing.
+      if (isStudioError(e) && (e.status === 403 || e.status === 404)) throw forbidden(QUERY_CHANGE_REFUSED);
+      throw e;
+    }
+    if (connectionId !== a.dataConnectionId) {
+      throw badInput(`This live dataset reads data connection ${a.dataConnectionId}: its query runs there at every refresh, so give that connectionId`, 'To keep the result of a query over datasets or another connection, make a dataset of its own (POST /v1/datasets/query)');
+    }
+    return connection;
+  }
+
+  /** Records who set a live dataset's query (with the claim of the workbench ingestion that stores it). */
+  async recordQuerySetter(datasetId: string, userId: string): Promise<void> {
+    await this.s.db.updateTable('resources').set({ attrs: sql`attrs || jsonb_build_object('querySetBy', ${userId}::text)` }).where('id', '=', datasetId).execute();
+  }
+
+  /**
+   * The rights a refresh runs with, checked now: those of whoever last set the query (the text is theirs), and
+   * the owner's as before (an owner who lost the connection gets no new data from it). On rows from before the
+   * setter was recorded the owner alone stands.
+   */
+  private async connectionForRefresh(row: ResourceRow, attrs: DatasetAttrs, connectionId: string): Promise<ResourceRow> {
+    const owner = await this.ownerOf(row);
+    const connection = await this.s.access.guardRun(owner, connectionId, false);
+    if (!attrs.querySetBy || attrs.querySetBy === row.owner_id) return connection;
+    try {
+      return await this.s.access.guardRun(await this.s.auth.callerOf(attrs.querySetBy, 'session', ''), connectionId, false);
+    } catch (e) {
+      if (isStudioError(e) && e.status < 500) throw forbidden(REFRESH_REFUSED);
+      throw e;
+    }
+  }
+
   /** The job kind: runs the query on the warehouse with its owner's rights, and switches the data. */
   job(): StudioJobKind<RefreshJobData> {
     return {
@@ -181,8 +235,7 @@ export class DatasetRefreshService {
     if (!row || datasetAttrs(row).datasetType !== 'sql') return; // deleted meanwhile: nothing to refresh
     const { attrs, connectionId, query } = liveOf(row);
     if (attrs.status === 'pending') throw new StudioError(409, 'The dataset was being replaced; this refresh did not run');
-    // The owner's rights, now: an owner who lost the connection gets no new data from it.
-    const connection = await this.s.access.guardRun(await this.ownerOf(row), connectionId, false);
+    const connection = await this.connectionForRefresh(row, attrs, connectionId);
     const plan = await this.s.executions.connectionPlan(connection, query, {});
     const work = path.join(this.s.engine.tmpDir, 'refresh');
     await fs.mkdir(work, { recursive: true });

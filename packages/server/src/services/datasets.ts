@@ -1,11 +1,12 @@
 import fs from 'node:fs/promises';
 import { createWriteStream } from 'node:fs';
 import path from 'node:path';
+import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { EMPTY_METADATA, StudioError, StoredDataset, badInput, initialRefresh, isStudioError, type Access, type DatasetRefresh, type Dataset, type DatasetMetadata, type DatasetStatus, DATASET_TRANSITIONS, bestEffort } from '@studio/schema';
-import { arrowCopyKey, rejectedLinesKey, type CsvOverrides, type Engine, type IngestResult } from '@studio/engine';
+import { UPLOAD_MAX_BYTES, arrowCopyKey, rejectedLinesKey, type CsvOverrides, type Engine, type IngestResult } from '@studio/engine';
 import { every } from './every';
 import type { Db } from '../store/db';
 import { atomically } from '../store/unit-of-work';
@@ -73,12 +74,22 @@ export const uploadMeta = (contentType: string): IngestMeta => ({ source: 'uploa
 
 /**
  * Streams an upload's body to `file` (memory stays flat whatever the size); answers its content encoding
- * (gzip or none). A body cut off on the way, or in an encoding the studio does not read, is refused (422).
+ * (gzip or none). A body cut off on the way, or in an encoding the studio does not read, is refused (422); one
+ * past `maxBytes` as it arrives (413; a gzip body's decompressed bytes are counted again when it is ingested).
  */
-export async function receiveUpload(body: NodeJS.ReadableStream, file: string, contentEncoding: string | undefined): Promise<'gzip' | undefined> {
+export async function receiveUpload(body: NodeJS.ReadableStream, file: string, contentEncoding: string | undefined, maxBytes = UPLOAD_MAX_BYTES): Promise<'gzip' | undefined> {
+  let size = 0;
+  const count = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      size += chunk.length;
+      if (size > maxBytes) done(new StudioError(413, `Upload is larger than ${maxBytes} bytes`));
+      else done(null, chunk);
+    },
+  });
   try {
-    await pipeline(body as NodeJS.ReadableStream & AsyncIterable<Buffer>, createWriteStream(file));
-  } catch {
+    await pipeline(body as NodeJS.ReadableStream & AsyncIterable<Buffer>, count, createWriteStream(file));
+  } catch (e) {
+    if (isStudioError(e)) throw e;
     throw new StudioError(422, CUT_OFF);
   }
   const encoding = contentEncoding?.toLowerCase() === 'gzip' ? 'gzip' : undefined;
@@ -317,6 +328,7 @@ export class DatasetService {
         errorDetails: null,
         ingestedAt: new Date().toISOString(),
         rejectedRows: result.rejectedRows ?? null,
+        geometryRepairs: result.geometryRepairs ?? null,
       },
     }, opts);
     if (previous && previous !== key) {

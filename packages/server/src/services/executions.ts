@@ -3,7 +3,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { ColumnType, Selectable } from 'kysely';
 import { listValue, type DuckDBValue } from '@duckdb/node-api';
-import { quoteIdent, type Engine } from '@studio/engine';
+import { quoteIdent, quoteLiteral, type Engine } from '@studio/engine';
 import { duckdbQueryError } from '@studio/pipeline';
 import { datasetFileFor } from './dataset-tables';
 import { Id, StudioError, badInput, isStudioError, notFound, bestEffort } from '@studio/schema';
@@ -138,13 +138,14 @@ export class ExecutionService {
    * caller reads, by id or name; `aliases` names more), `$name` parameters are bound by value.
    */
   async sandboxPlan(caller: Caller, query: string, values: ParamValues, aliases: Map<string, ResourceRow> = new Map()): Promise<Omit<Plan, 'query'>> {
-    const safe = await this.sandbox.compile(query, (name) => this.datasetFile(caller, name, aliases));
-    const bound = bindValues(await this.sandbox.parameterNames(safe), values);
+    const as = { userId: caller.user.id };
+    const safe = await this.sandbox.compile(query, (name) => this.datasetFile(caller, name, aliases), as);
+    const bound = bindValues(await this.sandbox.parameterNames(safe, as), values);
     const params = Object.fromEntries(Object.entries(bound).map(([k, v]) => [k, duckValue(v)]));
     return {
       parameters: bound,
       cacheBasis: { engine: 'duckdb', sql: safe.sql, parameters: bound },
-      produce: (file, signal) => this.sandbox.copyToParquet(safe, params, file, signal),
+      produce: (file, signal) => this.sandbox.copyToParquet(safe, params, file, { ...as, signal }),
     };
   }
 
@@ -275,7 +276,7 @@ export class ExecutionService {
       if (signal.aborted) throw new StudioError(499, 'The query was cancelled');
       const key = `executions/${id}.parquet`;
       await this.engine.store.put(key, file);
-      const columns = await this.engine.query(`DESCRIBE SELECT * FROM read_parquet(${sqlString(await this.engine.store.localPath(key))})`);
+      const columns = await this.engine.query(`DESCRIBE SELECT * FROM read_parquet(${quoteLiteral(await this.engine.store.localPath(key))})`);
       const finished = new Date();
       await this.updateRunning(id, {
         status: 'success',
@@ -385,7 +386,7 @@ export class ExecutionService {
     if (!a.metadata.columns.some((c) => c.name === column)) throw badInput(`Unknown column ${column}`);
     const file = await this.engine.store.localPath(a.storageKey);
     const col = quoteIdent(column);
-    const rows = await this.engine.query(`SELECT DISTINCT ${col} AS value FROM read_parquet(${sqlString(file)}) WHERE ${col} IS NOT NULL ORDER BY 1 LIMIT $1`, [limit]);
+    const rows = await this.engine.query(`SELECT DISTINCT ${col} AS value FROM read_parquet(${quoteLiteral(file)}) WHERE ${col} IS NOT NULL ORDER BY 1 LIMIT $1`, [limit]);
     return rows.map((r) => r.value);
   }
 
@@ -401,7 +402,7 @@ export class ExecutionService {
     signal.addEventListener('abort', stop, { once: true });
     try {
       if (signal.aborted) throw new StudioError(499, 'The query was cancelled');
-      const r = await pooled.connection.runAndReadAll(`COPY (${sql}) TO ${sqlString(file)} (FORMAT parquet)`, Object.keys(params).length ? params : undefined);
+      const r = await pooled.connection.runAndReadAll(`COPY (${sql}) TO ${quoteLiteral(file)} (FORMAT parquet)`, Object.keys(params).length ? params : undefined);
       return Number(r.getRows()[0]?.[0] ?? 0);
     } finally {
       signal.removeEventListener('abort', stop);
@@ -429,8 +430,8 @@ export class ExecutionService {
     const struct = columns.map((_c, k) => `c${k}: 'VARCHAR'`).join(', ');
     // PostgreSQL's COPY CSV: an unquoted empty field is NULL, a quoted one the empty string.
     const rows = format === 'csv'
-      ? `read_csv(${sqlString(file)}, header = false, auto_detect = false, delim = ',', quote = '"', escape = '"', allow_quoted_nulls = false, columns = {${struct}})`
-      : `read_json(${sqlString(file)}, format = 'newline_delimited', columns = {${struct}})`;
+      ? `read_csv(${quoteLiteral(file)}, header = false, auto_detect = false, delim = ',', quote = '"', escape = '"', allow_quoted_nulls = false, columns = {${struct}})`
+      : `read_json(${quoteLiteral(file)}, format = 'newline_delimited', columns = {${struct}})`;
     return `SELECT ${select} FROM ${rows}`;
   }
 
@@ -466,10 +467,6 @@ function uniqueName(columns: { name: string }[], k: number): string {
   return before ? `${name}_${before}` : name;
 }
 
-/** A DuckDB string literal of a path the server built itself (temp files, store paths), never user text. */
-function sqlString(p: string): string {
-  return `'${p.replaceAll("'", "''")}'`;
-}
 
 /** The values of the parameters a statement uses: every one must be given; extra ones are dropped. */
 export function bindValues(names: string[], values: ParamValues): ParamValues {

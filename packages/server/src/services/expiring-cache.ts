@@ -1,4 +1,4 @@
-import { SharedLoads } from './shared-loads';
+import { SharedLoads } from '@studio/schema';
 /**
  * Values kept for a fixed time each, at most `limit` of them: the oldest written goes first when a new
  * one would pass the limit. The bearer-token cache and the reused tile access checks are both this, so a

@@ -11,14 +11,16 @@ import { AccessService } from './access';
 import { AuditService } from './audit';
 import { RecordService } from './records';
 import { BlobStore, UploadPolicies } from './uploads';
-import { Engine } from '@studio/engine';
-import { registerH3Functions } from '@studio/pipeline';
+import { Engine, type Converter } from '@studio/engine';
+import { registerH3Functions, setH3Workers } from '@studio/pipeline';
+import { registerSpatialFunctions } from '@studio/spatial';
 import { DatasetService } from './datasets';
 import { TempViews } from './temp-views';
 import { AnalyticsService } from './analytics';
 import { ExecutionService } from './executions';
 import { ListCache } from './list-cache';
 import { SqlSandbox } from './sql-sandbox';
+import { UserWorkPool, type UserWorkPoolOptions } from './user-work/supervisor';
 import { studioStores } from './object-store';
 import { ClientErrorService } from './client-errors';
 import { LegalService } from './legal';
@@ -30,12 +32,13 @@ import { unitOfWork, type UnitOfWork } from '../store/unit-of-work';
 import { DashboardWidgets } from './dashboards/widgets';
 import { PublicationService } from './dashboards/publications';
 import { TagService } from './tags';
+import { LockRequestService } from './lock-requests';
 import { ApiKeyService } from './api-keys';
 import { OrganizationService } from './organizations';
 import { AdminService } from './admin';
 import { JobService } from './jobs/service';
 import { DatasetRefreshService } from './dataset-refresh';
-import { TileCache } from './tile-cache';
+import { TileCache } from '@studio/tiles';
 
 /** Everything a route handler may use; built once per server from the catalog and config. */
 export interface Services {
@@ -59,6 +62,8 @@ export interface Services {
   listCache: ListCache;
   /** Where user-written SQL runs: locked DuckDB instances that read only the caller's dataset files. */
   sandbox: SqlSandbox;
+  /** The worker process uploads' files are converted in (Shapefile, KML, FlatGeobuf, Excel, Arrow). */
+  conversions: UserWorkPool;
   /** What data connections may connect to (STUDIO_CONNECTION_HOSTS, never the catalog's server). */
   reach: NetworkReach;
   /** Sign-in and map-password back-off, map grants, and the store of per-route limits (Redis when REDIS_URL is set). */
@@ -71,6 +76,7 @@ export interface Services {
   metrics: StudioMetrics;
   /** Tags and their links to resources. */
   tags: TagService;
+  lockRequests: LockRequestService;
   /** Users' API keys (generate, list, rename, revoke). */
   apiKeys: ApiKeyService;
   /** Organizations and invitations, as administrators manage them. */
@@ -105,6 +111,12 @@ function nodeIdOf(config: StudioConfig): string {
   }
 }
 
+/**
+ * A worker process that ended or was killed (a crash, a hang past its time, memory past its cap), as one JSON line
+ * on stderr beside the server's own log: the request it ran was answered with the reason.
+ */
+const workLog = (): UserWorkPoolOptions['log'] => (level, msg, details) => console[level](JSON.stringify({ level, msg, ...details }));
+
 /** The services the dashboard widgets are built from (every service but the widgets themselves). */
 export type CoreServices = Omit<Services, 'widgets' | 'refresh'>;
 
@@ -116,7 +128,29 @@ export async function buildServices(config: StudioConfig, catalog: Db): Promise<
   const nodeId = nodeIdOf(config);
   // One set of H3 functions for ingestion and queries: the pipeline's (fast, bit-exact with h3-js).
   const stores = await studioStores(config);
-  const engine = await Engine.open({ dataDir: config.dataDir, store: stores.objects, functions: registerH3Functions, memoryLimit: config.duckdbMemory });
+  const work = config.userWork;
+  const logWork = workLog();
+  // Uploads the format libraries convert (Shapefile, KML, FlatGeobuf, Excel, Arrow) are read in a worker process:
+  // a file that makes a library loop or blow up ends that process, not the API.
+  const conversions = new UserWorkPool({
+    name: 'files',
+    size: 1,
+    dir: path.join(config.dataDir, 'tmp', 'conversions'),
+    memoryLimit: '64MB',
+    maxInstances: 1,
+    spillLimit: '64MB',
+    h3Workers: config.h3Workers,
+    memoryCapBytes: work.workerMemoryBytes,
+    log: logWork,
+  });
+  const convert: Converter = (format, input, outBase, options) =>
+    conversions.run(
+      { op: 'convert', format, input, outBase, ...(options && { options }) },
+      { timeoutMs: work.convertTimeoutMs, timeoutMessage: `Reading the file took longer than ${Math.round(work.convertTimeoutMs / 1000)} s and was stopped (STUDIO_CONVERT_TIMEOUT_MS)` },
+    );
+  // Before the first H3 function runs: the pool starts its threads then.
+  setH3Workers(config.h3Workers);
+  const engine = await Engine.open({ dataDir: config.dataDir, store: stores.objects, functions: async (c) => { registerH3Functions(c); await registerSpatialFunctions(c); }, memoryLimit: config.duckdbMemory, convert });
   await engine.cleanTemp();
   const access = new AccessService(db, config.authCacheMs);
   const reach = NetworkReach.fromConfig(config);
@@ -126,7 +160,13 @@ export async function buildServices(config: StudioConfig, catalog: Db): Promise<
     dataDir: config.dataDir,
     memoryLimit: config.duckdbMemory,
     maxInstances: config.sandboxInstances,
-    functions: registerH3Functions,
+    workers: work.sqlWorkers,
+    timeoutMs: work.sqlTimeoutMs,
+    workerMemoryBytes: work.workerMemoryBytes,
+    spillLimit: work.sqlSpill,
+    h3Workers: config.h3Workers,
+    perUser: work.perUser,
+    log: logWork,
   });
   const auth = new AuthService(db, limits.signIn, config.authCacheMs, new SdkTokens(secrets.sdkTokenKey));
   const base: CoreServices = {
@@ -143,15 +183,20 @@ export async function buildServices(config: StudioConfig, catalog: Db): Promise<
     blobs: new BlobStore(stores.blobs, engine.tmpDir),
     engine,
     datasets: new DatasetService(db, engine, records, undefined, nodeId),
-    tempViews: new TempViews(engine),
+    tempViews: new TempViews(engine, work.tempViewsPerUser),
+    conversions,
     executions: new ExecutionService(db, engine, access, secrets, sandbox, reach, config.warehouse, undefined, nodeId),
     sandbox,
     reach,
     limits,
     listCache: new ListCache(db, { maxEntries: config.listCacheEntries, maxAgeMs: 60_000 }),
-    analytics: new AnalyticsService(db, engine, access, { sampleDir: path.join(config.dataDir, 'analytics', 'sample'), cache: AnalyticsService.cacheFromEnv() }),
+    analytics: new AnalyticsService(db, engine, access, { sampleDir: path.join(config.dataDir, 'analytics', 'sample'), cache: AnalyticsService.cacheFor(config) }),
     publications: new PublicationService(db, limits),
     tags: new TagService(db, access),
+    lockRequests: new LockRequestService(db, records, async (userId, row) => {
+      const who = await auth.callerOfExisting(userId);
+      return Boolean(who) && ['editor', 'owner'].includes(await access.accessOf(who, row, false));
+    }),
     apiKeys: new ApiKeyService(db),
     organizations: new OrganizationService(db, config),
     admin: new AdminService(db),

@@ -1,13 +1,23 @@
 import { quoteLiteral } from '@studio/engine';
 import { StudioError, badInput } from '@studio/schema';
-import { WAREHOUSE_DIALECTS, compilePipeline, validatePipeline } from '@studio/pipeline';
+import { WAREHOUSE_DIALECTS, compilePipeline, duckdbSql, validatePipeline } from '@studio/pipeline';
 import type { ResourceRow } from './records';
 import { storedConnection } from './connections';
 import { datasetAttrs } from './datasets';
-import type { CoreServices } from './index';
+import type { Engine } from '@studio/engine';
 import type { Caller } from '../http/caller';
-import { TEMP_VIEW_NAME } from './temp-views';
-import { tileResolverFor } from './hextiles/service';
+import type { AccessService } from './access';
+import type { ExecutionService } from './executions';
+import { TEMP_VIEW_NAME, type TempViews } from './temp-views';
+import { tileResolverFor } from './hextiles';
+
+/** What compiling a pipeline for a caller uses: access checks, the engine, live queries' results and temp views. */
+export interface PipelineDeps {
+  access: AccessService;
+  engine: Engine;
+  executions: ExecutionService;
+  tempViews: TempViews;
+}
 
 /** Every dataset a pipeline reads, by uuid, wherever in the tree it is named. */
 export function datasetsOf(node: unknown, out = new Set<string>()): Set<string> {
@@ -35,14 +45,14 @@ interface DatasetRead {
  */
 export type DatasetReads = Map<string, Promise<DatasetRead>>;
 
-async function readDataset(services: CoreServices, caller: Caller, uuid: string): Promise<DatasetRead> {
+async function readDataset(services: PipelineDeps, caller: Caller, uuid: string): Promise<DatasetRead> {
   const { resource } = await services.access.guard(caller, 'dataset', uuid, 'read', false);
   const attrs = datasetAttrs(resource);
   const path = attrs.status === 'ready' && attrs.storageKey ? await services.engine.store.localPath(attrs.storageKey) : null;
   return { attrs, path };
 }
 
-function readOnce(services: CoreServices, caller: Caller, uuid: string, reads: DatasetReads | undefined): Promise<DatasetRead> {
+function readOnce(services: PipelineDeps, caller: Caller, uuid: string, reads: DatasetReads | undefined): Promise<DatasetRead> {
   if (!reads) return readDataset(services, caller, uuid);
   const key = `${caller.user.id}:${uuid}`;
   let read = reads.get(key);
@@ -57,7 +67,7 @@ function readOnce(services: CoreServices, caller: Caller, uuid: string, reads: D
  * a pipeline whose datasets are all live datasets of one connection is compiled for that warehouse instead
  * (`pushDown` in the answer; see pushDownOf). `reads` shares dataset checks between the pipelines of one request.
  */
-export async function compileForCaller(services: CoreServices, caller: Caller, body: unknown, opts: { pushDown?: boolean; reads?: DatasetReads } = {}) {
+export async function compileForCaller(services: PipelineDeps, caller: Caller, body: unknown, opts: { pushDown?: boolean; reads?: DatasetReads } = {}) {
   const node = validatePipeline(body);
   const paths = new Map<string, string>();
   const temps = new Map<string, string>();
@@ -98,6 +108,12 @@ export async function compileForCaller(services: CoreServices, caller: Caller, b
       return { relationSql: `read_parquet(${quoteLiteral(p)})` };
     },
   });
+  // A join on a spatial predicate is planned here, once, for every consumer (streams, temporary views, widgets):
+  // the planner turns it into an indexed equi-join instead of DuckDB's nested loop of predicate calls.
+  if (compiled.spatialJoins) {
+    const sql = await services.engine.withConnection((c) => duckdbSql(c, compiled));
+    return { sql, params: compiled.params, pushDown: null, datasetVersions };
+  }
   return { ...compiled, pushDown: null, datasetVersions };
 }
 
@@ -117,7 +133,7 @@ function databaseQueriesOf(node: unknown, out: DatabaseQuery[] = []): DatabaseQu
  * queries there) and keeps its rows as a temporary view of the caller: the relation the compiled pipeline
  * reads, removed with the view 60 s later. `params` bind the query's parameters in the order they appear.
  */
-async function fetchDatabaseQueries(services: CoreServices, caller: Caller, node: unknown): Promise<Map<string, string>> {
+async function fetchDatabaseQueries(services: PipelineDeps, caller: Caller, node: unknown): Promise<Map<string, string>> {
   const relations = new Map<string, string>();
   for (const n of databaseQueriesOf(node)) {
     const key = queryKey(n);
@@ -148,7 +164,7 @@ export interface PushDown {
  * a named subquery, the pipeline is compiled in that warehouse's dialect. Otherwise null: the pipeline runs
  * on the studio's engine over the datasets' snapshots (mixed sources, temporary views, hex tiles).
  */
-async function pushDownOf(services: CoreServices, caller: Caller, node: ReturnType<typeof validatePipeline>, live: Map<string, { connectionId: string; query: string }>): Promise<PushDown | null> {
+async function pushDownOf(services: PipelineDeps, caller: Caller, node: ReturnType<typeof validatePipeline>, live: Map<string, { connectionId: string; query: string }>): Promise<PushDown | null> {
   const connections = new Set([...live.values()].map((l) => l.connectionId));
   if (connections.size !== 1) return null;
   // Whoever reads the dataset runs its query on the connection only while they may read the connection.

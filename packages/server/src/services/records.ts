@@ -18,6 +18,7 @@ import { toCount } from '../store/db';
 import type { ResourcesTable } from '../store/tables';
 import { homeOrgId, type Caller } from '../http/caller';
 import { RESOURCE_LABELS } from './access';
+import { latestVersions, recordVersion, VERSIONED_TYPES, type VersionInput } from './history';
 
 export type ResourceRow = Selectable<ResourcesTable>;
 /** `readable`: what the caller owns, what is shared with them and their organizations' records (search across the workspace). */
@@ -119,7 +120,8 @@ function wireOf(w: WireRow, access: Access): StudioRecord {
     },
     tags: w.tag_list,
     lock,
-    access: access === 'none' ? 'limited-viewer' : access,
+    // Samples read as their viewer's, whoever asks (sampleAccess): the editors open them read-only.
+    access: w.is_sample ? 'viewer' : access === 'none' ? 'limited-viewer' : access,
     thumbnailUrl: w.thumbnail_key ? `/v1/${THUMBNAIL_COLLECTIONS[w.type as ResourceType] ?? 'maps'}/${w.id}/thumbnail?v=${new Date(w.updated_at).getTime()}` : null,
     createdAt: iso(w.created_at),
     updatedAt: iso(w.updated_at),
@@ -162,7 +164,8 @@ export class RecordService {
     let q = this.wireQuery({ withState: false }).where('r.type', '=', type);
     switch (opts.scope) {
       case 'own':
-        q = q.where('r.owner_id', '=', uid);
+        // The samples their owner (the first administrator) made have their own tab, not a place among theirs.
+        q = q.where('r.owner_id', '=', uid).where('r.is_sample', '=', false);
         break;
       case 'organization':
         q = q.where('r.organization_id', 'in', caller.orgIds).where('r.is_sample', '=', false);
@@ -225,7 +228,8 @@ export class RecordService {
       const roles = await this.sharedRoles(caller, rows.map((r) => r.id));
       for (const item of items) {
         const role = roles.get(item.id);
-        item.access = item.ownerId === uid ? 'owner' : role && role !== 'none' ? role : opts.scope === 'samples' ? 'limited-viewer' : 'viewer';
+        if (item.isSample) continue; // read-only for everyone (wireOf)
+        item.access = item.ownerId === uid ? 'owner' : role && role !== 'none' ? role : 'viewer';
       }
     }
     return { items, total, attrs: new Map(rows.map((r) => [r.id, r.attrs])) };
@@ -340,7 +344,7 @@ export class RecordService {
   async create(
     caller: Caller,
     type: ResourceType,
-    body: RecordCreate & { attrs?: Record<string, unknown>; isSample?: boolean },
+    body: RecordCreate & { attrs?: Record<string, unknown>; isSample?: boolean; version?: VersionInput },
     opts: { acquireLock?: boolean; tabId?: string | null } = {},
   ): Promise<ResourceRow> {
     const id = randomUUID();
@@ -368,6 +372,9 @@ export class RecordService {
         .returningAll()
         .executeTakeFirstOrThrow();
       if (body.datasets?.length) await this.linkAll(trx, id, body.datasets, 'dataset');
+      // History (#51): the first save is version 1; a kepler.gl file's is an import.
+      const input = { ...(body.importSource && { source: 'import' as const }), ...body.version };
+      await recordVersion(trx, { recordId: id, type, before: null, beforeUpdatedAt: null, after: body.latestState ?? null, caller, input });
       return inserted;
     });
     return row;
@@ -377,7 +384,7 @@ export class RecordService {
   async update(
     caller: Caller,
     row: ResourceRow,
-    body: RecordUpdate & { attrs?: Record<string, unknown> },
+    body: RecordUpdate & { attrs?: Record<string, unknown>; version?: VersionInput },
     opts: { adminMode: boolean; acquireLock?: boolean; tabId?: string | null },
   ): Promise<ResourceRow> {
     await this.assertNotLockedByOther(caller, row, opts.tabId);
@@ -387,8 +394,12 @@ export class RecordService {
       if (!owner) throw notFound('New owner not found');
     }
     const now = new Date();
-    const lock = opts.acquireLock ? this.lockFor(caller, opts.tabId ?? null, now) : null;
+    const lock = opts.acquireLock ? this.lockFor(caller, opts.tabId ?? null, now, row) : null;
     return this.db.transaction().execute(async (trx) => {
+      // History (#51): a changed latestState is a version, written first (a 409 on an old base writes nothing).
+      if (body.latestState !== undefined) {
+        await recordVersion(trx, { recordId: row.id, type: row.type, before: row.latest_state, beforeUpdatedAt: row.updated_at, after: body.latestState, caller, input: body.version ?? {} });
+      }
       const updated = await trx
         .updateTable('resources')
         .set({
@@ -448,8 +459,11 @@ export class RecordService {
    * The lock a caller takes: held by the session and, from a browser, the tab (`x-studio-tab`); an API
    * client sends no tab and holds it as its user.
    */
-  lockFor(caller: Caller, tabId: string | null, now = new Date()): LockHolder {
-    return { ownerId: caller.user.id, sessionId: caller.via === 'session' ? caller.credentialId : null, tabId, acquiredAt: now, expiresAt: new Date(now.getTime() + LOCK_TTL_SECONDS * 1000) };
+  lockFor(caller: Caller, tabId: string | null, now = new Date(), held?: ResourceRow): LockHolder {
+    // A renewal keeps when the user took the lock: a read-only page says "editing since" then, not the last renewal.
+    const renewing = held?.lock_owner_id === caller.user.id && held.lock_acquired_at && held.lock_expires_at && held.lock_expires_at > now;
+    const acquiredAt = renewing ? held.lock_acquired_at! : now;
+    return { ownerId: caller.user.id, sessionId: caller.via === 'session' ? caller.credentialId : null, tabId, acquiredAt, expiresAt: new Date(now.getTime() + LOCK_TTL_SECONDS * 1000) };
   }
 
   /**
@@ -460,7 +474,7 @@ export class RecordService {
    */
   async acquireLock(caller: Caller, row: ResourceRow, opts: { tabId?: string | null; takeOver?: boolean } = {}): Promise<ResourceRow> {
     const tabId = opts.tabId ?? null;
-    const lock = this.lockFor(caller, tabId);
+    const lock = this.lockFor(caller, tabId, new Date(), row);
     const updated = await this.db
       .updateTable('resources')
       .set(lockColumns(lock))
@@ -539,6 +553,7 @@ export class RecordService {
         .returningAll()
         .executeTakeFirstOrThrow();
       if (links.length) await trx.insertInto('resource_links').values(links.map((l) => ({ resource_id: id, linked_id: l.linked_id }))).execute();
+      await recordVersion(trx, { recordId: id, type: row.type, before: null, beforeUpdatedAt: null, after: row.latest_state, caller, input: {} });
       return copy;
     });
   }
@@ -554,9 +569,11 @@ export class RecordService {
     const byId = new Map(rows.map((r) => [r.id, r]));
     const wires = await this.withExtras(await this.wireQuery({ withState: true }).where('r.id', 'in', [...byId.keys()]).execute());
     const wireById = new Map(wires.map((w) => [w.id, w]));
+    const versions = await latestVersions(this.db, rows.filter((r) => VERSIONED_TYPES[r.type]).map((r) => r.id));
     return rows.flatMap((row) => {
       const w = wireById.get(row.id);
-      return w ? [wireOf(w, accessOf(row))] : [];
+      // The latest version (#51), sent back by an editor as the base of its next save.
+      return w ? [{ ...wireOf(w, accessOf(row)), ...(VERSIONED_TYPES[row.type] && { version: versions.get(row.id) ?? null }) }] : [];
     });
   }
 }

@@ -38,7 +38,11 @@ export class TempViews {
   private folderReady: Promise<unknown> | null = null;
   private readonly dir: string;
 
-  constructor(private readonly engine: Engine) {
+  constructor(
+    private readonly engine: Engine,
+    /** Views one user may keep alive at once (STUDIO_TEMP_VIEWS_PER_USER): one user cannot use up everyone's TEMP_VIEW_SQL_LIMIT. */
+    private readonly perUser = 20,
+  ) {
     this.dir = path.join(engine.tmpDir, 'temp-views');
   }
 
@@ -52,7 +56,7 @@ export class TempViews {
   }
 
   /** Materializes compiled engine SQL (a pipeline) as a new view of `ownerId`, answering its first `preview` rows. */
-  create(ownerId: string, compiled: { sql: string; params: unknown[] }, preview = 0): Promise<TempViewInfo> {
+  create(ownerId: string, compiled: { sql: string; params: unknown[] }, preview = 0, replaces?: string): Promise<TempViewInfo> {
     return this.createWith(
       ownerId,
       async (file) => {
@@ -64,6 +68,7 @@ export class TempViews {
         return Number(Object.values(written[0] ?? {})[0] ?? 0);
       },
       preview,
+      replaces,
     );
   }
 
@@ -71,10 +76,20 @@ export class TempViews {
    * Materializes whatever `write` puts at `file` (a Parquet file; it answers the rows it wrote) as a new
    * view of `ownerId`: the SQL sandbox's copy of a user query, a warehouse's rows. A failed write leaves
    * no view. With `preview`, the answer holds the view's first rows (at most TEMP_VIEW_PREVIEW_MAX).
+   *
+   * `replaces` names a view of the same owner that the new one supersedes (a workbook cell run again): it does not
+   * count against the limits, and it is dropped once the new view is written (kept when the write fails, so the
+   * cell still has its last result). Without it, a workbook of 20 cells run twice within 60 s met the per-user
+   * limit with half of its views already unused. A name that is not a live view of the owner is ignored.
    */
-  async createWith(ownerId: string, write: (file: string) => Promise<number>, preview = 0): Promise<TempViewInfo> {
-    if (this.views.size >= TEMP_VIEW_SQL_LIMIT) {
+  async createWith(ownerId: string, write: (file: string) => Promise<number>, preview = 0, replaces?: string): Promise<TempViewInfo> {
+    const superseded = replaces !== undefined && this.isLiveViewOf(ownerId, replaces) ? replaces : undefined;
+    const freed = superseded ? 1 : 0;
+    if (this.views.size - freed >= TEMP_VIEW_SQL_LIMIT) {
       throw new StudioError(429, `Too many temporary views (at most ${TEMP_VIEW_SQL_LIMIT}); they expire ${TEMP_VIEW_TTL_SECONDS} s after creation`);
+    }
+    if (this.liveViewsOf(ownerId) - freed >= this.perUser) {
+      throw new StudioError(429, `Too many temporary views of yours (at most ${this.perUser} at once); they expire ${TEMP_VIEW_TTL_SECONDS} s after creation`);
     }
     let name = tempViewName();
     while (this.views.has(name)) name = tempViewName();
@@ -90,11 +105,23 @@ export class TempViews {
       const info: TempViewInfo = { name, expiresAt: new Date(view.expiresAt).toISOString(), rowCount };
       const limit = Math.min(Math.max(0, Math.floor(preview)), TEMP_VIEW_PREVIEW_MAX);
       if (limit > 0) Object.assign(info, await this.engine.typedQuery(`SELECT * FROM read_parquet(${quoteLiteral(file)}) LIMIT ${limit}`));
+      if (superseded) await this.drop(superseded);
       return info;
     } catch (e) {
       await this.drop(name);
       throw e;
     }
+  }
+
+  private liveViewsOf(ownerId: string): number {
+    let n = 0;
+    for (const v of this.views.values()) if (v.ownerId === ownerId) n++;
+    return n;
+  }
+
+  private isLiveViewOf(ownerId: string, name: string): boolean {
+    const view = this.views.get(name);
+    return view !== undefined && view.ownerId === ownerId && view.expiresAt >= Date.now();
   }
 
   /** The Parquet file of a live view the caller made; anything else is not found. */
@@ -103,9 +130,8 @@ export class TempViews {
   }
 
   private liveView(ownerId: string, name: string): TempView {
-    const view = this.views.get(name);
-    if (!view || view.ownerId !== ownerId || view.expiresAt < Date.now()) throw notFound(`Temporary view ${name} not found or expired`);
-    return view;
+    if (!this.isLiveViewOf(ownerId, name)) throw notFound(`Temporary view ${name} not found or expired`);
+    return this.views.get(name)!;
   }
 
   /**

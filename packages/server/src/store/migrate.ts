@@ -1,5 +1,6 @@
 import { Migrator, type Migration, type MigrationProvider } from 'kysely/migration';
-import type { Db } from './db';
+import type { Kysely } from 'kysely';
+import type { Database } from './tables';
 import * as m001 from './migrations/001-spine';
 import * as m002 from './migrations/002-catalog-kinds';
 import * as m003 from './migrations/003-published-maps';
@@ -16,6 +17,9 @@ import * as m013 from './migrations/013-client-errors';
 import * as m014 from './migrations/014-legal-versions';
 import * as m015 from './migrations/015-password-resets';
 import * as m016 from './migrations/016-invitation-per-person';
+import * as m017 from './migrations/017-session-families';
+import * as m018LockRequests from './migrations/018-lock-requests';
+import * as m019RecordVersions from './migrations/019-record-versions';
 
 /** Versioned migrations, in order; a new one is a new file and a new line here, never an edit. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -35,6 +39,9 @@ const MIGRATIONS: Record<string, Migration> = {
   '014-legal-versions': m014,
   '015-password-resets': m015,
   '016-invitation-per-person': m016,
+  '017-session-families': m017,
+  '018-lock-requests': m018LockRequests,
+  '019-record-versions': m019RecordVersions,
 };
 
 class InCodeProvider implements MigrationProvider {
@@ -43,7 +50,7 @@ class InCodeProvider implements MigrationProvider {
   }
 }
 
-export async function migrateToLatest(db: Db): Promise<void> {
+export async function migrateToLatest(db: Kysely<Database>): Promise<void> {
   const migrator = new Migrator({ db, provider: new InCodeProvider() });
   const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');

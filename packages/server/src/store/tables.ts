@@ -36,11 +36,15 @@ export interface MembershipsTable {
 
 export interface SessionsTable {
   id: string;
+  /** The sign-in this session descends from by refreshes (migration 017): a reused refresh token ends them all. */
+  family_id: string;
   user_id: string;
   access_hash: string;
   refresh_hash: string;
   expires_at: Date;
   refresh_expires_at: Date;
+  /** Set once its refresh token was exchanged: the row is kept only to recognise the token's reuse. */
+  rotated_at: Date | null;
   created_at: Timestamp;
 }
 
@@ -200,6 +204,31 @@ export interface PasswordResetsTable {
   created_at: Timestamp;
 }
 
+export interface RecordVersionsTable {
+  record_id: string;
+  n: number;
+  created_at: Timestamp;
+  created_by: string | null;
+  message: string | null;
+  source: 'builder' | 'api' | 'sdk' | 'import' | 'restore';
+  schema_version: number | null;
+  restored_from: number | null;
+  pins: ColumnType<{ datasetId: string; snapshotId: string }[], string | undefined, string>;
+  kind: 'full' | 'delta';
+  chain: number;
+  body: ColumnType<unknown, string | null, string | null>;
+  bytes: number;
+}
+
+export interface LockRequestsTable {
+  id: string;
+  resource_id: string;
+  requester_id: string;
+  status: 'pending' | 'granted' | 'declined';
+  created_at: Timestamp;
+  answered_at: Date | null;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   users: UsersTable;
@@ -219,4 +248,6 @@ export interface Database {
   client_errors: ClientErrorsTable;
   legal_versions: LegalVersionsTable;
   password_resets: PasswordResetsTable;
+  lock_requests: LockRequestsTable;
+  record_versions: RecordVersionsTable;
 }

@@ -40,7 +40,7 @@ async function bigqueryTarget(t: DriverTarget): Promise<Target> {
   if (!parsed.success) throw badInput('Could not parse data connection', parsed.error.issues[0]?.message);
   const c = parsed.data;
   const key = serviceAccountOf(t);
-  const apiEndpoint = await googleEndpoint(t, 'bigquery.googleapis.com', c.endpoint);
+  const { apiEndpoint, interceptor } = await googleEndpoint(t, 'bigquery.googleapis.com', c.endpoint);
   const { BigQuery } = await bigquerySdk();
   const bq = new BigQuery({
     projectId: c.projectId,
@@ -49,6 +49,8 @@ async function bigqueryTarget(t: DriverTarget): Promise<Target> {
     autoRetry: false,
     location: c.location,
   });
+  // Typed by each package's own copy of @google-cloud/common: the shape is the same.
+  bq.interceptors.push(interceptor as unknown as (typeof bq.interceptors)[number]);
   return { bq, projectId: c.projectId, dataset: c.dataset, location: c.location, settings: t.settings };
 }
 

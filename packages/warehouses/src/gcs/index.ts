@@ -9,7 +9,7 @@ import { contentTypeOfKey, underPrefix, type StorageDriver, type StorageItem } f
 /**
  * Google Cloud Storage through Google's own client (@google-cloud/storage, its JSON API), signed with the
  * connection's service account key; a custom endpoint (an emulator, a private one) is checked and
- * authenticated like Google's.
+ * authenticated like Google's, every request sent to the address the network rule checked (../google.ts).
  */
 
 interface Target {
@@ -26,7 +26,7 @@ async function gcsTarget(t: DriverTarget): Promise<Target> {
   if (!parsed.success) throw badInput('Could not parse data connection', parsed.error.issues[0]?.message);
   const c = parsed.data;
   const key = serviceAccountOf(t);
-  const apiEndpoint = await googleEndpoint(t, 'storage.googleapis.com', c.endpoint);
+  const { apiEndpoint, interceptor } = await googleEndpoint(t, 'storage.googleapis.com', c.endpoint);
   const { Storage } = await storageSdk();
   const storage = new Storage({
     projectId: key.project_id ?? 'studio',
@@ -37,6 +37,7 @@ async function gcsTarget(t: DriverTarget): Promise<Target> {
     retryOptions: { autoRetry: false, totalTimeout: t.settings.connectTimeoutMs / 1000 },
     timeout: t.settings.statementTimeoutMs,
   });
+  storage.interceptors.push(interceptor as unknown as (typeof storage.interceptors)[number]);
   return { storage, bucket: c.bucket, prefix: c.prefix || undefined };
 }
 

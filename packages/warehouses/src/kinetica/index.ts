@@ -1,5 +1,6 @@
 import { CONNECTION_CONFIGS, StudioError, badInput } from '@studio/schema';
 import { cancelled, writeNdjson, tooManyRows, type BrowseItem, type DriverTarget, type FetchedColumn, type ParamValue, type WarehouseDriver } from '../driver';
+import { hostAndPort } from '../pinned';
 import { HttpClient } from '../http';
 import { bindStatement, namedParameters } from '../parameters';
 
@@ -35,7 +36,7 @@ export async function kineticaTarget(t: DriverTarget): Promise<KineticaTarget> {
   const c = parsed.data;
   const url = new URL(c.url);
   const api = await HttpClient.connect(
-    { protocol: url.protocol as 'http:' | 'https:', host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port || (url.protocol === 'https:' ? 443 : 80)) },
+    { protocol: url.protocol as 'http:' | 'https:', ...hostAndPort(url) },
     t.reach,
     t.settings,
   );

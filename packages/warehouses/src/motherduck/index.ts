@@ -1,7 +1,7 @@
 import { open, readdir, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { DuckDBInstance, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
-import { CONNECTION_CONFIGS, StudioError, badInput } from '@studio/schema';
+import { CONNECTION_CONFIGS, StudioError, badInput, quoteIdent, quoteLiteral } from '@studio/schema';
 import { cancelled, driverError, ndjsonRow, tooManyRows, type BrowseItem, type DriverTarget, type FetchedColumn, type WarehouseDriver } from '../driver';
 import { bindStatement, namedParameters } from '../parameters';
 
@@ -17,8 +17,6 @@ const CATALOG = 'warehouse';
 
 type Source = { kind: 'motherduck'; database: string } | { kind: 'duckdb'; file: string } | { kind: 'parquet'; files: string[] };
 
-const quote = (s: string) => `'${s.replaceAll("'", "''")}'`;
-const ident = (s: string) => `"${s.replaceAll('"', '""')}"`;
 
 async function sourceOf(t: DriverTarget): Promise<Source> {
   const parsed = CONNECTION_CONFIGS.motherduck.safeParse(t.config);
@@ -68,26 +66,26 @@ async function openSource(t: DriverTarget): Promise<{ instance: DuckDBInstance; 
         );
       }
       // The option exists only once the extension is loaded; the token is a quoted value, never SQL text.
-      if (t.credentials?.token) await c.run(`SET motherduck_token = ${quote(t.credentials.token)}`);
-      await c.run(`ATTACH ${quote(`md:${source.database}`)} AS ${CATALOG} (READ_ONLY)`).catch((e: unknown) => {
+      if (t.credentials?.token) await c.run(`SET motherduck_token = ${quoteLiteral(t.credentials.token)}`);
+      await c.run(`ATTACH ${quoteLiteral(`md:${source.database}`)} AS ${CATALOG} (READ_ONLY)`).catch((e: unknown) => {
         throw driverError(e, 'Could not connect: ');
       });
       // Attached first; then, as for a local file, nothing on this machine may be read (fails safe: should
       // the extension need external access for later reads, the query fails rather than opening files).
       await c.run('SET enable_external_access = false');
     } else if (source.kind === 'duckdb') {
-      await c.run(`ATTACH ${quote(source.file)} AS ${CATALOG} (READ_ONLY)`).catch((e: unknown) => {
+      await c.run(`ATTACH ${quoteLiteral(source.file)} AS ${CATALOG} (READ_ONLY)`).catch((e: unknown) => {
         throw driverError(e, 'Could not open the DuckDB file: ');
       });
       await c.run('SET enable_external_access = false');
     } else {
       await c.run(`ATTACH ':memory:' AS ${CATALOG}`);
       for (const f of source.files) {
-        await c.run(`CREATE VIEW ${CATALOG}.main.${ident(path.basename(f, '.parquet'))} AS SELECT * FROM read_parquet(${quote(f)})`).catch((e: unknown) => {
+        await c.run(`CREATE VIEW ${CATALOG}.main.${quoteIdent(path.basename(f, '.parquet'))} AS SELECT * FROM read_parquet(${quoteLiteral(f)})`).catch((e: unknown) => {
           throw driverError(e, `Could not read ${path.basename(f)}: `);
         });
       }
-      await c.run(`SET allowed_paths = [${source.files.map(quote).join(', ')}]`);
+      await c.run(`SET allowed_paths = [${source.files.map(quoteLiteral).join(', ')}]`);
       await c.run('SET enable_external_access = false');
     }
     await c.run(`USE ${CATALOG}`);

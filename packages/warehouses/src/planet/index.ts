@@ -1,6 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { CONNECTION_CONFIGS, StudioError, badInput } from '@studio/schema';
 import { cancelled, type DriverTarget } from '../driver';
+import { hostAndPort } from '../pinned';
 import { HttpClient } from '../http';
 import { contentTypeOfKey, type StorageDriver, type StorageItem } from '../storage';
 
@@ -41,7 +42,7 @@ async function planetTarget(t: DriverTarget): Promise<Target> {
 
 function clientFor(url: string, t: DriverTarget): Promise<HttpClient> {
   const u = new URL(url);
-  return HttpClient.connect({ protocol: u.protocol as 'http:' | 'https:', host: u.hostname.replace(/^\[|\]$/g, ''), port: Number(u.port || (u.protocol === 'https:' ? 443 : 80)) }, t.reach, t.settings);
+  return HttpClient.connect({ protocol: u.protocol as 'http:' | 'https:', ...hostAndPort(u) }, t.reach, t.settings);
 }
 
 async function get<T>(p: Target, path: string, signal?: AbortSignal): Promise<T> {

@@ -1,15 +1,17 @@
-import { isIP } from 'node:net';
+import type http from 'node:http';
+import { createRequire } from 'node:module';
 import type snowflake from 'snowflake-sdk';
 import { CONNECTION_CONFIGS, StudioError, badInput, onFirstUse } from '@studio/schema';
 import { cancelled, tooManyRows, writeNdjson, type BrowseItem, type DriverTarget, type FetchedColumn, type ParamValue, type WarehouseDriver } from '../driver';
 import { bindStatement, namedParameters } from '../parameters';
+import { hostAndPort, pinAgent, pinnedAgents, pinnedLookups, type Pin } from '../pinned';
 
 /**
  * Snowflake through its own Node driver (snowflake-sdk): a session per call (user and password of the
  * connection, its warehouse, database, schema and role), the user's SQL with `?` binds, every value
  * fetched as Snowflake's text and streamed, the statement cancelled on abort; information_schema for
  * browsing. The account's URL is Snowflake's (<account>.snowflakecomputing.com) or a custom endpoint
- * (PrivateLink), checked by the network rule; plain HTTP endpoints are pointed at the checked address.
+ * (PrivateLink), checked by the network rule; every request goes to the checked address, HTTPS too.
  */
 
 /** The SDK, loaded on the first call of a Snowflake connection (57 MB of a server's memory). */
@@ -29,6 +31,26 @@ interface Target {
   options: Parameters<typeof snowflake.createConnection>[0];
   database?: string;
   settings: DriverTarget['settings'];
+  /** Ends the session's sockets. */
+  close(): void;
+}
+
+/**
+ * The agents of one Snowflake session, pinned (../pinned.ts): for HTTPS the SDK's own OCSP-checking agent,
+ * so certificates are checked for revocation as the SDK does by default; a result chunk's storage host is
+ * checked by the network rule when first asked for.
+ */
+function pinnedSnowflakeAgents(t: DriverTarget, pin: Pin): { http: http.Agent; https: http.Agent } {
+  const fromSdk = createRequire(createRequire(import.meta.url).resolve('snowflake-sdk'));
+  const HttpsOcspAgent = fromSdk('./lib/agent/https_ocsp_agent') as unknown;
+  if (typeof HttpsOcspAgent !== 'function') throw new StudioError(500, 'snowflake-sdk has changed: its HttpsOcspAgent is gone');
+  const lookups = pinnedLookups(t.reach, pin);
+  // Idle sockets close as the SDK's own agents' do (30 s); the session's end destroys them (withSession).
+  const options = { keepAlive: true, timeout: 30_000 };
+  return {
+    http: pinnedAgents(t.reach, pin, options).httpAgent,
+    https: pinAgent(new (HttpsOcspAgent as new (o: object) => http.Agent)(options), lookups),
+  };
 }
 
 async function snowflakeTarget(t: DriverTarget): Promise<Target> {
@@ -36,13 +58,15 @@ async function snowflakeTarget(t: DriverTarget): Promise<Target> {
   if (!parsed.success) throw badInput('Could not parse data connection', parsed.error.issues[0]?.message);
   const c = parsed.data;
   const url = new URL(c.endpoint ?? `https://${c.account}.snowflakecomputing.com`);
-  const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
-  const address = await t.reach.check(url.hostname.replace(/^\[|\]$/g, ''), port);
-  if (url.protocol === 'http:') url.hostname = isIP(address) === 6 ? `[${address}]` : address;
+  const { host, port } = hostAndPort(url);
+  const pin: Pin = { host, address: await t.reach.check(host, port) };
+  const agents = pinnedSnowflakeAgents(t, pin);
   return {
     options: {
       account: c.account,
       accessUrl: url.origin,
+      // The SDK asks its `agentClass` option (undeclared in its types, called as a function) for each request's agent.
+      ...{ agentClass: (o: { protocol?: string }) => (o.protocol === 'https:' ? agents.https : agents.http) },
       username: c.user,
       password: t.credentials?.password,
       warehouse: c.warehouse,
@@ -55,6 +79,10 @@ async function snowflakeTarget(t: DriverTarget): Promise<Target> {
     },
     database: c.database,
     settings: t.settings,
+    close: () => {
+      agents.http.destroy();
+      agents.https.destroy();
+    },
   };
 }
 
@@ -70,11 +98,15 @@ function snowflakeError(e: unknown, prefix = ''): StudioError {
 async function withSession<T>(s: Target, fn: (c: Connection) => Promise<T>): Promise<T> {
   const connection = (await snowflakeSdk()).createConnection(s.options);
   // The callback form: connectAsync reports a refused login as "terminated connection", losing Snowflake's words.
-  await new Promise<void>((resolve, reject) => connection.connect((e) => (e ? reject(snowflakeError(e, 'Could not connect: ')) : resolve())));
   try {
-    return await fn(connection);
+    await new Promise<void>((resolve, reject) => connection.connect((e) => (e ? reject(snowflakeError(e, 'Could not connect: ')) : resolve())));
+    try {
+      return await fn(connection);
+    } finally {
+      await new Promise<void>((resolve) => connection.destroy(() => resolve()));
+    }
   } finally {
-    await new Promise<void>((resolve) => connection.destroy(() => resolve()));
+    s.close();
   }
 }
 

@@ -62,12 +62,24 @@ export function DataTable<T>({ label, columns, rows, rowKey, busy, rowCount, onE
   );
 }
 
+/** A text's long unbroken run (an email, an address, an id) is longer than this many characters. */
+const LONG_TOKEN = 24;
+
+/**
+ * A cell's text with places to break a long run at its punctuation (after `@ . / _ -`), so that table cells wrap
+ * whole words (`overflow-wrap: break-word`) and still hold an email or an id without widening the page.
+ */
+function breakable(content: ReactNode): ReactNode {
+  if (typeof content !== 'string' || !content.split(/\s+/).some((w) => w.length > LONG_TOKEN)) return content;
+  return content.split(/(?<=[@./_-])/).flatMap((part, i) => (i ? [<wbr key={i} />, part] : [part]));
+}
+
 function Row<T>({ row, columns, index, measure }: { row: T; columns: Column<T>[]; index?: number; measure?: (el: HTMLTableRowElement | null) => void }) {
   return (
     <tr ref={measure} data-index={index} aria-rowindex={index === undefined ? undefined : index + 2}>
       {columns.map((c, i) => (
         <td key={i} className={c.className}>
-          {c.cell(row)}
+          {breakable(c.cell(row))}
         </td>
       ))}
     </tr>

@@ -96,7 +96,7 @@ function UserMenu() {
         <span className="avatar" aria-hidden="true">
           {initials}
         </span>
-        <span className="user-name">{user.name}</span>
+        <span className="user-name" title={user.name}>{user.name}</span>
       </button>
       {open && (
         <div className="menu" role="group" aria-label="Account">
@@ -165,7 +165,7 @@ export function WorkspaceLayout() {
       </aside>
       <div className="main">
         <header className="topbar">
-          <span className="muted">{user.organization?.name ?? 'Personal workspace'}</span>
+          <span className="muted topbar-org" title={user.organization?.name ?? 'Personal workspace'}>{user.organization?.name ?? 'Personal workspace'}</span>
           <SearchBox />
           <UserMenu />
         </header>

@@ -37,16 +37,26 @@ const NO_REFRESH = ['/v1/auth/sign-in', '/v1/auth/refresh', '/v1/auth/accept-inv
 
 let refreshing: Promise<string | null> | null = null;
 
+/** Runs `work` while no other instance of the app (a tab, a frame) runs its own: the Web Locks API, where the browser has it. */
+async function oneInstanceAtATime<T>(work: () => Promise<T>): Promise<T> {
+  if (typeof navigator === 'undefined' || !navigator.locks) return work();
+  // The lock's promise settles with what `work` settles with (its typing nests the promise).
+  return (await navigator.locks.request('studio.session-refresh', work)) as T;
+}
+
 /**
  * Exchanges the stored refresh token once, however many calls failed with 401 at the same time. Other
  * instances of the app share the stored session (tabs, and the map widgets' frames of a dashboard) and
- * refresh tokens are single-use: when the refresh is refused because another instance used the token
- * first, the session it stored is the answer.
+ * refresh tokens are single-use: a token presented twice ends the whole sign-in, every instance's. So the
+ * instances refresh one at a time, and one that finds a newer session stored (by `failedWith` no longer
+ * being the stored access token) takes it instead of refreshing; when the refresh is refused because
+ * another instance used the token first all the same, the session it stored is the answer.
  */
-function refreshAccessToken(): Promise<string | null> {
-  refreshing ??= (async () => {
+function refreshAccessToken(failedWith: string | null): Promise<string | null> {
+  refreshing ??= oneInstanceAtATime(async () => {
     const stored = readSession();
     if (!stored) return null;
+    if (failedWith !== null && stored.accessToken !== failedWith) return stored.accessToken;
     try {
       const session = await new StudioClient().refresh(stored.refreshToken);
       storeSession(session);
@@ -55,7 +65,7 @@ function refreshAccessToken(): Promise<string | null> {
       const now = readSession();
       return now && now.refreshToken !== stored.refreshToken ? now.accessToken : null;
     }
-  })().finally(() => {
+  }).finally(() => {
     refreshing = null;
   });
   return refreshing;
@@ -79,7 +89,7 @@ export const sessionFetch: typeof fetch = async (input, rawInit) => {
   reportQuota(response);
   if (response.status !== 401 || NO_REFRESH.some((p) => url.includes(p)) || client.token === NOT_SIGNED_IN) return response;
   const stored = readSession();
-  const token = stored && stored.accessToken !== bearerOf(init) ? stored.accessToken : await refreshAccessToken();
+  const token = stored && stored.accessToken !== bearerOf(init) ? stored.accessToken : await refreshAccessToken(bearerOf(init));
   if (!token) {
     storeSession(null);
     client.token = NOT_SIGNED_IN;

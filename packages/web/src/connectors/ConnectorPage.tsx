@@ -1,5 +1,5 @@
 import { Suspense, lazy } from 'react';
-import { Navigate, useNavigate, useParams, useSearchParams } from 'react-router-dom';
+import { useNavigate, useParams, useSearchParams } from 'react-router-dom';
 import { CONNECTION_LABELS, can } from '@studio/schema';
 import { client } from '../app/api';
 import { ErrorMessage } from '../app/ui';
@@ -69,22 +69,6 @@ export function ConnectorPage() {
           </Suspense>
         </>
       )}
-    </section>
-  );
-}
-
-/** /workspace/queries/{id}: a saved query opens in its connection's SQL workspace. */
-export function SavedQueryPage() {
-  const { id = '' } = useParams();
-  const bookmark = useLoad(() => client.bookmarks.get(id), [id]);
-  if (bookmark.error) return <section className="page"><ErrorMessage message={bookmark.error} onRetry={bookmark.reload} /></section>;
-  if (!bookmark.data) return <section className="page"><p role="status">Loading the saved query…</p></section>;
-  if (bookmark.data.connectionId) return <Navigate to={`/workspace/connectors/${bookmark.data.connectionId}?bookmark=${id}`} replace />;
-  return (
-    <section className="page">
-      <header className="page-header"><h1>{bookmark.data.name}</h1></header>
-      <p className="muted">This query runs over the studio&apos;s datasets (POST /v1/data-queries).</p>
-      <pre className="sql-text">{bookmark.data.query}</pre>
     </section>
   );
 }

@@ -1,15 +1,14 @@
 import { Suspense, lazy, useEffect, useMemo, useRef, useState } from 'react';
 import { Link } from 'react-router-dom';
-import { EditorView, basicSetup } from 'codemirror';
-import { keymap } from '@codemirror/view';
-import { Compartment, Prec } from '@codemirror/state';
-import { PostgreSQL, sql, type SQLNamespace } from '@codemirror/lang-sql';
+import type { SQLNamespace } from '@codemirror/lang-sql';
 import type { Dataset } from '@studio/schema';
 import type { Execution } from '@studio/client';
 import { client } from '../app/api';
 import { ErrorMessage, useAction } from '../app/ui';
 import { errorMessage } from '../app/useLoad';
-import { findPoints } from './points';
+import { findShapes } from '../sql/shapes';
+import { createSqlEditor, type SqlEditor } from '../sql/editor';
+import { RunBar } from '../sql/RunBar';
 
 const ResultMap = lazy(() => import('./ResultMap'));
 
@@ -51,7 +50,7 @@ export function SqlWorkspace({ connectionId, bookmarkId, onDataset, saveLabel = 
   saveLabel?: string;
 }) {
   const host = useRef<HTMLDivElement>(null);
-  const view = useRef<EditorView | null>(null);
+  const editor = useRef<SqlEditor | null>(null);
   const [result, setResult] = useState<Result>(null);
   const [error, setError] = useState<string | null>(null);
   const [running, setRunning] = useState<AbortController | null>(null);
@@ -60,14 +59,13 @@ export function SqlWorkspace({ connectionId, bookmarkId, onDataset, saveLabel = 
   const [live, setLive] = useState(false);
   const save = useAction();
   const bookmark = useAction();
-  const [bookmarked, setBookmarked] = useState<string | null>(null);
   const [text, setText] = useState('select 1');
   const [values, setValues] = useState<Record<string, string>>({});
   const [template, setTemplate] = useState<{ id: string; name: string; query: string } | null>(null);
   const templateAction = useAction();
   const names = templateParameters(text);
   const [tab, setTab] = useState<'table' | 'map'>('table');
-  const located = useMemo(() => (result ? findPoints(result.rows) : null), [result]);
+  const located = useMemo(() => (result ? findShapes(result.rows) : null), [result]);
   const run = useRef<() => void>(() => undefined);
 
   const [history, setHistory] = useState<Execution[]>([]);
@@ -82,9 +80,7 @@ export function SqlWorkspace({ connectionId, bookmarkId, onDataset, saveLabel = 
 
   run.current = () => {
     // The editor's text itself (a key press can come before React has seen the last change); a selection runs alone.
-    const state = view.current?.state;
-    const selection = state?.selection.main;
-    const current = (selection && !selection.empty ? state!.sliceDoc(selection.from, selection.to) : state?.doc.toString() ?? '').trim();
+    const current = editor.current?.runnable() ?? '';
     if (!current) return;
     running?.abort();
     const abort = new AbortController();
@@ -107,34 +103,23 @@ export function SqlWorkspace({ connectionId, bookmarkId, onDataset, saveLabel = 
 
   useEffect(() => {
     if (!host.current) return undefined;
-    const language = new Compartment();
-    const editor = new EditorView({
-      doc: 'select 1',
-      parent: host.current,
-      extensions: [
-        basicSetup,
-        language.of(sql({ dialect: PostgreSQL })),
-        Prec.highest(keymap.of([{ key: 'Mod-Enter', run: () => (run.current(), true) }])),
-        EditorView.contentAttributes.of({ 'aria-label': 'SQL' }),
-        EditorView.updateListener.of((u) => u.docChanged && setText(u.state.doc.toString().trim())),
-      ],
-    });
-    view.current = editor;
+    const ed = createSqlEditor(host.current, { doc: 'select 1', onRun: () => run.current(), onText: setText });
+    editor.current = ed;
     let stale = false;
     // A saved query opened from the list: its text in the editor.
     if (bookmarkId) {
       client.bookmarks.get(bookmarkId).then(
-        (b) => !stale && editor.dispatch({ changes: { from: 0, to: editor.state.doc.length, insert: b.query } }),
+        (b) => !stale && ed.setText(b.query),
         (e: unknown) => !stale && setError(errorMessage(e)),
       );
     }
     completionSchema(connectionId).then(
-      (schema) => !stale && editor.dispatch({ effects: language.reconfigure(sql({ dialect: PostgreSQL, schema })) }),
+      (schema) => !stale && ed.setSchema(schema),
       () => undefined, // completion is a help: without it the editor still runs queries
     );
     return () => {
       stale = true;
-      editor.destroy();
+      ed.view.destroy();
     };
   }, [connectionId, bookmarkId]);
 
@@ -143,15 +128,7 @@ export function SqlWorkspace({ connectionId, bookmarkId, onDataset, saveLabel = 
     <section className="sql-workspace" aria-label="SQL workspace">
       <div ref={host} className="sql-editor" />
       <div className="toolbar">
-        <button type="button" className="button button-primary" disabled={running !== null} onClick={() => run.current()}>Run</button>
-        {running && <button type="button" className="button" onClick={() => { running.abort(); setRunning(null); }}>Cancel</button>}
-        {running && <span className="muted" role="status">Running…</span>}
-        <button type="button" className="button" disabled={bookmark.pending} onClick={() => {
-          const text = view.current?.state.doc.toString().trim() ?? '';
-          const title = window.prompt('Name of the saved query', text.slice(0, 60));
-          if (text && title) void bookmark.run(async () => setBookmarked((await client.bookmarks.create({ name: title, query: text, connectionId })).name));
-        }}>Save query</button>
-        {bookmarked && <span role="status">{`Saved query “${bookmarked}”`}</span>}
+        <RunBar running={running !== null} onRun={() => run.current()} onCancel={() => { running?.abort(); setRunning(null); }} text={() => editor.current?.view.state.doc.toString().trim() ?? ''} connectionId={connectionId} bookmark={bookmark} />
         {names.length > 0 && (
           <button type="button" className="button" disabled={templateAction.pending} onClick={() => {
             const title = window.prompt('Name of the query template', text.slice(0, 60));
@@ -181,7 +158,7 @@ export function SqlWorkspace({ connectionId, bookmarkId, onDataset, saveLabel = 
           <ul>
             {history.map((e) => (
               <li key={e.id}>
-                <button type="button" className="link-button" title="Put this query in the editor" onClick={() => view.current?.dispatch({ changes: { from: 0, to: view.current.state.doc.length, insert: e.query } })}>
+                <button type="button" className="link-button" title="Put this query in the editor" onClick={() => editor.current?.setText(e.query)}>
                   {e.query.length > 120 ? `${e.query.slice(0, 120)}…` : e.query}
                 </button>
                 <span className="muted small">{` ${e.status}${e.rowCount !== null ? `, ${e.rowCount} rows` : ''} · ${new Date(e.createdAt).toLocaleString()}`}</span>
@@ -195,11 +172,11 @@ export function SqlWorkspace({ connectionId, bookmarkId, onDataset, saveLabel = 
           <div className="segmented" role="group" aria-label="Show the result as">
             <button type="button" className={`button button-small${tab === 'table' ? ' button-primary' : ''}`} aria-pressed={tab === 'table'} onClick={() => setTab('table')}>Table</button>
             <button type="button" className={`button button-small${tab === 'map' ? ' button-primary' : ''}`} aria-pressed={tab === 'map'} disabled={!located}
-              title={located ? `Points from ${located.from}` : 'No latitude/longitude, WKT or GeoJSON point column in the result'} onClick={() => setTab('map')}>Map</button>
+              title={located ? `Places from ${located.from}` : 'No latitude/longitude, WKT point or GeoJSON column in the result'} onClick={() => setTab('map')}>Map</button>
           </div>
           {tab === 'map' && located ? (
             <Suspense fallback={<p className="muted" role="status">Loading the map…</p>}>
-              <ResultMap points={located.points} label={`${located.points.length} points from ${located.from}`} />
+              <ResultMap features={located.features} label={`${located.features.length} places from ${located.from}`} />
             </Suspense>
           ) : (
           <div className="sql-result">
@@ -213,7 +190,7 @@ export function SqlWorkspace({ connectionId, bookmarkId, onDataset, saveLabel = 
           )}
           <form className="toolbar" onSubmit={(e) => {
             e.preventDefault();
-            const text = view.current?.state.doc.toString().trim() ?? '';
+            const text = editor.current?.view.state.doc.toString().trim() ?? '';
             void save.run(async () => {
               const d = await client.connections.saveAsDataset(connectionId, text, name, { live });
               if (onDataset) onDataset(d);

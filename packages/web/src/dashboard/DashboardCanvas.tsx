@@ -14,7 +14,7 @@ export interface CanvasSource {
   /** Rows of one widget with the current values and cross-filters. */
   run: (w: Widget, body: { parameters: Record<string, string>; crossFilters: CrossFilter[]; page: number; sort?: { by: string; desc: boolean } }, signal: AbortSignal) => Promise<WidgetResult>;
   choices: (p: Parameter) => Promise<string[]>;
-  /** CSV of one widget (up to 1M rows). */
+  /** CSV of one widget (up to 1M rows), in the spreadsheet-safe form: a person downloads it. */
   csv: (w: Widget, body: { parameters: Record<string, string>; crossFilters: CrossFilter[] }) => Promise<Response>;
   /** Where map widgets point (default: the signed-in preview of the map). */
   mapFrame?: MapFrame;
@@ -105,6 +105,6 @@ export function studioSource(dashboardId: string | null, saved: DashboardState |
   return {
     run: (w, body, signal) => (batched && savedAs(w) ? batched({ widgetId: w.id, ...body }, signal) : client.dashboards.runDraft(w, current.parameters, body, signal)),
     choices: (p) => (dashboardId && saved?.parameters.some((x) => JSON.stringify(x) === JSON.stringify(p)) ? client.dashboards.parameterValues(dashboardId, p.id) : client.dashboards.draftParameterValues(p)),
-    csv: (w, body) => client.dashboards.widgetCsv(savedAs(w) ? dashboardId : null, w, current.parameters, body),
+    csv: (w, body) => client.dashboards.widgetCsv(savedAs(w) ? dashboardId : null, w, current.parameters, body, 'safe'),
   };
 }

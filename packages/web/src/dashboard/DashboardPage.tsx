@@ -3,7 +3,10 @@ import { useLocation, useNavigate, useParams, useSearchParams } from 'react-rout
 import { parseDashboardState, type DashboardState, type StudioRecord, type Widget } from '@studio/schema';
 import { client } from '../app/api';
 import { heldHere, useEditLock } from '../app/useEditLock';
+import { LockRequests } from '../app/LockRequests';
 import { useUser } from '../app/session';
+import { DuplicateButton } from '../app/DuplicateButton';
+import { RECORD_KINDS } from '../app/record-links';
 import { ErrorMessage, useAction } from '../app/ui';
 import { errorMessage } from '../app/useLoad';
 import { DashboardCanvas, studioSource } from './DashboardCanvas';
@@ -16,6 +19,11 @@ import { loadGroup } from '../analytics/useRows';
 import { dashboardThumbnail } from './thumbnail';
 import { AddToProjectButton } from '../projects/AddRecordToProjectDialog';
 import { initialParams } from '../analytics/AnalyticsView';
+import { EditorHistoryDialogs } from '../app/history/HistoryPanel';
+import { VersionBanner } from '../app/history/VersionBanner';
+import { VersionMessageField } from '../app/history/useVersionedSave';
+import { useEditorHistory } from '../app/history/useEditorHistory';
+import { history, versionParam } from '../app/history/versions';
 import './dashboard.css';
 
 type Loaded = { record: StudioRecord | null; saved: DashboardState | null; state: DashboardState; name?: string };
@@ -65,14 +73,19 @@ export function DashboardPage({ preview = false }: { preview?: boolean }) {
   const [publishing, setPublishing] = useState(false);
   const save = useAction();
   const page = useRef<HTMLElement>(null);
+  // /preview/{id}?atVersion=n: that saved version, read-only, as it was (#51).
+  const hist = useEditorHistory('insights', preview ? versionParam(search) : null);
 
   useEffect(() => {
     let cancelled = false;
-    setLoaded(null);
+    if (!hist.afterRestore()) setLoaded(null);
     const load = async (): Promise<Loaded> => {
       if (!id) return fromTemplate(search.get('templateId') ?? DEFAULT_TEMPLATE, (location.state as { analyticParameters?: unknown } | null)?.analyticParameters, search.get('mapId'));
       const record = await client.records('dashboards').get(id, { acquireLock: !preview });
-      const saved = record.latestState ? parseDashboardState(record.latestState) : TEMPLATES.blank!.state();
+      const old = hist.atVersion ? await history('insights').get(id, hist.atVersion) : null;
+      hist.setVersion(old);
+      const stored = old ? old.state : record.latestState;
+      const saved = stored ? parseDashboardState(stored) : TEMPLATES.blank!.state();
       return { record, saved, state: saved };
     };
     load().then(
@@ -88,7 +101,7 @@ export function DashboardPage({ preview = false }: { preview?: boolean }) {
       cancelled = true;
     };
     // eslint-disable-next-line react-hooks/exhaustive-deps -- the template is read once per dashboard
-  }, [id, preview]);
+  }, [id, preview, hist.reloads]);
 
   const record = loaded?.record ?? null;
   // A lock that still holds and is not this tab's makes the page read-only (as for maps and workbooks).
@@ -109,7 +122,9 @@ export function DashboardPage({ preview = false }: { preview?: boolean }) {
 
   const onSave = () =>
     save.run(async () => {
-      const saved = await client.records('dashboards').save({ id: record?.id, name, latestState: state });
+      // An existing dashboard saves as a version based on the one it opened; refused (and shown) when someone saved meanwhile.
+      const saved = record ? await hist.saver.save(record, { name, latestState: state }) : await client.records('dashboards').save({ name, latestState: state });
+      if (!saved) return;
       // The list's thumbnail: the grid as drawn now (a failed thumbnail never fails the save).
       const grid = page.current?.querySelector<HTMLElement>('.dashboard-grid');
       const png = grid ? await dashboardThumbnail(grid).catch(() => null) : null;
@@ -127,6 +142,7 @@ export function DashboardPage({ preview = false }: { preview?: boolean }) {
       <header className="dashboard-toolbar">
         {canEdit ? <input className="dashboard-name" aria-label="Dashboard name" value={name} onChange={(e) => setName(e.target.value)} maxLength={500} /> : <h1>{name}</h1>}
         {!canEdit && <span className="badge">{preview ? 'Preview' : !mayEdit ? 'Read only' : lockedBy?.ownerId === user.id ? 'Read only: you are editing this dashboard in another tab' : `Being edited by ${lockedBy?.ownerName ?? 'someone else'}: read only`}</span>}
+        {!canEdit && !preview && record && <DuplicateButton collection="dashboards" record={record} href={RECORD_KINDS.insight.href} />}
         {!preview && mayEdit && lockedBy?.ownerId === user.id && record && (
           <button type="button" className="button" onClick={() => void save.run(async () => {
             // "Edit here": the user takes their own lock from the other tab, and this page opens for editing.
@@ -134,16 +150,20 @@ export function DashboardPage({ preview = false }: { preview?: boolean }) {
             setLoaded((l) => l && { ...l, record: taken });
           })}>Edit here</button>
         )}
+        {record && !preview && <LockRequests type="insight" record={record} userId={user.id} isAdmin={user.isAdmin} mayEdit={mayEdit} editingHere={canEdit} />}
         {canEdit && (
           <>
             <button type="button" className="button" onClick={() => setEditing('new')}>Add widget</button>
             <button type="button" className="button" onClick={() => setAddingParameter(true)}>Add parameter</button>
+            {record && <VersionMessageField saver={hist.saver} />}
             <button type="button" className="button button-primary" disabled={save.pending} onClick={() => void onSave()}>{save.pending ? 'Saving…' : 'Save'}</button>
           </>
         )}
         {record && ['owner', 'editor', 'admin'].includes(record.access) && !preview && <button type="button" className="button" onClick={() => setPublishing(true)}>Publish</button>}
         {record && !preview && <a className="button" href={`/preview/${record.id}${window.location.search}`}>Preview</a>}
         {record && !preview && <AddToProjectButton record={{ id: record.id, name }} kind="insight" />}
+        {record && !preview && <button type="button" className="button" onClick={() => hist.setOpen(true)}>History</button>}
+        {record && hist.version && <VersionBanner collection="insights" id={record.id} version={hist.version} />}
         <button type="button" className="button" onClick={() => window.print()}>Print / PDF</button>
       </header>
       <ErrorMessage message={save.error} />
@@ -180,6 +200,7 @@ export function DashboardPage({ preview = false }: { preview?: boolean }) {
           }}
         />
       )}
+      <EditorHistoryDialogs history={hist} record={record} canRestore={canEdit} onSaveOver={() => void onSave()} />
       {publishing && record && <PublishDashboardDialog record={record} onClose={() => setPublishing(false)} />}
     </section>
   );

@@ -33,7 +33,7 @@ export function PublicDashboardPage({ kind }: { kind: 'insight' | 'report' }) {
     return {
       run: (w, body, signal) => batched({ widgetId: w.id, ...body }, signal),
       choices: (p) => client.publications.parameterValues(kind, id, p.id, grant),
-      csv: (w, body) => client.publications.widgetCsv(kind, id, w.id, body, grant),
+      csv: (w, body) => client.publications.widgetCsv(kind, id, w.id, body, grant, 'safe'),
       // Readers without an account see a map only through its own publication (with its own password, if any).
       mapFrame: (mapId) => client.maps.publishedMap(mapId, true).then(() => `/public/${mapId}?embed=1`, () => null),
     };

@@ -15,6 +15,7 @@ import { RebuildTilesDialog, canRebuildTiles } from './RebuildTilesDialog';
 import { JobProgress } from '../jobs/JobProgress';
 import { RefreshPanel } from './RefreshPanel';
 import { formatBytes, formatCount } from './format';
+import { geometryRepairLines } from './geometryRepairs';
 import './datasets.css';
 
 /** How often a dataset being ingested is asked for again. */
@@ -31,14 +32,20 @@ const DOWNLOADS: { format: DatasetDownloadFormat; label: string; extension: stri
   { format: 'geojson', label: 'GeoJSON', extension: 'geojson', needsLocation: true },
   { format: 'parquet', label: 'GeoParquet', extension: 'parquet', needsLocation: false },
   { format: 'flatgeobuf', label: 'FlatGeobuf', extension: 'fgb', needsLocation: true },
+  { format: 'gpkg', label: 'GeoPackage', extension: 'gpkg', needsLocation: true },
+  { format: 'kml', label: 'KML', extension: 'kml', needsLocation: true },
+  { format: 'shapefile', label: 'Shapefile (zip)', extension: 'zip', needsLocation: true },
   { format: 'arrow', label: 'Arrow', extension: 'arrow', needsLocation: false },
 ];
 
 const hasLocation = (d: Dataset) => Boolean(d.metadata.detected.geometry || (d.metadata.detected.latitude && d.metadata.detected.longitude));
 
-/** Fetches the data in `format` with the session's token and hands it to the browser as a download. */
+/**
+ * Fetches the data in `format` with the session's token and hands it to the browser as a download. A person opens
+ * the CSV in a spreadsheet: it comes in the safe form, where text cannot run as a formula.
+ */
 async function download(d: Dataset, format: DatasetDownloadFormat): Promise<void> {
-  saveBlob(await client.datasets.data(d.id, format), `${downloadFileBase(d.name)}.${DOWNLOADS.find((x) => x.format === format)!.extension}`);
+  saveBlob(await client.datasets.data(d.id, format, 'safe'), `${downloadFileBase(d.name)}.${DOWNLOADS.find((x) => x.format === format)!.extension}`);
 }
 
 
@@ -68,6 +75,7 @@ function Facts({ d }: { d: Dataset }) {
     ['Owner', d.owner.name ? `${d.owner.name} (${d.owner.email})` : d.owner.email],
     ['Rows', formatCount(d.metadata.rowCount)],
     ...(d.metadata.rejectedRows ? [['Rows skipped', `${formatCount(d.metadata.rejectedRows)} malformed (uploaded with “skip bad rows”)`] as [string, string]] : []),
+    ...(geometryRepairLines(d.metadata.geometryRepairs).length ? [['Geometry', geometryRepairLines(d.metadata.geometryRepairs).join('; ')] as [string, string]] : []),
     ['Stored size', formatBytes(d.metadata.byteSize)],
     ['Source', [d.metadata.source, d.metadata.contentType].filter(Boolean).join(' · ') || '—'],
     ['Type', d.type],
@@ -158,6 +166,9 @@ export function DatasetPage() {
           </Link>
           <Link className="button" to={`/workbook/new?datasetId=${d.id}`}>
             New workbook
+          </Link>
+          <Link className="button" to={`/workspace/queries/new?dataset=${d.id}`}>
+            New query
           </Link>
           {d.status === 'ready' && d.type !== 'hex-tile' && (d.metadata.detected.latitude || d.metadata.detected.h3) && (
             <button type="button" className="button" onClick={() => setDialog('hex-tiles')}>

@@ -3,7 +3,7 @@ import type { Dataset } from '@studio/schema';
 import { StudioApiError } from '@studio/client';
 import { Dialog, ErrorMessage, TextField } from '../app/ui';
 import { errorMessage } from '../app/useLoad';
-import { ACCEPT, BACKGROUND_UPLOAD_BYTES, defaultName, formatOf, headerNames, uploadDataset, type UploadPhase } from './upload';
+import { ACCEPT, BACKGROUND_UPLOAD_BYTES, defaultName, formatOf, headerNames, layersOfRefusal, uploadDataset, uploadEachLayer, type UploadPhase } from './upload';
 import type { UploadFileOptions } from '@studio/client';
 import { UPLOAD_COLUMN_TYPES } from '@studio/schema';
 import { formatBytes } from './format';
@@ -42,6 +42,26 @@ function UploadProgress({ phase }: { phase: UploadPhase }) {
 }
 
 type ReadOptions = NonNullable<UploadFileOptions['read']>;
+
+/** The layer choice's value for "all layers as separate datasets". */
+const ALL_LAYERS = '';
+
+/** Which layer of a GeoPackage of several to read (the server named them when it refused the file without one). */
+function LayerChoice({ layers, value, onChange, allowAll, disabled }: { layers: string[]; value: string; onChange: (v: string) => void; allowAll: boolean; disabled: boolean }) {
+  return (
+    <div className="reading-field" role="group" aria-label="Layers">
+      <p role="status">This GeoPackage holds {layers.length} layers: choose which to upload.</p>
+      <select aria-label="Layer" value={value} disabled={disabled} onChange={(e) => onChange(e.target.value)}>
+        {allowAll && <option value={ALL_LAYERS}>All layers, as separate datasets</option>}
+        {layers.map((l) => (
+          <option key={l} value={l}>
+            {l}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+}
 
 /**
  * How a CSV or TSV is read, when the user wants other than what the studio detects: delimiter, whether the
@@ -152,6 +172,9 @@ export function UploadDialog({ replace, onClose, onUploaded, onFailed }: UploadD
   const [dragging, setDragging] = useState(false);
   const [phase, setPhase] = useState<UploadPhase | null>(null);
   const [error, setError] = useState<string | null>(null);
+  // Set when the server answered that the file holds several layers; the next submit names one (or all).
+  const [layers, setLayers] = useState<string[] | null>(null);
+  const [layer, setLayer] = useState(ALL_LAYERS);
   const abort = useRef<AbortController | null>(null);
   useEffect(() => () => abort.current?.abort(), []);
 
@@ -164,7 +187,8 @@ export function UploadDialog({ replace, onClose, onUploaded, onFailed }: UploadD
     if (!f || busy) return;
     setFile(f);
     setRead({});
-    setError(formatOf(f.name) ? null : `“${f.name}” is not a file the studio reads: upload CSV, TSV, JSON, NDJSON, GeoJSON (one collection or a Feature a line), Parquet or GeoParquet (optionally .gz), Arrow IPC / Feather, a zipped Shapefile, KML, KMZ, GPX, FlatGeobuf or Excel .xlsx.`);
+    setLayers(null);
+    setError(formatOf(f.name) ? null : `“${f.name}” is not a file the studio reads: upload CSV, TSV, JSON, NDJSON, GeoJSON (one collection or a Feature a line), Parquet or GeoParquet (optionally .gz), Arrow IPC / Feather, a zipped Shapefile, KML, KMZ, GPX, FlatGeobuf, GeoPackage or Excel .xlsx.`);
     if (!replace) setName(defaultName(f.name));
   };
 
@@ -180,7 +204,14 @@ export function UploadDialog({ replace, onClose, onUploaded, onFailed }: UploadD
     setError(null);
     abort.current = new AbortController();
     try {
-      const meta = { ...format, name: name.trim() || defaultName(file.name), description, skipBadRows: tabular && skipBadRows, read: tabular ? read : undefined, background: file.size >= BACKGROUND_UPLOAD_BYTES };
+      const named = name.trim() || defaultName(file.name);
+      if (layers && layer === ALL_LAYERS && !replace) {
+        // Each layer's dataset is named "<name>: <layer>"; the dialog goes on to the first.
+        const made = await uploadEachLayer(file, { ...format, name: named, description }, setPhase, abort.current.signal);
+        onUploaded(made[0]!.item);
+        return;
+      }
+      const meta = { ...format, name: named, description, skipBadRows: tabular && skipBadRows, read: tabular ? read : undefined, layer: layers ? layer : undefined, background: file.size >= BACKGROUND_UPLOAD_BYTES };
       const dataset = await uploadDataset(file, meta, setPhase, replace?.id, abort.current.signal);
       onUploaded(dataset);
     } catch (err) {
@@ -188,6 +219,12 @@ export function UploadDialog({ replace, onClose, onUploaded, onFailed }: UploadD
       setPhase(null);
       // The server's message alone: its details (a long DuckDB report) stay on the dataset's page.
       const details = err instanceof StudioApiError ? err.details : undefined;
+      const choices = err instanceof StudioApiError && err.status === 422 && !layers ? layersOfRefusal(details) : null;
+      if (choices) {
+        setLayers(choices);
+        setLayer(replace ? choices[0]! : ALL_LAYERS);
+        return;
+      }
       const message = errorMessage(err);
       setError(details && message.endsWith(` (${details})`) ? message.slice(0, -(details.length + 3)) : message);
       onFailed?.();
@@ -214,7 +251,7 @@ export function UploadDialog({ replace, onClose, onUploaded, onFailed }: UploadD
               <input type="file" className="visually-hidden" aria-label="File" accept={ACCEPT} disabled={busy} onChange={(e) => choose(e.target.files?.[0])} />
             </label>
           </p>
-          <p className="muted small">CSV, TSV, JSON, NDJSON, GeoJSON (also a Feature a line) or Parquet and GeoParquet (gzip-compressed .gz too); Arrow IPC / Feather, a zipped Shapefile, KML, KMZ, GPX, FlatGeobuf or Excel .xlsx.</p>
+          <p className="muted small">CSV, TSV, JSON, NDJSON, GeoJSON (also a Feature a line) or Parquet and GeoParquet (gzip-compressed .gz too); Arrow IPC / Feather, a zipped Shapefile, KML, KMZ, GPX, FlatGeobuf, GeoPackage or Excel .xlsx.</p>
           {file && (
             <p className="chosen-file" aria-label="Chosen file">
               {file.name} · {formatBytes(file.size)}
@@ -235,6 +272,7 @@ export function UploadDialog({ replace, onClose, onUploaded, onFailed }: UploadD
           </label>
         )}
         {tabular && file && <ReadingOptions file={file} value={read} onChange={setRead} disabled={busy} />}
+        {layers && <LayerChoice layers={layers} value={layer} onChange={setLayer} allowAll={!replace} disabled={busy} />}
         {phase && <UploadProgress phase={phase} />}
         <ErrorMessage message={error} />
         <div className="dialog-actions">

@@ -21,6 +21,7 @@ export const MEDIA_TYPES: Record<string, string> = {
   kmz: 'application/vnd.google-earth.kmz',
   gpx: 'application/gpx+xml',
   fgb: 'application/flatgeobuf',
+  gpkg: 'application/geopackage+sqlite3',
   xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
   arrow: 'application/vnd.apache.arrow.file',
   feather: 'application/vnd.apache.arrow.file',
@@ -75,11 +76,39 @@ export type UploadPhase = { kind: 'sending'; loaded: number; total: number } | {
  */
 export async function uploadDataset(
   file: Blob,
-  meta: UploadFormat & Omit<UploadFileOptions, 'contentType' | 'contentEncoding'>,
+  meta: UploadFormat & Omit<UploadFileOptions, 'contentType' | 'contentEncoding' | 'eachLayer'>,
   onPhase: (p: UploadPhase) => void,
   datasetId?: string,
   signal?: AbortSignal,
 ): Promise<Dataset> {
+  return ((await send(file, meta, onPhase, datasetId, signal)) as { item: Dataset }).item;
+}
+
+/** Sends a GeoPackage as one new dataset a layer (POST /v1/datasets/data/layers): answers them in the file's order. */
+export async function uploadEachLayer(
+  file: Blob,
+  meta: UploadFormat & Pick<UploadFileOptions, 'name' | 'description'>,
+  onPhase: (p: UploadPhase) => void,
+  signal?: AbortSignal,
+): Promise<{ layer: string; item: Dataset }[]> {
+  return ((await send(file, { ...meta, eachLayer: true }, onPhase, undefined, signal)) as { items: { layer: string; item: Dataset }[] }).items;
+}
+
+/**
+ * The layers a refused upload names: the server's 422 for a GeoPackage of several layers uploaded without
+ * `?layer=` carries them in its details (`{"layers": [...]}`); null for any other error.
+ */
+export function layersOfRefusal(details: string | undefined): string[] | null {
+  if (!details) return null;
+  try {
+    const parsed = JSON.parse(details) as { layers?: unknown };
+    return Array.isArray(parsed.layers) && parsed.layers.length > 1 && parsed.layers.every((l) => typeof l === 'string') ? (parsed.layers as string[]) : null;
+  } catch {
+    return null;
+  }
+}
+
+async function send(file: Blob, meta: UploadFormat & Omit<UploadFileOptions, 'contentType' | 'contentEncoding'>, onPhase: (p: UploadPhase) => void, datasetId?: string, signal?: AbortSignal): Promise<unknown> {
   // A cheap authenticated call first: an expired access token is refreshed by the app's fetch
   // before the (possibly long) upload starts, instead of failing after it.
   await client.me();
@@ -99,7 +128,7 @@ export async function uploadDataset(
   });
   reportQuota(response);
   await checkStatus(response, req.url);
-  return ((await response.json()) as { item: Dataset }).item;
+  return response.json();
 }
 
 /**

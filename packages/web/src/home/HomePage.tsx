@@ -1,3 +1,4 @@
+import './home.css';
 import { Link } from 'react-router-dom';
 import type { SearchKind, StudioRecord } from '@studio/schema';
 import { client } from '../app/api';
@@ -22,6 +23,17 @@ const SOURCES: { kind: SearchKind; list: () => Promise<{ items: StudioRecord[] }
   { kind: 'dataset', list: () => client.records('datasets').list({ sortBy: 'updatedAt', sortOrder: 'desc', limit: SHOWN }) },
 ];
 
+/** The samples Home offers first: a map of each kind of layer, the dashboard and the workbook. */
+const SAMPLE_SOURCES: { kind: SearchKind; list: () => Promise<{ items: StudioRecord[] }> }[] = (['maps', 'dashboards', 'workbooks'] as const).map((collection) => ({
+  kind: collection === 'maps' ? 'map' : collection === 'dashboards' ? 'insight' : 'workbook',
+  list: () => client.records(collection).samples({ sortBy: 'name', sortOrder: 'asc', limit: SHOWN }),
+}));
+
+async function sampleItems(): Promise<RecentItem[]> {
+  const lists = await Promise.all(SAMPLE_SOURCES.map(async (s) => (await s.list()).items.map((record) => ({ kind: s.kind, record }))));
+  return lists.flat();
+}
+
 interface RecentItem {
   kind: SearchKind;
   record: StudioRecord;
@@ -37,11 +49,12 @@ async function recentItems(): Promise<RecentItem[]> {
 /**
  * /workspace: the workspace's home. What the user worked on last, of every kind (maps, dashboards, workbooks,
  * datasets; their own and those shared with them), one click from each; the search box in the top bar
- * ("/" or Ctrl+K) finds the rest.
+ * ("/" or Ctrl+K) finds the rest. Above it, "Start here": the sample maps, dashboard and workbook.
  */
 export function HomePage() {
   const recent = useLoad(recentItems, []);
   const items = recent.data ?? [];
+  const samples = useLoad(sampleItems, []);
   return (
     <section className="page" aria-labelledby="page-title">
       <header className="page-header page-header-stacked">
@@ -50,6 +63,21 @@ export function HomePage() {
           What you worked on last. Press <kbd>/</kbd> to search everything.
         </p>
       </header>
+      {(samples.data?.length ?? 0) > 0 && (
+        <section aria-labelledby="start-title">
+          <h2 id="start-title">Start here</h2>
+          <p className="muted">Samples to open and look around in: read-only, and yours to change after “Duplicate”.</p>
+          <ul className="start-here" aria-labelledby="start-title">
+            {samples.data!.map((i) => (
+              <li key={i.record.id}>
+                <Link to={RECORD_KINDS[i.kind].href(i.record.id)}>{i.record.name}</Link> <span className="muted">· {RECORD_KINDS[i.kind].label}</span>
+                <div className="muted">{i.record.description}</div>
+              </li>
+            ))}
+          </ul>
+        </section>
+      )}
+      <ErrorMessage message={samples.error} onRetry={samples.reload} />
       <h2 id="recent-title">Recent</h2>
       <ErrorMessage message={recent.error} onRetry={recent.reload} />
       {!recent.loading && !recent.error && items.length === 0 && (

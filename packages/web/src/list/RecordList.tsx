@@ -11,6 +11,7 @@ import type { CollectionConfig } from './collections';
 import { ShareDialog } from './ShareDialog';
 import { TagDialog } from './TagDialog';
 import { AddRecordToProjectDialog } from '../projects/AddRecordToProjectDialog';
+import { RowMenu, type RowMenuItem } from './RowMenu';
 
 export const TABS = [
   { id: 'mine', label: 'Mine', call: 'list' },
@@ -47,37 +48,51 @@ export function emptyText(c: CollectionConfig, tab: TabId, search: string, tagge
 
 function RecordName({ record: r, href }: { record: StudioRecord; href?: (id: string) => string }) {
   const thumbnail = useThumbnail(r.thumbnailUrl ?? null);
+  // Long names and descriptions end in an ellipsis (the row keeps one line each); the full text is their title.
   return (
     <div className="record-name">
       <span className="thumb" aria-hidden="true" data-thumbnail={thumbnail ? 'loaded' : undefined} style={{ backgroundImage: thumbnail ? `url(${thumbnail})` : undefined }}>
         {thumbnail ? '' : r.name.charAt(0).toUpperCase()}
       </span>
-      <span>
-        {href ? <Link to={href(r.id)}>{r.name}</Link> : <strong>{r.name}</strong>}
-        {r.description && <span className="muted record-description">{r.description}</span>}
+      <span className="record-text">
+        {href ? (
+          <Link className="clip" to={href(r.id)} title={r.name}>
+            {r.name}
+          </Link>
+        ) : (
+          <strong className="clip" title={r.name}>
+            {r.name}
+          </strong>
+        )}
+        {r.description && (
+          <span className="muted record-description clip" title={r.description}>
+            {r.description}
+          </span>
+        )}
       </span>
     </div>
   );
 }
 
-export function TagChips({ label, tags }: { label: string; tags: { id: string; name: string; color: string }[] }) {
+/** Chips shown in a row before the rest are summed up in "+N" (whose title names them all). */
+const SHOWN_TAGS = 3;
+
+export function TagChips({ label, tags, limit }: { label: string; tags: { id: string; name: string; color: string }[]; limit?: number }) {
+  const shown = limit === undefined ? tags : tags.slice(0, limit);
+  const rest = tags.length - shown.length;
   return (
     <ul className="tag-list" aria-label={label}>
-      {tags.map((t) => (
-        <li key={t.id} className="tag" style={{ ['--tag' as string]: t.color }}>
-          {t.name}
+      {shown.map((t) => (
+        <li key={t.id} className="tag" style={{ ['--tag' as string]: t.color }} title={t.name}>
+          <span className="clip">{t.name}</span>
         </li>
       ))}
+      {rest > 0 && (
+        <li className="tag tag-more" title={tags.map((t) => t.name).join(', ')} aria-label={`and ${rest} more: ${tags.slice(shown.length).map((t) => t.name).join(', ')}`}>
+          +{rest}
+        </li>
+      )}
     </ul>
-  );
-}
-
-/** A row's action button, named with the record so each row's buttons are told apart. */
-function RowAction({ label, record, onClick, danger, aria }: { label: string; record: StudioRecord; onClick: () => void; danger?: boolean; aria?: string }) {
-  return (
-    <button type="button" className={`link-button${danger ? ' danger' : ''}`} aria-label={aria ?? `${label} ${record.name}`} onClick={onClick}>
-      {label}
-    </button>
   );
 }
 
@@ -142,6 +157,15 @@ export function RecordList({ config }: { config: CollectionConfig }) {
       setCopyError(e instanceof Error ? e.message : String(e));
     }
   };
+  /** What a row offers, by the caller's access to it (the server checks again). */
+  const rowActions = (r: StudioRecord): RowMenuItem[] => [
+    ...(can(r.access, 'write') ? [{ label: 'Rename', onSelect: () => setPending({ kind: 'rename', record: r }) }] : []),
+    ...(config.clone && can(r.access, 'copy') ? [{ label: 'Duplicate', onSelect: () => void duplicate(r) }] : []),
+    ...(can(r.access, 'share') ? [{ label: 'Share', onSelect: () => setPending({ kind: 'share', record: r }) }] : []),
+    { label: 'Tags', aria: `Edit tags of ${r.name}`, onSelect: () => setPending({ kind: 'tags', record: r }) },
+    ...(config.projectKind ? [{ label: 'Project', aria: `Add ${r.name} to a project`, onSelect: () => setPending({ kind: 'project', record: r }) }] : []),
+    ...(can(r.access, 'delete') ? [{ label: 'Delete', danger: true, onSelect: () => setPending({ kind: 'delete', record: r }) }] : []),
+  ];
   const items = list.data?.items ?? [];
   const tagName = useMemo(() => tags.data?.find((t) => t.id === tag)?.name, [tags.data, tag]);
 
@@ -233,22 +257,13 @@ export function RecordList({ config }: { config: CollectionConfig }) {
             columns={[
               { header: 'Name', cell: (r) => <RecordName record={r} href={config.href} /> },
               ...(config.columns ?? []),
-              { header: 'Owner', cell: (r) => r.owner.name || r.owner.email, className: 'muted' },
-              { header: 'Tags', cell: (r) => <TagChips label={`Tags of ${r.name}`} tags={r.tags} /> },
+              { header: 'Owner', cell: (r) => <span className="clip" title={r.owner.email}>{r.owner.name || r.owner.email}</span>, className: 'muted' },
+              { header: 'Tags', cell: (r) => <TagChips label={`Tags of ${r.name}`} tags={r.tags} limit={SHOWN_TAGS} />, className: 'tags-cell' },
               { header: 'Updated', cell: (r) => formatDate(r.updatedAt), className: 'muted nowrap' },
               {
                 header: <span className="visually-hidden">Actions</span>,
                 className: 'row-actions',
-                cell: (r) => (
-                  <>
-                    {can(r.access, 'write') && <RowAction label="Rename" record={r} onClick={() => setPending({ kind: 'rename', record: r })} />}
-                    {config.clone && can(r.access, 'copy') && <RowAction label="Duplicate" record={r} onClick={() => void duplicate(r)} />}
-                    {can(r.access, 'share') && <RowAction label="Share" record={r} onClick={() => setPending({ kind: 'share', record: r })} />}
-                    <RowAction label="Tags" aria={`Edit tags of ${r.name}`} record={r} onClick={() => setPending({ kind: 'tags', record: r })} />
-                    {config.projectKind && <RowAction label="Project" aria={`Add ${r.name} to a project`} record={r} onClick={() => setPending({ kind: 'project', record: r })} />}
-                    {can(r.access, 'delete') && <RowAction label="Delete" danger record={r} onClick={() => setPending({ kind: 'delete', record: r })} />}
-                  </>
-                ),
+                cell: (r) => <RowMenu name={r.name} items={rowActions(r)} />,
               },
             ]}
           />

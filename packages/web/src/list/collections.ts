@@ -104,8 +104,8 @@ export const COLLECTIONS: CollectionConfig[] = [
   {
     slug: 'queries', title: 'Saved queries', noun: 'saved query', plural: 'saved queries', resourceType: 'query-bookmark',
     api: () => client.collection('/v1/data-queries/bookmarks'),
-    emptyHint: 'save a query from a connector’s SQL workspace (“Save query”) to run it again later.',
-    href: (id) => `/workspace/queries/${id}`,
+    emptyHint: 'write one over your datasets with “New saved query”, or save one from a connector’s SQL workspace (“Save query”).',
+    href: (id) => `/workspace/queries/${id}`, newHref: '/workspace/queries/new',
     share: 'permissions', samples: false,
   },
   {

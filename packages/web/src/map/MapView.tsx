@@ -4,19 +4,32 @@ import { Id, downloadFileBase, type StudioRecord } from '@studio/schema';
 import { StudioApiError } from '@studio/client';
 import { client } from '../app/api';
 import { heldHere, useEditLock } from '../app/useEditLock';
+import { LockRequests } from '../app/LockRequests';
 import { useUser } from '../app/session';
+import { DuplicateButton } from '../app/DuplicateButton';
+import { RECORD_KINDS } from '../app/record-links';
 import { ErrorMessage, useAction } from '../app/ui';
 import { saveBlob } from '../app/save-blob';
 import { NotFoundPage } from '../pages/NotFound';
 import { loadCatalogDataset } from './datasets';
 import { createMapStore } from './kepler/store';
 import { loadMapLook } from './basemaps/catalog';
+import { rememberBasemapPicks, rememberedBasemap } from './basemaps/remember';
 import { KeplerMap, captureMapPng } from './kepler/KeplerMap';
 import { addDatasets, currentConfig, datasetIdsOnMap, exposeMap, showDatasets } from './kepler/actions';
 import { AddDataContext, type AddDataTarget } from './add-data/CatalogPicker';
 import { savedView, upgradeMapState, wrapKeplerConfig } from './state/versions';
 import { PublishDialog } from './PublishDialog';
+import { SpatialToolsDialog } from './spatial-tools/SpatialToolsDialog';
+import { ExportImageDialog } from './export/ExportImageDialog';
+import { ExportVideoDialog } from './export/ExportVideoDialog';
 import { AddToProjectButton } from '../projects/AddRecordToProjectDialog';
+import { EditorHistoryDialogs } from '../app/history/HistoryPanel';
+import { VersionBanner } from '../app/history/VersionBanner';
+import { VersionMessageField } from '../app/history/useVersionedSave';
+import { useEditorHistory } from '../app/history/useEditorHistory';
+import { versionParam } from '../app/history/versions';
+import { openMapVersion } from './version-view';
 import './map.css';
 
 const maps = () => client.records('maps');
@@ -48,6 +61,10 @@ export default function MapView({ preview = false, embed = false }: { preview?: 
   // The id this view just created: moving from /new to /{id} after the first save keeps the map.
   const created = useRef<string | null>(null);
   const loadKey = mapId && mapId === created.current ? created.current : (mapId ?? `new:${search.getAll('datasetUuid').join(',')}`);
+  // /preview/{id}?atVersion=n: that saved version, read-only, as it was (#51).
+  const hist = useEditorHistory('maps', preview ? versionParam(search) : null);
+  /** Counts the stores made: the kepler element is made anew for each (a restore makes one for the same map). */
+  const storeGeneration = useRef(0);
   const [loaded, setLoaded] = useState<Loaded | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [missing, setMissing] = useState(false);
@@ -56,15 +73,19 @@ export default function MapView({ preview = false, embed = false }: { preview?: 
   const [saving, setSaving] = useState(false);
   const [notice, setNotice] = useState<string | null>(null);
   const [publishing, setPublishing] = useState(false);
+  const [tools, setTools] = useState(false);
+  const [imaging, setImaging] = useState(false);
+  const [filming, setFilming] = useState(false);
   const exporting = useAction();
   const box = useRef<HTMLDivElement>(null);
   /** Adds the loaded data once kepler has registered its instance. */
   const pending = useRef<(() => void) | null>(null);
 
   useEffect(() => {
-    if (created.current && loadKey === created.current) return;
+    const restored = hist.afterRestore();
+    if (created.current && loadKey === created.current && !restored) return;
     let cancelled = false;
-    setLoaded(null);
+    if (!restored) setLoaded(null);
     setError(null);
     setMissing(false);
     (async () => {
@@ -80,22 +101,26 @@ export default function MapView({ preview = false, embed = false }: { preview?: 
         if (!record) return setMissing(true);
         datasetIds = record.datasets.map((d) => d.id);
       }
+      const old = mapId && hist.atVersion ? await openMapVersion(mapId, hist.atVersion, datasetIds) : null;
+      if (old) datasetIds = old.datasetIds;
       const lockedBy = record?.lock && record.lock.ownerId !== user.id && new Date(record.lock.expiresAt) > new Date() ? record.lock.ownerName : null;
       const lockElsewhere = Boolean(!preview && record?.lock && !lockedBy && !heldHere(record.lock, user.id));
       const readOnly = preview || Boolean(record && (['viewer', 'limited-viewer'].includes(record.access) || lockedBy || lockElsewhere));
-      const saved = upgradeMapState(record?.latestState ?? null);
+      const saved = old ? old.saved : upgradeMapState(record?.latestState ?? null);
       // The data downloads and decodes while kepler and the basemap start; it is added once both are there.
-      const datasets = Promise.all(datasetIds.map(loadCatalogDataset));
+      const datasets = old ? old.load() : Promise.all(datasetIds.map(loadCatalogDataset));
       datasets.catch(() => undefined); // reported when added (below), not as an unhandled rejection
-      const look = await loadMapLook({ assets: true });
+      const look = await loadMapLook({ assets: true, preferred: rememberedBasemap(user.id) });
       if (cancelled) return;
-      const s = createMapStore({ readOnly, look, view: savedView(saved?.kepler) });
+      const s = createMapStore({ readOnly, look, view: savedView(saved?.kepler), middleware: [rememberBasemapPicks(user.id)] });
       pending.current = datasetIds.length
         ? () => {
             datasets.then((ds) => !cancelled && showDatasets(s, ds, saved?.kepler ?? null, readOnly)).catch((e: unknown) => !cancelled && setError(e instanceof Error ? e.message : String(e)));
           }
         : null;
+      storeGeneration.current += 1;
       setStore(s);
+      hist.setVersion(old?.version ?? null);
       setName(record?.name ?? 'Untitled map');
       setLoaded({ record, datasetIds, readOnly, lockedBy, lockElsewhere });
     })().catch((e: unknown) => !cancelled && setError(e instanceof Error ? e.message : String(e)));
@@ -103,7 +128,7 @@ export default function MapView({ preview = false, embed = false }: { preview?: 
       cancelled = true;
     };
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [loadKey]);
+  }, [loadKey, hist.reloads]);
 
   useEffect(() => (store ? exposeMap(store) : undefined), [store]);
 
@@ -149,7 +174,10 @@ export default function MapView({ preview = false, embed = false }: { preview?: 
       // has not arrived (or failed to) is not dropped from the map by a save.
       const onMap = datasetIdsOnMap(store);
       const datasetIds = onMap.length ? onMap : loaded.datasetIds;
-      const record = await maps().save({ id: loaded.record?.id, name, latestState, datasets: datasetIds }, { acquireLock: true });
+      const body = { name, latestState, datasets: datasetIds };
+      // An existing map saves as a version based on the one it opened; refused (and shown) when someone saved meanwhile.
+      const record = loaded.record ? await hist.saver.save(loaded.record, body, { acquireLock: true }) : await maps().save(body, { acquireLock: true });
+      if (!record) return;
       const png = box.current ? await captureMapPng(box.current) : null;
       if (png) await client.raw('PUT', `/v1/maps/${record.id}/thumbnail`, { rawBody: png, contentType: 'image/png' });
       setLoaded({ ...loaded, record, datasetIds });
@@ -179,9 +207,15 @@ export default function MapView({ preview = false, embed = false }: { preview?: 
     <section className={`map-view${embed ? ' map-view-embedded' : ''}`}>
       <header className="map-toolbar">
         <input className="map-name" aria-label="Map name" value={name} onChange={(e) => setName(e.target.value)} disabled={!canSave} />
+        {canSave && loaded?.record && <VersionMessageField saver={hist.saver} />}
         {canSave && (
           <button type="button" className="button button-primary" onClick={save} disabled={saving || !store}>
             {saving ? 'Saving…' : 'Save'}
+          </button>
+        )}
+        {canSave && store && (
+          <button type="button" className="button" title="Join, count points in polygons, buffer, nearest: a new dataset from the layers" onClick={() => setTools(true)}>
+            Spatial tools
           </button>
         )}
         {canPublish && (
@@ -194,14 +228,32 @@ export default function MapView({ preview = false, embed = false }: { preview?: 
             {exporting.pending ? 'Exporting…' : 'Export kepler.gl map'}
           </button>
         )}
+        {store && (
+          <button type="button" className="button" onClick={() => setImaging(true)}>
+            Export image
+          </button>
+        )}
+        {store && (
+          <button type="button" className="button" onClick={() => setFilming(true)}>
+            Export video
+          </button>
+        )}
         {loaded?.record && (
           <a className="button" href={`/dashboard/new?mapId=${loaded.record.id}`}>
             New dashboard
           </a>
         )}
         {loaded?.record && <AddToProjectButton record={{ id: loaded.record.id, name }} kind="map" />}
+        {loaded?.record && !hist.version && (
+          <button type="button" className="button" onClick={() => hist.setOpen(true)}>
+            History
+          </button>
+        )}
+        {hist.version && loaded?.record && <VersionBanner collection="maps" id={loaded.record.id} version={hist.version} />}
         {notice && <span className="map-notice" role="status">{notice}</span>}
-        {banner && <span className="map-banner" role="note">{banner}</span>}
+        {banner && !hist.version && <span className="map-banner" role="note">{banner}</span>}
+        {loaded?.record && loaded.readOnly && !preview && !hist.version && <DuplicateButton collection="maps" record={loaded.record} href={RECORD_KINDS.map.href} />}
+        {loaded?.record && !preview && <LockRequests type="map" record={loaded.record} userId={user.id} isAdmin={user.isAdmin} mayEdit={['editor', 'owner', 'admin'].includes(loaded.record.access)} editingHere={!loaded.readOnly} />}
         {loaded?.lockElsewhere && (
           <button type="button" className="button" onClick={() => void takeOver()}>
             Edit here
@@ -212,12 +264,16 @@ export default function MapView({ preview = false, embed = false }: { preview?: 
       <div className="map-canvas" ref={box}>
         {store && loaded ? (
           <AddDataContext.Provider value={addData}>
-            <KeplerMap key={loadKey} store={store} readOnly={loaded.readOnly} expectLayers={loaded.datasetIds.length > 0} onMapReady={() => pending.current?.()} />
+            <KeplerMap key={`${loadKey}:${storeGeneration.current}`} store={store} readOnly={loaded.readOnly} expectLayers={loaded.datasetIds.length > 0} onMapReady={() => pending.current?.()} />
           </AddDataContext.Provider>
         ) : (
           !error && <p className="map-loading">Loading the map…</p>
         )}
       </div>
+      {imaging && store && <ExportImageDialog store={store} mapName={name} onClose={() => setImaging(false)} />}
+      {filming && store && <ExportVideoDialog store={store} mapName={name} onClose={() => setFilming(false)} />}
+      {tools && store && <SpatialToolsDialog store={store} onClose={() => setTools(false)} />}
+      <EditorHistoryDialogs history={hist} record={loaded?.record ?? null} canRestore={canSave} onSaveOver={() => void save()} />
       {publishing && loaded?.record && <PublishDialog mapId={loaded.record.id} mapName={name} onClose={() => setPublishing(false)} />}
     </section>
   );

@@ -10,15 +10,18 @@ import { loadMapLook } from './basemaps/catalog';
 import { KeplerMap } from './kepler/KeplerMap';
 import { exposeMap, showDatasets } from './kepler/actions';
 import { savedView, upgradeMapState } from './state/versions';
+import { ExportImageDialog } from './export/ExportImageDialog';
+import { PublishedLegend } from './PublishedLegend';
 import './map.css';
 
-type View = { state: 'loading' } | { state: 'unpublished' } | { state: 'password'; wrong: boolean; wait?: string } | { state: 'map'; store: ReturnType<typeof createMapStore>; map: PublishedMap; addData: () => void } | { state: 'error'; message: string };
+type View = { state: 'loading' } | { state: 'unpublished' } | { state: 'password'; wrong: boolean; wait?: string } | { state: 'map'; store: ReturnType<typeof createMapStore>; map: PublishedMap; addData: () => void; shown?: boolean } | { state: 'error'; message: string };
 
 /** /public/{id}: a published map, read only, without signing in; a password form when protected. */
 export default function PublicMapView() {
   const { id = '' } = useParams();
   const [view, setView] = useState<View>({ state: 'loading' });
   const [password, setPassword] = useState('');
+  const [imaging, setImaging] = useState(false);
 
   /** `grant`: from the password form, sent instead of the password so the server checks it once. */
   async function show(map: PublishedMap, grant?: string) {
@@ -29,7 +32,12 @@ export default function PublicMapView() {
     const store = createMapStore({ readOnly: true, look: await loadMapLook({ assets: false }), view: savedView(saved?.kepler) });
     const addData = () => {
       if (!map.datasetIds.length) return;
-      datasets.then((ds) => showDatasets(store, ds, saved?.kepler ?? null, true)).catch((e: unknown) => setView({ state: 'error', message: e instanceof Error ? e.message : String(e) }));
+      datasets
+        .then((ds) => {
+          showDatasets(store, ds, saved?.kepler ?? null, true);
+          setView((v) => (v.state === 'map' && v.store === store ? { ...v, shown: true } : v));
+        })
+        .catch((e: unknown) => setView({ state: 'error', message: e instanceof Error ? e.message : String(e) }));
     };
     setView({ state: 'map', store, map, addData });
   }
@@ -89,10 +97,15 @@ export default function PublicMapView() {
     <section className={`map-view public-map${new URLSearchParams(window.location.search).get('embed') === '1' ? ' map-view-embedded' : ''}`}>
       <header className="map-toolbar">
         <h1 className="map-title">{view.map.name}</h1>
+        <button type="button" className="button" onClick={() => setImaging(true)}>
+          Export image
+        </button>
       </header>
       <div className="map-canvas">
         <KeplerMap store={view.store} readOnly expectLayers={view.map.datasetIds.length > 0} onMapReady={view.addData} />
+        <PublishedLegend store={view.store} ready={Boolean(view.shown)} />
       </div>
+      {imaging && <ExportImageDialog store={view.store} mapName={view.map.name} onClose={() => setImaging(false)} />}
     </section>
   );
 }

@@ -1,12 +1,14 @@
 import { lazy, Suspense } from 'react';
-import { useParams, useSearchParams } from 'react-router-dom';
-import { testHooksOn } from '../app/test-hooks';
+import { useParams, useSearchParams, type RouteObject } from 'react-router-dom';
+import { TEST_BUILD, testHooksOn } from '../app/test-hooks';
 import { NotFoundPage } from '../pages/NotFound';
 
 // kepler.gl is several megabytes: the map screens load it on demand so workspace pages stay light.
 const MapView = lazy(() => import('./MapView'));
 const PublicMapView = lazy(() => import('./PublicMapView'));
-const BaselineCsvView = lazy(() => import('./BaselineCsvView'));
+// The bench's page is in the test build only (app/test-hooks.ts): production has neither its chunk nor its route.
+// The define itself, not TEST_BUILD: the bundler drops the import (and its chunk) only on a condition it folds in this module.
+const BaselineCsvView = typeof __STUDIO_TEST_HOOKS__ !== 'undefined' && __STUDIO_TEST_HOOKS__ ? lazy(() => import('./BaselineCsvView')) : () => null;
 const QueryToMapPage = lazy(() => import('../connectors/QueryToMapPage'));
 
 const loading = <p className="map-loading">Loading the map…</p>;
@@ -37,7 +39,7 @@ export const PublicMapRoute = () => (
 );
 
 /** The map bench's baseline: stock kepler.gl's CSV loading of a saved map's data. */
-export const BaselineCsvRoute = () =>
+const BaselineCsvRoute = () =>
   testHooksOn() ? (
     <Suspense fallback={loading}>
       <BaselineCsvView />
@@ -45,3 +47,6 @@ export const BaselineCsvRoute = () =>
   ) : (
     <NotFoundPage />
   );
+
+/** The test build's own routes (the bench's baseline page); none in production. */
+export const testBuildRoutes: RouteObject[] = TEST_BUILD ? [{ path: 'bench/kepler-csv/:mapId', element: <BaselineCsvRoute /> }] : [];

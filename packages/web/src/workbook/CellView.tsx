@@ -186,8 +186,8 @@ function ResultActions({ cellName, fresh }: { cellName: string; fresh: () => Pro
       </select>
       <button type="button" className="button button-small" disabled={download.pending} onClick={() => void download.run(async () => {
         const { ref } = await fresh();
-        // A dataset cell's result is the dataset itself: its own download.
-        const blob = /^temp_/.test(ref) ? await client.pipelines.viewData(ref, format) : await client.datasets.data(ref, format);
+        // A dataset cell's result is the dataset itself: its own download. CSV in the spreadsheet-safe form: a person opens it.
+        const blob = /^temp_/.test(ref) ? await client.pipelines.viewData(ref, format, 'safe') : await client.datasets.data(ref, format, 'safe');
         saveBlob(blob, `${cellName}.${EXTENSIONS[format]}`);
       })}>{download.pending ? 'Downloading…' : 'Download'}</button>
       {saved && (
@@ -205,5 +205,5 @@ function ResultActions({ cellName, fresh }: { cellName: string; fresh: () => Pro
   );
 }
 
-const DOWNLOADS: [DatasetDownloadFormat, string][] = [['csv', 'CSV'], ['parquet', 'Parquet'], ['geojson', 'GeoJSON'], ['arrow', 'Arrow'], ['flatgeobuf', 'FlatGeobuf']];
-const EXTENSIONS: Record<DatasetDownloadFormat, string> = { csv: 'csv', parquet: 'parquet', geojson: 'geojson', arrow: 'arrow', flatgeobuf: 'fgb' };
+const DOWNLOADS: [DatasetDownloadFormat, string][] = [['csv', 'CSV'], ['parquet', 'Parquet'], ['geojson', 'GeoJSON'], ['arrow', 'Arrow'], ['flatgeobuf', 'FlatGeobuf'], ['gpkg', 'GeoPackage'], ['kml', 'KML'], ['shapefile', 'Shapefile (zip)']];
+const EXTENSIONS: Record<DatasetDownloadFormat, string> = { csv: 'csv', parquet: 'parquet', geojson: 'geojson', arrow: 'arrow', flatgeobuf: 'fgb', gpkg: 'gpkg', kml: 'kml', shapefile: 'zip' };

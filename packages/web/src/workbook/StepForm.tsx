@@ -74,7 +74,7 @@ function FieldInput({ id, field, node, choices, onChange }: { id: string; field:
   const [draft, setDraft] = useState<string | null>(null);
   const text = draft ?? fieldText(field, node);
   const set = (t: string) => {
-    setDraft(field.kind === 'json' || field.kind === 'integer' ? t : null);
+    setDraft(field.kind === 'json' || field.kind === 'integer' || field.kind === 'number' || field.kind === 'aggregates' ? t : null);
     onChange(withFieldText(field, node, t));
   };
   const problem = expressionProblem(field, text);
@@ -130,10 +130,12 @@ function FieldInput({ id, field, node, choices, onChange }: { id: string; field:
     case 'lines':
     case 'textarea':
     case 'json':
+    case 'aggregates':
       input = <textarea id={id} rows={field.kind === 'json' || field.kind === 'textarea' ? 5 : 3} value={text} spellCheck={false} onChange={(e) => set(e.target.value)} aria-invalid={problem ? true : undefined} />;
       break;
+    case 'number':
     case 'integer':
-      input = <input id={id} inputMode="numeric" value={text} onChange={(e) => set(e.target.value)} />;
+      input = <input id={id} inputMode={field.kind === 'number' ? 'decimal' : 'numeric'} value={text} onChange={(e) => set(e.target.value)} />;
       break;
     default:
       input = <input id={id} value={text} spellCheck={false} onChange={(e) => set(e.target.value)} aria-invalid={problem ? true : undefined} />;

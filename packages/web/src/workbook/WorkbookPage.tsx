@@ -4,7 +4,10 @@ import type { NodeType } from '@studio/pipeline';
 import { parseWorkbookState, type CellKind, type StudioRecord, type WorkbookState } from '@studio/schema';
 import { client } from '../app/api';
 import { heldHere, useEditLock } from '../app/useEditLock';
+import { LockRequests } from '../app/LockRequests';
 import { useUser } from '../app/session';
+import { DuplicateButton } from '../app/DuplicateButton';
+import { RECORD_KINDS } from '../app/record-links';
 import { ErrorMessage, useAction } from '../app/ui';
 import { errorMessage, useLoad } from '../app/useLoad';
 import { CellView } from './CellView';
@@ -14,6 +17,11 @@ import { WorkbookRunner, type CellStatus } from './run';
 import type { StepChoices } from './StepForm';
 import './workbook.css';
 import { AddToProjectButton } from '../projects/AddRecordToProjectDialog';
+import { EditorHistoryDialogs } from '../app/history/HistoryPanel';
+import { VersionBanner } from '../app/history/VersionBanner';
+import { VersionMessageField } from '../app/history/useVersionedSave';
+import { useEditorHistory } from '../app/history/useEditorHistory';
+import { history, versionParam } from '../app/history/versions';
 
 const UNDO_DEPTH = 100;
 
@@ -50,13 +58,19 @@ export function WorkbookPage() {
   const save = useAction();
   const stateRef = useRef(state);
   stateRef.current = state;
+  // ?atVersion=n: that saved version, read-only, as it was (#51); no edit lock is taken for it.
+  const hist = useEditorHistory('workbooks', versionParam(search));
 
   useEffect(() => {
     let cancelled = false;
+    if (hist.afterRestore()) setUndo([]);
     const load = async (): Promise<Loaded> => {
       if (!id) return newWorkbook(search.get('datasetId'));
-      const record = await client.records('workbooks').get(id, { acquireLock: true });
-      return { record, state: record.latestState ? parseWorkbookState(record.latestState) : emptyState(), name: record.name };
+      const record = await client.records('workbooks').get(id, { acquireLock: !hist.atVersion });
+      const old = hist.atVersion ? await history('workbooks').get(id, hist.atVersion) : null;
+      hist.setVersion(old);
+      const stored = old ? old.state : record.latestState;
+      return { record, state: stored ? parseWorkbookState(stored) : emptyState(), name: record.name };
     };
     load().then(
       (l) => {
@@ -71,13 +85,13 @@ export function WorkbookPage() {
     return () => {
       cancelled = true;
     };
-    // eslint-disable-next-line react-hooks/exhaustive-deps -- loaded once per workbook
-  }, [id]);
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- loaded once per workbook (and again after a restore)
+  }, [id, hist.reloads]);
 
   const record = loaded?.record ?? null;
   const lockedBy = record?.lock && !heldHere(record.lock, user.id) && new Date(record.lock.expiresAt) > new Date() ? record.lock : null;
   const mayEdit = !record || ['editor', 'owner', 'admin'].includes(record.access);
-  const readOnly = !mayEdit || Boolean(lockedBy);
+  const readOnly = !mayEdit || Boolean(lockedBy) || hist.atVersion !== null;
 
   // The lock is renewed while the page is open and given up when it is left.
   const lockedRecordId = record && !readOnly ? record.id : null;
@@ -140,7 +154,10 @@ export function WorkbookPage() {
 
   const onSave = () =>
     save.run(async () => {
-      const saved = await client.records('workbooks').save({ id: record?.id, name, latestState: state, datasets: datasetsOf(state) }, { acquireLock: true });
+      const body = { name, latestState: state, datasets: datasetsOf(state) };
+      // An existing workbook saves as a version based on the one it opened; refused (and shown) when someone saved meanwhile.
+      const saved = record ? await hist.saver.save(record, body, { acquireLock: true }) : await client.records('workbooks').save(body, { acquireLock: true });
+      if (!saved) return;
       setLoaded({ record: saved, state: parseWorkbookState(saved.latestState), name: saved.name });
       if (!record) navigate(`/workbook/${saved.id}`, { replace: true });
     });
@@ -171,7 +188,9 @@ export function WorkbookPage() {
     <section className={`page workbook-page${readOnly ? '' : ' is-editing'}`} aria-label="Workbook">
       <header className="workbook-toolbar">
         {readOnly ? <h1>{name}</h1> : <input className="workbook-name" aria-label="Workbook name" value={name} maxLength={500} onChange={(e) => setName(e.target.value)} />}
-        {readOnly && <span className="badge">{!mayEdit ? 'Read only' : `Being edited by ${lockedBy?.ownerName ?? 'someone else'}: read only`}</span>}
+        {readOnly && !hist.version && <span className="badge">{!mayEdit ? 'Read only' : `Being edited by ${lockedBy?.ownerName ?? 'someone else'}: read only`}</span>}
+        {readOnly && !hist.version && record && <DuplicateButton collection="workbooks" record={record} href={RECORD_KINDS.workbook.href} />}
+        {record && hist.atVersion === null && <LockRequests type="workbook" record={record} userId={user.id} isAdmin={user.isAdmin} mayEdit={mayEdit} editingHere={!readOnly} />}
         <button type="button" className="button" disabled={running !== null} onClick={() => void runCells(state)}>Run all</button>
         {running && (
           <>
@@ -182,12 +201,16 @@ export function WorkbookPage() {
         {!readOnly && (
           <>
             <button type="button" className="button" disabled={!undo.length} onClick={onUndo} title="Undo (Ctrl+Z)">Undo</button>
+            {record && <VersionMessageField saver={hist.saver} />}
             <button type="button" className="button button-primary" disabled={save.pending} onClick={() => void onSave()}>{save.pending ? 'Saving…' : 'Save'}</button>
           </>
         )}
         {record && <AddToProjectButton record={{ id: record.id, name }} kind="workbook" />}
+        {record && !hist.version && <button type="button" className="button" onClick={() => hist.setOpen(true)}>History</button>}
+        {record && hist.version && <VersionBanner collection="workbooks" id={record.id} version={hist.version} />}
       </header>
       <ErrorMessage message={save.error} />
+      <EditorHistoryDialogs history={hist} record={record} canRestore={!readOnly} onSaveOver={() => void onSave()} />
       {state.cells.length === 0 && <p className="muted">An empty workbook: add a dataset step, inline data or SQL to begin.</p>}
       <div className="workbook-cells">
         {state.cells.map((cell) => {

@@ -54,8 +54,19 @@ export class WorkbookRunner {
   private readonly cache = new Map<string, CellResult>();
   /** How many times each cell (by id) has run: what a user sees as "ran N times", and what tests read. */
   readonly runs = new Map<string, number>();
+  /** The temporary view each cell (by id) made last: its next run supersedes it (`replaces`) unless a cell still reads it. */
+  private readonly lastView = new Map<string, string>();
 
-  constructor(private readonly client: Client, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly client: Client,
+    private readonly now: () => number = Date.now,
+    /**
+     * Live views of this runner from which a cell run again supersedes its last one: below it, an edit undone finds
+     * its results still there; from it on, the server's limit of views a user (STUDIO_TEMP_VIEWS_PER_USER, 20 by
+     * default) is not met by results nobody reads. Half the default limit.
+     */
+    private readonly supersedeFrom = 10,
+  ) {}
 
   /** Keys by state: states are immutable, and a render asks for the same state's keys once per cell. */
   private readonly keyCache = new WeakMap<WorkbookState, Map<string, string>>();
@@ -159,9 +170,10 @@ export class WorkbookRunner {
     }
     report(cell.id, { state: 'running', since: Date.now() });
     const started = performance.now();
+    const replaces = this.supersededView(cell.id, state);
     let made: Made;
     try {
-      made = cell.kind === 'step' ? await this.runStep(cell, state, inputs, signal) : await this.runSql(cell, state, readsOf(cell, state), inputs, signal);
+      made = cell.kind === 'step' ? await this.runStep(cell, state, inputs, signal, replaces) : await this.runSql(cell, state, readsOf(cell, state), inputs, signal, replaces);
     } catch (e) {
       // A run that found an input's view gone is not a run of this cell: the inputs are made again first.
       // Nor is a run cancelled before it answered.
@@ -169,16 +181,37 @@ export class WorkbookRunner {
       throw e;
     }
     this.countRun(cell.id);
+    if (replaces) for (const [k, r] of this.cache) if (r.ref === replaces) this.cache.delete(k);
+    if (made.expiresAt !== null) this.lastView.set(cell.id, made.ref);
     const result: CellResult = { key, ...made, ms: performance.now() - started };
     this.cache.set(key, result);
     return result;
+  }
+
+  private liveViews(): number {
+    const live = new Set<string>();
+    for (const r of this.cache.values()) if (r.expiresAt !== null && r.expiresAt > this.now()) live.add(r.ref);
+    return live.size;
+  }
+
+  /**
+   * The view the cell's last run made, if no cell of `state` still reads it (cells computing the same share a
+   * result) and the runner holds `supersedeFrom` live views or more: the server drops it once the new one is written,
+   * so a large workbook edited and run again within a view's 60 s keeps about one view a cell instead of meeting the
+   * per-user limit.
+   */
+  private supersededView(id: string, state: WorkbookState): string | undefined {
+    const last = this.lastView.get(id);
+    if (last === undefined || this.liveViews() < this.supersedeFrom) return undefined;
+    for (const key of this.keysOf(state).values()) if (this.cache.get(key)?.ref === last) return undefined;
+    return last;
   }
 
   private countRun(id: string): void {
     this.runs.set(id, (this.runs.get(id) ?? 0) + 1);
   }
 
-  private async runStep(cell: StepCell, state: WorkbookState, inputs: CellResult[], signal?: AbortSignal): Promise<Made> {
+  private async runStep(cell: StepCell, state: WorkbookState, inputs: CellResult[], signal?: AbortSignal, replaces?: string): Promise<Made> {
     // Over live datasets of one warehouse, the step goes with the steps it reads, so the warehouse runs the
     // chain (push-down); a tile join reads tiles, not tables: its inputs go in as the hex-tile steps.
     const live = liveOf(cell, inputs);
@@ -200,12 +233,12 @@ export class WorkbookRunner {
       return { ref: uuid, expiresAt: null, rowCount: dataset.metadata.rowCount ?? preview.total, columns, rows: preview.items, engine: 'DuckDB', live: connection };
     }
     try {
-      return { ...madeOf(await this.client.pipelines.materialize(pipeline, { preview: PREVIEW_ROWS, signal })), live };
+      return { ...madeOf(await this.client.pipelines.materialize(pipeline, { preview: PREVIEW_ROWS, signal, replaces })), live };
     } catch (e) {
       // What the warehouse's dialect lacks (H3 functions, …: 409) runs on DuckDB over the inputs' results.
       if (!live || (e as { status?: number }).status !== 409) throw e;
       const local = { ...cell.node, input: inputs.map((r) => ({ type: 'dataset', uuid: r.ref, input: [] })) };
-      return { ...overFetched(madeOf(await this.client.pipelines.materialize(local, { preview: PREVIEW_ROWS, signal })), inputs), live: null };
+      return { ...overFetched(madeOf(await this.client.pipelines.materialize(local, { preview: PREVIEW_ROWS, signal, replaces })), inputs), live: null };
     }
   }
 
@@ -213,11 +246,11 @@ export class WorkbookRunner {
    * SQL cells run on DuckDB over the cells' results; when every cell they name lives on one warehouse, in
    * that warehouse's dialect over the cells' pipelines (the server falls back to DuckDB when it cannot).
    */
-  private async runSql(cell: SqlCell, state: WorkbookState, names: string[], inputs: CellResult[], signal?: AbortSignal): Promise<Made> {
+  private async runSql(cell: SqlCell, state: WorkbookState, names: string[], inputs: CellResult[], signal?: AbortSignal, replaces?: string): Promise<Made> {
     const tables = Object.fromEntries(names.map((n, i) => [n, inputs[i]!.ref]));
     const live = inputs[0]?.live ?? null;
     const pipelines = live && inputs.every((r) => r.live === live) ? Object.fromEntries(names.map((n) => [n, chainOf(state, n)])) : undefined;
-    return { ...overFetched(madeOf(await this.client.pipelines.materializeSql(cell.query, tables, { preview: PREVIEW_ROWS, signal, pipelines })), inputs), live: null };
+    return { ...overFetched(madeOf(await this.client.pipelines.materializeSql(cell.query, tables, { preview: PREVIEW_ROWS, signal, pipelines, replaces })), inputs), live: null };
   }
 
   /**

@@ -1,4 +1,4 @@
-import { NODE_SPECS, TIME_INTERVALS, parseExpression, parseItem, parseSortKey, type NodeType } from '@studio/pipeline';
+import { NODE_SPECS, POLYGON_AGGREGATES, SPATIAL_PREDICATES, TIME_INTERVALS, parseExpression, parseItem, parseSortKey, type NodeType } from '@studio/pipeline';
 
 /**
  * The form of each of the pipeline's fifteen node types (catalog §3): which props it edits, as what kind
@@ -24,6 +24,10 @@ export type FieldKind =
   /** Free lines of text. */
   | 'lines'
   | 'integer'
+  /** A number that may have decimals (metres). */
+  | 'number'
+  /** aggregateInPolygons' aggregates, one per line: `count AS n`, `sum(mag) AS total`. */
+  | 'aggregates'
   | 'enum'
   /** A JSON value (GeoJSON), kept as typed until it parses. */
   | 'json'
@@ -58,6 +62,10 @@ export interface StepSpec {
 }
 
 const GEOJSON_HELP = 'A GeoJSON Polygon, MultiPolygon, Feature or FeatureCollection';
+const GEOMETRY_HELP = 'A column holding geometry (GeoJSON, WKT or WKB)';
+const geometry = (prop: string, label: string, help = GEOMETRY_HELP): Field => ({ prop, label, kind: 'columns', single: true, help });
+const output = (prop: string, label: string, placeholder: string): Field => ({ prop, label, kind: 'text', optional: true, help: `Default: ${placeholder}` });
+const keptColumns: Field = { prop: 'columns', label: 'Columns of the second input to add', kind: 'lines', optional: true, help: 'One per line' };
 
 const specs: Record<NodeType, Omit<StepSpec, 'inputs'>> = {
   dataset: { label: 'Dataset', summary: 'Reads a dataset', fields: [{ prop: 'uuid', label: 'Dataset', kind: 'dataset' }], initial: { uuid: '' } },
@@ -171,6 +179,74 @@ const specs: Record<NodeType, Omit<StepSpec, 'inputs'>> = {
     ],
     initial: { uuid: '', res: 7, interval: 'D' },
   },
+  spatialJoin: {
+    label: 'Spatial join',
+    summary: 'Rows of the first cell with the rows of the second whose geometry relates to theirs',
+    fields: [
+      { prop: 'predicate', label: 'Relation', kind: 'enum', options: SPATIAL_PREDICATES, help: 'contains: the first geometry contains the second; dwithin: within a distance' },
+      { prop: 'distance', label: 'Distance (metres, for dwithin)', kind: 'number', optional: true },
+      { prop: 'join', label: 'Join', kind: 'enum', options: ['INNER', 'LEFT'] },
+      geometry('leftGeometry', 'Geometry of the first cell'),
+      { prop: 'rightGeometry', label: 'Geometry of the second cell', kind: 'text', help: GEOMETRY_HELP },
+      keptColumns,
+    ],
+    initial: { predicate: 'intersects', join: 'INNER', leftGeometry: '', rightGeometry: '', columns: [] },
+  },
+  aggregateInPolygons: {
+    label: 'Aggregate in polygons',
+    summary: 'Counts (sums, averages…) the features of the second cell inside each polygon of the first',
+    fields: [
+      geometry('polygonGeometry', 'Polygon geometry'),
+      { prop: 'featureGeometry', label: 'Feature geometry (second cell)', kind: 'text', help: GEOMETRY_HELP },
+      { prop: 'predicate', label: 'Inside means', kind: 'enum', options: ['contains', 'intersects', 'covers'] },
+      { prop: 'aggregates', label: 'Aggregates', kind: 'aggregates', help: `One per line: count AS n, sum(mag) AS total (${POLYGON_AGGREGATES.join(', ')})` },
+    ],
+    initial: { polygonGeometry: '', featureGeometry: '', predicate: 'contains', aggregates: [{ op: 'count', as: 'count' }] },
+  },
+  nearest: {
+    label: 'Nearest',
+    summary: 'The k nearest rows of the second cell within a distance, with the distance',
+    fields: [
+      geometry('leftGeometry', 'Geometry of the first cell'),
+      { prop: 'rightGeometry', label: 'Geometry of the second cell', kind: 'text', help: GEOMETRY_HELP },
+      { prop: 'k', label: 'How many', kind: 'integer' },
+      { prop: 'maxDistance', label: 'Within (metres)', kind: 'number' },
+      { prop: 'join', label: 'Rows with none', kind: 'enum', options: ['INNER', 'LEFT'], help: 'INNER drops them, LEFT keeps them' },
+      keptColumns,
+      output('distanceColumn', 'Distance column', 'distance'),
+    ],
+    initial: { leftGeometry: '', rightGeometry: '', k: 1, maxDistance: 10000, join: 'INNER', columns: [] },
+  },
+  buffer: {
+    label: 'Buffer',
+    summary: 'The geometry grown by a distance in metres',
+    fields: [geometry('geometry', 'Geometry'), { prop: 'distance', label: 'Distance (metres)', kind: 'number' }, output('as', 'Column name', 'buffer')],
+    initial: { geometry: '', distance: 1000 },
+  },
+  centroid: { label: 'Centroid', summary: 'The centre of each geometry', fields: [geometry('geometry', 'Geometry'), output('as', 'Column name', 'centroid')], initial: { geometry: '' } },
+  measure: {
+    label: 'Measure',
+    summary: 'Area (m²) or length (m) of each geometry on the spheroid',
+    fields: [geometry('geometry', 'Geometry'), { prop: 'measure', label: 'Measure', kind: 'enum', options: ['area', 'length'] }, output('as', 'Column name', 'the measure')],
+    initial: { geometry: '', measure: 'area' },
+  },
+  dissolve: {
+    label: 'Dissolve',
+    summary: 'The union of the geometries of each group',
+    fields: [geometry('geometry', 'Geometry'), { prop: 'by', label: 'Group by', kind: 'columns' }, output('as', 'Column name', 'the geometry column')],
+    initial: { geometry: '', by: [] },
+  },
+  clip: {
+    label: 'Clip',
+    summary: 'The part of each geometry inside the polygons of the second cell, with its area share',
+    fields: [
+      geometry('geometry', 'Geometry'),
+      { prop: 'clipGeometry', label: 'Polygon geometry (second cell)', kind: 'text', help: GEOMETRY_HELP },
+      output('as', 'Clipped column', 'clipped'),
+      output('shareColumn', 'Share column', 'area_share'),
+    ],
+    initial: { geometry: '', clipGeometry: '' },
+  },
 };
 
 /**
@@ -181,6 +257,8 @@ export const STEP_CELL_NAMES: Record<NodeType, string> = {
   dataset: 'data', inline_data: 'inline', select: 'selected', filter: 'filtered', group: 'grouped', sort: 'sorted', limit: 'limited',
   join: 'joined', enrich: 'enriched', hexify: 'hexes', hexTile: 'tile', tileExtract: 'extract', databaseQuery: 'query_rows',
   tileJoin: 'tiles_joined', tileQuantiles: 'quantiles',
+  spatialJoin: 'spatial_joined', aggregateInPolygons: 'in_polygons', nearest: 'nearest', buffer: 'buffered', centroid: 'centroids',
+  measure: 'measured', dissolve: 'dissolved', clip: 'clipped',
 };
 
 /** Every step type with its form, in the order catalog §3 lists them. */
@@ -194,8 +272,9 @@ export const STEP_TYPES = Object.keys(STEP_SPECS) as NodeType[];
 export function fieldText(field: Field, node: Props): string {
   const v = field.prop === 'on' ? (node.on as { columns?: unknown }[] | undefined)?.[0]?.columns : node[field.prop];
   if (v === undefined || v === null) return '';
-  if (Array.isArray(v)) return v.map(String).join('\n');
+  if (Array.isArray(v) && field.kind !== 'aggregates') return v.map(String).join('\n');
   if (field.kind === 'json') return typeof v === 'string' ? v : JSON.stringify(v, null, 1);
+  if (field.kind === 'aggregates' && Array.isArray(v)) return v.map(aggregateText).join('\n');
   return String(v);
 }
 
@@ -212,6 +291,12 @@ export function withFieldText(field: Field, node: Props, text: string): Props {
       break;
     case 'columns':
       value = field.single ? text.trim() : list;
+      break;
+    case 'aggregates':
+      value = list.map(aggregateOf);
+      break;
+    case 'number':
+      value = text.trim() === '' ? undefined : Number.isFinite(Number(text.trim())) ? Number(text.trim()) : text;
       break;
     case 'integer':
       // Text that is not a whole number stays text: the validator names the prop and what it wants.
@@ -234,6 +319,15 @@ export function withFieldText(field: Field, node: Props, text: string): Props {
   if (field.optional && (value === undefined || value === '' || (Array.isArray(value) && value.length === 0))) delete next[field.prop];
   else next[field.prop] = value;
   return next;
+}
+
+type Aggregate = { op: string; column?: string; as: string };
+const aggregateText = (a: Aggregate) => `${a.op}${a.column ? `(${a.column})` : ''} AS ${a.as}`;
+/** `sum(mag) AS total` as the node's {op, column, as}; a line that is not of that shape keeps its text as `op` for the validator to name. */
+function aggregateOf(line: string): Aggregate {
+  const m = /^(\w+)\s*(?:\(\s*([^()]*?)\s*\))?\s+AS\s+(.+)$/i.exec(line);
+  if (!m) return { op: line, as: '' };
+  return { op: m[1]!.toLowerCase(), ...(m[2] && m[2] !== '*' && { column: m[2] }), as: m[3]!.trim() };
 }
 
 /** What the expression parser says of a field's text, line by line: '' when every line parses. */

@@ -20,7 +20,7 @@ import type { ListOptions, ResourceRow } from '../../services/records';
 import { NewUploadQuery, assertUploadReady, deleteDataset, listDatasets, readOptionsOf, sendData, uploadInto, uploadNewDataset } from '../datasets';
 import { createRecord, deleteRecord, recordItem, saveRecord } from '../records';
 import { sdkDataset, sdkDownload, sdkMap, sdkVisible } from './sdk-wire';
-import { createHexTiles } from '../../services/hextiles/service';
+import { createHexTiles } from '../../services/hextiles';
 import { tileDataset } from '../vector-tiles';
 
 /**

@@ -1,10 +1,11 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { executeDuckDB } from '@studio/pipeline';
 import { buildTemplateQuery, canonicalJson, parseParameters, runQuery, templateOf, type ResultCache } from '@studio/analytics';
-import { CSV_EXPORT_MAX_ROWS, StudioError, measureName, notFound, type DashboardState, type Parameter, type Widget, type WidgetResult } from '@studio/schema';
+import { CSV_EXPORT_MAX_ROWS, StudioError, measureName, notFound, type DashboardState, type Parameter, type SpreadsheetForm, type Widget, type WidgetResult } from '@studio/schema';
+import { csvField, csvLine, spreadsheetField } from '../csv-text';
 import type { Caller } from '../../http/caller';
-import type { CoreServices } from '../index';
-import { compileForCaller, type DatasetReads, type PushDown } from '../pipelines';
+import { compileForCaller, type DatasetReads, type PipelineDeps, type PushDown } from '../pipelines';
+import type { AnalyticsService } from '../analytics';
 import fs from 'node:fs/promises';
 import { checkedValues, parameterValuesPlan, planWidget, type WidgetRun } from './widget-pipeline';
 import { analyticParameters, analyticResult } from './analytic-widgets';
@@ -40,7 +41,7 @@ const typeOf = (v: unknown) => (v === null || v === undefined ? 'null' : typeof 
  */
 export class DashboardWidgets {
   constructor(
-    private readonly services: CoreServices,
+    private readonly services: PipelineDeps & { analytics: AnalyticsService },
     private readonly cache: () => ResultCache,
     private readonly opts: { timeoutMs: number; now?: () => Date },
   ) {}
@@ -171,12 +172,12 @@ export class DashboardWidgets {
     return this.shared(key, opts, (signal) => analytics.cache.run(key, () => this.withTimeout(signal, (c) => runQuery(c, built)), { cacheControl: opts.cacheControl }));
   }
 
-  /** A widget's rows as CSV (up to CSV_EXPORT_MAX_ROWS), streamed from the engine. */
-  async csv(grantee: Caller, state: Pick<DashboardState, 'parameters'>, widget: Widget, run: WidgetRun, signal: AbortSignal): Promise<AsyncGenerator<Uint8Array>> {
-    if (widget.analytic) return csvOf(analyticResult(widget, await this.templateRows(grantee, state, widget, run, { signal }), run, { csv: true }));
+  /** A widget's rows as CSV (up to CSV_EXPORT_MAX_ROWS), streamed from the engine; `safe` for a spreadsheet (SpreadsheetForm). */
+  async csv(grantee: Caller, state: Pick<DashboardState, 'parameters'>, widget: Widget, run: WidgetRun, signal: AbortSignal, spreadsheet?: SpreadsheetForm): Promise<AsyncGenerator<Uint8Array>> {
+    if (widget.analytic) return csvOf(analyticResult(widget, await this.templateRows(grantee, state, widget, run, { signal }), run, { csv: true }), spreadsheet);
     const plan = planWidget(widget, state.parameters, run, this.today(), { csvLimit: CSV_EXPORT_MAX_ROWS });
     const compiled = await this.compile(grantee, plan.main);
-    return this.services.engine.csvStream({ sql: compiled.sql, params: compiled.params }, { signal });
+    return this.services.engine.csvStream({ sql: compiled.sql, params: compiled.params }, { signal, spreadsheet });
   }
 
   /** The choices of a DYNAMIC or DYNAMIC_SQL parameter (distinct values, 1,000 at most), under the grantee's access. */
@@ -190,13 +191,10 @@ export class DashboardWidgets {
 }
 
 /** A widget result as CSV text (RFC 4180 quoting), one chunk: template results are aggregates, small. */
-async function* csvOf(result: WidgetResult): AsyncGenerator<Uint8Array> {
-  const cell = (v: unknown) => {
-    const text = v === null || v === undefined ? '' : String(v);
-    return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
-  };
-  const lines = [result.columns.map((c) => cell(c.name)).join(','), ...result.rows.map((r) => r.map(cell).join(','))];
-  yield new TextEncoder().encode(`${lines.join('\n')}\n`);
+async function* csvOf(result: WidgetResult, spreadsheet?: SpreadsheetForm): AsyncGenerator<Uint8Array> {
+  const field = spreadsheet === 'safe' ? spreadsheetField : csvField;
+  const lines = [csvLine(result.columns.map((c) => c.name), field), ...result.rows.map((r) => csvLine(r, field))];
+  yield new TextEncoder().encode(lines.join(''));
 }
 
 /** Column order of a result: dimensions then measures, or the listed columns (also when no row came back). */

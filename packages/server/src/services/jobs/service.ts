@@ -68,10 +68,10 @@ export class JobService {
     this.stopSweeping = every(settings.sweepEveryMs ?? 15_000, () => this.sweep(), 'Checking background jobs');
   }
 
-  /** Stops this node's workers; jobs still running go back to the queue for another node. */
-  async stop(): Promise<void> {
+  /** Stops this node's workers; jobs still running (after `timeoutMs`, if given) go back to the queue for another node. */
+  async stop(timeoutMs?: number): Promise<void> {
     this.stopSweeping?.();
-    await this.engine?.stop();
+    await this.engine?.stop(timeoutMs);
   }
 
   /**

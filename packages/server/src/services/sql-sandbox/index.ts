@@ -1,17 +1,54 @@
-import { copyFile, rename, rm } from 'node:fs/promises';
-import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
+import type { DuckDBValue } from '@duckdb/node-api';
 import { StudioError, isStudioError } from '@studio/schema';
-import { quoteLiteral } from '@studio/engine';
-import { LockedInstances, type LockedInstancesOptions } from './locked-instances';
-import { rewriteSql, type SandboxedQuery, type TableResolver } from './rewrite';
+import { UserWorkPool, type UserWorkPoolOptions } from '../user-work/supervisor';
+import { paramsToWire } from '../user-work/protocol';
+import { UserGate, type UserGateLimits } from '../user-work/user-gate';
+import { bytesOf } from '../user-work/sizes';
+import type { SandboxedQuery, TableResolver } from './rewrite';
+import { engineAdvice } from './messages';
 
 export type { SandboxedQuery, TableResolver } from './rewrite';
+
+export interface SqlSandboxOptions {
+  /** A folder of the data directory for the worker processes' instances, spill and output. */
+  dir: string;
+  /** The data directory, hidden from messages. */
+  dataDir: string;
+  /** DuckDB memory of all sandbox instances of all worker processes together (e.g. 512MB). */
+  memoryLimit: string;
+  /** Locked instances each worker process keeps open (default 4). */
+  maxInstances?: number;
+  /** Worker processes (STUDIO_SQL_WORKERS, default 2). */
+  workers?: number;
+  /** A query is cancelled after this long (STUDIO_SQL_TIMEOUT_MS, default 60 s). */
+  timeoutMs?: number;
+  /** Resident memory a worker process may reach (STUDIO_SQL_WORKER_MEMORY, default 1 GB). */
+  workerMemoryBytes?: number;
+  /** The most one query's instance may spill (STUDIO_SQL_SPILL, default 2GB). */
+  spillLimit?: string;
+  /** Threads each worker process gives the H3 functions (STUDIO_H3_WORKERS; null: the default). */
+  h3Workers?: number | null;
+  /** One user's queries at once and waiting (default 2 and 10). */
+  perUser?: UserGateLimits;
+  log?: UserWorkPoolOptions['log'];
+}
+
+/** Who runs a query and how it may be stopped. */
+export interface RunAs {
+  /** The user whose turn it takes (UserGate); unset: no per-user limit (the studio's own work, tests). */
+  userId?: string;
+  signal?: AbortSignal;
+}
+
+const GB = 2 ** 30;
 
 /**
  * The one way user-written SQL runs on the studio's data (data queries, queries and workbench SQL that
  * make datasets, and the dashboards', workbooks' and connections' DuckDB work to come):
  * 1. `compile` rewrites the query's AST so that table names become the caller's dataset files (rewrite.ts);
  * 2. `copyToParquet`/`readRows` run it on a DuckDB instance that can read only those files (locked-instances.ts).
+ * Both happen in worker processes (../user-work), never in the API's own: a query that crashes DuckDB, runs past
+ * STUDIO_SQL_TIMEOUT_MS or blows up its memory ends that request (and at worst its process), not the studio.
  * Errors never show a storage path: the files are named back by the table names the user wrote.
  *
  * Pipeline expressions do not come here: they are parsed by the pipeline's own grammar with an allow-list
@@ -22,18 +59,35 @@ const COMPILED_QUERIES = 500;
 const filesKey = (files: Map<string, string>) => JSON.stringify([...files]);
 
 export class SqlSandbox {
-  private readonly instances: LockedInstances;
+  private readonly pool: UserWorkPool;
+  private readonly gate: UserGate;
+  readonly timeoutMs: number;
 
-  constructor(private readonly opts: LockedInstancesOptions & { dataDir: string }) {
-    this.instances = new LockedInstances(opts);
+  constructor(private readonly opts: SqlSandboxOptions) {
+    const workers = Math.max(1, opts.workers ?? 2);
+    this.timeoutMs = opts.timeoutMs ?? 60_000;
+    this.pool = new UserWorkPool({
+      name: 'sql',
+      size: workers,
+      dir: opts.dir,
+      memoryLimit: splitMemory(opts.memoryLimit, workers),
+      maxInstances: opts.maxInstances ?? 4,
+      spillLimit: opts.spillLimit ?? '2GB',
+      memoryCapBytes: opts.workerMemoryBytes ?? GB,
+      h3Workers: opts.h3Workers ?? null,
+      log: opts.log,
+    });
+    this.gate = new UserGate(opts.perUser ?? { running: 2, queued: 10 });
   }
 
-  get memoryPerInstance(): string {
-    return this.instances.memoryPerInstance;
+  /** The worker processes running now (tests, metrics). */
+  get workerProcesses(): number[] {
+    return this.pool.processes;
   }
 
-  get openInstances(): number {
-    return this.instances.size;
+  /** Starts a worker process ahead of the first query. */
+  warm(): Promise<void> {
+    return this.pool.warm();
   }
 
   /**
@@ -42,7 +96,7 @@ export class SqlSandbox {
    * access, in the same order): the parse and rewrite, two DuckDB round trips (~3-4 ms), are skipped
    * when the names lead to the same files.
    */
-  async compile(query: string, resolve: TableResolver): Promise<SandboxedQuery> {
+  async compile(query: string, resolve: TableResolver, as: RunAs = {}): Promise<SandboxedQuery> {
     try {
       const known = this.compiled.get(query);
       if (known) {
@@ -55,7 +109,8 @@ export class SqlSandbox {
           return { sql, files };
         }
       }
-      const fresh = await this.instances.with([], (c) => rewriteSql(c, query, resolve));
+      const answer = await this.gate.run(as.userId, () => this.pool.run({ op: 'compile', query }, { resolve, signal: as.signal, timeoutMs: this.timeoutMs, timeoutMessage: this.timeoutMessage }), as.signal);
+      const fresh = { sql: answer.sql, files: new Map(answer.files) };
       this.remember(query, fresh);
       return fresh;
     } catch (e) {
@@ -76,41 +131,33 @@ export class SqlSandbox {
   }
 
   /** Names of the `$name` parameters the query binds, in order of first use. */
-  async parameterNames(q: SandboxedQuery): Promise<string[]> {
-    return this.run(q, async (c) => {
-      const prepared = await c.prepare(q.sql);
-      const names: string[] = [];
-      for (let i = 1; i <= prepared.parameterCount; i++) names.push(prepared.parameterName(i));
-      return [...new Set(names)];
-    }, 'Could not parse query');
+  async parameterNames(q: SandboxedQuery, as: RunAs = {}): Promise<string[]> {
+    return this.run(q, as, () => this.pool.run({ op: 'parameterNames', sql: q.sql, files: [...q.files.values()] }, this.runOptions(as)), 'Could not parse query');
   }
 
-  /** Runs the query into a Parquet file at `file`; answers its row count. `signal` interrupts it. */
-  async copyToParquet(q: SandboxedQuery, params: Record<string, DuckDBValue>, file: string, signal?: AbortSignal): Promise<number> {
-    return this.run(q, async (c, out) => {
-      const stop = () => c.interrupt();
-      signal?.addEventListener('abort', stop, { once: true });
-      try {
-        if (signal?.aborted) throw new StudioError(499, 'The query was cancelled');
-        const r = await c.runAndReadAll(`COPY (${q.sql}) TO ${quoteLiteral(out)} (FORMAT parquet)`, Object.keys(params).length ? params : undefined);
-        await moveFile(out, file);
-        return Number(r.getRows()[0]?.[0] ?? 0);
-      } finally {
-        signal?.removeEventListener('abort', stop);
-      }
-    }, 'The query failed');
+  /** Runs the query into a Parquet file at `file`; answers its row count. `as.signal` interrupts it. */
+  async copyToParquet(q: SandboxedQuery, params: Record<string, DuckDBValue>, file: string, as: RunAs = {}): Promise<number> {
+    return this.run(q, as, () => this.pool.run({ op: 'copyToParquet', sql: q.sql, files: [...q.files.values()], params: paramsToWire(params), file }, this.runOptions(as)), 'The query failed');
   }
 
   /** Runs the query and answers its rows as arrays (small results: previews, tests, the bench). */
-  async readRows(q: SandboxedQuery, params: Record<string, DuckDBValue> = {}): Promise<unknown[][]> {
-    return this.run(q, async (c) => (await c.runAndReadAll(q.sql, Object.keys(params).length ? params : undefined)).getRows(), 'The query failed');
+  async readRows(q: SandboxedQuery, params: Record<string, DuckDBValue> = {}, as: RunAs = {}): Promise<unknown[][]> {
+    return this.run(q, as, () => this.pool.run({ op: 'readRows', sql: q.sql, files: [...q.files.values()], params: paramsToWire(params) }, this.runOptions(as)), 'The query failed');
   }
 
-  private async run<T>(q: SandboxedQuery, work: (c: DuckDBConnection, out: string) => Promise<T>, failure: string): Promise<T> {
+  private get timeoutMessage(): string {
+    return `The query ran longer than ${Math.round(this.timeoutMs / 1000)} s and was stopped (STUDIO_SQL_TIMEOUT_MS); aggregate, filter or add a LIMIT`;
+  }
+
+  private runOptions(as: RunAs) {
+    return { signal: as.signal, timeoutMs: this.timeoutMs, timeoutMessage: this.timeoutMessage };
+  }
+
+  private async run<T>(q: SandboxedQuery, as: RunAs, work: () => Promise<T>, failure: string): Promise<T> {
     try {
-      return await this.instances.with([...q.files.values()], work);
+      return await this.gate.run(as.userId, work, as.signal);
     } catch (e) {
-      if (isStudioError(e)) throw e;
+      if (isStudioError(e)) throw e.status >= 500 ? e : new StudioError(e.status, this.scrub(e.message, q.files), e.details ? this.scrub(e.details, q.files) : undefined);
       throw new StudioError(422, `${failure}: ${this.scrub((e as Error)?.message ?? String(e), q.files)}`);
     }
   }
@@ -126,20 +173,16 @@ export class SqlSandbox {
     let out = message.replace(/\n+LINE \d+:[\s\S]*$/, '');
     for (const [name, file] of files) out = out.split(file).join(name);
     out = out.split(this.opts.dataDir).join('<data>');
-    return out.replace(/(?:[A-Za-z]:)?(?:\/[^\s/'"`,;)]+){2,}\/?/g, '<path>').replace(/<data>[^\s'"`,;)]*/g, '<path>');
+    // engineAdvice: DuckDB's "INSTALL excel; LOAD excel;" becomes what the studio offers instead (messages.ts).
+    return engineAdvice(out.replace(/(?:[A-Za-z]:)?(?:\/[^\s/'"`,;)]+){2,}\/?/g, '<path>').replace(/<data>[^\s'"`,;)]*/g, '<path>'));
   }
 
   close(): Promise<void> {
-    return this.instances.close();
+    return this.pool.close();
   }
 }
 
-async function moveFile(from: string, to: string): Promise<void> {
-  try {
-    await rename(from, to);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'EXDEV') throw e;
-    await copyFile(from, to);
-    await rm(from, { force: true });
-  }
+/** "512MB" split between `n` worker processes, as DuckDB is told (at least 64MB each). */
+function splitMemory(size: string, n: number): string {
+  return `${Math.max(64, Math.floor(bytesOf(size) / n / 2 ** 20))}MB`;
 }

@@ -3,6 +3,7 @@ import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { quoteLiteral } from '@studio/engine';
+import { bytesOf } from '../user-work/sizes';
 
 /**
  * DuckDB instances that can read only the files they were opened for. DuckDB's lockdown settings are
@@ -23,6 +24,8 @@ export interface LockedInstancesOptions {
   memoryLimit: string;
   /** Instances kept open at once (default 4). */
   maxInstances?: number;
+  /** The most one instance may spill to disk (DuckDB's max_temp_directory_size, e.g. 2GB); unset: DuckDB's default. */
+  spillLimit?: string;
   /** Registers scalar functions user SQL may call (the pipeline's H3 functions), before locking. */
   functions?: (connection: DuckDBConnection) => void | Promise<void>;
 }
@@ -39,14 +42,6 @@ interface Locked {
 
 const IDLE_CONNECTIONS = 2;
 
-/** "512MB" → bytes, for the split. */
-function bytesOf(size: string): number {
-  const m = /^\s*(\d+(?:\.\d+)?)\s*(b|kb|kib|mb|mib|gb|gib|tb|tib)?\s*$/i.exec(size);
-  if (!m) throw new Error(`Not a memory size: ${size}`);
-  const unit = (m[2] ?? 'b').toLowerCase();
-  const scale = unit.startsWith('k') ? 2 ** 10 : unit.startsWith('m') ? 2 ** 20 : unit.startsWith('g') ? 2 ** 30 : unit.startsWith('t') ? 2 ** 40 : 1;
-  return Number(m[1]) * scale;
-}
 
 export class LockedInstances {
   private readonly open = new Map<string, Locked>();
@@ -111,6 +106,8 @@ export class LockedInstances {
         const list = (xs: string[]) => `[${xs.map(quoteLiteral).join(', ')}]`;
         if (files.length) await c.run(`SET allowed_paths = ${list(files)}`);
         await c.run(`SET allowed_directories = ${list([dir + path.sep])}`);
+        // A query past its spill share fails with DuckDB's out-of-space error instead of filling the disk.
+        if (this.opts.spillLimit) await c.run(`SET max_temp_directory_size = ${quoteLiteral(this.opts.spillLimit)}`);
         await c.run('SET enable_external_access = false');
         await c.run('SET autoinstall_known_extensions = false');
         await c.run('SET autoload_known_extensions = false');

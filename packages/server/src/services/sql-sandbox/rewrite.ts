@@ -1,5 +1,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { StudioError, badInput } from '@studio/schema';
+import { mapSpatialCall, planSpatialJoins } from '@studio/spatial';
 
 /**
  * The first wall around user SQL: its parsed form is rewritten, never its text. DuckDB parses the
@@ -16,7 +17,17 @@ const DENIED_FUNCTION = /^(read_|glob$|getenv$|current_setting$|sniff_csv$|parqu
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 type Obj = { [k: string]: Json };
 
-const isObj = (v: Json | undefined): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+/**
+ * JSON.parse keeps no trace of how a number was written, and `1e6` or `2.0` came back from JSON.stringify as `1000000`
+ * and `2`, which json_deserialize_sql refuses for a DOUBLE constant ("expected type 'double', but got type: 'uint'").
+ * Numbers written with a point or an exponent are kept as their source text (JSON.rawJSON, Node 22), and written back
+ * as they came.
+ */
+const RawJson = JSON as unknown as { rawJSON(text: string): object; isRawJSON(v: unknown): boolean };
+const keepFloats = (_key: string, value: unknown, context?: { source?: string }) =>
+  typeof value === 'number' && context?.source && /[.eE]/.test(context.source) ? RawJson.rawJSON(context.source) : value;
+
+const isObj = (v: Json | undefined): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v) && !RawJson.isRawJSON(v);
 
 /** Resolves a table name written in the query to the absolute path of a Parquet file, or throws. */
 export type TableResolver = (name: string) => Promise<string>;
@@ -77,6 +88,9 @@ async function rewrite(node: Json | undefined, scope: ReadonlySet<string>, w: Wa
     if (DENIED_FUNCTION.test(node.function_name) || (node.schema && node.schema !== '') || (node.catalog && node.catalog !== '')) {
       throw badInput(`Function not allowed in queries: ${node.function_name}`);
     }
+    // PostGIS calls JS cannot register as written (ST_Union over rows, ST_GeomFromWKB): @studio/spatial maps them.
+    const mapped = mapSpatialCall(node);
+    if (mapped !== node) return rewrite(mapped, scope, w);
   }
   if (node.type === 'BASE_TABLE' && typeof node.table_name === 'string') {
     const name = node.table_name;
@@ -121,12 +135,15 @@ export async function rewriteSql(connection: DuckDBConnection, query: string, re
   const parsed = await connection.runAndReadAll('select json_serialize_sql($1::varchar) as ast', [query]);
   const text = String(parsed.getRows()[0]?.[0] ?? '');
   // query_location can be 2^64-1, beyond a double: zero them in the text before parsing.
-  const ast = JSON.parse(text.replace(/"query_location":\d+/g, '"query_location":0')) as Obj;
+  const ast = JSON.parse(text.replace(/"query_location":\d+/g, '"query_location":0'), keepFloats as (k: string, v: unknown) => unknown) as Obj;
   if (ast.error) throw badInput(`Could not parse query: ${String(ast.error_message ?? 'only SELECT statements are allowed')}`);
   const statements = ast.statements;
   if (!Array.isArray(statements) || statements.length !== 1) throw badInput('Exactly one SELECT statement is allowed');
   const w: Walk = { resolve, files: new Map() };
   const safe = await rewrite(ast, new Set(), w);
+  // Joins on a spatial predicate become hash joins on grid keys (@studio/spatial's planner), after the checks: the plan
+  // reads only the relations the query reads, through the studio's own functions.
+  if (isObj(safe)) planSpatialJoins(safe);
   try {
     const back = await connection.runAndReadAll('select json_deserialize_sql($1::json) as q', [JSON.stringify(safe)]);
     return { sql: String(back.getRows()[0]?.[0]), files: w.files };

@@ -2,8 +2,10 @@ import { DEFAULT_LAYER_GROUPS } from '@kepler.gl/constants';
 import { client } from '../../app/api';
 import { paletteToKepler, setStudioPalettes, type StudioPalette } from './palettes';
 
-/** The basemap a new map opens on. */
+/** The basemap the SQL workspace's result map uses. */
 export const DEFAULT_BASEMAP = 'light';
+/** The basemap a new map opens on until its user picks another: the one with place names, so a map can be read. */
+export const NEW_MAP_BASEMAP = 'labelled';
 
 type StyleJson = { layers?: { id: string; type?: string; paint?: Record<string, unknown> }[] } & Record<string, unknown>;
 
@@ -88,13 +90,15 @@ export interface MapLook {
 
 /**
  * Everything the map's look offers: built-in basemaps, and for a signed-in caller their style and palette
- * assets. A part that fails to load is left out (the map still opens on the local blank style).
+ * assets, opening on `preferred` (the user's last choice) when it is among them. A part that fails to load is left out (the map still opens on the local blank style).
  */
-export async function loadMapLook(opts: { assets: boolean }): Promise<MapLook | null> {
+export async function loadMapLook(opts: { assets: boolean; preferred?: string | null }): Promise<MapLook | null> {
   const [builtIn, assets] = await Promise.all([
     loadBuiltInBasemaps().catch(() => null),
     opts.assets ? Promise.all([loadStyleAssets(), loadPaletteAssets()]).then(([s]) => s).catch(() => ({})) : Promise.resolve({}),
   ]);
   if (!builtIn) return Object.keys(assets).length ? { mapStyles: assets, styleType: '' } : null;
-  return { mapStyles: { ...builtIn, ...assets }, styleType: DEFAULT_BASEMAP in builtIn ? DEFAULT_BASEMAP : Object.keys(builtIn)[0]! };
+  const mapStyles = { ...builtIn, ...assets };
+  const styleType = [opts.preferred, NEW_MAP_BASEMAP].find((id): id is string => Boolean(id && id in mapStyles)) ?? Object.keys(builtIn)[0]!;
+  return { mapStyles, styleType };
 }

@@ -5,7 +5,8 @@ import { StudioKeplerGl } from './injections';
 import { markMap } from '../timing';
 import { MAP_ID } from './store';
 import { STUDIO_TEXTS } from './studio-texts';
-import { testHooksOn } from '../../app/test-hooks';
+import { TEST_BUILD, testHooksOn } from '../../app/test-hooks';
+import { noteBasemap, noteDeck, type DrawnBasemap, type DrawnDeck } from './drawn-views';
 
 /** The part of deck.gl's Deck the ready check reads. */
 interface DeckLike {
@@ -105,7 +106,7 @@ export function KeplerMap({ store, readOnly, expectLayers, onInitialized, onMapR
   }, []);
 
   useEffect(() => {
-    if (testHooksOn()) window.__studioMapReady = false;
+    if (TEST_BUILD && testHooksOn()) window.__studioMapReady = false;
     let settled = 0;
     const timer = window.setInterval(() => {
       const d = deck.current;
@@ -116,7 +117,7 @@ export function KeplerMap({ store, readOnly, expectLayers, onInitialized, onMapR
       settled = (expectLayers ? layers > 0 : true) && idle && document.querySelector('.kepler-box canvas') ? settled + 1 : 0;
       if (settled >= 2) {
         window.clearInterval(timer);
-        const frames = (n: number) => (n === 0 ? (markMap('first-frame'), testHooksOn() && (window.__studioMapReady = true), setReady(true)) : requestAnimationFrame(() => frames(n - 1)));
+        const frames = (n: number) => (n === 0 ? (markMap('first-frame'), TEST_BUILD && testHooksOn() && (window.__studioMapReady = true), setReady(true)) : requestAnimationFrame(() => frames(n - 1)));
         frames(3);
       }
     }, 100);
@@ -144,8 +145,13 @@ export function KeplerMap({ store, readOnly, expectLayers, onInitialized, onMapR
               initialized.current?.();
               mapReady.initialized();
             }}
-            getMapboxRef={(ref) => mapReady.basemap(ref?.getMap() ?? null)}
+            getMapboxRef={(ref) => {
+              // kepler calls these for its export map too: the video export finds that one's (drawn-views).
+              noteBasemap(ref?.getMap() as unknown as DrawnBasemap | null);
+              mapReady.basemap(ref?.getMap() ?? null);
+            }}
             onDeckInitialized={(d) => {
+              noteDeck(d as unknown as DrawnDeck);
               deck.current = d;
             }}
           />

@@ -1,12 +1,12 @@
 import type { Store } from 'redux';
-import { addDataToMap, fitBounds, layerConfigChange } from '@kepler.gl/actions';
+import { addDataToMap, fitBounds, layerConfigChange, updateMap } from '@kepler.gl/actions';
 import { KeplerGlSchema } from '@kepler.gl/schemas';
 import type { Bounds, KeplerDataset } from '../datasets';
 import type { KeplerSavedConfig } from '../state/versions';
 import { markMap } from '../timing';
 import { MAP_ID } from './store';
 import { formatFields, oneLayerPerDataset } from './new-datasets';
-import { testHooksOn } from '../../app/test-hooks';
+import { TEST_BUILD, testHooksOn } from '../../app/test-hooks';
 
 type AddDataPayload = Parameters<typeof addDataToMap>[0];
 
@@ -101,18 +101,20 @@ declare global {
       layerOrder: () => string[];
       view: () => { latitude: number; longitude: number; zoom: number } | undefined;
       setLayerColor: (index: number, color: [number, number, number]) => void;
+      /** Moves the view as a pan or zoom would (kepler's updateMap): the pixel checks set the zoom they need. */
+      setView: (view: { latitude: number; longitude: number; zoom: number }) => void;
     };
   }
 }
 
 /** The open map as window.__studioMap, for the browser tests and the bench only (see app/test-hooks). */
 export function exposeMap(store: Store): () => void {
-  if (!testHooksOn()) return () => undefined;
+  if (!TEST_BUILD || !testHooksOn()) return () => undefined;
   const view = () => {
     const m = (store.getState() as { keplerGl: Record<string, { mapState: { latitude: number; longitude: number; zoom: number } } | undefined> }).keplerGl[MAP_ID]?.mapState;
     return m && { latitude: m.latitude, longitude: m.longitude, zoom: m.zoom };
   };
-  window.__studioMap = { layers: () => layerSummary(store), layerOrder: () => layerOrderSummary(store), view, setLayerColor: (i, c) => setLayerColor(store, i, c) };
+  window.__studioMap = { layers: () => layerSummary(store), layerOrder: () => layerOrderSummary(store), view, setLayerColor: (i, c) => setLayerColor(store, i, c), setView: (v) => void store.dispatch(updateMap(v as never)) };
   return () => {
     window.__studioMap = undefined;
   };

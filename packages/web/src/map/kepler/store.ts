@@ -1,4 +1,4 @@
-import { applyMiddleware, combineReducers, createStore, type Store } from 'redux';
+import { applyMiddleware, combineReducers, createStore, type Middleware, type Store } from 'redux';
 import { enhanceReduxMiddleware, keplerGlReducer } from '@kepler.gl/reducers';
 import { initApplicationConfig } from '@kepler.gl/utils';
 import type { MapLook } from '../basemaps/catalog';
@@ -52,7 +52,7 @@ export function configureKepler(): void {
  * map's view, so the basemap starts there and the saved config's view, applied with the data, changes
  * nothing (a view change after the data is drawn would draw all of it again).
  */
-export function createMapStore(opts: { readOnly: boolean; look?: MapLook | null; view?: MapViewState | null }): Store {
+export function createMapStore(opts: { readOnly: boolean; look?: MapLook | null; view?: MapViewState | null; middleware?: Middleware[] }): Store {
   const mapStyles = { ...LOCAL_MAP_STYLES, ...opts.look?.mapStyles };
   configureKepler();
   const reducer = combineReducers({
@@ -64,5 +64,5 @@ export function createMapStore(opts: { readOnly: boolean; look?: MapLook | null;
       visState: { layerClasses: STUDIO_LAYER_CLASSES },
     }),
   });
-  return createStore(reducer, {}, applyMiddleware(...enhanceReduxMiddleware([])));
+  return createStore(reducer, {}, applyMiddleware(...enhanceReduxMiddleware(opts.middleware ?? [])));
 }

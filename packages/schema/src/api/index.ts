@@ -1,0 +1,6 @@
+// Route contracts, a file per area (house-style §3): each call declared once, read by the server, the
+// OpenAPI document and the typed client.
+export * from './contract';
+export * from './tags';
+export * from './api-keys';
+export * from './jobs';

@@ -1,0 +1,82 @@
+import { z } from 'zod';
+import { isStateObject, parseVersionedState, type StateUpgrade } from './versioned-state';
+import { badInput } from './errors';
+
+/**
+ * The studio's saved map state (Map.latestState), versioned on its own:
+ * `{studioVersion, kepler: <kepler saved config {version, config: {visState, mapState, mapStyle}}>}`.
+ * kepler versions its config itself ('v1') and migrates it in KeplerGlSchema.parseSavedConfig; the
+ * studio's envelope lets the studio change what it keeps around kepler's part (e.g. dataset refs)
+ * without touching kepler's. One rule for the browser and the server, as dashboards.ts has:
+ * MAP_UPGRADES[n] turns version n into n + 1, parseMapState brings any stored state to the current one.
+ */
+export const MAP_STATE_VERSION = 1;
+/** The name the map builder has always used for it. */
+export const STUDIO_STATE_VERSION = MAP_STATE_VERSION;
+
+/** kepler's saved config, kept opaque except for what the studio reads. */
+export interface KeplerSavedConfig {
+  version: string;
+  config: { visState?: unknown; mapState?: unknown; mapStyle?: unknown; uiState?: unknown };
+}
+
+export interface StudioMapStateV1 {
+  studioVersion: 1;
+  kepler: KeplerSavedConfig;
+}
+export type StudioMapState = StudioMapStateV1;
+
+/** Version 0 is a bare kepler config (`{version, config}`): what kepler exports and a kepler.gl JSON import carries. */
+export const MAP_UPGRADES: Record<number, StateUpgrade> = {
+  0: (bare) => ({ studioVersion: 1, kepler: bare }),
+};
+
+const StudioMapStateSchema = z.object({
+  studioVersion: z.literal(MAP_STATE_VERSION),
+  kepler: z.looseObject({ version: z.string().min(1), config: z.record(z.string(), z.unknown()) }, { error: 'the kepler config is missing' }),
+});
+
+function mapVersionOf(state: Record<string, unknown>): number {
+  if (typeof state.studioVersion === 'number') return state.studioVersion;
+  return 'config' in state && 'version' in state ? 0 : -1;
+}
+
+/** A stored map state brought to the current version; 422 for a newer studio's or one of no known shape. */
+export function parseMapState(stored: unknown): StudioMapState {
+  if (!isStateObject(stored)) throw badInput('Invalid map state: not an object');
+  return parseVersionedState(stored, {
+    what: 'map',
+    current: MAP_STATE_VERSION,
+    upgrades: MAP_UPGRADES,
+    schema: StudioMapStateSchema,
+    versionOf: mapVersionOf,
+    unknownShape: 'neither a studio state nor a kepler config',
+  }) as StudioMapState;
+}
+
+/** parseMapState, with null for a map never saved. */
+export function upgradeMapState(stored: unknown): StudioMapState | null {
+  return stored === null || stored === undefined ? null : parseMapState(stored);
+}
+
+/** Where a map looks: the part of kepler's mapState the map opens on. */
+export interface MapViewState {
+  latitude: number;
+  longitude: number;
+  zoom: number;
+  bearing?: number;
+  pitch?: number;
+}
+
+/** The view a saved kepler config opens on, or null when it has none. */
+export function savedView(kepler: KeplerSavedConfig | null | undefined): MapViewState | null {
+  const m = kepler?.config.mapState;
+  if (!isStateObject(m)) return null;
+  const { latitude, longitude, zoom, bearing, pitch } = m;
+  if (typeof latitude !== 'number' || typeof longitude !== 'number' || typeof zoom !== 'number') return null;
+  return { latitude, longitude, zoom, ...(typeof bearing === 'number' ? { bearing } : {}), ...(typeof pitch === 'number' ? { pitch } : {}) };
+}
+
+export function wrapKeplerConfig(kepler: KeplerSavedConfig): StudioMapState {
+  return { studioVersion: STUDIO_STATE_VERSION, kepler };
+}

@@ -1,0 +1,142 @@
+import {
+  HISTORY_COLLECTIONS,
+  HistoryRetention,
+  HistoryStorage,
+  HistoryThinResult,
+  RestoreBody,
+  StudioRecord,
+  VersionDetail,
+  VersionDiff,
+  VersionDiffParams,
+  VersionList,
+  VersionParams,
+  VersionSummary,
+  Id,
+  itemOf,
+  type HistoryCollection,
+  type ResourceType,
+} from '@studio/schema';
+import { z } from 'zod';
+import { defineRoute, requireCaller, type RouteDef } from '../http/route';
+import { HistoryService, latestVersion } from '../services/history';
+import { assertCanCreate } from '../services/quota';
+import { thinAllVersions } from '../services/history-retention';
+import { recordItem, tabOf } from './records';
+
+const TYPE_OF: Record<HistoryCollection, ResourceType> = { maps: 'map', insights: 'insight', workbooks: 'workbook' };
+
+/**
+ * History (#51): a map's, dashboard's or workbook's versions, listed, opened, compared, restored (as a
+ * new version) and duplicated from. Access follows the record's: reading it lists and opens versions,
+ * restoring needs edit (and no other user's edit lock), duplicating needs copy.
+ */
+function collectionHistoryRoutes(collection: HistoryCollection): RouteDef[] {
+  const type = TYPE_OF[collection];
+  const base = `/v1/${collection}/{id}/versions`;
+  const guard = (action: 'read' | 'write' | 'copy') => ({ type, param: 'id', action }) as const;
+  const history = (db: import('../store/db').Db) => new HistoryService(db);
+  return [
+    defineRoute({
+      method: 'GET',
+      url: base,
+      summary: 'The versions of a record, newest first',
+      tag: 'history',
+      auth: 'user',
+      params: z.object({ id: Id }),
+      resource: guard('read'),
+      response: VersionList,
+      handler: async (ctx) => ({ items: await history(ctx.services.db).list(ctx.resource!.id) }),
+    }),
+    defineRoute({
+      method: 'GET',
+      url: `${base}/{n}`,
+      summary: 'One version: its state as saved then, upgraded as a stored state is',
+      tag: 'history',
+      auth: 'user',
+      params: VersionParams,
+      resource: guard('read'),
+      response: VersionDetail,
+      handler: async (ctx) => history(ctx.services.db).open(collection, ctx.resource!.id, ctx.params.n),
+    }),
+    defineRoute({
+      method: 'GET',
+      url: `${base}/{a}/diff/{b}`,
+      summary: 'What changed from version a to version b, in the terms of the thing (layers, widgets, cells …)',
+      tag: 'history',
+      auth: 'user',
+      params: VersionDiffParams,
+      resource: guard('read'),
+      response: VersionDiff,
+      handler: async (ctx) => history(ctx.services.db).diff(collection, ctx.resource!.id, ctx.params.a, ctx.params.b),
+    }),
+    defineRoute({
+      method: 'POST',
+      url: `${base}/{n}/restore`,
+      summary: "Restore a version as a new version (never rewriting history); refused while another user holds the edit lock",
+      tag: 'history',
+      auth: 'user',
+      params: VersionParams,
+      body: RestoreBody,
+      resource: guard('write'),
+      response: VersionSummary,
+      handler: async (ctx) => {
+        const caller = requireCaller(ctx);
+        const row = ctx.resource!;
+        const versions = history(ctx.services.db);
+        const state = await versions.stateOf(collection, row.id, ctx.params.n);
+        await ctx.services.records.update(caller, row, { latestState: state, version: { source: 'restore', restoredFrom: ctx.params.n, message: ctx.body.message ?? null } }, { adminMode: ctx.adminMode, tabId: tabOf(ctx) });
+        await ctx.services.audit.record(caller, `${type}.restore`, type, row.id, { version: ctx.params.n });
+        // Restoring the state the record already has makes no version: the answer is the latest, which equals it.
+        return versions.summary(row.id, (await latestVersion(ctx.services.db, row.id))!.n);
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      url: `${base}/{n}/duplicate`,
+      summary: 'A new record owned by the caller, from this version',
+      tag: 'history',
+      auth: 'user',
+      params: VersionParams,
+      resource: guard('copy'),
+      response: itemOf(StudioRecord),
+      status: 201,
+      handler: async (ctx) => {
+        const caller = requireCaller(ctx);
+        await assertCanCreate(ctx.services.db, caller, type);
+        const state = await history(ctx.services.db).stateOf(collection, ctx.resource!.id, ctx.params.n);
+        const copy = await ctx.services.records.clone(caller, { ...ctx.resource!, latest_state: state });
+        await ctx.services.audit.record(caller, `${type}.clone`, type, copy.id, { from: ctx.resource!.id, version: ctx.params.n });
+        return recordItem(ctx.services, copy, ctx);
+      },
+    }),
+  ];
+}
+
+/** Administrators: the storage versions use, and a thinning pass by a retention they give (default: 30 days all, a year daily, then weekly). */
+const adminHistoryRoutes: RouteDef[] = [
+  defineRoute({
+    method: 'GET',
+    url: '/v1/admin/history/storage',
+    summary: 'How many versions of maps, dashboards and workbooks the catalog keeps, and their bytes',
+    tag: 'admin',
+    auth: 'admin',
+    response: HistoryStorage,
+    handler: async (ctx) => new HistoryService(ctx.services.db).bytesUsed(),
+  }),
+  defineRoute({
+    method: 'POST',
+    url: '/v1/admin/history/thin',
+    summary: 'Thin every record\'s versions by a retention (every version kept reproducible); answers the versions removed and the storage left',
+    tag: 'admin',
+    auth: 'admin',
+    body: HistoryRetention,
+    response: HistoryThinResult,
+    handler: async (ctx) => {
+      const removed = await thinAllVersions(ctx.services.db, new Date(), ctx.body);
+      await ctx.services.audit.record(requireCaller(ctx), 'history.thin', 'map', null, { ...ctx.body, removed });
+      return { removed, storage: await new HistoryService(ctx.services.db).bytesUsed() };
+    },
+  }),
+];
+
+export const historyRoutes: RouteDef[] = [...HISTORY_COLLECTIONS.flatMap(collectionHistoryRoutes), ...adminHistoryRoutes];

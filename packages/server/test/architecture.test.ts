@@ -1,0 +1,131 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * The layout rules of issue #49, read from the repository. Source = non-test .ts/.tsx under packages/*\/src.
+ * Imports are read with TypeScript's own parser: type-only imports (`import type`, `export type`, and
+ * specifiers all marked `type`) are left out, since they vanish at run time and cannot make a cycle.
+ */
+const ROOT = path.resolve(__dirname, '../../..');
+const PACKAGES = path.join(ROOT, 'packages');
+
+function sourceFiles(dir: string): string[] {
+  if (!fs.existsSync(dir)) return [];
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const full = path.join(dir, e.name);
+    if (e.isDirectory()) return sourceFiles(full);
+    return /\.tsx?$/.test(e.name) && !/\.(test|e2e|bench)\.tsx?$/.test(e.name) && !e.name.endsWith('.d.ts') ? [full] : [];
+  });
+}
+const SOURCES = fs.readdirSync(PACKAGES).flatMap((pkg) => sourceFiles(path.join(PACKAGES, pkg, 'src')));
+const rel = (file: string) => path.relative(ROOT, file);
+const text = new Map(SOURCES.map((f) => [f, fs.readFileSync(f, 'utf8')]));
+const lines = (file: string) => text.get(file)!.split('\n').length;
+
+/** The runtime imports of a file, as written (`./x`, `@studio/schema`, `zod`). */
+function runtimeImports(file: string): string[] {
+  const sf = ts.createSourceFile(file, text.get(file)!, ts.ScriptTarget.Latest, false, file.endsWith('x') ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
+  const out: string[] = [];
+  for (const st of sf.statements) {
+    if (ts.isImportDeclaration(st)) {
+      const clause = st.importClause;
+      if (clause?.isTypeOnly) continue;
+      const named = clause?.namedBindings;
+      if (clause && !clause.name && named && ts.isNamedImports(named) && named.elements.length && named.elements.every((e) => e.isTypeOnly)) continue;
+      out.push((st.moduleSpecifier as ts.StringLiteral).text);
+    } else if (ts.isExportDeclaration(st) && st.moduleSpecifier && !st.isTypeOnly) {
+      const named = st.exportClause;
+      if (named && ts.isNamedExports(named) && named.elements.length && named.elements.every((e) => e.isTypeOnly)) continue;
+      out.push((st.moduleSpecifier as ts.StringLiteral).text);
+    }
+  }
+  return out;
+}
+
+const CANDIDATES = ['', '.ts', '.tsx', '/index.ts', '/index.tsx'];
+/** The source file an import names, or null (a package outside the workspace, or a file outside src). */
+function resolve(from: string, spec: string): string | null {
+  let base: string;
+  if (spec.startsWith('.')) base = path.resolve(path.dirname(from), spec);
+  else if (spec.startsWith('@studio/')) {
+    const [, name, ...rest] = spec.split('/');
+    base = path.join(PACKAGES, name!, 'src', rest.length ? rest.join('/') : 'index');
+  } else return null;
+  for (const c of CANDIDATES) if (text.has(base + c)) return base + c;
+  return null;
+}
+
+const GRAPH = new Map(SOURCES.map((f) => [f, runtimeImports(f).map((s) => resolve(f, s)).filter((f): f is string => f !== null)]));
+
+/** Strongly connected components of more than one file (or a file importing itself): the import cycles. */
+function cycles(): string[][] {
+  let index = 0;
+  const idx = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[][] = [];
+  const visit = (v: string) => {
+    idx.set(v, index);
+    low.set(v, index++);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of GRAPH.get(v) ?? []) {
+      if (!idx.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, idx.get(w)!));
+    }
+    if (low.get(v) === idx.get(v)) {
+      const scc: string[] = [];
+      let w: string;
+      do {
+        w = stack.pop()!;
+        onStack.delete(w);
+        scc.push(rel(w));
+      } while (w !== v);
+      if (scc.length > 1 || (GRAPH.get(v) ?? []).includes(v)) found.push(scc.sort());
+    }
+  };
+  for (const f of SOURCES) if (!idx.has(f)) visit(f);
+  return found;
+}
+
+const ROUTES = path.join(PACKAGES, 'server/src/routes');
+const SERVER = path.join(PACKAGES, 'server/src');
+const CLIENT = path.join(PACKAGES, 'client/src');
+
+/** The client's own options (how it connects, what a call sends besides its contract): not request or answer types. */
+const CLIENT_OPTIONS = new Set(['ClientOptions', 'RequestOptions', 'CallOptions', 'QueryValues', 'AppErrorHandler']);
+/** A client type is derived when it is built from a contract or a schema type, not spelled out field by field. */
+const DERIVED = /\b(Answer|BodyOf|QueryOf|CallArgs)<|z\.(infer|input|output)<|^\s*[A-Z]\w*(<[^>]*>)?(\[[^\]]*\])*\s*;?\s*$/;
+
+/** Interfaces and object type aliases written by hand in the client: name and file. */
+function handWrittenClientTypes(): string[] {
+  const out: string[] = [];
+  for (const file of SOURCES.filter((f) => f.startsWith(CLIENT + path.sep))) {
+    const sf = ts.createSourceFile(file, text.get(file)!, ts.ScriptTarget.Latest, true);
+    for (const st of sf.statements) {
+      if (ts.isInterfaceDeclaration(st) && !CLIENT_OPTIONS.has(st.name.text)) out.push(`${rel(file)}: interface ${st.name.text}`);
+      if (ts.isTypeAliasDeclaration(st) && !CLIENT_OPTIONS.has(st.name.text) && !DERIVED.test(st.type.getText(sf))) out.push(`${rel(file)}: type ${st.name.text}`);
+    }
+  }
+  return out;
+}
+
+const routeFiles = SOURCES.filter((f) => f.startsWith(ROUTES + path.sep));
+
+describe('the repository layout (#49)', () => {
+  it('reads the source it checks', () => {
+    expect(SOURCES.length).toBeGreaterThan(300);
+    expect(routeFiles.length).toBeGreaterThan(20);
+    // Imports resolve (relative ones and @studio/*), so the cycle check below walks the real graph.
+    expect([...GRAPH.values()].reduce((n, to) => n + to.length, 0)).toBeGreaterThan(1000);
+  });
+
+  it('has no runtime import cycle', () => {
+    expect(cycles()).toEqual([]);
+  });
+});

@@ -1,0 +1,207 @@
+/**
+ * WKB (ISO and EWKB, either byte order) read into plain coordinates and written from them, in JS: measures on the
+ * spheroid, accessors and GeoJSON output need coordinates, not a GEOS object, and a point or an envelope is
+ * cheaper to write here than to build in GEOS. Z and M ordinates are read and dropped (data is 2D lon/lat).
+ */
+export type Position = [number, number];
+
+export type Shape =
+  | { type: 'Point'; coordinates: Position | null }
+  | { type: 'LineString'; coordinates: Position[] }
+  | { type: 'Polygon'; coordinates: Position[][] }
+  | { type: 'MultiPoint'; coordinates: Position[] }
+  | { type: 'MultiLineString'; coordinates: Position[][] }
+  | { type: 'MultiPolygon'; coordinates: Position[][][] }
+  | { type: 'GeometryCollection'; geometries: Shape[] };
+
+const TYPES = ['', 'Point', 'LineString', 'Polygon', 'MultiPoint', 'MultiLineString', 'MultiPolygon', 'GeometryCollection'] as const;
+
+export class WkbError extends Error {}
+
+class Reader {
+  private i = 0;
+  private readonly view: DataView;
+  private little = true;
+  constructor(bytes: Uint8Array) {
+    this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  }
+  private need(n: number) {
+    if (this.i + n > this.view.byteLength) throw new WkbError(`WKB ends early at byte ${this.i}`);
+  }
+  u8() { this.need(1); return this.view.getUint8(this.i++); }
+  u32() { this.need(4); const v = this.view.getUint32(this.i, this.little); this.i += 4; return v; }
+  f64() { this.need(8); const v = this.view.getFloat64(this.i, this.little); this.i += 8; return v; }
+  get done() { return this.i === this.view.byteLength; }
+
+  shape(): Shape {
+    const order = this.u8();
+    if (order > 1) throw new WkbError(`byte order ${order} is neither 0 nor 1`);
+    this.little = order === 1;
+    const raw = this.u32();
+    // EWKB flags (Z 0x80000000, M 0x40000000, SRID 0x20000000) or ISO's thousands (1000 Z, 2000 M, 3000 ZM).
+    let dims = 2 + ((raw & 0x80000000) ? 1 : 0) + ((raw & 0x40000000) ? 1 : 0);
+    if (raw & 0x20000000) this.u32();
+    let code = raw & 0x0fffffff;
+    if (code >= 1000 && code < 4000) { dims = 2 + [0, 1, 1, 2][Math.floor(code / 1000)]!; code %= 1000; }
+    const type = TYPES[code];
+    if (!type) throw new WkbError(`geometry type ${code} is not one WKB knows`);
+    const pos = (): Position => { const p: Position = [this.f64(), this.f64()]; for (let d = 2; d < dims; d++) this.f64(); return p; };
+    const count = () => { const n = this.u32(); this.need(Math.min(n, 1)); return n; };
+    const points = () => Array.from({ length: count() }, pos);
+    const rings = () => Array.from({ length: count() }, points);
+    switch (type) {
+      case 'Point': { const p = pos(); return { type, coordinates: Number.isNaN(p[0]) && Number.isNaN(p[1]) ? null : p }; }
+      case 'LineString': return { type, coordinates: points() };
+      case 'Polygon': return { type, coordinates: rings() };
+      default: {
+        const parts = Array.from({ length: count() }, () => this.shape());
+        if (type === 'GeometryCollection') return { type, geometries: parts };
+        const want = type.slice(5);
+        for (const p of parts) if (p.type !== want) throw new WkbError(`a ${type} holds a ${p.type}`);
+        const coords = parts.map((p) => (p as { coordinates: unknown }).coordinates);
+        if (type === 'MultiPoint') return { type, coordinates: coords.filter((c): c is Position => c !== null) };
+        if (type === 'MultiLineString') return { type, coordinates: coords as Position[][] };
+        return { type, coordinates: coords as Position[][][] };
+      }
+    }
+  }
+}
+
+/** The shape a WKB value holds, or a WkbError saying where it is malformed. */
+export function readWkb(bytes: Uint8Array): Shape {
+  const r = new Reader(bytes);
+  const s = r.shape();
+  if (!r.done) throw new WkbError('WKB has bytes after its geometry');
+  return s;
+}
+
+/** True when the bytes are exactly a 2D little-endian point, the shape ST_Point writes (the predicates' fast path). */
+export function pointXY(bytes: Uint8Array): Position | null {
+  if (bytes.length !== 21 || bytes[0] !== 1 || bytes[1] !== 1 || bytes[2] !== 0 || bytes[3] !== 0 || bytes[4] !== 0) return null;
+  const v = new DataView(bytes.buffer, bytes.byteOffset, 21);
+  return [v.getFloat64(5, true), v.getFloat64(13, true)];
+}
+
+/** A 2D little-endian WKB point (21 bytes). */
+export function pointWkb(x: number, y: number): Uint8Array {
+  const b = new Uint8Array(21);
+  const v = new DataView(b.buffer);
+  v.setUint8(0, 1);
+  v.setUint32(1, 1, true);
+  v.setFloat64(5, x, true);
+  v.setFloat64(13, y, true);
+  return b;
+}
+
+/** A 2D little-endian WKB polygon of the given rings (each closed by the caller). */
+export function polygonWkb(rings: Position[][]): Uint8Array {
+  const size = 9 + rings.reduce((n, r) => n + 4 + r.length * 16, 0);
+  const b = new Uint8Array(size);
+  const v = new DataView(b.buffer);
+  v.setUint8(0, 1);
+  v.setUint32(1, 3, true);
+  v.setUint32(5, rings.length, true);
+  let o = 9;
+  for (const ring of rings) {
+    v.setUint32(o, ring.length, true);
+    o += 4;
+    for (const [x, y] of ring) { v.setFloat64(o, x, true); v.setFloat64(o + 8, y, true); o += 16; }
+  }
+  return b;
+}
+
+/** A GeometryCollection WKB made of whole WKB values (ST_Union's aggregate unions it in one GEOS call). */
+export function collectionWkb(parts: Uint8Array[]): Uint8Array {
+  const b = new Uint8Array(9 + parts.reduce((n, p) => n + p.length, 0));
+  const v = new DataView(b.buffer);
+  v.setUint8(0, 1);
+  v.setUint32(1, 7, true);
+  v.setUint32(5, parts.length, true);
+  let o = 9;
+  for (const p of parts) { b.set(p, o); o += p.length; }
+  return b;
+}
+
+/** Every position of a shape, in order (rings keep their closing point, as PostGIS counts them). */
+export function* positions(s: Shape): Generator<Position> {
+  switch (s.type) {
+    case 'Point': if (s.coordinates) yield s.coordinates; return;
+    case 'LineString': case 'MultiPoint': yield* s.coordinates; return;
+    case 'Polygon': case 'MultiLineString': for (const r of s.coordinates) yield* r; return;
+    case 'MultiPolygon': for (const p of s.coordinates) for (const r of p) yield* r; return;
+    case 'GeometryCollection': for (const g of s.geometries) yield* positions(g);
+  }
+}
+
+/** The simple parts of a shape: points, lines and polygons (collections and multis flattened). */
+export function* simpleParts(s: Shape): Generator<{ kind: 'point'; p: Position } | { kind: 'line'; line: Position[] } | { kind: 'polygon'; rings: Position[][] }> {
+  switch (s.type) {
+    case 'Point': if (s.coordinates) yield { kind: 'point', p: s.coordinates }; return;
+    case 'MultiPoint': for (const p of s.coordinates) yield { kind: 'point', p }; return;
+    case 'LineString': yield { kind: 'line', line: s.coordinates }; return;
+    case 'MultiLineString': for (const line of s.coordinates) yield { kind: 'line', line }; return;
+    case 'Polygon': yield { kind: 'polygon', rings: s.coordinates }; return;
+    case 'MultiPolygon': for (const rings of s.coordinates) yield { kind: 'polygon', rings }; return;
+    case 'GeometryCollection': for (const g of s.geometries) yield* simpleParts(g);
+  }
+}
+
+/** GeoJSON text of a shape, coordinates rounded to `digits` decimals (PostGIS's ST_AsGeoJSON default is 9). */
+export function geoJson(s: Shape, digits = 9): string {
+  const f = 10 ** Math.max(0, Math.min(15, Math.trunc(digits)));
+  const round = (p: Position): Position => [Math.round(p[0] * f) / f, Math.round(p[1] * f) / f];
+  const conv = (g: Shape): object => {
+    switch (g.type) {
+      case 'Point': return { type: g.type, coordinates: g.coordinates ? round(g.coordinates) : [] };
+      case 'LineString': case 'MultiPoint': return { type: g.type, coordinates: g.coordinates.map(round) };
+      case 'Polygon': case 'MultiLineString': return { type: g.type, coordinates: g.coordinates.map((r) => r.map(round)) };
+      case 'MultiPolygon': return { type: g.type, coordinates: g.coordinates.map((p) => p.map((r) => r.map(round))) };
+      case 'GeometryCollection': return { type: g.type, geometries: g.geometries.map(conv) };
+    }
+  };
+  return JSON.stringify(conv(s));
+}
+
+const CODES: Record<Shape['type'], number> = { Point: 1, LineString: 2, Polygon: 3, MultiPoint: 4, MultiLineString: 5, MultiPolygon: 6, GeometryCollection: 7 };
+
+/** 2D little-endian ISO WKB of a shape (an empty point as NaN NaN, as GEOS and PostGIS write it). */
+export function writeWkb(s: Shape): Uint8Array {
+  let size = 0;
+  const plan: Array<[kind: 'u8' | 'u32' | 'f64', value: number]> = [];
+  const u8 = (v: number) => { plan.push(['u8', v]); size += 1; };
+  const u32 = (v: number) => { plan.push(['u32', v]); size += 4; };
+  const f64 = (v: number) => { plan.push(['f64', v]); size += 8; };
+  const head = (code: number) => { u8(1); u32(code); };
+  const pts = (ps: Position[]) => { u32(ps.length); for (const p of ps) { f64(p[0]); f64(p[1]); } };
+  const emit = (g: Shape) => {
+    head(CODES[g.type]);
+    switch (g.type) {
+      case 'Point': f64(g.coordinates ? g.coordinates[0] : NaN); f64(g.coordinates ? g.coordinates[1] : NaN); return;
+      case 'LineString': pts(g.coordinates); return;
+      case 'Polygon': u32(g.coordinates.length); g.coordinates.forEach(pts); return;
+      case 'MultiPoint': u32(g.coordinates.length); for (const p of g.coordinates) emit({ type: 'Point', coordinates: p }); return;
+      case 'MultiLineString': u32(g.coordinates.length); for (const l of g.coordinates) emit({ type: 'LineString', coordinates: l }); return;
+      case 'MultiPolygon': u32(g.coordinates.length); for (const p of g.coordinates) emit({ type: 'Polygon', coordinates: p }); return;
+      case 'GeometryCollection': u32(g.geometries.length); g.geometries.forEach(emit);
+    }
+  };
+  emit(s);
+  const b = new Uint8Array(size);
+  const v = new DataView(b.buffer);
+  let o = 0;
+  for (const [k, x] of plan) {
+    if (k === 'u8') { v.setUint8(o, x); o += 1; } else if (k === 'u32') { v.setUint32(o, x, true); o += 4; } else { v.setFloat64(o, x, true); o += 8; }
+  }
+  return b;
+}
+
+/** The same shape with every position mapped by `f`. */
+export function mapPositions(s: Shape, f: (p: Position) => Position): Shape {
+  switch (s.type) {
+    case 'Point': return { type: s.type, coordinates: s.coordinates ? f(s.coordinates) : null };
+    case 'LineString': case 'MultiPoint': return { type: s.type, coordinates: s.coordinates.map(f) } as Shape;
+    case 'Polygon': case 'MultiLineString': return { type: s.type, coordinates: s.coordinates.map((r) => r.map(f)) } as Shape;
+    case 'MultiPolygon': return { type: s.type, coordinates: s.coordinates.map((p) => p.map((r) => r.map(f))) };
+    case 'GeometryCollection': return { type: s.type, geometries: s.geometries.map((g) => mapPositions(g, f)) };
+  }
+}
