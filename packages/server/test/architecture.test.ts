@@ -128,4 +128,14 @@ describe('the repository layout (#49)', () => {
   it('has no runtime import cycle', () => {
     expect(cycles()).toEqual([]);
   });
+
+  it('has no route file importing another route file (the route table aside)', () => {
+    // routes/index.ts is the route table: importing every route file is its one job. What route files share
+    // (answers, route families, the steps of a record's or a dataset's save) lives in http/.
+    const table = path.join(ROUTES, 'index.ts');
+    const found = routeFiles
+      .filter((f) => f !== table)
+      .flatMap((f) => GRAPH.get(f)!.filter((to) => to.startsWith(ROUTES + path.sep)).map((to) => `${rel(f)} imports ${rel(to)}`));
+    expect(found).toEqual([]);
+  });
 });

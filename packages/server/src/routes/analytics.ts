@@ -1,12 +1,11 @@
 import { z } from 'zod';
 import { assertCanExport, buildTemplateQuery, canonicalJson, footTrafficGroup, parseParameters, templateOf } from '@studio/analytics';
-import { AnalyticSetGroupView, Id, PanelLabels, StudioError, forbidden, itemOf } from '@studio/schema';
+import { AnalyticSetGroupView, Id, PanelLabels, forbidden, itemOf } from '@studio/schema';
 import { streamBody } from '../http/streams';
 import { defineRoute, requireCaller } from '../http/route';
 import { assertGroup } from '../services/analytics';
 import type { Caller } from '../http/caller';
-import { ARROW_STREAM } from './datasets';
-import { biRoutes } from './bi';
+import { ARROW_STREAM } from '../http/media-types';
 
 const GroupParams = z.object({ groupId: z.string().max(100) });
 const Impersonate = z.object({ impersonateOrganizationId: Id.optional() });
@@ -18,7 +17,7 @@ function assertCanInvalidate(caller: Caller, orgId?: string) {
   throw forbidden(orgId ? 'Only administrators and makers of the organization may invalidate its cache' : 'Administrators only');
 }
 
-const analyticRoutes = [
+export const analyticsRoutes = [
   defineRoute({
     spec: ['ANA-001'],
     method: 'GET',
@@ -143,4 +142,3 @@ const analyticRoutes = [
   }),
 ];
 
-export const analyticsRoutes = [...analyticRoutes, ...biRoutes];

@@ -3,7 +3,7 @@ import { ConnectionListQuery, DataConnectionBody, Id, StudioError, StudioRecord,
 import { defineRoute, requireCaller, type RouteContext, type RouteDef } from '../http/route';
 import type { ResourceRow } from '../services/records';
 import { assertDatabaseConnection, assertParent, storedConnection } from '../services/connections';
-import { kindRoutes, readableItems, withFields, type Kind } from './kinds';
+import { kindRoutes, readableItems, withFields, type Kind } from '../http/kind-routes';
 
 const BASE = '/v1/data-connections';
 

@@ -3,7 +3,7 @@ import { BookmarkCreate, BookmarkUpdate, Id, Paging, StoredBookmark, TemplateCre
 import { defineRoute, requireCaller, type RouteDef } from '../http/route';
 import type { ResourceRow } from '../services/records';
 import { PARSE_TEMPLATE_FAILED, historyOf, keepVersion, storedTemplate } from '../services/templates';
-import { kindRoutes, type Ctx, type Kind } from './kinds';
+import { kindRoutes, type Ctx, type Kind } from '../http/kind-routes';
 
 const BASE = '/v1/data-queries';
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { Dataset, DatasetRefreshUpdate, Id, Job, QueryBool, itemOf } from '@studio/schema';
 import { defineRoute, requireCaller, type RouteDef } from '../http/route';
-import { datasetItem } from './datasets';
+import { datasetItem } from '../http/dataset-answers';
 
 const IdParam = z.object({ id: Id });
 const AdminQuery = z.object({ isAdmin: QueryBool.optional() });

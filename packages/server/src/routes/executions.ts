@@ -6,8 +6,7 @@ import type { ResourceRow } from '../services/records';
 import { storedTemplate } from '../services/templates';
 import { executionWire, type ExecutionRow, type ParamValues } from '../services/executions';
 import { planFor, submitExecution, type ExecutionRequest } from '../services/execution-jobs';
-import { ARROW_STREAM } from './datasets';
-import { gatewayRoutes } from './gateway';
+import { ARROW_STREAM } from '../http/media-types';
 import { prefersAsync } from '../http/prefer';
 
 /**
@@ -286,5 +285,4 @@ export const executionRoutes: RouteDef[] = [
   templateRun('DQ-020', `${BASE}/templates/{id}`, 'id', 'Run a query template with parameters, linked to a map or insight when given'),
   templateRun('DQ-003', `${BASE}/templates/{templateId}/executions`, 'templateId', 'Run a query template: a new execution (or the cached one)'),
   ...recordRoutes(),
-  ...gatewayRoutes,
 ];

@@ -21,7 +21,7 @@ import { defineRoute, requireCaller, type RouteDef } from '../http/route';
 import { HistoryService, latestVersion } from '../services/history';
 import { assertCanCreate } from '../services/quota';
 import { thinAllVersions } from '../services/history-retention';
-import { recordItem, tabOf } from './records';
+import { recordItem, tabOf } from '../http/record-answers';
 
 const TYPE_OF: Record<HistoryCollection, ResourceType> = { maps: 'map', insights: 'insight', workbooks: 'workbook' };
 

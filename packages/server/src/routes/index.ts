@@ -23,10 +23,12 @@ import { datasetRoutes } from './datasets';
 import { queryRoutes } from './query';
 import { tilesetRoutes } from './tilesets';
 import { analyticsRoutes } from './analytics';
+import { biRoutes } from './bi';
 import { publishingRoutes } from './publishing';
 import { dashboardRoutes } from './dashboards';
 import { insightPublishingRoutes } from './insight-publishing';
 import { executionRoutes } from './executions';
+import { gatewayRoutes } from './gateway';
 import { basemapRoutes } from './basemaps';
 import { vectorTileRoutes } from './vector-tiles';
 import { jobRoutes } from './jobs';
@@ -66,7 +68,9 @@ export const allRoutes: RouteDef[] = [
   ...projectRoutes,
   ...stateRoutes,
   ...analyticsRoutes,
+  ...biRoutes,
   ...executionRoutes,
+  ...gatewayRoutes,
   ...basemapRoutes,
   ...vectorTileRoutes,
   ...jobRoutes,

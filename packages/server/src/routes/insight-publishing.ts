@@ -19,9 +19,9 @@ import {
 } from '@studio/schema';
 import { defineRoute, requireCaller, type RouteContext, type RouteDef } from '../http/route';
 import type { ReaderKey } from '../services/dashboards/publications';
-import { canReadRecord, header } from './publishing';
+import { canReadRecord, header } from '../http/publication-access';
 import { parameterOf, widgetOf } from '../services/dashboards/widgets';
-import { PARAMETER_VALUES_ANSWER, WIDGET_BATCH_ANSWER, WIDGET_ROWS_ANSWER, WidgetFormat, answerWidget, answerWidgets, ownerOf } from './dashboards';
+import { PARAMETER_VALUES_ANSWER, WIDGET_BATCH_ANSWER, WIDGET_ROWS_ANSWER, WidgetFormat, answerWidget, answerWidgets, ownerOf } from '../http/dashboard-answers';
 import type { Caller } from '../http/caller';
 import { sendInvitations } from '../services/dashboards/invitations';
 

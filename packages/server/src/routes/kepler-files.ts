@@ -3,8 +3,8 @@ import { Id, KeplerFile, StudioRecord, downloadFileBase, itemOf } from '@studio/
 import { defineRoute, requireCaller, type RouteContext, type RouteDef } from '../http/route';
 import { assertCanCreate } from '../services/quota';
 import { exportKeplerMap, importKeplerDatasets } from '../services/kepler-files';
-import { createManaged } from './datasets';
-import { createRecord, recordItem } from './records';
+import { createManaged } from '../http/dataset-answers';
+import { createRecord, recordItem } from '../http/record-answers';
 
 type Ctx = RouteContext<unknown, unknown, unknown>;
 

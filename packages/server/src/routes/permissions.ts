@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { Id, PermissionCreate, PermissionUpdate, PermissionsOfResource, ResourceType, StudioRecord, badInput, itemOf, LockOwnerBody, QueryBool } from '@studio/schema';
 import { defineRoute, requireCaller } from '../http/route';
 import { changeRole, grant, grantAll, permissionEntry, permissionsOf, revoke } from '../services/sharing';
-import { recordItem } from './records';
+import { recordItem } from '../http/record-answers';
 import type { Services } from '../services';
 import type { Caller } from '../http/caller';
 

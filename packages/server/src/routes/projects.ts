@@ -17,9 +17,9 @@ import {
 } from '@studio/schema';
 import { defineRoute, requireCaller, type RouteContext, type RouteDef } from '../http/route';
 import { ProjectStore } from '../services/projects';
-import { kindRoutes, type Kind } from './kinds';
-import { storedAsset } from './map-assets';
-import { thumbnailRoutes } from './records';
+import { kindRoutes, type Kind } from '../http/kind-routes';
+import { storedAsset } from '../http/map-asset-files';
+import { thumbnailRoutes } from '../http/record-answers';
 
 const BASE = '/v1/projects';
 const TAG = 'projects';

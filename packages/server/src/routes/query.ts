@@ -7,7 +7,7 @@ import { defineRoute, requireCaller, type RouteContext } from '../http/route';
 import type { Caller } from '../http/caller';
 import { storedConnection } from '../services/connections';
 import type { PushDown } from '../services/pipelines';
-import { ARROW_STREAM, EXPORT_TYPES, QUERY_ANSWER_TYPES } from './datasets';
+import { ARROW_STREAM, EXPORT_TYPES, QUERY_ANSWER_TYPES } from '../http/media-types';
 import { clientGone, engineError, primed, sendStream, streamBody } from '../http/streams';
 import { BufferPool, EXPORTS } from '@studio/engine';
 import { compileForCaller } from '../services/pipelines';

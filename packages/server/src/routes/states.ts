@@ -1,8 +1,7 @@
-import { z } from 'zod';
 import { STATE_COLLECTIONS, StateCreate, StateUpdate, StoredState, badInput, type StateCollection } from '@studio/schema';
 import type { RouteDef } from '../http/route';
 import { requireCaller } from '../http/route';
-import { kindRoutes, type Kind } from './kinds';
+import { kindRoutes, type Kind } from '../http/kind-routes';
 
 /** Spec rows of each collection: GET /{id}, POST, PUT /{id}, DELETE /{id}. */
 const SPEC: Record<StateCollection, [string, string, string, string]> = {

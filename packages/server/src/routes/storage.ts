@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { Dataset, Id, StorageImportBody, StorageListing, badInput, itemOf } from '@studio/schema';
 import { defineRoute, requireCaller, type RouteDef } from '../http/route';
 import { assertCanCreate } from '../services/quota';
-import { createManaged, datasetItem } from './datasets';
+import { createManaged, datasetItem } from '../http/dataset-answers';
 
 /**
  * Storage connections (S3 and S3-compatible stores): list a bucket one level at a time, and import an

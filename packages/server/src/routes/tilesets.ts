@@ -18,7 +18,7 @@ import {
 import { defineRoute, requireCaller, type RouteContext, type RouteDef } from '../http/route';
 import { clientGone, engineError, streamBody } from '../http/streams';
 import { notModified, versionOf } from '../http/tile-headers';
-import { ARROW_STREAM } from './datasets';
+import { ARROW_STREAM } from '../http/media-types';
 import { TilesetQueries } from '../services/tileset-queries';
 import { archiveOf, createHexTiles, metadataOf } from '../services/hextiles';
 import { TIME_PATH, checkHexTile, entryName, parseViewport, pays, readHexTile, readHexTileGzip, tilesInViewport, variantOf, type TileArchive, type TileCounts } from '@studio/tiles';

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { Dataset, Id, StudioError, badInput, itemOf } from '@studio/schema';
 import { defineRoute } from '../http/route';
-import { storeThumbnail } from './records';
+import { storeThumbnail } from '../http/record-answers';
 import type { UploadHandler } from '../http/upload-handler';
-import { mapAssetUploadHandlers } from './map-assets';
+import { mapAssetUploadHandlers } from '../http/map-asset-files';
 
 /** Upload purposes by name: the map assets' come from routes/map-assets.ts. */
 export const uploadHandlers = new Map<string, UploadHandler>([

@@ -17,11 +17,11 @@ import {
 import { defineRoute, requireCaller, type RouteContext, type RouteDef } from '../../http/route';
 import { datasetAttrs } from '../../services/datasets';
 import type { ListOptions, ResourceRow } from '../../services/records';
-import { NewUploadQuery, assertUploadReady, deleteDataset, listDatasets, readOptionsOf, sendData, uploadInto, uploadNewDataset } from '../datasets';
-import { createRecord, deleteRecord, recordItem, saveRecord } from '../records';
-import { sdkDataset, sdkDownload, sdkMap, sdkVisible } from './sdk-wire';
+import { NewUploadQuery, assertUploadReady, deleteDataset, listDatasets, readOptionsOf, sendData, uploadInto, uploadNewDataset } from '../../http/dataset-answers';
+import { createRecord, deleteRecord, recordItem, saveRecord } from '../../http/record-answers';
+import { sdkDataset, sdkDownload, sdkMap, sdkVisible } from '../../http/sdk-wire';
 import { createHexTiles } from '../../services/hextiles';
-import { tileDataset } from '../vector-tiles';
+import { tileDataset } from '../../http/dataset-tiling';
 
 /**
  * The Studio Data SDK's API (`DataSDK.base_url = 'http://<host>/sdk'`, `auth_url = '…/sdk/oauth/token'`): the

@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { Id, QueryBool, StudioRecord, badInput, itemOf, type ResourceType } from '@studio/schema';
-import { defineRoute, requireCaller, type RouteContext, type RouteDef } from '../http/route';
+import { defineRoute, requireCaller, type RouteContext, type RouteDef } from './route';
 import type { Services } from '../services';
 import type { ListOptions, ListScope, ResourceRow } from '../services/records';
 import { assertCanCreate } from '../services/quota';
 import { RESOURCE_LABELS } from '../services/access';
-import { listRoutes, recordItem } from './records';
+import { listRoutes, recordItem } from './record-answers';
 
 export type Ctx = Pick<RouteContext<unknown, unknown, unknown>, 'caller' | 'adminMode' | 'services'>;
 
