@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { BLOB, DOUBLE, VARCHAR, DuckDBAnyType, DuckDBScalarFunction, DuckDBTypeId, blobValue, type DuckDBConnection } from '@duckdb/node-api';
+import { BLOB, DOUBLE, VARCHAR, DuckDBAnyType, DuckDBScalarFunction, DuckDBTypeId, blobValue, type DuckDBConnection, type DuckDBType } from '@duckdb/node-api';
 import { hilbertOfLngLat, readWkb, writeWkb, type Shape } from '@studio/spatial';
 import { parseGeometry } from './geometry-text';
 import { quoteIdent, quoteLiteral } from './sql';
@@ -95,48 +95,41 @@ function shapeOf(v: unknown): Shape | null {
   }
 }
 
+const readable = (typeId: DuckDBTypeId) => typeId === DuckDBTypeId.VARCHAR || typeId === DuckDBTypeId.BLOB || typeId === DuckDBTypeId.GEOMETRY;
+
+/**
+ * A one-argument function of a geometry value's shape, NULL for NULL or a value that is not a geometry. ANY: the
+ * column's own type reaches JS (text, a BLOB, or GEOMETRY as its WKB); no cast in SQL.
+ */
+function perShape(name: string, returnType: DuckDBType, f: (s: Shape) => unknown): DuckDBScalarFunction {
+  return DuckDBScalarFunction.create({
+    name,
+    returnType,
+    parameterTypes: [DuckDBAnyType.instance],
+    mainFunction: (_info, input, output) => {
+      const v = input.getColumnVector(0);
+      const geometry = readable(v.type.typeId);
+      for (let i = 0; i < input.rowCount; i++) {
+        const s = geometry ? shapeOf(v.getItem(i)) : null;
+        output.setItem(i, (s ? f(s) : null) as never);
+      }
+      output.flush();
+    },
+  });
+}
+
 /**
  * Registers the writer's three functions on the connection's database: the WKB of a geometry value (NULL for one
  * that is not a geometry), 'type xmin ymin xmax ymax' of one (as text), and the Hilbert index of a position.
  */
 export function registerGeoParquetFunctions(conn: DuckDBConnection): void {
-  const readable = (typeId: DuckDBTypeId) => typeId === DuckDBTypeId.VARCHAR || typeId === DuckDBTypeId.BLOB || typeId === DuckDBTypeId.GEOMETRY;
-  conn.registerScalarFunction(
-    DuckDBScalarFunction.create({
-      name: WKB_FUNCTION,
-      returnType: BLOB,
-      // ANY: the column's own type reaches JS (text, a BLOB, or GEOMETRY as its WKB); no cast in SQL.
-      parameterTypes: [DuckDBAnyType.instance],
-      mainFunction: (_info, input, output) => {
-        const v = input.getColumnVector(0);
-        const geometry = readable(v.type.typeId);
-        for (let i = 0; i < input.rowCount; i++) {
-          const s = geometry ? shapeOf(v.getItem(i)) : null;
-          output.setItem(i, s ? blobValue(writeWkb(s)) : null);
-        }
-        output.flush();
-      },
-    }),
-  );
-  conn.registerScalarFunction(
-    DuckDBScalarFunction.create({
-      name: BOX_FUNCTION,
-      // Text, split in SQL: a list value a row from JS cost about 6x the rest of the pass on polygons.
-      returnType: VARCHAR,
-      parameterTypes: [DuckDBAnyType.instance],
-      mainFunction: (_info, input, output) => {
-        const v = input.getColumnVector(0);
-        const geometry = readable(v.type.typeId);
-        for (let i = 0; i < input.rowCount; i++) {
-          const s = geometry ? shapeOf(v.getItem(i)) : null;
-          const box = s && boxOf(s);
-          // JS prints a double so that it reads back the same (shortest round trip), as DuckDB's cast to DOUBLE reads it.
-          output.setItem(i, s ? [TYPE_NAMES.indexOf(s.type), ...(box ?? ['nan', 'nan', 'nan', 'nan'])].join(' ') : null);
-        }
-        output.flush();
-      },
-    }),
-  );
+  conn.registerScalarFunction(perShape(WKB_FUNCTION, BLOB, (s) => blobValue(writeWkb(s))));
+  // Text, split in SQL: a list value a row from JS cost about 6x the rest of the pass on polygons.
+  conn.registerScalarFunction(perShape(BOX_FUNCTION, VARCHAR, (s) => {
+    const box = boxOf(s);
+    // JS prints a double so that it reads back the same (shortest round trip), as DuckDB's cast to DOUBLE reads it.
+    return [TYPE_NAMES.indexOf(s.type), ...(box ?? ['nan', 'nan', 'nan', 'nan'])].join(' ');
+  }));
   conn.registerScalarFunction(
     DuckDBScalarFunction.create({
       name: HILBERT_FUNCTION,

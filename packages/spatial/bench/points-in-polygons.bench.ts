@@ -12,16 +12,13 @@
  */
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { loadavg } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { DuckDBInstance } from '@duckdb/node-api';
-import pg from 'pg';
 import { feature } from 'topojson-client';
 import { planSpatialJoinSql, registerSpatialFunctions } from '../src/index';
+import { hashedLng, hashedLat, load, median, withPostgis } from './util';
 
 const N = Number(process.env.SPATIAL_BENCH_POINTS ?? 10_000_000);
-const PG_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
-const load = () => loadavg().map((l) => l.toFixed(1)).join(' ');
 
 const require = createRequire(import.meta.url);
 const topo = JSON.parse(await readFile(require.resolve('us-atlas/counties-10m.json'), 'utf8'));
@@ -29,9 +26,7 @@ const counties = (feature(topo, topo.objects.counties) as unknown as { features:
   .filter((f) => f.geometry)
   .map((f) => ({ fips: String(f.id), geojson: JSON.stringify(f.geometry) }));
 
-// The same points on both sides: a multiplicative hash of i, exact in BIGINT arithmetic and one division.
-const X = (i: string) => `-125 + 59 * (((${i} * 2654435761) % 4294967296) / 4294967296.0)`;
-const Y = (i: string) => `24 + 26 * (((${i} * 2246822519) % 4294967296) / 4294967296.0)`;
+const [X, Y] = [hashedLng, hashedLat];
 
 const MEMORY = process.env.STUDIO_DUCKDB_MEMORY ?? '512MB'; // the server's default
 const db = await DuckDBInstance.create(':memory:', { memory_limit: MEMORY });
@@ -45,66 +40,58 @@ app.closeSync();
 // Counties as WKB, as ST_GeomFromGeoJSON makes them: the geometry a join reads without parsing text.
 await duck.run('CREATE TABLE counties_wkb AS SELECT fips, ST_GeomFromGeoJSON(geom) AS geom FROM counties');
 
-const dbName = `pip_bench_${process.pid}`;
-const admin = new pg.Client({ connectionString: PG_URL });
-await admin.connect();
-await admin.query(`CREATE DATABASE ${dbName}`);
-const pool = new pg.Pool({ connectionString: PG_URL.replace(/\/postgres$/, `/${dbName}`), max: 1 });
 try {
-  await pool.query('CREATE EXTENSION postgis');
-  await pool.query('CREATE TABLE counties (fips text, geom geometry(Geometry, 4326))');
-  for (let i = 0; i < counties.length; i += 500) {
-    const part = counties.slice(i, i + 500);
-    await pool.query(`INSERT INTO counties SELECT f, ST_SetSRID(ST_GeomFromGeoJSON(g), 4326) FROM unnest($1::text[], $2::text[]) t(f, g)`, [part.map((c) => c.fips), part.map((c) => c.geojson)]);
-  }
-  await pool.query('CREATE INDEX ON counties USING gist (geom)');
-  await pool.query(`CREATE TABLE pts AS SELECT ST_SetSRID(ST_Point(${X('i')}, ${Y('i')}), 4326) AS geom FROM generate_series(1::bigint, ${N}::bigint) i`);
-  await pool.query('ANALYZE counties; ANALYZE pts');
+  await withPostgis('pip_bench', async (pool) => {
+    await pool.query('CREATE TABLE counties (fips text, geom geometry(Geometry, 4326))');
+    for (let i = 0; i < counties.length; i += 500) {
+      const part = counties.slice(i, i + 500);
+      await pool.query(`INSERT INTO counties SELECT f, ST_SetSRID(ST_GeomFromGeoJSON(g), 4326) FROM unnest($1::text[], $2::text[]) t(f, g)`, [part.map((c) => c.fips), part.map((c) => c.geojson)]);
+    }
+    await pool.query('CREATE INDEX ON counties USING gist (geom)');
+    await pool.query(`CREATE TABLE pts AS SELECT ST_SetSRID(ST_Point(${X('i')}, ${Y('i')}), 4326) AS geom FROM generate_series(1::bigint, ${N}::bigint) i`);
+    await pool.query('ANALYZE counties; ANALYZE pts');
 
-  const pgSql = 'SELECT c.fips, count(*) FROM pts p JOIN counties c ON ST_Contains(c.geom, p.geom) GROUP BY 1';
-  const oursSql = await planSpatialJoinSql(duck, 'SELECT c.fips, count(*) AS n FROM pts p JOIN counties c ON ST_Contains(c.geom, ST_Point(p.lng, p.lat)) GROUP BY 1');
-  const oursWkbSql = oursSql.replace(/\bcounties\b/g, 'counties_wkb');
-  const runs: Record<string, number[]> = { postgis: [], ours: [], oursWkb: [] };
-  const counts: Record<string, Map<string, number>> = {};
-  const delay: Record<string, number> = {};
-  const rss: Record<string, number> = {};
-  const time = async (name: string, f: () => Promise<[string, number][]>) => {
-    const loop = monitorEventLoopDelay({ resolution: 10 });
-    const rss0 = process.memoryUsage().rss;
-    let peak = rss0;
-    const sample = setInterval(() => { peak = Math.max(peak, process.memoryUsage().rss); }, 100);
-    loop.enable();
-    const t = performance.now();
-    const rows = await f();
-    runs[name]!.push((performance.now() - t) / 1000);
-    loop.disable();
-    clearInterval(sample);
-    peak = Math.max(peak, process.memoryUsage().rss);
-    delay[name] = Math.max(delay[name] ?? 0, loop.percentile(99) / 1e6);
-    rss[name] = Math.max(rss[name] ?? 0, (peak - rss0) / 2 ** 20);
-    counts[name] = new Map(rows);
-  };
-  const rounds = N >= 5_000_000 ? 1 : 3;
-  for (let r = 0; r < rounds; r++) {
-    await time('postgis', async () => (await pool.query({ text: pgSql, rowMode: 'array' })).rows.map(([f, n]) => [f, Number(n)]));
-    await time('ours', async () => (await duck.runAndReadAll(oursSql)).getRows().map(([f, n]) => [String(f), Number(n)]));
-    await time('oursWkb', async () => (await duck.runAndReadAll(oursWkbSql)).getRows().map(([f, n]) => [String(f), Number(n)]));
-  }
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-  const base = median(runs.postgis!);
-  const differ = (name: string) => [...new Set([...counts.postgis!.keys(), ...counts[name]!.keys()])].filter((k) => counts.postgis!.get(k) !== counts[name]!.get(k)).length;
-  console.log(`points: ${N}, counties: ${counties.length}, load average ${load()}`);
-  console.log(`PostGIS (GiST, default parallel workers): ${base.toFixed(2)} s`);
-  for (const [name, label] of [['ours', 'counties as GeoJSON text'], ['oursWkb', 'counties as WKB']] as const) {
-    const s = median(runs[name]!);
-    console.log(`points-in-polygons ${label}: ${Math.round(N / s)} points/s (ratio ${(s / base).toFixed(2)} vs baseline; target 0.5) ${s.toFixed(2)} s, counties whose count differs from PostGIS: ${differ(name)}`);
-    console.log(`  during it: event-loop p99 delay ${delay[name]!.toFixed(0)} ms (what /v1/health's p99 waits for), RSS growth ${rss[name]!.toFixed(0)} MB (target ≤ ${MEMORY} + 256 MB)`);
-  }
-  console.log(`load average after: ${load()}`);
+    const pgSql = 'SELECT c.fips, count(*) FROM pts p JOIN counties c ON ST_Contains(c.geom, p.geom) GROUP BY 1';
+    const oursSql = await planSpatialJoinSql(duck, 'SELECT c.fips, count(*) AS n FROM pts p JOIN counties c ON ST_Contains(c.geom, ST_Point(p.lng, p.lat)) GROUP BY 1');
+    const oursWkbSql = oursSql.replace(/\bcounties\b/g, 'counties_wkb');
+    const runs: Record<string, number[]> = { postgis: [], ours: [], oursWkb: [] };
+    const counts: Record<string, Map<string, number>> = {};
+    const delay: Record<string, number> = {};
+    const rss: Record<string, number> = {};
+    const time = async (name: string, f: () => Promise<[string, number][]>) => {
+      const loop = monitorEventLoopDelay({ resolution: 10 });
+      const rss0 = process.memoryUsage().rss;
+      let peak = rss0;
+      const sample = setInterval(() => { peak = Math.max(peak, process.memoryUsage().rss); }, 100);
+      loop.enable();
+      const t = performance.now();
+      const rows = await f();
+      runs[name]!.push((performance.now() - t) / 1000);
+      loop.disable();
+      clearInterval(sample);
+      peak = Math.max(peak, process.memoryUsage().rss);
+      delay[name] = Math.max(delay[name] ?? 0, loop.percentile(99) / 1e6);
+      rss[name] = Math.max(rss[name] ?? 0, (peak - rss0) / 2 ** 20);
+      counts[name] = new Map(rows);
+    };
+    const rounds = N >= 5_000_000 ? 1 : 3;
+    for (let r = 0; r < rounds; r++) {
+      await time('postgis', async () => (await pool.query({ text: pgSql, rowMode: 'array' })).rows.map(([f, n]) => [f, Number(n)]));
+      await time('ours', async () => (await duck.runAndReadAll(oursSql)).getRows().map(([f, n]) => [String(f), Number(n)]));
+      await time('oursWkb', async () => (await duck.runAndReadAll(oursWkbSql)).getRows().map(([f, n]) => [String(f), Number(n)]));
+    }
+    const base = median(runs.postgis!);
+    const differ = (name: string) => [...new Set([...counts.postgis!.keys(), ...counts[name]!.keys()])].filter((k) => counts.postgis!.get(k) !== counts[name]!.get(k)).length;
+    console.log(`points: ${N}, counties: ${counties.length}, load average ${load()}`);
+    console.log(`PostGIS (GiST, default parallel workers): ${base.toFixed(2)} s`);
+    for (const [name, label] of [['ours', 'counties as GeoJSON text'], ['oursWkb', 'counties as WKB']] as const) {
+      const s = median(runs[name]!);
+      console.log(`points-in-polygons ${label}: ${Math.round(N / s)} points/s (ratio ${(s / base).toFixed(2)} vs baseline; target 0.5) ${s.toFixed(2)} s, counties whose count differs from PostGIS: ${differ(name)}`);
+      console.log(`  during it: event-loop p99 delay ${delay[name]!.toFixed(0)} ms (what /v1/health's p99 waits for), RSS growth ${rss[name]!.toFixed(0)} MB (target ≤ ${MEMORY} + 256 MB)`);
+    }
+    console.log(`load average after: ${load()}`);
+  });
 } finally {
-  await pool.end();
-  await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-  await admin.end();
   duck.closeSync();
   db.closeSync();
 }

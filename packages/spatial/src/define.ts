@@ -47,7 +47,8 @@ export interface FunctionSpec {
   row(r: Row): unknown;
 }
 
-const numberOf = (x: unknown): number => {
+/** A DuckDB numeric value as a JS number (BIGINT, HUGEINT and DECIMAL values arrive as bigints or objects); NaN otherwise. */
+export const numberOf = (x: unknown): number => {
   if (typeof x === 'number') return x;
   if (typeof x === 'bigint') return Number(x);
   if (x && typeof (x as { toDouble?: unknown }).toDouble === 'function') return (x as { toDouble(): number }).toDouble();

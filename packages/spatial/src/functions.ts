@@ -2,12 +2,14 @@ import { BLOB, BOOLEAN, DOUBLE, INTEGER, LIST, VARCHAR, type DuckDBConnection } 
 import { cellToBoundary, isValidCell, polygonToCells } from 'h3-js';
 import { SpatialInputError, checkSrid } from './args';
 import { registerFunction, type FunctionSpec, type Row } from './define';
-import { area, distance, fromPlane, geodesicDistance, length, perimeter, toPlane } from './geodesic';
+import { area, distance, fromPlane, geodesicCircle, geodesicDistance, length, perimeter, toPlane } from './geodesic';
 import { Geos, type GeomPtr, type Overlay, type Predicate, type Unary } from './geos';
 import { JOIN_FUNCTIONS } from './join/functions';
+import { unionWkb } from './union';
+import { NEAREST_FUNCTIONS } from './nearest';
 import { registerExactTest } from './join/exact';
 import { registerProbeKey } from './join/key';
-import { collectionWkb, geoJson, mapPositions, pointWkb, pointXY, polygonWkb, positions, readWkb, simpleParts, writeWkb, type Position, type Shape } from './wkb';
+import { geoJson, mapPositions, pointWkb, pointXY, polygonWkb, positions, readWkb, simpleParts, writeWkb, type Position, type Shape } from './wkb';
 
 /**
  * The spatial SQL functions, with PostGIS's names and argument order. Data is WGS 84 longitude/latitude.
@@ -82,6 +84,7 @@ function bufferMetres(r: Row): Uint8Array {
   if (!Number.isFinite(radius)) throw new SpatialInputError('ST_Buffer: argument 2 (the radius in metres) must be a finite number');
   if (!(segs >= 1 && segs <= 1000)) throw new SpatialInputError('ST_Buffer: argument 3 (segments a quarter circle) must be 1 to 1000');
   if (isEmptyShape(s)) return writeWkb({ type: 'Polygon', coordinates: [] });
+  if (s.type === 'Point' && radius > 0) return polygonWkb([geodesicCircle(s.coordinates!, radius, Math.round(segs))]);
   const centre = centreOf(s);
   const planar = r.geos.fromWKB(writeWkb(mapPositions(s, (p) => toPlane(centre, p))));
   try {
@@ -92,21 +95,15 @@ function bufferMetres(r: Row): Uint8Array {
   }
 }
 
-/** ST_Union over rows (the sandbox rewrites `ST_Union(geom)` to `st_union_agg(list(geom))`): one GEOS unary union. */
+/** ST_Union over rows (the sandbox rewrites `ST_Union(geom)` to `st_union_agg(list(geom))`): union.ts. */
 function unionAll(r: Row): Uint8Array | null {
   const parts: Uint8Array[] = [];
   for (const item of r.list(0)) {
     if (item === null || item === undefined) continue;
     const value = typeof item === 'string' ? { text: item } : { bytes: (item as { bytes: Uint8Array }).bytes };
-    parts.push(value.bytes && readWkb(value.bytes) ? value.bytes : r.geos.toWKB(r.reader.geom(1, value)));
+    parts.push(value.bytes ?? r.geos.toWKB(r.reader.geom(1, value)));
   }
-  if (!parts.length) return null;
-  const all = r.geos.fromWKB(collectionWkb(parts));
-  try {
-    return wkbOf(r.geos, r.geos.unaryUnion(all));
-  } finally {
-    r.geos.destroy(all);
-  }
+  return parts.length ? unionWkb(r.geos, parts) : null;
 }
 
 const srid = (r: Row, k: number, fn: string) => { if (r.count > k) checkSrid(fn, r.num(k)); };
@@ -259,7 +256,7 @@ export const SPATIAL_FUNCTIONS: FunctionSpec[] = [
  */
 export async function registerSpatialFunctions(connection: DuckDBConnection): Promise<void> {
   const geos = await Geos.load();
-  for (const spec of [...SPATIAL_FUNCTIONS, ...JOIN_FUNCTIONS]) registerFunction(connection, geos, spec);
+  for (const spec of [...SPATIAL_FUNCTIONS, ...JOIN_FUNCTIONS, ...NEAREST_FUNCTIONS]) registerFunction(connection, geos, spec);
   registerProbeKey(connection, geos);
   registerExactTest(connection, geos);
 }

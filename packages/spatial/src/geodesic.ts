@@ -34,7 +34,7 @@ export function meridianCrossing(a: Position, b: Position, lon: number): number 
  */
 
 /** Geodesic distance in metres between two positions. */
-export const geodesicDistance = (a: Position, b: Position): number => WGS84.Inverse(a[1], a[0], b[1], b[0]).s12!;
+export const geodesicDistance = (a: Position, b: Position): number => WGS84.Inverse(a[1], a[0], b[1], b[0], lib.Geodesic.DISTANCE).s12!;
 
 function lineLength(line: Position[]): number {
   let s = 0;
@@ -196,10 +196,29 @@ export function toPlane(centre: Position, p: Position): Position {
   return [r.s12! * Math.sin(az), r.s12! * Math.cos(az)];
 }
 
+// Only the position: STANDARD (azimuth, distances too) made each call 3.7 µs instead of 1.0, most of a point buffer's cost.
+const BACK_CAPS = lib.Geodesic.LATITUDE | lib.Geodesic.LONGITUDE | lib.Geodesic.LONG_UNROLL;
+
 /** Back from the plane to lon/lat; longitudes unrolled from the centre, so a buffer across 180° stays one ring. */
 export function fromPlane(centre: Position, xy: Position): Position {
   const s = Math.hypot(xy[0], xy[1]);
   if (s === 0) return [centre[0], centre[1]];
-  const r = WGS84.Direct(centre[1], centre[0], Math.atan2(xy[0], xy[1]) / RAD, s, lib.Geodesic.STANDARD | lib.Geodesic.LONG_UNROLL);
+  const r = WGS84.Direct(centre[1], centre[0], Math.atan2(xy[0], xy[1]) / RAD, s, BACK_CAPS);
   return [r.lon2!, r.lat2!];
+}
+
+/**
+ * A point's buffer: the ring GEOS draws around a point in the azimuthal equidistant plane centred on it (from due east,
+ * clockwise, `4 × quadSegments` vertices), each vertex found by one geodesic from the point instead of projecting,
+ * buffering in GEOS and projecting back (a fifth of the time). Closed.
+ */
+export function geodesicCircle(centre: Position, radius: number, quadSegments: number): Position[] {
+  const n = 4 * quadSegments;
+  const ring: Position[] = [];
+  for (let k = 0; k < n; k++) {
+    const r = WGS84.Direct(centre[1], centre[0], 90 + (k * 360) / n, radius, BACK_CAPS);
+    ring.push([r.lon2!, r.lat2!]);
+  }
+  ring.push([ring[0]![0], ring[0]![1]]);
+  return ring;
 }

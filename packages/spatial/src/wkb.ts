@@ -164,34 +164,42 @@ export function geoJson(s: Shape, digits = 9): string {
 
 const CODES: Record<Shape['type'], number> = { Point: 1, LineString: 2, Polygon: 3, MultiPoint: 4, MultiLineString: 5, MultiPolygon: 6, GeometryCollection: 7 };
 
-/** 2D little-endian ISO WKB of a shape (an empty point as NaN NaN, as GEOS and PostGIS write it). */
+/** Bytes of a shape's 2D WKB. */
+function wkbSize(g: Shape): number {
+  switch (g.type) {
+    case 'Point': return 21;
+    case 'LineString': return 9 + g.coordinates.length * 16;
+    case 'Polygon': return 9 + g.coordinates.reduce((n, r) => n + 4 + r.length * 16, 0);
+    case 'MultiPoint': return 9 + g.coordinates.length * 21;
+    case 'MultiLineString': return 9 + g.coordinates.reduce((n, l) => n + 9 + l.length * 16, 0);
+    case 'MultiPolygon': return 9 + g.coordinates.reduce((n, p) => n + wkbSize({ type: 'Polygon', coordinates: p }), 0);
+    case 'GeometryCollection': return 9 + g.geometries.reduce((n, x) => n + wkbSize(x), 0);
+  }
+}
+
+/**
+ * 2D little-endian ISO WKB of a shape (an empty point as NaN NaN, as GEOS and PostGIS write it). Sized first, then
+ * written in place: a write plan of one entry a number made a union's 100k vertices mostly garbage to collect.
+ */
 export function writeWkb(s: Shape): Uint8Array {
-  let size = 0;
-  const plan: Array<[kind: 'u8' | 'u32' | 'f64', value: number]> = [];
-  const u8 = (v: number) => { plan.push(['u8', v]); size += 1; };
-  const u32 = (v: number) => { plan.push(['u32', v]); size += 4; };
-  const f64 = (v: number) => { plan.push(['f64', v]); size += 8; };
-  const head = (code: number) => { u8(1); u32(code); };
-  const pts = (ps: Position[]) => { u32(ps.length); for (const p of ps) { f64(p[0]); f64(p[1]); } };
+  const b = new Uint8Array(wkbSize(s));
+  const v = new DataView(b.buffer);
+  let o = 0;
+  const head = (code: number, n?: number) => { v.setUint8(o, 1); v.setUint32(o + 1, code, true); o += 5; if (n !== undefined) { v.setUint32(o, n, true); o += 4; } };
+  const xy = (x: number, y: number) => { v.setFloat64(o, x, true); v.setFloat64(o + 8, y, true); o += 16; };
+  const pts = (ps: Position[]) => { v.setUint32(o, ps.length, true); o += 4; for (const p of ps) xy(p[0], p[1]); };
   const emit = (g: Shape) => {
-    head(CODES[g.type]);
     switch (g.type) {
-      case 'Point': f64(g.coordinates ? g.coordinates[0] : NaN); f64(g.coordinates ? g.coordinates[1] : NaN); return;
-      case 'LineString': pts(g.coordinates); return;
-      case 'Polygon': u32(g.coordinates.length); g.coordinates.forEach(pts); return;
-      case 'MultiPoint': u32(g.coordinates.length); for (const p of g.coordinates) emit({ type: 'Point', coordinates: p }); return;
-      case 'MultiLineString': u32(g.coordinates.length); for (const l of g.coordinates) emit({ type: 'LineString', coordinates: l }); return;
-      case 'MultiPolygon': u32(g.coordinates.length); for (const p of g.coordinates) emit({ type: 'Polygon', coordinates: p }); return;
-      case 'GeometryCollection': u32(g.geometries.length); g.geometries.forEach(emit);
+      case 'Point': head(CODES.Point); xy(g.coordinates ? g.coordinates[0] : NaN, g.coordinates ? g.coordinates[1] : NaN); return;
+      case 'LineString': head(CODES.LineString); pts(g.coordinates); return;
+      case 'Polygon': head(CODES.Polygon, g.coordinates.length); g.coordinates.forEach(pts); return;
+      case 'MultiPoint': head(CODES.MultiPoint, g.coordinates.length); for (const p of g.coordinates) emit({ type: 'Point', coordinates: p }); return;
+      case 'MultiLineString': head(CODES.MultiLineString, g.coordinates.length); for (const l of g.coordinates) emit({ type: 'LineString', coordinates: l }); return;
+      case 'MultiPolygon': head(CODES.MultiPolygon, g.coordinates.length); for (const p of g.coordinates) emit({ type: 'Polygon', coordinates: p }); return;
+      case 'GeometryCollection': head(CODES.GeometryCollection, g.geometries.length); g.geometries.forEach(emit);
     }
   };
   emit(s);
-  const b = new Uint8Array(size);
-  const v = new DataView(b.buffer);
-  let o = 0;
-  for (const [k, x] of plan) {
-    if (k === 'u8') { v.setUint8(o, x); o += 1; } else if (k === 'u32') { v.setUint32(o, x, true); o += 4; } else { v.setFloat64(o, x, true); o += 8; }
-  }
   return b;
 }
 

@@ -1,5 +1,6 @@
 import { BOOLEAN, DuckDBAnyType, DuckDBScalarFunction, DuckDBTypeId, type DuckDBConnection, type DuckDBVector } from '@duckdb/node-api';
 import { SpatialInputError } from '../args';
+import { numberOf } from '../define';
 import type { Geos } from '../geos';
 import { BuildRegistry } from './registry';
 
@@ -21,13 +22,7 @@ function numbers(v: DuckDBVector): (i: number) => number {
     const items = typed.items;
     return (i) => (typed.validity.itemValid(i) ? items[i]! : NaN);
   }
-  return (i) => {
-    const x = v.getItem(i) as unknown;
-    if (typeof x === 'number') return x;
-    if (typeof x === 'bigint') return Number(x);
-    if (x && typeof (x as { toDouble?: unknown }).toDouble === 'function') return (x as { toDouble(): number }).toDouble();
-    return NaN;
-  };
+  return (i) => numberOf(v.getItem(i));
 }
 
 /** Row i's op: by code, or by name (a VARCHAR constant is read once a chunk when DuckDB passes it as one value). */

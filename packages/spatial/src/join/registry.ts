@@ -19,7 +19,7 @@ const WKB_BUDGET = 256 * 1024 * 1024;
 const PREPARED_BUDGET = 48 * 1024 * 1024;
 
 /** FNV-1a over the bytes (32-bit), with the length: a bucket key, the bytes are compared after it. */
-function hashOf(b: Uint8Array): number {
+export function hashOf(b: Uint8Array): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < b.length; i++) h = Math.imul(h ^ b[i]!, 0x01000193);
   return (h >>> 0) * 65536 + (b.length & 0xffff);
