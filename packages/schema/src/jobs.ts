@@ -17,6 +17,8 @@ export const JOB_KINDS = {
   'dataset-ingest': 'Ingesting an upload',
   // Once, at start-up, for datasets made before ingest normalised geometry (cut at the antimeridian, …).
   'geometry-repair': "Repairing datasets' geometry",
+  // Once a day, on a node that runs jobs: versions of maps, dashboards and workbooks thinned by the administrators' retention (#51).
+  'history-thinning': 'Thinning the history of maps, dashboards and workbooks',
 } as const;
 export type JobKind = keyof typeof JOB_KINDS;
 export const JobKindName = z.enum(Object.keys(JOB_KINDS) as [JobKind, ...JobKind[]]);

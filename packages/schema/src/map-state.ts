@@ -80,3 +80,16 @@ export function savedView(kepler: KeplerSavedConfig | null | undefined): MapView
 export function wrapKeplerConfig(kepler: KeplerSavedConfig): StudioMapState {
   return { studioVersion: STUDIO_STATE_VERSION, kepler };
 }
+
+/**
+ * A map state as a save checks it (#51; docs/decisions.md "Map states checked on save, leniently"): a state in
+ * the studio's envelope (`studioVersion`) or a bare kepler config (`version` and `config`) must parse as one —
+ * a newer studio's version, a missing kepler part, a config that is not an object are refused with 422 — while
+ * every field the parse does not read is kept, since the state is stored as sent, not as parsed. Any other object
+ * (the Data SDK's `{id, data}`, a client's own shape) is kept as it is: refusing it would break callers the
+ * studio promises to serve unchanged. What is not an object at all is refused.
+ */
+export function checkMapStateOnSave(state: unknown): void {
+  if (!isStateObject(state)) throw badInput('Invalid map state: not an object');
+  if ('studioVersion' in state || ('config' in state && 'version' in state)) parseMapState(state);
+}

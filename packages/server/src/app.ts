@@ -20,6 +20,7 @@ import { hexTileJob } from './services/hextiles';
 import { vectorTiles } from './services/vector-tiles';
 import { executionJob } from './services/execution-jobs';
 import { uploadJob } from './services/upload-jobs';
+import { historyThinning } from './services/history-retention';
 import { geometryRepairJob, startGeometryRepair } from './services/geometry-repair-job';
 
 export interface Studio {
@@ -50,6 +51,8 @@ export async function buildStudio(config: StudioConfig, opts: { inMemoryCatalog?
   services.jobs.register(executionJob(services));
   services.jobs.register(uploadJob(services));
   services.jobs.register(geometryRepairJob(services));
+  const thinning = historyThinning(services);
+  services.jobs.register(thinning.job());
   await services.jobs.start(store.jobDatabase, {
     worker: config.role !== 'api',
     heartbeatSeconds: config.jobHeartbeatSeconds,
@@ -66,6 +69,8 @@ export async function buildStudio(config: StudioConfig, opts: { inMemoryCatalog?
   const stopSweeping = [services.datasets.startSweeping(), every(60_000, () => services.executions.failInterrupted(), 'Sweeping interrupted query executions')];
   // Nodes that run jobs also start the live datasets' scheduled refreshes (any of them; a row lock picks one).
   if (config.role !== 'api') stopSweeping.push(services.refresh.startScheduling());
+  // And the daily thinning of versions by the administrators' retention (#51; once a day, whichever node claims it).
+  if (config.role !== 'api') stopSweeping.push(thinning.startScheduling());
   const app = Fastify({
     logger: opts.logger ? { level: config.logLevel } : false,
     bodyLimit: 64 * 1024 * 1024,

@@ -98,6 +98,30 @@ describe.each(STORES)('history on %s', (kind) => {
     expect(left).toEqual([]);
   });
 
+  it('a map state is checked on save: a broken one is refused with 422, the SDK\'s and unknown fields are kept as sent', async () => {
+    const map = await create('/v1/maps', { name: 'Checked', latestState: mapState([layer('a', 'Cafes', [1, 2, 3])]) });
+    const refused = async (latestState: unknown, message: RegExp) => {
+      const res = await as('owner', 'PUT', `/v1/maps/${map.id}`, { latestState });
+      expect(res.statusCode, JSON.stringify(latestState)).toBe(422);
+      expect(res.json().message).toMatch(message);
+      expect(res.body).not.toMatch(/node_modules|\/work\/|at \w+ \(/);
+    };
+    await refused({ studioVersion: 99, kepler: { version: 'v1', config: {} } }, /newer studio/);
+    await refused({ studioVersion: 1 }, /kepler/);
+    await refused({ studioVersion: 1, kepler: { version: 'v1', config: [] } }, /kepler\.config/);
+    await refused({ version: 'v1', config: 'layers' }, /config/);
+    await refused([mapState([])], /not an object/);
+    // Nothing refused was kept: the map and its one version are as before.
+    expect((await versionsOf(map.id)).json().items).toHaveLength(1);
+    // Kept as sent: fields the studio does not read, a bare kepler config, the Data SDK's {id, data}.
+    const extra = { ...mapState([layer('a', 'Cafes', [4, 5, 6])]), note: 'mine', kepler: { version: 'v1', config: { visState: { layers: [] } }, savedBy: 'another tool' } };
+    for (const latestState of [extra, { version: 'v1', config: { visState: {} } }, { id: map.id, data: { anything: [1, 2] } }]) {
+      const res = await as('owner', 'PUT', `/v1/maps/${map.id}`, { latestState });
+      expect(res.statusCode).toBe(200);
+      expect(canonicalJson(res.json().item.latestState)).toBe(canonicalJson(latestState));
+    }
+  });
+
   it('dashboards and workbooks keep versions too, upgraded on read', async () => {
     const wb = (query: string) => ({ version: 1, cells: [{ id: 'c1', name: 'trips', kind: 'sql', query, collapsed: false }] });
     const book = await create('/v1/workbooks', { name: 'Book', latestState: wb('select 1') });

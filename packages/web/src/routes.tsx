@@ -24,6 +24,7 @@ const OwnershipPage = lazyScreen(() => import('./admin/OwnershipPage').then((m) 
 const QuotasPage = lazyScreen(() => import('./admin/QuotasPage').then((m) => m.QuotasPage));
 const ClientErrorsPage = lazyScreen(() => import('./admin/ClientErrorsPage').then((m) => m.ClientErrorsPage));
 const LegalPage = lazyScreen(() => import('./admin/LegalPage').then((m) => m.LegalPage));
+const HistoryPage = lazyScreen(() => import('./admin/HistoryPage').then((m) => m.HistoryPage));
 const PreviewRoute = lazyScreen(() => import('./dashboard/PreviewRoute').then((m) => m.PreviewRoute));
 const JobsPage = lazyScreen(() => import('./jobs/JobsPage').then((m) => m.JobsPage));
 const ConnectorPage = lazyScreen(() => import('./connectors/ConnectorPage').then((m) => m.ConnectorPage));
@@ -116,6 +117,7 @@ export const routes: RouteObject[] = [
           { path: 'admin/refused-connections', element: <RequireAdmin><RefusedConnectionsPage /></RequireAdmin> },
           { path: 'admin/client-errors', element: <RequireAdmin><ClientErrorsPage /></RequireAdmin> },
           { path: 'admin/legal', element: <RequireAdmin><LegalPage /></RequireAdmin> },
+          { path: 'admin/history', element: <RequireAdmin><HistoryPage /></RequireAdmin> },
         ],
       },
       { path: 'new', element: <MapRoute /> },

@@ -4,3 +4,4 @@ export * from './contract';
 export * from './tags';
 export * from './api-keys';
 export * from './jobs';
+export * from './history-admin';

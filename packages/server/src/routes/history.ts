@@ -1,8 +1,6 @@
 import {
   HISTORY_COLLECTIONS,
-  HistoryRetention,
-  HistoryStorage,
-  HistoryThinResult,
+  historyAdminCalls,
   RestoreBody,
   StudioRecord,
   VersionDetail,
@@ -20,7 +18,7 @@ import { z } from 'zod';
 import { defineRoute, requireCaller, type RouteDef } from '../http/route';
 import { HistoryService, latestVersion } from '../services/history';
 import { assertCanCreate } from '../services/quota';
-import { thinAllVersions } from '../services/history-retention';
+import { retentionSetting, setRetention, thinAllVersions } from '../services/history-retention';
 import { recordItem, tabOf } from '../http/record-answers';
 
 const TYPE_OF: Record<HistoryCollection, ResourceType> = { maps: 'map', insights: 'insight', workbooks: 'workbook' };
@@ -112,25 +110,18 @@ function collectionHistoryRoutes(collection: HistoryCollection): RouteDef[] {
   ];
 }
 
-/** Administrators: the storage versions use, and a thinning pass by a retention they give (default: 30 days all, a year daily, then weekly). */
+/** Administrators: the storage versions use, the retention the daily job thins by, and a thinning pass now. */
 const adminHistoryRoutes: RouteDef[] = [
-  defineRoute({
-    method: 'GET',
-    url: '/v1/admin/history/storage',
-    summary: 'How many versions of maps, dashboards and workbooks the catalog keeps, and their bytes',
-    tag: 'admin',
-    auth: 'admin',
-    response: HistoryStorage,
-    handler: async (ctx) => new HistoryService(ctx.services.db).bytesUsed(),
+  defineRoute(historyAdminCalls.storage, { handler: async (ctx) => new HistoryService(ctx.services.db).bytesUsed() }),
+  defineRoute(historyAdminCalls.retention, { handler: async (ctx) => retentionSetting(ctx.services.db) }),
+  defineRoute(historyAdminCalls.setRetention, {
+    handler: async (ctx) => {
+      const setting = await setRetention(ctx.services.db, ctx.body);
+      await ctx.services.audit.record(requireCaller(ctx), 'history.retention', 'map', null, ctx.body);
+      return setting;
+    },
   }),
-  defineRoute({
-    method: 'POST',
-    url: '/v1/admin/history/thin',
-    summary: 'Thin every record\'s versions by a retention (every version kept reproducible); answers the versions removed and the storage left',
-    tag: 'admin',
-    auth: 'admin',
-    body: HistoryRetention,
-    response: HistoryThinResult,
+  defineRoute(historyAdminCalls.thin, {
     handler: async (ctx) => {
       const removed = await thinAllVersions(ctx.services.db, new Date(), ctx.body);
       await ctx.services.audit.record(requireCaller(ctx), 'history.thin', 'map', null, { ...ctx.body, removed });

@@ -1,6 +1,8 @@
-import { applyStateDelta, DEFAULT_HISTORY_RETENTION, rebaseChain, type HistoryRetention } from '@studio/schema';
+import { applyStateDelta, DEFAULT_HISTORY_RETENTION, HistoryRetention, rebaseChain, type HistoryRetentionSetting } from '@studio/schema';
 import type { Db } from '../store/db';
 import { atomically } from '../store/unit-of-work';
+import type { JobService, StudioJobKind } from './jobs/service';
+import { every } from './every';
 
 const DAY_MS = 86_400_000;
 
@@ -70,4 +72,72 @@ export async function thinAllVersions(db: Db, now: Date, retention?: HistoryRete
   let removed = 0;
   for (const r of records) removed += await thinRecordVersions(db, r.record_id, now, retention);
   return removed;
+}
+
+/** The catalog's settings rows of the retention (JSON) and of the scheduled thinning's last start (ISO time). */
+const RETENTION_KEY = 'history.retention';
+const LAST_THINNED_KEY = 'history.lastThinnedAt';
+export const HISTORY_THINNING_KIND = 'history-thinning' as const;
+/** The scheduled thinning runs at most once in this long, whichever node's scheduler sees it due first. */
+const THIN_EVERY_MS = DAY_MS;
+
+/**
+ * The retention an administrator set, from the catalog (the default until one is set). A stored value this
+ * studio no longer reads falls back to the default: thinning by a guess could remove versions nobody meant to.
+ */
+export async function storedRetention(db: Db): Promise<HistoryRetention> {
+  const row = await db.selectFrom('settings').select('value').where('key', '=', RETENTION_KEY).executeTakeFirst();
+  if (!row) return DEFAULT_HISTORY_RETENTION;
+  const parsed = HistoryRetention.safeParse(JSON.parse(row.value));
+  return parsed.success ? parsed.data : DEFAULT_HISTORY_RETENTION;
+}
+
+export async function retentionSetting(db: Db): Promise<HistoryRetentionSetting> {
+  const last = await db.selectFrom('settings').select('value').where('key', '=', LAST_THINNED_KEY).executeTakeFirst();
+  return { retention: await storedRetention(db), lastThinnedAt: last?.value ? new Date(last.value).toISOString() : null };
+}
+
+export async function setRetention(db: Db, retention: HistoryRetention): Promise<HistoryRetentionSetting> {
+  const value = JSON.stringify(retention);
+  await db.insertInto('settings').values({ key: RETENTION_KEY, value }).onConflict((oc) => oc.column('key').doUpdateSet({ value })).execute();
+  return retentionSetting(db);
+}
+
+/**
+ * The scheduled thinning (#51): a job kind that thins every record's versions by the stored retention, and a
+ * scheduler on each node that runs jobs which queues it once a day. The day's claim is a row lock on the
+ * last-run setting, so two nodes ticking together queue one job.
+ */
+export function historyThinning(s: { db: Db; jobs: JobService }) {
+  return {
+    job(): StudioJobKind<Record<string, never>> {
+      return {
+        kind: HISTORY_THINNING_KIND,
+        async run(job) {
+          const removed = await thinAllVersions(s.db, new Date(), await storedRetention(s.db));
+          job.progress(100, removed);
+        },
+      };
+    },
+
+    /** Queues the thinning when its day has come (no run started in the last 24 hours); answers the job's id, or null. */
+    async queueIfDue(now = new Date()): Promise<string | null> {
+      const id = await atomically(s.db, async () => {
+        await s.db.insertInto('settings').values({ key: LAST_THINNED_KEY, value: '' }).onConflict((oc) => oc.column('key').doNothing()).execute();
+        const row = await s.db.selectFrom('settings').select('value').where('key', '=', LAST_THINNED_KEY).forUpdate().executeTakeFirst();
+        const last = row?.value ? Date.parse(row.value) : NaN;
+        if (now.getTime() - last < THIN_EVERY_MS) return null;
+        await s.db.updateTable('settings').set({ value: now.toISOString() }).where('key', '=', LAST_THINNED_KEY).execute();
+        // Nobody's job: the studio's own upkeep (administrators see it by the record-less kind in the queue).
+        return s.jobs.create(null, HISTORY_THINNING_KIND, null);
+      });
+      if (id) await s.jobs.enqueue(id, HISTORY_THINNING_KIND, {});
+      return id;
+    },
+
+    /** Every node that runs jobs asks each hour whether the day's thinning is due (app.ts). */
+    startScheduling(everyMs = 3_600_000): () => void {
+      return every(everyMs, () => this.queueIfDue(), 'Queueing the scheduled thinning of versions');
+    },
+  };
 }

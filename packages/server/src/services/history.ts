@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import {
+  checkMapStateOnSave,
   describeChanges,
   notFound,
   parseDashboardState,
@@ -113,6 +114,8 @@ export async function recordVersion(
 ): Promise<number | null> {
   const collection = VERSIONED_TYPES[args.type];
   if (!collection) return null;
+  // Every save of a map passes here (builder, API, SDK, import, restore): a structurally broken state is refused first.
+  if (collection === 'maps' && args.after != null) checkMapStateOnSave(args.after);
   let before = args.before;
   if (args.beforeUpdatedAt) {
     const locked = await trx.selectFrom('resources').select('updated_at').where('id', '=', args.recordId).forUpdate().executeTakeFirst();

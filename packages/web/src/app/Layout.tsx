@@ -54,6 +54,7 @@ const NAV: { title: string; items: NavItem[]; admin?: boolean }[] = [
       { to: '/workspace/admin/refused-connections', label: 'Refused connections' },
       { to: '/workspace/admin/client-errors', label: 'Client errors' },
       { to: '/workspace/admin/legal', label: 'Legal agreements' },
+      { to: '/workspace/admin/history', label: 'Version history' },
     ],
   },
 ];

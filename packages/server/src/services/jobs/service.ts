@@ -78,8 +78,9 @@ export class JobService {
    * A job's row, `queued`, written in the caller's unit of work beside the record it builds; `enqueue`
    * hands it to the workers once that unit has committed (a worker must find the record it reads).
    */
-  async create(caller: Caller, kind: JobKind, resourceId: string | null, id: string = randomUUID()): Promise<string> {
-    await this.db.insertInto('jobs').values({ id, kind, resource_id: resourceId, created_by: caller.user.id, status: 'queued' }).execute();
+  async create(caller: Caller | null, kind: JobKind, resourceId: string | null, id: string = randomUUID()): Promise<string> {
+    // No caller: the studio's own upkeep (the scheduled thinning of versions), in nobody's Jobs panel.
+    await this.db.insertInto('jobs').values({ id, kind, resource_id: resourceId, created_by: caller?.user.id ?? null, status: 'queued' }).execute();
     return id;
   }
 
