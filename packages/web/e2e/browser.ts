@@ -32,8 +32,8 @@ export interface StudioPage {
 const policyViolations: string[] = [];
 
 /** A fresh browser context (own storage) whose requests are watched for other hosts and policy refusals. */
-export async function openStudio(browser: Browser, baseUrl: string): Promise<StudioPage> {
-  const context = await browser.newContext({ viewport: { width: 1360, height: 860 } });
+export async function openStudio(browser: Browser, baseUrl: string, options: { timezoneId?: string } = {}): Promise<StudioPage> {
+  const context = await browser.newContext({ viewport: { width: 1360, height: 860 }, ...options });
   // The map's test hooks (window.__studioMap, __studioMapReady): only pages opened this way have them.
   await context.addInitScript(() => {
     window.__studioTestHooks = true;

@@ -40,3 +40,20 @@ export async function closeKeplerPopovers(page: Page): Promise<void> {
   const box = (await toolbar.boundingBox())!;
   await toolbar.click({ position: { x: box.width - 4, y: box.height / 2 } });
 }
+
+/**
+ * Hovers the middle of the map (where kepler centred a one-point dataset) until kepler's tooltip opens; answers
+ * its text with the white space collapsed. The small move first: deck picks on a pointer move, not a position.
+ */
+export async function tooltipAtCentre(page: Page): Promise<string> {
+  const box = (await page.locator('.kepler-box').boundingBox())!;
+  const popover = page.locator('.map-popover');
+  await expect
+    .poll(async () => {
+      await page.mouse.move(box.x + box.width / 2 + 1, box.y + box.height / 2 + 1);
+      await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+      return popover.count();
+    }, { timeout: 30_000 })
+    .toBeGreaterThan(0);
+  return (await popover.innerText()).replace(/\s+/g, ' ');
+}

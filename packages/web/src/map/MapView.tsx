@@ -30,6 +30,7 @@ import { VersionMessageField } from '../app/history/useVersionedSave';
 import { useEditorHistory } from '../app/history/useEditorHistory';
 import { versionParam } from '../app/history/versions';
 import { openMapVersion } from './version-view';
+import { TimeZoneChooser, TimeZoneContext, useTimeZone } from './time-zone/TimeZoneChooser';
 import './map.css';
 
 const maps = () => client.records('maps');
@@ -77,6 +78,7 @@ export default function MapView({ preview = false, embed = false }: { preview?: 
   const [imaging, setImaging] = useState(false);
   const [filming, setFilming] = useState(false);
   const exporting = useAction();
+  const [zone, setZone] = useTimeZone(store, user.id);
   const box = useRef<HTMLDivElement>(null);
   /** Adds the loaded data once kepler has registered its instance. */
   const pending = useRef<(() => void) | null>(null);
@@ -238,6 +240,7 @@ export default function MapView({ preview = false, embed = false }: { preview?: 
             Export video
           </button>
         )}
+        {store && <TimeZoneChooser store={store} zone={zone} onChange={setZone} />}
         {loaded?.record && (
           <a className="button" href={`/dashboard/new?mapId=${loaded.record.id}`}>
             New dashboard
@@ -264,7 +267,9 @@ export default function MapView({ preview = false, embed = false }: { preview?: 
       <div className="map-canvas" ref={box}>
         {store && loaded ? (
           <AddDataContext.Provider value={addData}>
-            <KeplerMap key={`${loadKey}:${storeGeneration.current}`} store={store} readOnly={loaded.readOnly} expectLayers={loaded.datasetIds.length > 0} onMapReady={() => pending.current?.()} />
+            <TimeZoneContext.Provider value={zone}>
+              <KeplerMap key={`${loadKey}:${storeGeneration.current}`} store={store} readOnly={loaded.readOnly} expectLayers={loaded.datasetIds.length > 0} onMapReady={() => pending.current?.()} />
+            </TimeZoneContext.Provider>
           </AddDataContext.Provider>
         ) : (
           !error && <p className="map-loading">Loading the map…</p>

@@ -12,6 +12,8 @@ import { exposeMap, showDatasets } from './kepler/actions';
 import { savedView, upgradeMapState } from './state/versions';
 import { ExportImageDialog } from './export/ExportImageDialog';
 import { PublishedLegend } from './PublishedLegend';
+import { useSession } from '../app/session';
+import { TimeZoneChooser, TimeZoneContext, useTimeZone } from './time-zone/TimeZoneChooser';
 import './map.css';
 
 type View = { state: 'loading' } | { state: 'unpublished' } | { state: 'password'; wrong: boolean; wait?: string } | { state: 'map'; store: ReturnType<typeof createMapStore>; map: PublishedMap; addData: () => void; shown?: boolean } | { state: 'error'; message: string };
@@ -22,6 +24,8 @@ export default function PublicMapView() {
   const [view, setView] = useState<View>({ state: 'loading' });
   const [password, setPassword] = useState('');
   const [imaging, setImaging] = useState(false);
+  const { user } = useSession();
+  const [zone, setZone] = useTimeZone(view.state === 'map' ? view.store : null, user?.id ?? null);
 
   /** `grant`: from the password form, sent instead of the password so the server checks it once. */
   async function show(map: PublishedMap, grant?: string) {
@@ -97,12 +101,15 @@ export default function PublicMapView() {
     <section className={`map-view public-map${new URLSearchParams(window.location.search).get('embed') === '1' ? ' map-view-embedded' : ''}`}>
       <header className="map-toolbar">
         <h1 className="map-title">{view.map.name}</h1>
+        <TimeZoneChooser store={view.store} zone={zone} onChange={setZone} />
         <button type="button" className="button" onClick={() => setImaging(true)}>
           Export image
         </button>
       </header>
       <div className="map-canvas">
-        <KeplerMap store={view.store} readOnly expectLayers={view.map.datasetIds.length > 0} onMapReady={view.addData} />
+        <TimeZoneContext.Provider value={zone}>
+          <KeplerMap store={view.store} readOnly expectLayers={view.map.datasetIds.length > 0} onMapReady={view.addData} />
+        </TimeZoneContext.Provider>
         <PublishedLegend store={view.store} ready={Boolean(view.shown)} />
       </div>
       {imaging && <ExportImageDialog store={view.store} mapName={view.map.name} onClose={() => setImaging(false)} />}

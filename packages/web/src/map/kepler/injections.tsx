@@ -1,14 +1,15 @@
 import type { ComponentProps } from 'react';
-import { ColorRangeSelectorFactory, LayerListFactory, LayerTitleSectionFactory, LoadDataModalFactory, MapControlTooltipFactory, injectComponents } from '@kepler.gl/components';
+import { ColorRangeSelectorFactory, LayerHoverInfoFactory, LayerListFactory, LayerTitleSectionFactory, LoadDataModalFactory, MapControlTooltipFactory, injectComponents } from '@kepler.gl/components';
 import { KEPLER_COLOR_PALETTES } from '@kepler.gl/constants';
 import { getStudioPalettes } from '../basemaps/palettes';
 import { CatalogPicker } from '../add-data/CatalogPicker';
 import { StudioLayerListFactory, StudioLayerTitleSectionFactory, StudioMapControlTooltipFactory } from './accessible-components';
+import { StudioLayerHoverInfoFactory } from '../time-zone/hover-info';
 
 /**
  * kepler's supported way to change one of its components is dependency injection: a factory replaces
- * kepler's own, and every component that uses it gets the replacement. The studio replaces two for what
- * they do, and three for screen-reader and keyboard users (accessible-components.tsx).
+ * kepler's own, and every component that uses it gets the replacement. The studio replaces three for what
+ * they do (the tooltip: its times in the viewer's zone, time-zone/hover-info.tsx), and three for screen-reader and keyboard users (accessible-components.tsx).
  */
 
 /**
@@ -40,4 +41,5 @@ export const StudioKeplerGl: unknown = injectComponents([
   [LoadDataModalFactory, StudioLoadDataModalFactory],
   [MapControlTooltipFactory, StudioMapControlTooltipFactory],
   [LayerTitleSectionFactory, StudioLayerTitleSectionFactory],
+  [LayerHoverInfoFactory, StudioLayerHoverInfoFactory],
 ] as never);

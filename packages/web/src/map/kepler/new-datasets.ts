@@ -1,6 +1,7 @@
 import type { Store } from 'redux';
 import { removeLayer, setColumnDisplayFormat } from '@kepler.gl/actions';
 import { MAP_ID } from './store';
+import { TIMESTAMP_FORMAT } from '../time-zone/zones';
 
 /**
  * What the studio does to datasets kepler has just taken in. kepler processes Arrow data after
@@ -68,11 +69,11 @@ export function oneLayerPerDataset(store: Store, dataIds: string[]): void {
 }
 
 /**
- * How dates and times read in tooltips and the data table (kepler shows them as raw milliseconds).
- * kepler formats them with moment in UTC, so the format says so.
+ * How dates and times read in tooltips and the data table (kepler shows them as raw milliseconds). The
+ * tooltip reads a timestamp in the viewer's zone (time-zone/hover-info.tsx); the data table in UTC, and says so.
  */
 export const FIELD_FORMATS: Record<string, string> = {
-  timestamp: 'YYYY-MM-DD HH:mm:ss [UTC]',
+  timestamp: TIMESTAMP_FORMAT,
   date: 'YYYY-MM-DD',
 };
 
