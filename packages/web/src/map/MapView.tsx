@@ -64,7 +64,11 @@ export default function MapView({ preview = false, embed = false }: { preview?: 
   const loadKey = mapId && mapId === created.current ? created.current : (mapId ?? `new:${search.getAll('datasetUuid').join(',')}`);
   // /preview/{id}?atVersion=n: that saved version, read-only, as it was (#51).
   const hist = useEditorHistory('maps', preview ? versionParam(search) : null);
-  /** Counts the stores made: the kepler element is made anew for each (a restore makes one for the same map). */
+  /**
+   * Counts the stores made: the kepler element is made anew for each (a restore makes one for the same map), and only
+   * then. Not keyed by the address: the move from /new to /{id} after a first save kept the store, but a new key
+   * unmounted kepler, whose unmount deletes its instance from the store — the saved map went blank.
+   */
   const storeGeneration = useRef(0);
   const [loaded, setLoaded] = useState<Loaded | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -268,7 +272,7 @@ export default function MapView({ preview = false, embed = false }: { preview?: 
         {store && loaded ? (
           <AddDataContext.Provider value={addData}>
             <TimeZoneContext.Provider value={zone}>
-              <KeplerMap key={`${loadKey}:${storeGeneration.current}`} store={store} readOnly={loaded.readOnly} expectLayers={loaded.datasetIds.length > 0} onMapReady={() => pending.current?.()} />
+              <KeplerMap key={storeGeneration.current} store={store} readOnly={loaded.readOnly} expectLayers={loaded.datasetIds.length > 0} onMapReady={() => pending.current?.()} />
             </TimeZoneContext.Provider>
           </AddDataContext.Provider>
         ) : (
