@@ -58,8 +58,8 @@ const HOSTILE: [label: string, make: (file: string) => Promise<void>, message: R
 
 describe.skipIf(!hasGdal).each(STORES)('GIS files on %s', (kind) => {
   const { ctx } = useStudio(kind);
-  const upload = (body: Buffer, query = '', url = '/v1/datasets/data') =>
-    ctx.s.app.inject({ method: 'POST', url: `${url}?name=gis${query}`, payload: body, headers: { authorization: ctx.cast.tokens.owner, 'content-type': GPKG } });
+  const upload = (body: Buffer, query = '', url = '/v1/datasets/data', contentType = GPKG) =>
+    ctx.s.app.inject({ method: 'POST', url: `${url}?name=gis${query}`, payload: body, headers: { authorization: ctx.cast.tokens.owner, 'content-type': contentType } });
   const rows = async (id: string) =>
     (await ctx.s.app.inject({ method: 'GET', url: `/v1/datasets/${id}/preview?limit=100`, headers: { authorization: ctx.cast.tokens.owner } })).json().items as Record<string, unknown>[];
 
@@ -103,8 +103,6 @@ describe.skipIf(!hasGdal).each(STORES)('GIS files on %s', (kind) => {
         expect(g.type).toBe(f.geometry!.type);
         // GDAL's GeoJSON keeps 7 decimals by default; ours keeps 9. Rings are compared as rings (where they start
         // and which way they run aside): the studio stores exteriors counter-clockwise (RFC 7946), GDAL as written.
-        const flat = (c: unknown): number[] => (Array.isArray(c) ? c.flatMap(flat) : [c as number]);
-        const canonical = (c: unknown): unknown => (isRing(c) ? canonicalRing(c) : Array.isArray(c) ? c.map(canonical) : c);
         const [a, b] = [flat(canonical(g.coordinates)), flat(canonical(f.geometry!.coordinates))];
         expect(a).toHaveLength(b.length);
         a.forEach((v, i) => expect(Math.abs(v - b[i]!)).toBeLessThan(1e-6));
@@ -140,15 +138,14 @@ describe.skipIf(!hasGdal).each(STORES)('GIS files on %s', (kind) => {
     await rm(kml, { force: true });
     execFileSync('ogr2ogr', ['-f', 'KML', kml, threeLayerGeoPackage(dir)]);
     const body = await readFile(kml);
-    const send = (query: string, url = '/v1/datasets/data') =>
-      ctx.s.app.inject({ method: 'POST', url: `${url}?name=kml${query}`, payload: body, headers: { authorization: ctx.cast.tokens.owner, 'content-type': KML } });
+    const send = (query: string, url?: string) => upload(body, query, url, KML);
     const res = await send('', '/v1/datasets/data/layers');
     expect(res.statusCode, res.body).toBe(201);
     const items = res.json().items as { layer: string; item: Item }[];
     expect(items.map((i) => [i.layer, i.item.name, i.item.metadata.rowCount])).toEqual([
-      ['places', 'kml: places', 3],
-      ['areas', 'kml: areas', 2],
-      ['roads', 'kml: roads', 2],
+      ['places', 'gis: places', 3],
+      ['areas', 'gis: areas', 2],
+      ['roads', 'gis: roads', 2],
     ]);
     const roads = await send('&layer=roads');
     expect(roads.statusCode, roads.body).toBe(201);
@@ -158,6 +155,67 @@ describe.skipIf(!hasGdal).each(STORES)('GIS files on %s', (kind) => {
     const missing = await send('&layer=rivers');
     expect(missing.statusCode).toBe(422);
     expect(missing.json().message).toMatch(/no folder 'rivers'; its folders are 'places', 'areas', 'roads'/);
+  });
+
+  it('a KMZ as GDAL (LIBKML) writes it, a linked document a layer: one dataset a layer, places within 1e-6°', async () => {
+    const kmz = path.join(dir, `${kind}-layers.kmz`);
+    await rm(kmz, { force: true });
+    execFileSync('ogr2ogr', ['-f', 'LIBKML', kmz, threeLayerGeoPackage(dir)]);
+    const body = await readFile(kmz);
+    const send = (query: string, url?: string) => upload(body, query, url, 'application/vnd.google-earth.kmz');
+    const res = await send('', '/v1/datasets/data/layers');
+    expect(res.statusCode, res.body).toBe(201);
+    const items = res.json().items as { layer: string; item: Item }[];
+    expect(items.map((i) => [i.layer, i.item.metadata.rowCount]).sort()).toEqual([['areas', 2], ['places', 3], ['roads', 2]]);
+    const places = await rows(items.find((i) => i.layer === 'places')!.item.id);
+    for (const f of gdalFeatures(kmz, 'places')) {
+      const row = places.find((r) => (r.Name ?? r.name) === (f.properties.Name ?? f.properties.name))!;
+      const [lng, lat] = f.geometry!.coordinates as number[];
+      expect([Math.abs(Number(row.longitude) - lng!), Math.abs(Number(row.latitude) - lat!)].every((d) => d < 1e-6), JSON.stringify(row)).toBe(true);
+      expect(Number(row.visits)).toBe(f.properties.visits);
+    }
+    const whole = await send('');
+    expect([whole.statusCode, (whole.json().item as Item).metadata.rowCount], 'without ?layer= every feature, with its folder').toEqual([201, 7]);
+  });
+
+  it('a FlatGeobuf written by GDAL: the types its header declares, its places within 1e-6°', async () => {
+    const fgb = path.join(dir, `${kind}-places.fgb`);
+    await rm(fgb, { force: true });
+    execFileSync('ogr2ogr', ['-f', 'FlatGeobuf', fgb, placesGeoPackage(dir)]);
+    const res = await upload(await readFile(fgb), '', undefined, 'application/flatgeobuf');
+    expect(res.statusCode, res.body).toBe(201);
+    const item = res.json().item as Item;
+    expect(Object.fromEntries(item.metadata.columns.map((c) => [c.name, c.type]))).toMatchObject({ name: 'STRING', visits: 'BIGINT', score: 'DOUBLE', seen: 'TIMESTAMP' });
+    const got = await rows(item.id);
+    for (const p of GIS_POINTS) {
+      const row = got.find((r) => r.name === p.name)!;
+      expect([Math.abs(Number(row.longitude) - p.lng) < 1e-6, Math.abs(Number(row.latitude) - p.lat) < 1e-6, Number(row.visits)]).toEqual([true, true, p.visits]);
+      expect(row.seen === null ? null : new Date(String(row.seen)).toISOString()).toBe(p.seen && new Date(p.seen).toISOString());
+    }
+  });
+
+  it("GeoPackage -> studio -> GeoPackage: each layer's features, attributes and coordinates as GDAL reads them", async () => {
+    const source = threeLayerGeoPackage(dir);
+    for (const layer of ['places', 'areas', 'roads']) {
+      const item = (await upload(await readFile(source), `&layer=${layer}`)).json().item as Item;
+      const res = await ctx.s.app.inject({ method: 'GET', url: `/v1/datasets/${item.id}/data?format=gpkg`, headers: { authorization: ctx.cast.tokens.owner } });
+      expect(res.statusCode).toBe(200);
+      const out = path.join(dir, `again-${layer}-${item.id}.gpkg`);
+      await writeFile(out, res.rawPayload);
+      const [before, after] = [gdalFeatures(source, layer), gdalFeatures(out)];
+      expect(after).toHaveLength(before.length);
+      for (const f of before) {
+        const g = after.find((a) => a.properties.name === f.properties.name)!;
+        // Every upload derives latitude/longitude columns (a point's, else empty), so the download carries them too.
+        const { latitude, longitude, ...attributes } = g.properties;
+        expect(attributes).toEqual(f.properties);
+        expect([longitude, latitude]).toEqual(layer === 'places' ? f.geometry!.coordinates : [null, null]);
+        expect(g.geometry!.type).toBe(f.geometry!.type);
+        const [a, b] = [flat(canonical(g.geometry!.coordinates)), flat(canonical(f.geometry!.coordinates))];
+        expect(a).toHaveLength(b.length);
+        a.forEach((v, i) => expect(Math.abs(v - b[i]!)).toBeLessThan(1e-6));
+      }
+    }
   });
 
   /** Downloads read back by GDAL: the layer's count, geometry type, CRS, fields and values. */
@@ -209,6 +267,11 @@ describe.skipIf(!hasGdal).each(STORES)('GIS files on %s', (kind) => {
     expect(res.body).not.toMatch(/\/tmp\/|\/work\//);
   });
 });
+
+/** Every number of a coordinate array, in order. */
+const flat = (c: unknown): number[] => (Array.isArray(c) ? c.flatMap(flat) : [c as number]);
+/** Coordinates with each ring in one form (where it starts and which way it runs aside). */
+const canonical = (c: unknown): unknown => (isRing(c) ? canonicalRing(c) : Array.isArray(c) ? c.map(canonical) : c);
 
 /** A closed ring of positions (a polygon's), as opposed to a line's positions or a polygon's list of rings. */
 function isRing(c: unknown): c is number[][] {

@@ -1,10 +1,8 @@
-import { rm } from 'node:fs/promises';
 import type { DatabaseSync } from 'node:sqlite';
 import type { Geometry, Position } from 'geojson';
 import proj4 from 'proj4';
-import { DuckDBInstance, type DuckDBAppender } from '@duckdb/node-api';
 import { badInput, isStudioError } from '@studio/schema';
-import { quoteIdent, quoteLiteral } from '../sql';
+import { writeFeatureParts, type FeatureRow, type PartColumn } from './feature-parts';
 import { toLngLatOf, type ToLngLat } from './reproject';
 import { loadSqlite, quoteSqliteIdent } from './sqlite';
 import { WkbError, wkbToGeoJson } from './wkb';
@@ -24,9 +22,6 @@ export interface GeoPackageLayer {
   geometryType: string;
   srsId: number;
 }
-
-/** Rows written to one Parquet part (memory holds one part's rows in DuckDB, not the layer). */
-const PART_ROWS = 100_000;
 
 const fail = (reason: string) => badInput(`Could not read the GeoPackage: ${reason}`);
 
@@ -109,14 +104,8 @@ function transformOf(db: DatabaseSync, layer: GeoPackageLayer): ToLngLat | null 
   }
 }
 
-/** A column of the feature table as the Parquet part types it; dates and timestamps pass as text, cast when written. */
-interface Column {
-  name: string;
-  type: 'BIGINT' | 'DOUBLE' | 'VARCHAR' | 'BOOLEAN' | 'BLOB' | 'DATE' | 'TIMESTAMP';
-}
-
 /** GeoPackage's column types (Table 1 of the standard, with SQLite's affinity rules for any other name). */
-function columnType(declared: string): Column['type'] {
+function columnType(declared: string): PartColumn['type'] {
   const t = declared.toUpperCase();
   if (t === 'BOOLEAN') return 'BOOLEAN';
   if (t === 'DATE') return 'DATE';
@@ -168,120 +157,49 @@ function reproject(g: Geometry, to: ToLngLat): Geometry {
   }
 }
 
-/** One attribute value appended in its column's type; a value of another kind is refused by name. */
-function appendValue(app: DuckDBAppender, col: Column, v: unknown, where: () => string): void {
-  if (v === null || v === undefined) return app.appendNull();
-  const wrong = () => fail(`${where()}: column '${col.name}' holds ${JSON.stringify(String(v)).slice(0, 60)}, not a ${col.type.toLowerCase()}`);
-  switch (col.type) {
-    case 'BIGINT':
-      if (typeof v === 'bigint') return app.appendBigInt(v);
-      if (typeof v === 'number' && Number.isInteger(v)) return app.appendBigInt(BigInt(v));
-      throw wrong();
-    case 'DOUBLE':
-      if (typeof v === 'number' || typeof v === 'bigint') return app.appendDouble(Number(v));
-      throw wrong();
-    case 'BOOLEAN':
-      if (typeof v === 'bigint' || typeof v === 'number') return app.appendBoolean(Number(v) !== 0);
-      throw wrong();
-    case 'BLOB':
-      return v instanceof Uint8Array ? app.appendBlob(v) : app.appendBlob(Buffer.from(String(v)));
-    default:
-      return app.appendVarchar(v instanceof Uint8Array ? Buffer.from(v).toString('base64') : String(v));
-  }
-}
-
 /**
- * Writes the chosen layer of a GeoPackage as Parquet parts `<outBase>-part-0001.parquet` and on; answers them
+ * Writes the chosen layer of a GeoPackage as Parquet parts (feature-parts.ts) `<outBase>-part-0001.parquet` and on; answers them
  * in order (one even for an empty layer, so the columns arrive).
  */
 export async function geopackageToParquetParts(input: string, outBase: string, opts: { layer?: string } = {}): Promise<string[]> {
   const db = await openGeoPackage(input);
-  const parts: string[] = [];
-  const duck = await DuckDBInstance.create(':memory:', { threads: '1', memory_limit: '256MB' });
-  const conn = await duck.connect();
   try {
     const layer = pickLayer(layersOf(db), opts.layer);
     if (!tableExists(db, layer.name)) throw fail(`layer '${layer.name}' is listed in gpkg_contents but is not a table`);
     const info = db.prepare(`PRAGMA table_info(${quoteSqliteIdent(layer.name)})`).all();
     if (!info.some((c) => String(c.name) === layer.geometryColumn)) throw fail(`layer '${layer.name}' has no geometry column '${layer.geometryColumn}'`);
     // The integer primary key is GDAL's feature id, not an attribute (ogrinfo lists it apart, as FID).
-    const columns: Column[] = info
+    const columns: PartColumn[] = info
       .filter((c) => String(c.name) !== layer.geometryColumn && !(Number(c.pk) === 1 && columnType(String(c.type)) === 'BIGINT'))
       .map((c) => ({ name: String(c.name), type: columnType(String(c.type)) }));
     const toLngLat = transformOf(db, layer);
-    const taken = new Set(columns.map((c) => c.name.toLowerCase()));
-    const withGeojson = !taken.has('_geojson');
-    const withLatLng = !taken.has('latitude') && !taken.has('longitude');
-    const staged = [
-      ...columns.map((c) => `${quoteIdent(c.name)} ${c.type === 'DATE' || c.type === 'TIMESTAMP' ? 'VARCHAR' : c.type}`),
-      ...(withGeojson ? ['_geojson VARCHAR'] : []),
-      ...(withLatLng ? ['latitude DOUBLE', 'longitude DOUBLE'] : []),
-    ];
-    await conn.run(`CREATE TABLE staged (${staged.join(', ')})`);
-    const select = [
-      ...columns.map((c) => (c.type === 'DATE' || c.type === 'TIMESTAMP' ? `TRY_CAST(${quoteIdent(c.name)} AS ${c.type}) AS ${quoteIdent(c.name)}` : quoteIdent(c.name))),
-      ...(withGeojson ? ['_geojson'] : []),
-      ...(withLatLng ? ['latitude', 'longitude'] : []),
-    ].join(', ');
-    const flush = async () => {
-      const file = `${outBase}-part-${String(parts.length + 1).padStart(4, '0')}.parquet`;
-      parts.push(file);
-      await conn.run(`COPY (SELECT ${select} FROM staged) TO ${quoteLiteral(file)} (FORMAT parquet)`);
-      await conn.run('DELETE FROM staged');
-    };
+    const where = (n: number) => `layer '${layer.name}', feature ${n}`;
     const names = [...columns.map((c) => c.name), layer.geometryColumn].map(quoteSqliteIdent).join(', ');
-    let app = await conn.createAppender('staged');
-    let inPart = 0;
-    let n = 0;
-    for (const row of db.prepare(`SELECT ${names} FROM ${quoteSqliteIdent(layer.name)}`).iterate()) {
-      n++;
-      const where = () => `layer '${layer.name}', feature ${n}`;
-      for (const c of columns) appendValue(app, c, row[c.name], where);
-      const blob = row[layer.geometryColumn];
-      let g: Geometry | null = null;
-      if (blob !== null && blob !== undefined) {
-        if (!(blob instanceof Uint8Array)) throw fail(`${where()}: its geometry is not a GeoPackage geometry blob`);
-        try {
-          g = gpkgGeometry(blob);
-        } catch (e) {
-          if (e instanceof WkbError) throw fail(`${where()}: ${e.message}`);
-          throw e;
+    function* features(): Generator<FeatureRow> {
+      let n = 0;
+      for (const row of db.prepare(`SELECT ${names} FROM ${quoteSqliteIdent(layer.name)}`).iterate()) {
+        n++;
+        const blob = row[layer.geometryColumn];
+        let g: Geometry | null = null;
+        if (blob !== null && blob !== undefined) {
+          if (!(blob instanceof Uint8Array)) throw fail(`${where(n)}: its geometry is not a GeoPackage geometry blob`);
+          try {
+            g = gpkgGeometry(blob);
+          } catch (e) {
+            if (e instanceof WkbError) throw fail(`${where(n)}: ${e.message}`);
+            throw e;
+          }
+          if (g && toLngLat) g = reproject(g, toLngLat);
         }
-        if (g && toLngLat) g = reproject(g, toLngLat);
-      }
-      if (withGeojson) {
-        if (g) app.appendVarchar(JSON.stringify(g));
-        else app.appendNull();
-      }
-      if (withLatLng) {
-        const point = g?.type === 'Point' ? g.coordinates : null;
-        if (point) {
-          app.appendDouble(point[1]!);
-          app.appendDouble(point[0]!);
-        } else {
-          app.appendNull();
-          app.appendNull();
-        }
-      }
-      app.endRow();
-      if (++inPart >= PART_ROWS) {
-        app.closeSync();
-        await flush();
-        app = await conn.createAppender('staged');
-        inPart = 0;
+        yield { values: row, geometry: g };
       }
     }
-    app.closeSync();
-    if (inPart > 0 || parts.length === 0) await flush();
-    return parts;
+    return await writeFeatureParts(outBase, columns, features(), { fail, where });
   } catch (e) {
-    await Promise.all(parts.map((p) => rm(p, { force: true })));
     if (isStudioError(e)) throw e;
     // SQLite's own errors on a damaged file ("database disk image is malformed"): no path in them, but no internals either.
     throw fail(`the file is damaged (${String((e as Error)?.message ?? e).split('\n')[0]!.replace(/\/\S+/g, 'the file')})`);
   } finally {
-    conn.closeSync();
-    duck.closeSync();
     db.close();
   }
 }

@@ -1,7 +1,8 @@
 /**
  * Formats DuckDB cannot read here (its spatial, Excel and Arrow extensions cannot be downloaded): each is
  * turned by a reader made for it into files DuckDB reads — GeoJSON for the geographic ones, CSV for
- * sheets, Parquet for Arrow IPC — and those are ingested as usual.
+ * sheets, Parquet for Arrow IPC and for the GIS formats that declare their columns' types (GeoPackage,
+ * FlatGeobuf) — and those are ingested as usual.
  */
 export type ConvertedFormat = 'shapefile' | 'kml' | 'kmz' | 'gpx' | 'flatgeobuf' | 'xlsx' | 'arrow' | 'geopackage';
 
@@ -52,7 +53,7 @@ const CONVERTERS: Record<ConvertedFormat, { into: ConvertedInto; convert: (input
   kml: { into: 'geojson', convert: single('geojson', async (i, o, options) => (await import('./xml-geo')).kmlToGeoJson(i, o, options?.layer)) },
   kmz: { into: 'geojson', convert: single('geojson', async (i, o, options) => (await import('./xml-geo')).kmzToGeoJson(i, o, options?.layer)) },
   gpx: { into: 'geojson', convert: single('geojson', async (i, o) => (await import('./xml-geo')).gpxToGeoJson(i, o)) },
-  flatgeobuf: { into: 'geojson', convert: single('geojson', async (i, o) => (await import('./flatgeobuf')).flatgeobufToGeoJson(i, o)) },
+  flatgeobuf: { into: 'parquet', convert: async (i, o) => (await import('./flatgeobuf')).flatgeobufToParquetParts(i, o) },
   xlsx: { into: 'sheet', convert: single('csv', async (i, o) => (await import('./xlsx')).xlsxToCsv(i, o)) },
   arrow: { into: 'parquet', convert: async (i, o) => (await import('./arrow-ipc')).arrowIpcToParquetParts(i, o) },
   geopackage: { into: 'parquet', convert: async (i, o, options) => (await import('./geopackage')).geopackageToParquetParts(i, o, { layer: options?.layer }) },

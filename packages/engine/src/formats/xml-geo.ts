@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { DOMParser } from '@xmldom/xmldom';
 import { gpx, kmlWithFolders } from '@tmcw/togeojson';
 import type { Feature } from 'geojson';
@@ -52,8 +53,8 @@ export const KML_NO_FOLDER = '(no folder)';
 
 const folderOf = (f: Feature | Feature<null>) => (typeof f.properties?.folder === 'string' ? f.properties.folder : KML_NO_FOLDER);
 
-function kmlRoot(text: string): Root {
-  const doc = parseXml(text, 'KML');
+function kmlRoot(source: string | Document): Root {
+  const doc = typeof source === 'string' ? parseXml(source, 'KML') : source;
   if (doc.documentElement.nodeName.toLowerCase() !== 'kml') throw badInput('Could not read KML: the document is not KML (no <kml> root)');
   return kmlWithFolders(doc);
 }
@@ -62,8 +63,8 @@ function kmlRoot(text: string): Root {
  * The KML's features as GeoJSON: all of them with their `folder` column, or with `layer` only the features of that
  * folder (its path, "Parks / North", as the folder column writes it; KML_NO_FOLDER for those outside every folder).
  */
-function kmlDocument(text: string, out: string, layer?: string): Promise<number> {
-  const root = kmlRoot(text);
+function kmlDocument(source: string | Document, out: string, layer?: string): Promise<number> {
+  const root = kmlRoot(source);
   if (layer === undefined) return writeFeatureCollection(out, kmlFeatures(root, []));
   const folders = kmlFolders(root);
   if (!folders.includes(layer)) throw badInput(`Could not read the KML: it has no folder '${layer}'; its folders are ${folders.map((f) => `'${f}'`).join(', ') || 'none'}`);
@@ -79,12 +80,35 @@ function kmlFolders(root: Root): string[] {
   return [...seen];
 }
 
-/** KMZ: the zip's first .kml document (doc.kml by convention), read within bounds (zip-bounds.ts). */
-async function kmzText(input: string): Promise<string> {
+/**
+ * KMZ: the zip's main .kml document (doc.kml by convention), read within bounds (zip-bounds.ts), with the documents
+ * it links inside the archive in place of their links: GDAL (LIBKML) writes a KMZ as a doc.kml of NetworkLinks to
+ * `layers/<layer>.kml`, one a layer, and Google Earth reads it so. Each linked document becomes a folder named by
+ * its <name> (else its file name), so every layer is a folder the layers call makes a dataset of.
+ */
+async function kmzDocument(input: string): Promise<Document> {
   const docs = await readZipEntries(await readFile(input), (name) => /\.kml$/i.test(name), 'the KMZ', WHOLE_FILE_MAX_BYTES);
-  const name = [...docs.keys()].sort((a, b) => Number(b.endsWith('doc.kml')) - Number(a.endsWith('doc.kml')))[0];
-  if (!name) throw badInput('The KMZ holds no KML document');
-  return new TextDecoder().decode(docs.get(name)!);
+  const main = [...docs.keys()].sort((a, b) => Number(b.endsWith('doc.kml')) - Number(a.endsWith('doc.kml')))[0];
+  if (!main) throw badInput('The KMZ holds no KML document');
+  const text = (name: string) => new TextDecoder().decode(docs.get(name)!);
+  const doc = parseXml(text(main), 'KML');
+  const base = path.posix.dirname(main);
+  // Only links from the main document: a linked document's own links stay links (no cycles to follow).
+  for (const link of Array.from(doc.getElementsByTagName('NetworkLink'))) {
+    const href = (link.getElementsByTagName('href')[0]?.textContent ?? '').trim();
+    const target = path.posix.normalize(path.posix.join(base, href));
+    if (!href || /^[a-z][\w+.-]*:/i.test(href) || target === main || !docs.has(target)) continue;
+    const linked = parseXml(text(target), `the KMZ's ${target}`);
+    const body = linked.getElementsByTagName('Document')[0] ?? linked.documentElement;
+    const title = Array.from(body.childNodes).find((n) => n.nodeName === 'name')?.textContent?.trim() || path.posix.basename(target, path.posix.extname(target));
+    const folder = doc.createElement('Folder');
+    const name = doc.createElement('name');
+    name.appendChild(doc.createTextNode(title));
+    folder.appendChild(name);
+    for (const child of Array.from(body.childNodes)) if (child.nodeName !== 'name') folder.appendChild(doc.importNode(child, true));
+    link.parentNode!.replaceChild(folder, link);
+  }
+  return doc;
 }
 
 /** KML (folders kept as a `folder` column, or one folder with `layer`) as GeoJSON, through @tmcw/togeojson. */
@@ -95,13 +119,13 @@ export async function kmlToGeoJson(input: string, out: string, layer?: string): 
 
 export async function kmzToGeoJson(input: string, out: string, layer?: string): Promise<number> {
   await assertWholeFileSize(input, 'KMZ');
-  return kmlDocument(await kmzText(input), out, layer);
+  return kmlDocument(await kmzDocument(input), out, layer);
 }
 
 /** The folders of a KML or KMZ file that hold features (the multi-layer upload makes one dataset each). */
 export async function kmlFileFolders(input: string, zipped: boolean): Promise<string[]> {
   await assertWholeFileSize(input, zipped ? 'KMZ' : 'KML');
-  return kmlFolders(kmlRoot(zipped ? await kmzText(input) : await readFile(input, 'utf8')));
+  return kmlFolders(kmlRoot(zipped ? await kmzDocument(input) : await readFile(input, 'utf8')));
 }
 
 /** GPX tracks, routes and waypoints as GeoJSON (tracks as lines, with their times), through @tmcw/togeojson. */
