@@ -8,7 +8,6 @@ import { prefersAsync } from './prefer';
 import type { Services } from '../services';
 import type { ListOptions, ResourceRow } from '../services/records';
 import { CUT_OFF, UnreadableDataset, datasetAttrs, EMPTY_METADATA, type DatasetAttrs } from '../services/datasets';
-import { assertCanCreate } from '../services/quota';
 import { startBackgroundUpload } from '../services/upload-jobs';
 import { workbookTableFile } from '../services/dataset-tables';
 
@@ -139,7 +138,7 @@ export async function uploadNewDataset(
   details: Record<string, unknown> = {},
 ) {
   const caller = requireCaller(ctx);
-  await assertCanCreate(ctx.services.db, caller, 'dataset');
+  await ctx.services.quota.assertCanCreate(caller, 'dataset');
   if (!contentTypeOf(ctx)) throw badInput('Unsupported content type', 'Send the file with its media type as Content-Type');
   const row = await createManaged(ctx.services, caller, fields, details);
   try {

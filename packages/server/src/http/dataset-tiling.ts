@@ -2,7 +2,6 @@ import fs from 'node:fs/promises';
 import { StudioError, type Job, type VectorTileCreate } from '@studio/schema';
 import { requireCaller, type RouteContext } from './route';
 import { clientGone } from './streams';
-import { assertCanCreate } from '../services/quota';
 import { datasetAttrs, rebuildTarget } from '../services/datasets';
 import type { ResourceRow } from '../services/records';
 import { locationOf, vectorTiles, type TileSource } from '../services/vector-tiles';
@@ -17,7 +16,7 @@ export async function tileDataset(ctx: Ctx, body: VectorTileCreate): Promise<{ r
   const caller = requireCaller(ctx);
   const { resource: source } = await ctx.services.access.guard(caller, 'dataset', body.datasetId, 'read', ctx.adminMode);
   const target = body.target ? await rebuildTarget(ctx.services.access, caller, body.target, 'vector-tile', ctx.adminMode) : undefined;
-  if (!target) await assertCanCreate(ctx.services.db, caller, 'dataset');
+  if (!target) await ctx.services.quota.assertCanCreate(caller, 'dataset');
   const a = datasetAttrs(source);
   if (a.status !== 'ready' || !a.storageKey) throw new StudioError(409, `Dataset ${source.name} is not ready (status: ${a.status})`);
   locationOf(a.metadata.columns, body); // bad input answers 422 before anything is created

@@ -3,7 +3,6 @@ import { Id, QueryBool, StudioRecord, badInput, itemOf, type ResourceType } from
 import { defineRoute, requireCaller, type RouteContext, type RouteDef } from './route';
 import type { Services } from '../services';
 import type { ListOptions, ListScope, ResourceRow } from '../services/records';
-import { assertCanCreate } from '../services/quota';
 import { RESOURCE_LABELS } from '../services/access';
 import { listRoutes, recordItem } from './record-answers';
 
@@ -117,7 +116,7 @@ export function kindRoutes<C extends z.ZodType, U extends z.ZodType>(kind: Kind<
       status: 201,
       handler: async (ctx) => {
         const caller = requireCaller(ctx);
-        await assertCanCreate(ctx.services.db, caller, type);
+        await ctx.services.quota.assertCanCreate(caller, type);
         const attrs = await kind.toAttrs(ctx, ctx.body);
         const { name, description } = nameOf(ctx.body);
         const row = await ctx.services.records.create(caller, type, { name: name ?? 'Untitled', description: description ?? '', attrs });

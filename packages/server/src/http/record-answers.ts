@@ -25,7 +25,6 @@ import {
 import { checkAnswer, defineRoute, readJsonBody, requireCaller, type RouteDef, type RouteContext } from './route';
 import type { Services } from '../services';
 import type { ListScope, ResourceRow } from '../services/records';
-import { assertCanCreate } from '../services/quota';
 import { RESOURCE_LABELS } from '../services/access';
 import { assertMayStoreQueries } from '../services/dashboards/stored-queries';
 
@@ -192,7 +191,7 @@ type LockOptions = { acquireLock?: boolean; tabId?: string | null };
 /** The first save of a record: quota, the datasets it names (each readable, 404 otherwise), the record and its audit entry. */
 export async function createRecord(ctx: Ctx, type: ResourceType, body: RecordCreate, lock: LockOptions = {}, details: Record<string, unknown> = {}) {
   const caller = requireCaller(ctx);
-  await assertCanCreate(ctx.services.db, caller, type);
+  await ctx.services.quota.assertCanCreate(caller, type);
   await ctx.services.access.guardAll(caller, 'dataset', body.datasets ?? [], 'read', ctx.adminMode);
   const row = await ctx.services.records.create(caller, type, checkedState(type, body), lock);
   await ctx.services.audit.record(caller, `${type}.create`, type, row.id, { name: row.name, ...details });

@@ -20,7 +20,6 @@ import {
 import { defineRoute, requireCaller } from '../http/route';
 import { QUOTA_POLICIES } from '../services/quota';
 import { SEATS } from '../services/admin';
-import { refusedConnections } from '../services/connections';
 import { streamBody } from '../http/streams';
 
 const IdParam = z.object({ id: Id });
@@ -107,7 +106,7 @@ export const adminRoutes = [
     method: 'GET', url: '/v1/admin/refused-connections', tag: 'admin', auth: 'admin',
     summary: 'Saved data connections whose address STUDIO_CONNECTION_HOSTS does not allow (they cannot connect)',
     response: z.object({ items: z.array(RefusedConnection) }),
-    handler: async (ctx) => ({ items: await refusedConnections(ctx.services.db, ctx.services.reach) }),
+    handler: async (ctx) => ({ items: await ctx.services.connections.refusedConnections(ctx.services.reach) }),
   }),
   defineRoute({
     spec: ['ADM-004'], method: 'GET', url: '/v1/admin/audit-logs', tag: 'admin', auth: 'admin',

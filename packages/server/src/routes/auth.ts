@@ -1,13 +1,12 @@
 import { z } from 'zod';
 import { PasswordChangeBody, RefreshBody, Session, SignInBody, itemOf } from '@studio/schema';
 import { defineRoute, requireCaller } from '../http/route';
-import { acceptInvitation, userById, userToWire } from '../services/users';
 import type { Services } from '../services';
 import type { IssuedSession } from '../services/auth';
 
 async function sessionToWire(services: Services, s: IssuedSession) {
-  const user = (await userById(services.db, s.userId))!;
-  return { item: { accessToken: s.accessToken, refreshToken: s.refreshToken, expiresAt: s.expiresAt.toISOString(), user: await userToWire(services.db, user) } };
+  const user = (await services.users.userById(s.userId))!;
+  return { item: { accessToken: s.accessToken, refreshToken: s.refreshToken, expiresAt: s.expiresAt.toISOString(), user: await services.users.userToWire(user) } };
 }
 
 export const authRoutes = [
@@ -87,7 +86,7 @@ export const authRoutes = [
     rateLimit: 'acceptInvitation',
     response: itemOf(Session),
     handler: async ({ body, services }) => {
-      const { user, invitation } = await acceptInvitation(services.db, body.token, body);
+      const { user, invitation } = await services.users.acceptInvitation(body.token, body);
       const caller = await services.auth.callerOf(user.id, 'session', '');
       await services.audit.record(caller, 'invitation.accept', 'organization', invitation.organization_id, { email: invitation.email });
       return sessionToWire(services, await services.auth.issue(user.id));

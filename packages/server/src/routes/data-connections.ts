@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ConnectionListQuery, DataConnectionBody, Id, StudioError, StudioRecord, isDatabaseConnectionType, itemsOf, notFound } from '@studio/schema';
 import { defineRoute, requireCaller, type RouteContext, type RouteDef } from '../http/route';
 import type { ResourceRow } from '../services/records';
-import { assertDatabaseConnection, assertParent, storedConnection } from '../services/connections';
+import { assertDatabaseConnection, storedConnection } from '../services/connections';
 import { kindRoutes, readableItems, withFields, type Kind } from '../http/kind-routes';
 
 const BASE = '/v1/data-connections';
@@ -32,7 +32,7 @@ const kind: Kind<typeof DataConnectionBody, typeof DataConnectionBody> = {
       await services.access.guardAll(caller, 'data-connection', [parentId], 'read', adminMode).catch((e: unknown) => {
         throw e instanceof StudioError && e.status === 404 ? notFound('Parent connection not found') : e;
       });
-      await assertParent(services.db, parentId, row?.id);
+      await services.connections.assertParent(parentId, row?.id);
     }
     // Credentials are sealed at rest and never answered (hasCredentials says whether there are any).
     const sealed = credentials === undefined ? {} : { credentials: credentials && services.secrets.encrypt(JSON.stringify(credentials)) };

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { BookmarkCreate, BookmarkUpdate, Id, Paging, StoredBookmark, TemplateCreate, TemplateUpdate, TemplateVersion, StoredTemplate, forbidden, isStudioError, itemsOf } from '@studio/schema';
 import { defineRoute, requireCaller, type RouteDef } from '../http/route';
 import type { ResourceRow } from '../services/records';
-import { PARSE_TEMPLATE_FAILED, historyOf, keepVersion, storedTemplate } from '../services/templates';
+import { PARSE_TEMPLATE_FAILED, historyOf, storedTemplate } from '../services/templates';
 import { kindRoutes, type Ctx, type Kind } from '../http/kind-routes';
 
 const BASE = '/v1/data-queries';
@@ -75,7 +75,7 @@ const templates: Kind<typeof TemplateCreate, typeof TemplateUpdate> = {
     // A save is a new version; the one it replaces goes to the history (afterUpdate).
     return { ...attrs, version: row ? storedTemplate(row).version + 1 : 1 };
   },
-  afterUpdate: (services, before, _after, callerId) => keepVersion(services.db, before, callerId),
+  afterUpdate: (services, before, _after, callerId) => services.templates.keepVersion(before, callerId),
 };
 
 export const dataQueryRoutes: RouteDef[] = [
@@ -92,6 +92,6 @@ export const dataQueryRoutes: RouteDef[] = [
     query: Paging.extend({ isAdmin: z.string().optional() }),
     resource: { type: 'query-template', param: 'id', action: 'read' },
     response: itemsOf(TemplateVersion),
-    handler: async (ctx) => historyOf(ctx.services.db, ctx.resource!.id, ctx.query),
+    handler: async (ctx) => ctx.services.templates.historyOf(ctx.resource!.id, ctx.query),
   }),
 ];

@@ -42,7 +42,6 @@ import {
   uploadInto,
   uploadNewDataset,
 } from '../http/dataset-answers';
-import { assertCanCreate } from '../services/quota';
 import { datasetAttrs, EMPTY_METADATA } from '../services/datasets';
 import type { ListOptions, ResourceRow } from '../services/records';
 import { UPLOAD_MAX_BYTES, quoteIdent, rejectedLinesKey } from '@studio/engine';
@@ -209,7 +208,7 @@ export const datasetRoutes: RouteDef[] = [
     status: 201,
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
-      await assertCanCreate(ctx.services.db, caller, 'dataset');
+      await ctx.services.quota.assertCanCreate(caller, 'dataset');
       const b = ctx.body;
       if (b.dataConnectionId) await ctx.services.access.guard(caller, 'data-connection', b.dataConnectionId, 'read', false);
       const attrs = newAttrs(b.type, { dataConnectionId: b.dataConnectionId ?? null, metadata: { ...EMPTY_METADATA, source: b.metadata?.url ?? b.metadata?.source ?? null } });
@@ -249,7 +248,7 @@ export const datasetRoutes: RouteDef[] = [
     status: 201,
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
-      await assertCanCreate(ctx.services.db, caller, 'dataset');
+      await ctx.services.quota.assertCanCreate(caller, 'dataset');
       const made = await uploadEachLayer(
         {
           tmpDir: ctx.services.engine.tmpDir,
@@ -297,7 +296,7 @@ export const datasetRoutes: RouteDef[] = [
     status: 201,
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
-      await assertCanCreate(ctx.services.db, caller, 'dataset');
+      await ctx.services.quota.assertCanCreate(caller, 'dataset');
       if (ctx.body.connectionId) {
         // Pushed down: the warehouse runs the text as written (read-only session), the result lands as Parquet.
         const resource = await ctx.services.access.guardRun(caller, ctx.body.connectionId, false);
@@ -386,7 +385,7 @@ export const datasetRoutes: RouteDef[] = [
     status: 201,
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
-      await assertCanCreate(ctx.services.db, caller, 'dataset');
+      await ctx.services.quota.assertCanCreate(caller, 'dataset');
       const source = datasetAttrs(ctx.resource!);
       if (source.status === 'pending') throw new StudioError(409, 'Dataset is being ingested; clone it when it is ready');
       let row = await ctx.services.units.run(async () => {

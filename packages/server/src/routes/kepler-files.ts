@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { Id, KeplerFile, StudioRecord, downloadFileBase, itemOf } from '@studio/schema';
 import { defineRoute, requireCaller, type RouteContext, type RouteDef } from '../http/route';
-import { assertCanCreate } from '../services/quota';
 import { exportKeplerMap, importKeplerDatasets } from '../services/kepler-files';
 import { createManaged } from '../http/dataset-answers';
 import { createRecord, recordItem } from '../http/record-answers';
@@ -23,9 +22,9 @@ export const keplerFileRoutes: RouteDef[] = [
     response: itemOf(StudioRecord),
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
-      await assertCanCreate(ctx.services.db, caller, 'map');
+      await ctx.services.quota.assertCanCreate(caller, 'map');
       const { rows, config } = await importKeplerDatasets(ctx.services, caller, ctx.body, async (name) => {
-        await assertCanCreate(ctx.services.db, caller, 'dataset');
+        await ctx.services.quota.assertCanCreate(caller, 'dataset');
         return createManaged(ctx.services, caller, { name, description: 'Imported from a kepler.gl file' }, { via: 'kepler.gl' });
       });
       const info = ctx.body.info;

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { Id, PermissionCreate, PermissionUpdate, PermissionsOfResource, ResourceType, StudioRecord, badInput, itemOf, LockOwnerBody, QueryBool } from '@studio/schema';
 import { defineRoute, requireCaller } from '../http/route';
-import { changeRole, grant, grantAll, permissionEntry, permissionsOf, revoke } from '../services/sharing';
 import { recordItem } from '../http/record-answers';
 import type { Services } from '../services';
 import type { Caller } from '../http/caller';
@@ -10,7 +9,7 @@ const AdminQuery = z.object({ isAdmin: QueryBool.optional() });
 
 /** A permission entry's resource, guarded for `share` like the resource itself. */
 async function permissionWithResource(services: Services, caller: Caller | null, id: string, adminMode: boolean) {
-  const perm = await permissionEntry(services.db, id);
+  const perm = await services.sharing.permissionEntry(id);
   const { resource } = await services.access.guard(caller, perm.type as ResourceType, perm.resource_id, 'share', adminMode);
   return { perm, resource };
 }
@@ -27,7 +26,7 @@ export const permissionRoutes = [
     query: AdminQuery,
     resource: { type: { param: 'resourceType' }, param: 'resourceId', action: 'read' },
     response: itemOf(PermissionsOfResource),
-    handler: async (ctx) => ({ item: await permissionsOf(ctx.services.db, ctx.resource!) }),
+    handler: async (ctx) => ({ item: await ctx.services.sharing.permissionsOf(ctx.resource!) }),
   }),
   defineRoute({
     spec: ['CAT-126'],
@@ -44,9 +43,9 @@ export const permissionRoutes = [
       const b = ctx.body;
       const { resource } = await ctx.services.access.guard(ctx.caller, b.resourceType as ResourceType, b.resourceId, 'share', ctx.adminMode);
       await ctx.services.access.assertVisibleSubjects(ctx.caller, { userIds: b.userId ? [b.userId] : [], organizationIds: b.organizationId ? [b.organizationId] : [] });
-      await grant(ctx.services.db, resource.id, b, b.role);
+      await ctx.services.sharing.grant(resource.id, b, b.role);
       await ctx.services.audit.record(ctx.caller, 'permission.grant', resource.type, resource.id, b);
-      return { item: await permissionsOf(ctx.services.db, resource) };
+      return { item: await ctx.services.sharing.permissionsOf(resource) };
     },
   }),
   defineRoute({
@@ -67,9 +66,9 @@ export const permissionRoutes = [
         userIds: ctx.body.items.flatMap((b) => (b.userId ? [b.userId] : [])),
         organizationIds: ctx.body.items.flatMap((b) => (b.organizationId ? [b.organizationId] : [])),
       });
-      await grantAll(ctx.services.db, ctx.body.items);
+      await ctx.services.sharing.grantAll(ctx.body.items);
       await ctx.services.audit.record(ctx.caller, 'permission.bulk', 'permission', null, ctx.body);
-      return { items: await Promise.all(resources.map((r) => permissionsOf(ctx.services.db, r))) };
+      return { items: await Promise.all(resources.map((r) => ctx.services.sharing.permissionsOf(r))) };
     },
   }),
   defineRoute({
@@ -85,9 +84,9 @@ export const permissionRoutes = [
     response: itemOf(PermissionsOfResource),
     handler: async (ctx) => {
       const { perm, resource } = await permissionWithResource(ctx.services, ctx.caller, ctx.params.id, ctx.adminMode);
-      await changeRole(ctx.services.db, perm.id, ctx.body.role);
+      await ctx.services.sharing.changeRole(perm.id, ctx.body.role);
       await ctx.services.audit.record(ctx.caller, 'permission.update', resource.type, resource.id, { permissionId: perm.id, role: ctx.body.role });
-      return { item: await permissionsOf(ctx.services.db, resource) };
+      return { item: await ctx.services.sharing.permissionsOf(resource) };
     },
   }),
   defineRoute({
@@ -102,7 +101,7 @@ export const permissionRoutes = [
     status: 204,
     handler: async (ctx) => {
       const { perm, resource } = await permissionWithResource(ctx.services, ctx.caller, ctx.params.id, ctx.adminMode);
-      await revoke(ctx.services.db, perm.id);
+      await ctx.services.sharing.revoke(perm.id);
       await ctx.services.audit.record(ctx.caller, 'permission.revoke', resource.type, resource.id, { permissionId: perm.id });
       return undefined;
     },

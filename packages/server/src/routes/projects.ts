@@ -16,7 +16,6 @@ import {
   type ResourceType,
 } from '@studio/schema';
 import { defineRoute, requireCaller, type RouteContext, type RouteDef } from '../http/route';
-import { ProjectStore } from '../services/projects';
 import { kindRoutes, type Kind } from '../http/kind-routes';
 import { storedAsset } from '../http/map-asset-files';
 import { thumbnailRoutes } from '../http/record-answers';
@@ -36,7 +35,7 @@ const kind: Kind<typeof ProjectCreate, typeof ProjectUpdate> = {
   unparseable: 'Could not parse project',
   fields: () => ({}),
   toAttrs: () => ({}),
-  detail: async (services, row) => ({ folders: await new ProjectStore(services.db).folders(row.id) }),
+  detail: async (services, row) => ({ folders: await services.projects.folders(row.id) }),
 };
 
 /** What the folder and resource calls answer. */
@@ -45,7 +44,7 @@ const ENTRY = { response: itemOf(ProjectResource) };
 const ENTRIES = { response: itemsOf(ProjectResource) };
 const NOTHING = { status: 204 };
 
-const store = (ctx: Ctx) => new ProjectStore(ctx.services.db);
+const store = (ctx: Ctx) => ctx.services.projects;
 const project = (ctx: Ctx) => ctx.resource!.id;
 
 /** A project route guarded on the project (`id`); `extra` names further path ids. */

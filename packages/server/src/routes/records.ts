@@ -13,8 +13,6 @@ import {
   itemOf,
 } from '@studio/schema';
 import { defineRoute, requireCaller, type RouteDef, type RouteContext } from '../http/route';
-import { assertCanCreate } from '../services/quota';
-import { applyShare } from '../services/sharing';
 import { RESOURCE_LABELS } from '../services/access';
 import { createRecord, deleteRecord, listRoutes, recordItem, saveRecord, tabOf, thumbnailRoutes } from '../http/record-answers';
 
@@ -144,7 +142,7 @@ export function recordCollectionRoutes(collection: RecordCollection, type: Resou
       status: 201,
       handler: async (ctx) => {
         const caller = requireCaller(ctx);
-        await assertCanCreate(ctx.services.db, caller, type);
+        await ctx.services.quota.assertCanCreate(caller, type);
         const row = await ctx.services.records.clone(caller, ctx.resource!);
         await ctx.services.audit.record(caller, `${type}.clone`, type, row.id, { from: ctx.resource!.id });
         return recordItem(ctx.services, row, ctx);
@@ -178,7 +176,7 @@ export function recordCollectionRoutes(collection: RecordCollection, type: Resou
           userIds: ctx.body.users.map((u) => u.userId),
           organizationIds: ctx.body.organizations.map((o) => o.organizationId),
         });
-        await applyShare(ctx.services.db, ctx.resource!, ctx.body);
+        await ctx.services.sharing.applyShare(ctx.resource!, ctx.body);
         await ctx.services.audit.record(ctx.caller, `${type}.share`, type, ctx.resource!.id, ctx.body);
         return recordItem(ctx.services, (await ctx.services.records.get(ctx.resource!.id))!, ctx);
       },

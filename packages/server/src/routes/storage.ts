@@ -4,7 +4,6 @@ import path from 'node:path';
 import { z } from 'zod';
 import { Dataset, Id, StorageImportBody, StorageListing, badInput, itemOf } from '@studio/schema';
 import { defineRoute, requireCaller, type RouteDef } from '../http/route';
-import { assertCanCreate } from '../services/quota';
 import { createManaged, datasetItem } from '../http/dataset-answers';
 
 /**
@@ -49,7 +48,7 @@ export const storageRoutes: RouteDef[] = [
     resource: { type: 'data-connection', param: 'connection', action: 'read' },
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
-      await assertCanCreate(ctx.services.db, caller, 'dataset');
+      await ctx.services.quota.assertCanCreate(caller, 'dataset');
       const { driver, target } = ctx.services.executions.storageOf(ctx.resource!);
       const { key } = ctx.body;
       if (key.endsWith('/')) throw badInput(`${key} is a folder; pick an object in it`);

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { FEATURE_FLAGS, MAX_QUOTA, itemOf } from '@studio/schema';
 import { defineRoute } from '../http/route';
-import { ping } from '../store/db';
 
 /** Tiers of this self-hosted studio: one, with the quota ceiling of the spec. */
 const TIERS = [
@@ -26,7 +25,7 @@ export const systemRoutes = [
     auth: 'public',
     response: itemOf(z.object({ status: z.literal('ok'), store: z.string(), version: z.string() })),
     handler: async ({ services }) => {
-      await ping(services.db);
+      await services.catalog.ping();
       return { item: { status: 'ok', store: services.config.databaseUrl ? 'postgres' : 'pglite', version: '0.1.0' } };
     },
   }),
@@ -52,7 +51,7 @@ export const systemRoutes = [
         }
       };
       const checks = {
-        catalog: await check(() => ping(services.db)),
+        catalog: await check(() => services.catalog.ping()),
         engine: await check(() => services.engine.query('SELECT 1')),
         redis: services.limits.redis ? await check(() => services.limits.redis!.ping()) : 'not configured',
       };

@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { Id, OrgRole, Quota, QueryBool, ScreeningStatus, StudioError, forbidden, notFound, Flags, User, itemOf } from '@studio/schema';
 import { defineRoute, requireCaller } from '../http/route';
-import { userToWire, DEFAULT_FLAGS, findUsers, moveToOrganization, seatsOf, setScreeningStatuses, updateUser } from '../services/users';
-import { usageOf } from '../services/quota';
+import { userToWire, DEFAULT_FLAGS, findUsers } from '../services/users';
 
 const IdParam = z.object({ id: Id });
 
@@ -23,7 +22,7 @@ export const userRoutes = [
     tag: 'users',
     auth: 'user',
     query: z.object({ includeFlags: QueryBool.optional() }),
-    handler: async (ctx) => ({ item: await userToWire(ctx.services.db, requireCaller(ctx).user, ctx.query.includeFlags ?? false) }),
+    handler: async (ctx) => ({ item: await ctx.services.users.userToWire(requireCaller(ctx).user, ctx.query.includeFlags ?? false) }),
   }),
   defineRoute({
     spec: ['CAT-179'],
@@ -35,7 +34,7 @@ export const userRoutes = [
     response: itemOf(Quota),
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
-      return { item: { quotaPolicy: caller.user.quota_policy, quotaUsage: await usageOf(ctx.services.db, caller.user.id) } };
+      return { item: { quotaPolicy: caller.user.quota_policy, quotaUsage: await ctx.services.quota.usageOf(caller.user.id) } };
     },
   }),
   defineRoute({
@@ -80,7 +79,7 @@ export const userRoutes = [
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
       if (caller.user.id !== ctx.params.id && !caller.isAdmin) throw notFound('User not found');
-      return { item: { userId: ctx.params.id, seats: await seatsOf(ctx.services.db, ctx.params.id) } };
+      return { item: { userId: ctx.params.id, seats: await ctx.services.users.seatsOf(ctx.params.id) } };
     },
   }),
   defineRoute({
@@ -98,7 +97,7 @@ export const userRoutes = [
       const self = caller.user.id === ctx.params.id;
       if (!self && !caller.isAdmin) throw notFound('User not found');
       if ((ctx.body.isAdmin !== undefined || ctx.body.flags !== undefined) && !caller.isAdmin) throw forbidden('Administrators only');
-      const user = await updateUser(ctx.services.db, ctx.params.id, ctx.body);
+      const user = await ctx.services.users.updateUser(ctx.params.id, ctx.body);
       await ctx.services.audit.record(caller, 'user.update', 'user', user.id, ctx.body);
       return { item: user };
     },
@@ -114,7 +113,7 @@ export const userRoutes = [
     params: z.object({ id: Id, orgId: Id }),
     body: z.object({ role: z.enum(['viewer', 'maker']).optional() }).optional(),
     handler: async (ctx) => {
-      const user = await moveToOrganization(ctx.services.db, ctx.params.id, ctx.params.orgId, ctx.body?.role ?? 'maker');
+      const user = await ctx.services.users.moveToOrganization(ctx.params.id, ctx.params.orgId, ctx.body?.role ?? 'maker');
       await ctx.services.audit.record(ctx.caller, 'user.organization', 'user', user.id, { organizationId: ctx.params.orgId });
       return { item: user };
     },
@@ -129,7 +128,7 @@ export const userRoutes = [
     body: z.object({ updates: z.array(z.object({ userId: Id, status: ScreeningStatus })).min(1).max(1000) }),
     response: z.object({ items: z.array(z.object({ userId: Id, status: ScreeningStatus })) }),
     handler: async (ctx) => {
-      await setScreeningStatuses(ctx.services.db, ctx.body.updates);
+      await ctx.services.users.setScreeningStatuses(ctx.body.updates);
       await ctx.services.audit.record(ctx.caller, 'user.screening-status', 'user', null, ctx.body);
       return { items: ctx.body.updates };
     },

@@ -17,7 +17,6 @@ import {
   itemOf,
 } from '@studio/schema';
 import { defineRoute, requireCaller, type RouteContext, type RouteDef } from '../http/route';
-import { assertCanCreate } from '../services/quota';
 import { datasetAttrs } from '../services/datasets';
 import { LINK_BASE, TILE_LINK_TTL_MS, checkTile, linkQuery, signTileLink, verifyTileLink } from '@studio/tiles';
 import { clientGone, engineError } from '../http/streams';
@@ -94,7 +93,7 @@ export const vectorTileRoutes: RouteDef[] = [
     response: itemOf(Dataset).extend({ job: Job }),
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
-      await assertCanCreate(ctx.services.db, caller, 'dataset');
+      await ctx.services.quota.assertCanCreate(caller, 'dataset');
       const { executions } = ctx.services;
       const b = ctx.body;
       const values = b.parameters ?? {};

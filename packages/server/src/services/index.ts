@@ -39,9 +39,11 @@ import { AdminService } from './admin';
 import { JobService } from './jobs/service';
 import { DatasetRefreshService } from './dataset-refresh';
 import { TileCache } from '@studio/tiles';
+import { ProjectStore } from './projects';
+import { catalogCalls, type CatalogCalls } from './catalog-calls';
 
 /** Everything a route handler may use; built once per server from the catalog and config. */
-export interface Services {
+export interface Services extends CatalogCalls {
   config: StudioConfig;
   /** The catalog: inside a unit of work (every write request), the unit's transaction. */
   db: Db;
@@ -95,6 +97,8 @@ export interface Services {
   legal: LegalService;
   /** Forgotten passwords: links by email (SMTP) or from an administrator. */
   passwordResets: PasswordResetService;
+  /** Projects' folders and their items. */
+  projects: ProjectStore;
 }
 
 /** STUDIO_NODE_ID, or an id made once and kept in the data directory (so a restart knows its own work). */
@@ -205,6 +209,8 @@ export async function buildServices(config: StudioConfig, catalog: Db): Promise<
     legal: new LegalService(db),
     passwordResets: new PasswordResetService(db, config, auth),
     tileCache: new TileCache(config.tileCacheMb * 1024 * 1024),
+    projects: new ProjectStore(db),
+    ...catalogCalls(db),
   };
   // Widgets read through the other services (records, access, temp views) and share the analytic sets' cache.
   const widgets = new DashboardWidgets(base, () => base.analytics.cache, { timeoutMs: config.widgetTimeoutMs });
