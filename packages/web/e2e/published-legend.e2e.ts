@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { useBrowser, openStudio, signInThroughUi } from './browser';
 import { asAdmin, baseUrl, createUser, unique } from './api';
@@ -8,7 +9,7 @@ const CSV = ['name,lat,lng', ...Array.from({ length: 20 }, (_, i) => `p${i},${(3
 const MAGENTA: [number, number, number] = [230, 20, 140];
 
 describe('a published map’s legend', () => {
-  it('opens kepler’s legend for readers, with a toggle per layer that hides the layer and its legend', async () => {
+  it('opens kepler’s legend for readers, with a toggle per layer that hides the layer and its legend, and films the map', async () => {
     const admin = await asAdmin();
     const team = await admin.admin.createOrganization(`Legend team ${unique()}`);
     const maker = await createUser(admin, team.id, 'Leo Legend', `leo.${unique()}@e2e.studio.test`);
@@ -44,6 +45,22 @@ describe('a published map’s legend', () => {
     expect(await page.locator('.map-legend').getByText(name).count()).toBe(0);
     await toggle.check();
     await expect.poll(() => countPixels(page, MAGENTA), { timeout: 20_000 }).toBeGreaterThan(20);
+
+    // The reader films it too: a one-second camera path from this view to a closer one, as a WebM download.
+    await page.getByRole('button', { name: 'Export video' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Export video' });
+    expect(await dialog.getByRole('radio', { name: /Time playback/ }).isDisabled()).toBe(true);
+    await dialog.getByRole('button', { name: 'Add the current view' }).click();
+    await page.evaluate(() => window.__studioMap!.setView({ ...window.__studioMap!.view()!, zoom: window.__studioMap!.view()!.zoom + 1 }));
+    await dialog.getByRole('button', { name: 'Add the current view' }).click();
+    await dialog.getByLabel('Length (seconds)').fill('1');
+    await dialog.getByLabel('Size').selectOption('1280 × 720 (720p)');
+    await dialog.getByLabel('Frames per second').selectOption('24');
+    const [download] = await Promise.all([page.waitForEvent('download', { timeout: 120_000 }), dialog.getByRole('button', { name: 'Export', exact: true }).click()]);
+    expect(download.suggestedFilename()).toBe('Quays.webm');
+    const bytes = await readFile((await download.path())!);
+    expect([...bytes.subarray(0, 4)]).toEqual([0x1a, 0x45, 0xdf, 0xa3]); // EBML: a Matroska/WebM file
+    expect(bytes.length).toBeGreaterThan(2_000);
     expect(anon.foreign).toEqual([]);
     await anon.context.close();
     await s.context.close();

@@ -11,6 +11,7 @@ import { KeplerMap } from './kepler/KeplerMap';
 import { exposeMap, showDatasets } from './kepler/actions';
 import { savedView, upgradeMapState } from './state/versions';
 import { ExportImageDialog } from './export/ExportImageDialog';
+import { ExportVideoDialog } from './export/ExportVideoDialog';
 import { PublishedLegend } from './PublishedLegend';
 import { useSession } from '../app/session';
 import { TimeZoneChooser, TimeZoneContext, useTimeZone } from './time-zone/TimeZoneChooser';
@@ -24,6 +25,7 @@ export default function PublicMapView() {
   const [view, setView] = useState<View>({ state: 'loading' });
   const [password, setPassword] = useState('');
   const [imaging, setImaging] = useState(false);
+  const [filming, setFilming] = useState(false);
   const { user } = useSession();
   const [zone, setZone] = useTimeZone(view.state === 'map' ? view.store : null, user?.id ?? null);
 
@@ -105,6 +107,9 @@ export default function PublicMapView() {
         <button type="button" className="button" onClick={() => setImaging(true)}>
           Export image
         </button>
+        <button type="button" className="button" onClick={() => setFilming(true)}>
+          Export video
+        </button>
       </header>
       <div className="map-canvas">
         <TimeZoneContext.Provider value={zone}>
@@ -113,6 +118,7 @@ export default function PublicMapView() {
         <PublishedLegend store={view.store} ready={Boolean(view.shown)} />
       </div>
       {imaging && <ExportImageDialog store={view.store} mapName={view.map.name} onClose={() => setImaging(false)} />}
+      {filming && <ExportVideoDialog store={view.store} mapName={view.map.name} zone={zone} onClose={() => setFilming(false)} />}
     </section>
   );
 }

@@ -5,6 +5,7 @@ import { Dialog, ErrorMessage, TextField, useAction } from '../../app/ui';
 import { saveBlob } from '../../app/save-blob';
 import { VIDEO_FPS, VIDEO_LIMITS, VIDEO_SIZES, checkVideo, type Camera } from './video-plan';
 import { currentCamera, renderMapVideo, timeFilters } from './video';
+import { UTC, zonedFormatter } from '../time-zone/zones';
 
 type SourceKind = 'time' | 'camera';
 
@@ -13,8 +14,9 @@ const cameraLabel = (c: Camera) => `${c.latitude.toFixed(3)}, ${c.longitude.toFi
 /**
  * "Export video" beside "Export image": the time filter's playback, or a camera path through keyframes taken
  * from the builder's view, as a WebM drawn frame by frame in this browser (progress shown, cancel at any frame).
+ * From the builder and the published view; each frame's time reads in the viewer's zone (`zone`).
  */
-export function ExportVideoDialog({ store, mapName, onClose }: { store: Store; mapName: string; onClose: () => void }) {
+export function ExportVideoDialog({ store, mapName, zone = UTC, onClose }: { store: Store; mapName: string; zone?: string; onClose: () => void }) {
   const filters = useMemo(() => timeFilters(store), [store]);
   const [kind, setKind] = useState<SourceKind>(filters.length ? 'time' : 'camera');
   const [filterIndex, setFilterIndex] = useState(filters[0]?.index ?? 0);
@@ -36,7 +38,7 @@ export function ExportVideoDialog({ store, mapName, onClose }: { store: Store; m
       setProgress({ done: 0, total: Math.round(seconds * fps) });
       try {
         const source = kind === 'time' ? { kind, filterIndex } : { kind, keyframes };
-        const blob = await renderMapVideo(store, { width: size.width, height: size.height, fps, seconds, source, legend, timestamp, signal: cancel.current.signal, onProgress: (done, total) => setProgress({ done, total }) });
+        const blob = await renderMapVideo(store, { width: size.width, height: size.height, fps, seconds, source, legend, timestamp, stamp: zone === UTC ? undefined : zonedFormatter(zone, 'YYYY-MM-DD HH:mm z'), signal: cancel.current.signal, onProgress: (done, total) => setProgress({ done, total }) });
         saveBlob(blob, `${downloadFileBase(mapName)}.webm`);
         onClose();
       } catch (err) {
@@ -111,7 +113,7 @@ export function ExportVideoDialog({ store, mapName, onClose }: { store: Store; m
         </label>
         {kind === 'time' && (
           <label className="checkbox">
-            <input type="checkbox" checked={timestamp} onChange={(e) => setTimestamp(e.target.checked)} /> Time of each frame (UTC)
+            <input type="checkbox" checked={timestamp} onChange={(e) => setTimestamp(e.target.checked)} /> Time of each frame ({zone})
           </label>
         )}
         {progress && (

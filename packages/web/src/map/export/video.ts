@@ -17,6 +17,8 @@ export interface VideoOptions {
   source: VideoSource;
   legend: boolean;
   timestamp: boolean;
+  /** How the timestamp reads (the viewer's zone, time-zone/zones.ts); UTC (overlayTime) when not given. */
+  stamp?: (ms: number) => string;
   onProgress?: (framesDone: number, frames: number) => void;
   signal?: AbortSignal;
 }
@@ -88,7 +90,7 @@ export async function renderMapVideo(store: Store, opts: VideoOptions): Promise<
       if (filter && opts.source.kind === 'time') {
         const value = playbackValue(filter, i, n);
         store.dispatch(setFilterAnimationTime(opts.source.filterIndex, 'value', value));
-        label = overlayTime(value[1]);
+        label = (opts.stamp ?? overlayTime)(value[1]);
       } else if (opts.source.kind === 'camera') {
         store.dispatch(updateMap(cameraAt(opts.source.keyframes, i, n) as never));
       }
