@@ -1,16 +1,14 @@
 import type { VersionSummary } from '@studio/schema';
-import { client } from '../app/api';
 import { history } from '../app/history/versions';
-import { ARROW_STREAM, arrowToKepler, boundsOf, loadCatalogDataset, type KeplerDataset } from './datasets';
+import { loadCatalogDataset, type KeplerDataset } from './datasets';
 import { upgradeMapState, type StudioMapState } from './state/versions';
-import { isVectorTileDataset } from './vector-tiles';
 
 /** A map's saved version, opened read-only as it was (#51): its state, the datasets its layers read, and their data. */
 export interface MapVersionView {
   version: VersionSummary;
   saved: StudioMapState | null;
   datasetIds: string[];
-  /** The data: a pinned dataset as it was then (its snapshot), the others as they are today. */
+  /** The data its layers read, as it is today. */
   load: () => Promise<KeplerDataset[]>;
 }
 
@@ -27,14 +25,6 @@ export async function openMapVersion(mapId: string, n: number, recordDatasetIds:
   const saved = upgradeMapState(version.state);
   const named = datasetIdsOfState(saved);
   const datasetIds = named.length ? named : recordDatasetIds;
-  const pins = new Map(version.pins.map((p) => [p.datasetId, p.snapshotId]));
-  return { version, saved, datasetIds, load: () => Promise.all(datasetIds.map((id) => (pins.has(id) ? loadPinnedDataset(id, pins.get(id)!) : loadCatalogDataset(id)))) };
-}
-
-/** A dataset's kept snapshot, read with the dataset's current permissions; a vector-tile dataset is drawn as it is now. */
-async function loadPinnedDataset(id: string, snapshot: string): Promise<KeplerDataset> {
-  const meta = await client.datasets.get(id);
-  if (isVectorTileDataset(meta)) return loadCatalogDataset(id);
-  const response = await client.raw('GET', `/v1/datasets/${id}/data`, { query: { snapshot }, headers: { accept: ARROW_STREAM } });
-  return { ...arrowToKepler(id, meta.name, await response.arrayBuffer()), bounds: boundsOf(meta) };
+  // Versions do not pin dataset snapshots yet (#51, docs/decisions.md): an old version draws today's data.
+  return { version, saved, datasetIds, load: () => Promise.all(datasetIds.map((id) => loadCatalogDataset(id))) };
 }
