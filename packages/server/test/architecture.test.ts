@@ -138,4 +138,14 @@ describe('the repository layout (#49)', () => {
       .flatMap((f) => GRAPH.get(f)!.filter((to) => to.startsWith(ROUTES + path.sep)).map((to) => `${rel(f)} imports ${rel(to)}`));
     expect(found).toEqual([]);
   });
+
+  it('has no route file reaching the catalog itself: routes call services', () => {
+    const found = routeFiles.flatMap((f) =>
+      text
+        .get(f)!
+        .split('\n')
+        .flatMap((line, i) => (/\bservices\.db\b/.test(line) ? [`${rel(f)}:${i + 1}`] : [])),
+    );
+    expect(found).toEqual([]);
+  });
 });

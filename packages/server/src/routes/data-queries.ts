@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { BookmarkCreate, BookmarkUpdate, Id, Paging, StoredBookmark, TemplateCreate, TemplateUpdate, TemplateVersion, StoredTemplate, forbidden, isStudioError, itemsOf } from '@studio/schema';
 import { defineRoute, requireCaller, type RouteDef } from '../http/route';
 import type { ResourceRow } from '../services/records';
-import { PARSE_TEMPLATE_FAILED, historyOf, storedTemplate } from '../services/templates';
+import { PARSE_TEMPLATE_FAILED, storedTemplate } from '../services/templates';
 import { kindRoutes, type Ctx, type Kind } from '../http/kind-routes';
 
 const BASE = '/v1/data-queries';

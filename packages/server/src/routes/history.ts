@@ -16,9 +16,6 @@ import {
 } from '@studio/schema';
 import { z } from 'zod';
 import { defineRoute, requireCaller, type RouteDef } from '../http/route';
-import { HistoryService, latestVersion } from '../services/history';
-import { assertCanCreate } from '../services/quota';
-import { retentionSetting, setRetention, thinAllVersions } from '../services/history-retention';
 import { recordItem, tabOf } from '../http/record-answers';
 
 const TYPE_OF: Record<HistoryCollection, ResourceType> = { maps: 'map', insights: 'insight', workbooks: 'workbook' };
@@ -32,7 +29,6 @@ function collectionHistoryRoutes(collection: HistoryCollection): RouteDef[] {
   const type = TYPE_OF[collection];
   const base = `/v1/${collection}/{id}/versions`;
   const guard = (action: 'read' | 'write' | 'copy') => ({ type, param: 'id', action }) as const;
-  const history = (db: import('../store/db').Db) => new HistoryService(db);
   return [
     defineRoute({
       method: 'GET',
@@ -43,7 +39,7 @@ function collectionHistoryRoutes(collection: HistoryCollection): RouteDef[] {
       params: z.object({ id: Id }),
       resource: guard('read'),
       response: VersionList,
-      handler: async (ctx) => ({ items: await history(ctx.services.db).list(ctx.resource!.id) }),
+      handler: async (ctx) => ({ items: await ctx.services.history.list(ctx.resource!.id) }),
     }),
     defineRoute({
       method: 'GET',
@@ -54,7 +50,7 @@ function collectionHistoryRoutes(collection: HistoryCollection): RouteDef[] {
       params: VersionParams,
       resource: guard('read'),
       response: VersionDetail,
-      handler: async (ctx) => history(ctx.services.db).open(collection, ctx.resource!.id, ctx.params.n),
+      handler: async (ctx) => ctx.services.history.open(collection, ctx.resource!.id, ctx.params.n),
     }),
     defineRoute({
       method: 'GET',
@@ -65,7 +61,7 @@ function collectionHistoryRoutes(collection: HistoryCollection): RouteDef[] {
       params: VersionDiffParams,
       resource: guard('read'),
       response: VersionDiff,
-      handler: async (ctx) => history(ctx.services.db).diff(collection, ctx.resource!.id, ctx.params.a, ctx.params.b),
+      handler: async (ctx) => ctx.services.history.diff(collection, ctx.resource!.id, ctx.params.a, ctx.params.b),
     }),
     defineRoute({
       method: 'POST',
@@ -80,12 +76,12 @@ function collectionHistoryRoutes(collection: HistoryCollection): RouteDef[] {
       handler: async (ctx) => {
         const caller = requireCaller(ctx);
         const row = ctx.resource!;
-        const versions = history(ctx.services.db);
+        const versions = ctx.services.history;
         const state = await versions.stateOf(collection, row.id, ctx.params.n);
         await ctx.services.records.update(caller, row, { latestState: state, version: { source: 'restore', restoredFrom: ctx.params.n, message: ctx.body.message ?? null } }, { adminMode: ctx.adminMode, tabId: tabOf(ctx) });
         await ctx.services.audit.record(caller, `${type}.restore`, type, row.id, { version: ctx.params.n });
         // Restoring the state the record already has makes no version: the answer is the latest, which equals it.
-        return versions.summary(row.id, (await latestVersion(ctx.services.db, row.id))!.n);
+        return versions.summary(row.id, (await ctx.services.versions.latestVersion(row.id))!.n);
       },
     }),
     defineRoute({
@@ -100,8 +96,8 @@ function collectionHistoryRoutes(collection: HistoryCollection): RouteDef[] {
       status: 201,
       handler: async (ctx) => {
         const caller = requireCaller(ctx);
-        await assertCanCreate(ctx.services.db, caller, type);
-        const state = await history(ctx.services.db).stateOf(collection, ctx.resource!.id, ctx.params.n);
+        await ctx.services.quota.assertCanCreate(caller, type);
+        const state = await ctx.services.history.stateOf(collection, ctx.resource!.id, ctx.params.n);
         const copy = await ctx.services.records.clone(caller, { ...ctx.resource!, latest_state: state });
         await ctx.services.audit.record(caller, `${type}.clone`, type, copy.id, { from: ctx.resource!.id, version: ctx.params.n });
         return recordItem(ctx.services, copy, ctx);
@@ -112,20 +108,20 @@ function collectionHistoryRoutes(collection: HistoryCollection): RouteDef[] {
 
 /** Administrators: the storage versions use, the retention the daily job thins by, and a thinning pass now. */
 const adminHistoryRoutes: RouteDef[] = [
-  defineRoute(historyAdminCalls.storage, { handler: async (ctx) => new HistoryService(ctx.services.db).bytesUsed() }),
-  defineRoute(historyAdminCalls.retention, { handler: async (ctx) => retentionSetting(ctx.services.db) }),
+  defineRoute(historyAdminCalls.storage, { handler: async (ctx) => ctx.services.history.bytesUsed() }),
+  defineRoute(historyAdminCalls.retention, { handler: async (ctx) => ctx.services.versions.retentionSetting() }),
   defineRoute(historyAdminCalls.setRetention, {
     handler: async (ctx) => {
-      const setting = await setRetention(ctx.services.db, ctx.body);
+      const setting = await ctx.services.versions.setRetention(ctx.body);
       await ctx.services.audit.record(requireCaller(ctx), 'history.retention', 'map', null, ctx.body);
       return setting;
     },
   }),
   defineRoute(historyAdminCalls.thin, {
     handler: async (ctx) => {
-      const removed = await thinAllVersions(ctx.services.db, new Date(), ctx.body);
+      const removed = await ctx.services.versions.thinAllVersions(new Date(), ctx.body);
       await ctx.services.audit.record(requireCaller(ctx), 'history.thin', 'map', null, { ...ctx.body, removed });
-      return { removed, storage: await new HistoryService(ctx.services.db).bytesUsed() };
+      return { removed, storage: await ctx.services.history.bytesUsed() };
     },
   }),
 ];

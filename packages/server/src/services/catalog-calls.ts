@@ -4,6 +4,8 @@ import { applyShare, changeRole, grant, grantAll, permissionEntry, permissionsOf
 import { acceptInvitation, moveToOrganization, seatsOf, setScreeningStatuses, updateUser, userById, userToWire } from './users';
 import { assertParent, refusedConnections } from './connections';
 import { historyOf, keepVersion } from './templates';
+import { latestVersion } from './history';
+import { retentionSetting, setRetention, thinAllVersions } from './history-retention';
 
 /** Any function of the catalog first (`never[]` accepts every parameter list; `Bound` reads the real one back). */
 type CatalogFunction = (db: Db, ...args: never[]) => unknown;
@@ -32,6 +34,8 @@ export function catalogCalls(db: Db) {
     connections: bindCatalog(db, { assertParent, refusedConnections }),
     /** Query templates' kept versions. */
     templates: bindCatalog(db, { historyOf, keepVersion }),
+    /** Saved versions of maps, dashboards and workbooks (#51): the latest, and the retention administrators set. */
+    versions: bindCatalog(db, { latestVersion, retentionSetting, setRetention, thinAllVersions }),
     /** The catalog answering at all (health checks). */
     catalog: { ping: () => ping(db) },
   };

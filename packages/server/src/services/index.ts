@@ -40,6 +40,7 @@ import { JobService } from './jobs/service';
 import { DatasetRefreshService } from './dataset-refresh';
 import { TileCache } from '@studio/tiles';
 import { ProjectStore } from './projects';
+import { HistoryService } from './history';
 import { catalogCalls, type CatalogCalls } from './catalog-calls';
 
 /** Everything a route handler may use; built once per server from the catalog and config. */
@@ -99,6 +100,8 @@ export interface Services extends CatalogCalls {
   passwordResets: PasswordResetService;
   /** Projects' folders and their items. */
   projects: ProjectStore;
+  /** Saved versions of maps, dashboards and workbooks: list, open, diff, storage. */
+  history: HistoryService;
 }
 
 /** STUDIO_NODE_ID, or an id made once and kept in the data directory (so a restart knows its own work). */
@@ -210,6 +213,7 @@ export async function buildServices(config: StudioConfig, catalog: Db): Promise<
     passwordResets: new PasswordResetService(db, config, auth),
     tileCache: new TileCache(config.tileCacheMb * 1024 * 1024),
     projects: new ProjectStore(db),
+    history: new HistoryService(db),
     ...catalogCalls(db),
   };
   // Widgets read through the other services (records, access, temp views) and share the analytic sets' cache.
