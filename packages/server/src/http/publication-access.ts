@@ -42,7 +42,7 @@ export const header = (ctx: RouteContext<unknown, unknown, unknown>, name: strin
   const v = ctx.req.headers[name];
   return typeof v === 'string' && v.length > 0 ? v : undefined;
 };
-export const headerPassword = (ctx: RouteContext<unknown, unknown, unknown>) => header(ctx, MAP_PASSWORD_HEADER);
+const headerPassword = (ctx: RouteContext<unknown, unknown, unknown>) => header(ctx, MAP_PASSWORD_HEADER);
 
 /** The reader's way in: access to the map, a grant header, or a password (throttled per address). */
 export const mapKey = (ctx: RouteContext<unknown, unknown, unknown>, canBypass: boolean, password?: string) => ({

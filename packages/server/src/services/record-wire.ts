@@ -19,7 +19,7 @@ export interface TagJson {
   name: string;
   color: string;
 }
-export interface WireRow {
+interface WireRow {
   id: string;
   type: string;
   name: string;
