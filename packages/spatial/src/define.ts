@@ -1,5 +1,6 @@
 import {
   DuckDBAnyType,
+  DuckDBDecimalValue,
   DuckDBScalarFunction,
   DuckDBTypeId,
   blobValue,
@@ -47,11 +48,11 @@ export interface FunctionSpec {
   row(r: Row): unknown;
 }
 
-/** A DuckDB numeric value as a JS number (BIGINT, HUGEINT and DECIMAL values arrive as bigints or objects); NaN otherwise. */
+/** A DuckDB numeric value as a JS number (BIGINT and HUGEINT values arrive as bigints, DECIMAL ones as DuckDBDecimalValue); NaN otherwise. */
 export const numberOf = (x: unknown): number => {
   if (typeof x === 'number') return x;
   if (typeof x === 'bigint') return Number(x);
-  if (x && typeof (x as { toDouble?: unknown }).toDouble === 'function') return (x as { toDouble(): number }).toDouble();
+  if (x instanceof DuckDBDecimalValue) return x.toDouble();
   return NaN;
 };
 
