@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { StudioError, UploadReadOptions, badInput, downloadFileBase, isStudioError, type Dataset, type DatasetDownloadFormat, type SpreadsheetForm } from '@studio/schema';
-import { BufferPool, EXPORTS } from '@studio/engine';
+import { BufferPool, EXPORTS, geoArrowStream } from '@studio/engine';
+import { wantsGeoArrow } from './media-types';
 import { requireCaller, type RouteContext } from './route';
 import type { Caller } from './caller';
 import { clientGone, primed, sendStream } from './streams';
@@ -52,9 +53,12 @@ export async function sendData(ctx: RouteContext<unknown, unknown, unknown>, row
 export async function streamData(ctx: RouteContext<unknown, unknown, unknown>, row: ResourceRow, format: DatasetDownloadFormat, mediaType = EXPORTS[format].mediaType, disposition?: string, spreadsheet?: SpreadsheetForm) {
   const a = readableData(row);
   const signal = clientGone(ctx.reply);
-  const pool = format === 'arrow' ? new BufferPool() : undefined;
+  // The map builder's GeoArrow (its Accept parameter): the table is re-encoded, so its buffers are not pooled.
+  const geometry = format === 'arrow' && wantsGeoArrow(String(ctx.req.headers.accept ?? '')) ? a.metadata.detected.geometry : undefined;
+  const pool = format === 'arrow' && !geometry ? new BufferPool() : undefined;
   const shape = { columns: a.metadata.columns.map((c) => c.name), rowCount: a.metadata.rowCount };
-  const stream = await primed(ctx.services.engine.exportStream(a.storageKey, format, { signal, pool, location: a.metadata.detected, shape, spreadsheet }));
+  const rows = ctx.services.engine.exportStream(a.storageKey, format, { signal, pool, location: a.metadata.detected, shape, spreadsheet });
+  const stream = await primed(geometry ? geoArrowStream(rows, geometry) : rows);
   ctx.reply.header('content-type', mediaType);
   if (disposition) ctx.reply.header('content-disposition', disposition);
   return sendStream(ctx.reply, stream, pool);

@@ -30,3 +30,15 @@ export function formatAccepted(accept: string): DatasetDownloadFormat {
   }
   return 'csv';
 }
+
+/**
+ * Whether Accept asks for an Arrow stream with its geometry as GeoArrow: the map builder's own parameter
+ * (`application/vnd.apache.arrow.stream; geoarrow=1`). Other Arrow readers (the SDK, downloads) send none and keep
+ * the geometry text they get today.
+ */
+export function wantsGeoArrow(accept: string): boolean {
+  return accept.split(',').some((part) => {
+    const [type, ...params] = part.split(';').map((s) => s.trim().toLowerCase());
+    return type === ARROW_STREAM && params.includes('geoarrow=1');
+  });
+}
