@@ -1,20 +1,24 @@
 // Polygons to the map as GeoArrow (#46 acceptance): BENCH_GEOARROW_POLYGONS (default 100,000) polygons of 9
 // positions, from Arrow IPC bytes to the layer data kepler.gl's GeoJSON layer draws from, in this process:
-// - baseline: the geometry as GeoJSON text (what the studio sends today): tableFromIPC, processArrowBatches, then
-//   kepler's getGeojsonLayerMeta (each row's text parsed, its centre found; deck.gl still tessellates after this);
-// - ours: the same polygons as native GeoArrow (`geoarrow.polygon`: nested lists of x/y pairs): tableFromIPC,
-//   processArrowBatches, then the converter kepler's getGeojsonLayerMetaFromArrow calls (binary, triangulated, centres).
-// Runs alternate, five each, medians; the load is printed. Standalone: `npx tsx packages/web/bench/geoarrow.bench.ts`.
+// - baseline: the geometry as GeoJSON text (what the studio sent before #46, and still sends other Arrow readers):
+//   tableFromIPC, processArrowBatches, then kepler's getGeojsonLayerMeta (each row's text parsed, its centre found;
+//   deck.gl still tessellates after this);
+// - ours: what the studio now sends the map builder: the same text table re-encoded by the engine's geoArrowStream
+//   (`geoarrow.multipolygon`; not timed, it is the server's), then tableFromIPC, processArrowBatches and kepler's own
+//   getGeojsonLayerMetaFromArrow (binary, triangulated, centres), with the loaders.gl 4.5 functions it needs put
+//   back on `@loaders.gl/arrow` as the web build's loaders-arrow-compat.ts does.
+// Runs alternate, three each, medians; the load is printed. Standalone: `npx tsx packages/web/bench/geoarrow.bench.ts`.
 import os from 'node:os';
 import { createRequire } from 'node:module';
 import type * as Arrow from 'apache-arrow';
 // kepler.gl's dist is CommonJS and requires apache-arrow's CommonJS build: the tables are made with that same copy
 // (an ES-module copy's vectors fail its instanceof checks; the browser bundle has one copy).
-const { Field, FixedSizeList, Float64, List, Schema, Table, Utf8, makeData, RecordBatch, Struct, tableFromIPC, tableToIPC } = createRequire(import.meta.url)('apache-arrow') as typeof Arrow;
+const { Field, Float64, Schema, Table, Utf8, makeData, RecordBatch, Struct, tableFromIPC, tableToIPC } = createRequire(import.meta.url)('apache-arrow') as typeof Arrow;
 import { line } from '../../engine/bench/util';
+import { geoArrowStream } from '../../engine/src/geoarrow';
 
 const N = Number(process.env.BENCH_GEOARROW_POLYGONS ?? 100_000);
-const RUNS = 5;
+const RUNS = 3;
 const EXTENSION = 'ARROW:extension:name';
 
 /** N octagon-like rings (9 positions, closed) on a grid over the United States, one polygon a row. */
@@ -66,71 +70,63 @@ function textTable(rs: Float64Array[]): Uint8Array {
   return ipc(data, new Field('_geojson', new Utf8(), true), rs.length);
 }
 
-function polygonTable(rs: Float64Array[]): Uint8Array {
-  const n = rs.length;
-  const coords = new Float64Array(rs.reduce((s, r) => s + r.length, 0));
-  const ringOffsets = new Int32Array(n + 1);
-  const polyOffsets = new Int32Array(n + 1);
-  let at = 0;
-  rs.forEach((r, i) => {
-    coords.set(r, at);
-    at += r.length;
-    ringOffsets[i + 1] = at / 2;
-    polyOffsets[i + 1] = i + 1;
-  });
-  const xy = new Field('xy', new Float64(), false);
-  const vertex = new FixedSizeList(2, xy);
-  const ring = new List(new Field('vertices', vertex, false));
-  const polygon = new List(new Field('rings', ring, false));
-  const xyData = makeData({ type: new Float64(), length: coords.length, data: coords });
-  const vertices = makeData({ type: vertex, length: coords.length / 2, child: xyData });
-  const ringData = makeData({ type: ring, length: n, valueOffsets: ringOffsets, child: vertices });
-  const polygons = makeData({ type: polygon, length: n, valueOffsets: polyOffsets, child: ringData });
-  return ipc(polygons, new Field('geometry', polygon, true, new Map([[EXTENSION, 'geoarrow.polygon']])), n);
+/** The text table as the studio sends it to the map builder (GET /v1/datasets/{id}/data, Accept ...; geoarrow=1). */
+async function studioTable(text: Uint8Array): Promise<Uint8Array> {
+  const parts: Uint8Array[] = [];
+  for await (const p of geoArrowStream((async function* () { yield text; })(), '_geojson')) parts.push(p);
+  if (parts.length !== 1) throw new Error('geoArrowStream answers one IPC stream');
+  return parts[0]!;
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 async function main() {
+  const require = createRequire(import.meta.url);
+  // kepler 3.2.6 requires these from @loaders.gl/arrow; 4.5 (installed) moved them (src/map/loaders-arrow-compat.ts).
+  const gis = require('@loaders.gl/gis') as Record<string, unknown>;
+  Object.assign(require('@loaders.gl/arrow') as Record<string, unknown>, {
+    getBinaryGeometriesFromArrow: gis.getBinaryGeometriesFromArrow,
+    parseGeometryFromArrow: gis.convertGeoArrowGeometryToGeoJSON,
+    updateBoundsFromGeoArrowSamples: (require('@loaders.gl/geoarrow') as Record<string, unknown>).updateBoundsFromGeoArrowSamples,
+  });
   const { processArrowBatches } = await import('@kepler.gl/processors');
-  // kepler 3.2.6's getGeojsonLayerMetaFromArrow imports getBinaryGeometriesFromArrow and updateBoundsFromGeoArrowSamples
-  // from @loaders.gl/arrow, which 4.5 (installed) moved to @loaders.gl/gis and /geoarrow: in this tree it throws. The
-  // bench calls the converter it would call, with its options (triangulated, centres computed).
-  const gis = createRequire(import.meta.url)('@loaders.gl/gis') as {
-    getBinaryGeometriesFromArrow(column: unknown, encoding: string, o: { triangulate: boolean; calculateMeanCenters: boolean }): { binaryGeometries: unknown[] };
+  const layerUtils = require('@kepler.gl/layers/dist/layer-utils.js') as {
+    getGeojsonLayerMetaFromArrow(o: { geoColumn: unknown; geoField: unknown }): { dataToFeature: unknown[] };
   };
   const geojsonUtils = (await import('@kepler.gl/layers/dist/geojson-layer/geojson-utils.js')) as unknown as {
     getGeojsonLayerMeta(o: { dataContainer: unknown; getFeature: (d: { index: number }) => unknown; config: { columnMode: string } }): { dataToFeature: unknown[] };
   };
   const rs = rings(N);
-  const inputs = { text: textTable(rs), polygon: polygonTable(rs) };
+  const text = textTable(rs);
+  const inputs = { text, studio: await studioTable(text) };
   type Kind = keyof typeof inputs;
   const decode = (kind: Kind): number => {
     const t0 = performance.now();
     const table = tableFromIPC(inputs[kind]);
-    const data = processArrowBatches(table.batches as never)!;
+    const data = processArrowBatches(table.batches as never);
+    if (!data) throw new Error(`${kind}: kepler read no rows`);
     const geo = table.schema.fields.findIndex((f) => f.name !== 'value');
+    const column = table.getChildAt(geo)!;
+    const field = table.schema.fields[geo]!;
     let features: unknown[];
     if (kind === 'text') {
-      const dc = (data as unknown as { dataContainer?: unknown }).dataContainer ?? data;
-      const column = table.getChildAt(geo)!;
       features = geojsonUtils.getGeojsonLayerMeta({ dataContainer: { numRows: () => table.numRows }, getFeature: ({ index }) => column.get(index), config: { columnMode: 'geojson' } }).dataToFeature;
-      void dc;
     } else {
-      const encoding = table.schema.fields[geo]!.metadata.get(EXTENSION)!;
-      features = gis.getBinaryGeometriesFromArrow(table.getChildAt(geo), encoding, { triangulate: true, calculateMeanCenters: true }).binaryGeometries;
+      if (field.metadata.get(EXTENSION) !== 'geoarrow.multipolygon') throw new Error('studio: the column is not geoarrow.multipolygon');
+      features = layerUtils.getGeojsonLayerMetaFromArrow({ geoColumn: column, geoField: field }).dataToFeature;
     }
     if (!features.length) throw new Error(`${kind}: no features`);
     return performance.now() - t0;
   };
-  const times: Record<Kind, number[]> = { text: [], polygon: [] };
+  const times: Record<Kind, number[]> = { text: [], studio: [] };
   decode('text');
-  decode('polygon');
-  for (let r = 0; r < RUNS; r++) for (const k of ['text', 'polygon'] as Kind[]) times[k].push(decode(k));
+  decode('studio');
+  for (let r = 0; r < RUNS; r++) for (const k of ['text', 'studio'] as Kind[]) times[k].push(decode(k));
   const load = os.loadavg().map((l) => l.toFixed(2)).join(' ');
   const base = median(times.text);
-  console.log(`  ${N} polygons: GeoJSON text ${Math.round(base)} ms (${(inputs.text.length / 1e6).toFixed(1)} MB), geoarrow.polygon ${Math.round(median(times.polygon))} ms (${(inputs.polygon.length / 1e6).toFixed(1)} MB); load ${load} on ${os.cpus().length} cores`);
-  line('map.geoarrow_polygons_decoded', median(times.polygon), 'ms', median(times.polygon) / base, '<= 0.5');
+  const ours = median(times.studio);
+  console.log(`  ${N} polygons: GeoJSON text ${Math.round(base)} ms (${(inputs.text.length / 1e6).toFixed(1)} MB), geoarrow.multipolygon as the studio sends it ${Math.round(ours)} ms (${(inputs.studio.length / 1e6).toFixed(1)} MB); load ${load} on ${os.cpus().length} cores`);
+  line('map.geoarrow_polygons_decoded', ours, 'ms', ours / base, '<= 0.5');
 }
 
 await main();
