@@ -139,13 +139,22 @@ describe('the repository layout (#49)', () => {
     expect(found).toEqual([]);
   });
 
-  it('has no route file reaching the catalog itself: routes call services', () => {
-    const found = routeFiles.flatMap((f) =>
+  /** Lines of route files matching `pattern`, as file:line. */
+  const routeLines = (pattern: RegExp) =>
+    routeFiles.flatMap((f) =>
       text
         .get(f)!
         .split('\n')
-        .flatMap((line, i) => (/\bservices\.db\b/.test(line) ? [`${rel(f)}:${i + 1}`] : [])),
+        .flatMap((line, i) => (pattern.test(line) ? [`${rel(f)}:${i + 1}`] : [])),
     );
-    expect(found).toEqual([]);
+
+  it('has no route file reaching the catalog itself: routes call services', () => {
+    expect(routeLines(/\bservices\.db\b/)).toEqual([]);
+  });
+
+  it('has no route file running the data engine itself: routes call services', () => {
+    // The engine (DuckDB, the dataset store, its temp folder) is reached through the services that own the work:
+    // datasets, executions, query results, readiness.
+    expect(routeLines(/\bservices\.engine\b/)).toEqual([]);
   });
 });

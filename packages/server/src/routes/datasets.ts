@@ -44,8 +44,7 @@ import {
 } from '../http/dataset-answers';
 import { datasetAttrs, EMPTY_METADATA } from '../services/datasets';
 import type { ListOptions, ResourceRow } from '../services/records';
-import { UPLOAD_MAX_BYTES, quoteIdent, rejectedLinesKey } from '@studio/engine';
-import { copyDatasetFiles } from '../services/dataset-copy';
+import { UPLOAD_MAX_BYTES, quoteIdent } from '@studio/engine';
 import { uploadEachLayer } from '../services/geopackage-layers';
 
 const IdParam = z.object({ id: Id });
@@ -117,10 +116,10 @@ export const datasetRoutes: RouteDef[] = [
     produces: ['text/csv'],
     handler: async (ctx) => {
       const a = readableData(ctx.resource!);
-      const key = rejectedLinesKey(a.storageKey);
-      if (!a.metadata.rejectedRows || !(await ctx.services.engine.store.exists(key))) throw new StudioError(404, 'This dataset has no rejected lines', 'Only an upload with skipBadRows=true that left lines out keeps them');
+      const lines = await ctx.services.datasets.rejectedLines(a);
+      if (!lines) throw new StudioError(404, 'This dataset has no rejected lines', 'Only an upload with skipBadRows=true that left lines out keeps them');
       ctx.reply.header('content-type', 'text/csv; charset=utf-8').header('content-disposition', `attachment; filename="${downloadFileBase(ctx.resource!.name)}-rejected-lines.csv"`);
-      return ctx.reply.send(ctx.services.engine.store.createReadStream(key));
+      return ctx.reply.send(lines);
     },
   }),
   defineRoute({
@@ -135,7 +134,7 @@ export const datasetRoutes: RouteDef[] = [
     response: z.object({ items: z.array(z.record(z.string(), z.unknown())), total: z.number().int(), offset: z.number().int() }),
     handler: async (ctx) => {
       const a = readableData(ctx.resource!);
-      const rows = await ctx.services.engine.preview(a.storageKey, { offset: ctx.query.offset, limit: ctx.query.limit });
+      const rows = await ctx.services.datasets.preview(a, { offset: ctx.query.offset, limit: ctx.query.limit });
       return { items: rows, total: a.metadata.rowCount ?? rows.length, offset: ctx.query.offset };
     },
   }),
@@ -251,7 +250,7 @@ export const datasetRoutes: RouteDef[] = [
       await ctx.services.quota.assertCanCreate(caller, 'dataset');
       const made = await uploadEachLayer(
         {
-          tmpDir: ctx.services.engine.tmpDir,
+          tmpDir: ctx.services.datasets.uploadDir,
           datasets: ctx.services.datasets,
           create: (name) => createManaged(ctx.services, caller, { name, description: ctx.query.description }, { via: 'geopackage-layers' }),
           discard: (id) => discardRefused(ctx.services, caller, id),
@@ -396,7 +395,7 @@ export const datasetRoutes: RouteDef[] = [
       // The files are copied outside any transaction (they can be large), then the copy points at them.
       if (source.storageKey) {
         const key = `datasets/${row.id}/${source.storageKey.split('/').pop()}`;
-        await copyDatasetFiles(ctx.services.engine, source.storageKey, key);
+        await ctx.services.datasets.copyFiles(source.storageKey, key);
         row = await ctx.services.records.update(caller, row, { attrs: { ...source, storageKey: key } as unknown as Record<string, unknown> }, { adminMode: false });
       }
       // A copy's query is its copier's: its refreshes run with their rights, not those of who set the original's.

@@ -221,7 +221,7 @@ export const executionRoutes: RouteDef[] = [
     handler: async (ctx) => {
       const { row } = await run(ctx, await requestOf(ctx, ctx.body));
       if (row.status !== 'success') throw new StudioError(422, row.error_message ?? `The query ended ${row.status}`, `queryExecutionId ${row.id}`);
-      const items = await ctx.services.engine.preview(await ctx.services.executions.resultKey(row), { limit: ctx.body.limit });
+      const items = await ctx.services.executions.previewResult(row, ctx.body.limit);
       return { items, queryExecutionId: row.id };
     },
   }),
@@ -273,13 +273,11 @@ export const executionRoutes: RouteDef[] = [
     produces: [ARROW_STREAM, 'text/csv'],
     handler: async (ctx) => {
       const row = await ctx.services.executions.visible(requireCaller(ctx), ctx.params.id, ctx.adminMode);
-      const key = await ctx.services.executions.resultKey(row);
       const abort = new AbortController();
       ctx.reply.raw.on('close', () => abort.abort());
-      if (String(ctx.req.headers.accept ?? '').includes(ARROW_STREAM)) {
-        return ctx.reply.header('content-type', ARROW_STREAM).send(streamBody(ctx.services.engine.arrowStream(key, { signal: abort.signal })));
-      }
-      return ctx.reply.header('content-type', 'text/csv; charset=utf-8').send(streamBody(ctx.services.engine.csvStream(key, { signal: abort.signal })));
+      const arrow = String(ctx.req.headers.accept ?? '').includes(ARROW_STREAM);
+      const body = await ctx.services.executions.resultStream(row, arrow ? 'arrow' : 'csv', abort.signal);
+      return ctx.reply.header('content-type', arrow ? ARROW_STREAM : 'text/csv; charset=utf-8').send(streamBody(body));
     },
   }),
   templateRun('DQ-020', `${BASE}/templates/{id}`, 'id', 'Run a query template with parameters, linked to a map or insight when given'),

@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { cellToBoundary, cellToLatLng, isValidCell } from 'h3-js';
-import { RecordBatchReader } from 'apache-arrow';
 import { CellName, DatasetDownloadFormat, QueryBool, SPREADSHEET_SUMMARY, SpreadsheetQuery, TempViewWire, badInput, itemOf } from '@studio/schema';
 import { duckdbQueryError } from '@studio/pipeline';
 import { defineRoute, requireCaller, type RouteContext } from '../http/route';
@@ -19,22 +18,6 @@ import { workbookTableFile } from '../services/dataset-tables';
 import { warehouseCellSql } from '../services/cell-sql';
 import { TEMP_VIEW_NAME, TEMP_VIEW_PREVIEW_MAX } from '../services/temp-views';
 import type { ParamValues } from '../services/executions';
-
-/** JSON `{items: [...]}` streamed from Arrow batches: rows are decoded one batch at a time. */
-async function* jsonFromArrow(arrow: AsyncGenerator<Uint8Array>): AsyncGenerator<string> {
-  const reader = await RecordBatchReader.from(arrow);
-  yield '{"items":[';
-  let first = true;
-  for await (const batch of reader) {
-    const parts: string[] = [];
-    for (const row of batch) parts.push(JSON.stringify(row?.toJSON() ?? null, (_k, v) => (typeof v === 'bigint' ? Number(v) : v)));
-    if (parts.length) {
-      yield (first ? '' : ',') + parts.join(',');
-      first = false;
-    }
-  }
-  yield ']}';
-}
 
 /**
  * Compilations in flight, by who asks and what: identical requests at once (ten tabs, twin widgets) share
@@ -203,7 +186,7 @@ async function answerPushDown(ctx: RouteContext<unknown, { format?: Format }, un
     const size = (await fs.stat(shared.file).catch(() => null))?.size ?? Infinity;
     if (size <= SMALL_RESULT_BYTES) {
       // Rendered without the first reader's signal: it is small, and the others wait on it too.
-      const render = () => (format === 'csv' ? services.engine.csvStream(source) : format === 'arrow' ? services.engine.arrowStream(source) : jsonFromArrow(services.engine.arrowStream(source)));
+      const render = () => services.queryResults.render(source, format);
       let body: Buffer;
       try {
         body = await shared.answer(format, () => collect(render()));
@@ -215,8 +198,8 @@ async function answerPushDown(ctx: RouteContext<unknown, { format?: Format }, un
       return ctx.reply.header('content-type', contentType).send(body);
     }
     // Primed before the content type is set: a failing query still answers its error as JSON.
-    const body = format === 'csv' ? await primed(services.engine.csvStream(source, { signal })) : await primed(services.engine.arrowStream(source, { signal }));
-    return ctx.reply.header('content-type', contentType).send(streamBody(thenRelease(format === 'json' ? jsonFromArrow(body) : body, shared.release)));
+    const body = await primed(services.queryResults.bytes(source, format === 'csv' ? 'csv' : 'arrow', { signal }));
+    return ctx.reply.header('content-type', contentType).send(streamBody(thenRelease(format === 'json' ? services.queryResults.json(body) : body, shared.release)));
   } catch (e) {
     await shared.release();
     throw e;
@@ -269,12 +252,12 @@ export const queryRoutes = [
       const signal = clientGone(ctx.reply);
       const source = { sql: compiled.sql, params: compiled.params };
       if (format === 'csv') {
-        const body = await primed(ctx.services.engine.csvStream(source, { signal }));
+        const body = await primed(ctx.services.queryResults.bytes(source, 'csv', { signal }));
         return ctx.reply.header('content-type', 'text/csv; charset=utf-8').send(streamBody(body));
       }
-      const arrow = await primed(ctx.services.engine.arrowStream(source, { signal }));
+      const arrow = await primed(ctx.services.queryResults.bytes(source, 'arrow', { signal }));
       if (format === 'arrow') return ctx.reply.header('content-type', ARROW_STREAM).send(streamBody(arrow));
-      return ctx.reply.header('content-type', 'application/json; charset=utf-8').send(streamBody(jsonFromArrow(arrow)));
+      return ctx.reply.header('content-type', 'application/json; charset=utf-8').send(streamBody(ctx.services.queryResults.json(arrow)));
     },
   }),
   defineRoute({
@@ -329,7 +312,7 @@ export const queryRoutes = [
       const { file, shape, location } = await ctx.services.tempViews.shapeOf(caller.user.id, ctx.params.name);
       const { mediaType, extension } = EXPORTS[ctx.query.format];
       const pool = ctx.query.format === 'arrow' ? new BufferPool() : undefined;
-      const stream = await primed(ctx.services.engine.exportFileStream(file, ctx.query.format, { signal: clientGone(ctx.reply), pool, location, shape, spreadsheet: ctx.query.spreadsheet }));
+      const stream = await primed(ctx.services.queryResults.exportFile(file, ctx.query.format, { signal: clientGone(ctx.reply), pool, location, shape, spreadsheet: ctx.query.spreadsheet }));
       ctx.reply.header('content-type', mediaType).header('content-disposition', `attachment; filename="${ctx.params.name}.${extension}"`);
       return sendStream(ctx.reply, stream, pool);
     },

@@ -1,6 +1,4 @@
-import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
-import path from 'node:path';
 import { z } from 'zod';
 import { Dataset, Id, StorageImportBody, StorageListing, badInput, itemOf } from '@studio/schema';
 import { defineRoute, requireCaller, type RouteDef } from '../http/route';
@@ -55,8 +53,7 @@ export const storageRoutes: RouteDef[] = [
       const name = ctx.body.name ?? key.split('/').pop()!.replace(/\.gz$/i, '');
       // Fetched before anything is created: an object that cannot be read leaves no dataset behind. Data
       // that cannot be ingested leaves a dataset in error with the message, as an upload does.
-      await fs.mkdir(path.join(ctx.services.engine.tmpDir, 'imports'), { recursive: true });
-      const fetched = path.join(ctx.services.engine.tmpDir, 'imports', randomUUID());
+      const fetched = await ctx.services.datasets.scratchFile('imports');
       try {
         const { contentType } = await driver.download(target, key, fetched);
         const row = await createManaged(ctx.services, caller, { name, description: ctx.body.description }, { connectionId: ctx.resource!.id, key });

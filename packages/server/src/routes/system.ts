@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { FEATURE_FLAGS, MAX_QUOTA, itemOf } from '@studio/schema';
 import { defineRoute } from '../http/route';
+import { readiness } from '../services/readiness';
 
 /** Tiers of this self-hosted studio: one, with the quota ceiling of the spec. */
 const TIERS = [
@@ -42,19 +43,7 @@ export const systemRoutes = [
       }),
     ),
     handler: async ({ services, reply }) => {
-      const check = async (work: () => Promise<unknown>) => {
-        try {
-          await work();
-          return 'ok';
-        } catch {
-          return 'unreachable';
-        }
-      };
-      const checks = {
-        catalog: await check(() => services.catalog.ping()),
-        engine: await check(() => services.engine.query('SELECT 1')),
-        redis: services.limits.redis ? await check(() => services.limits.redis!.ping()) : 'not configured',
-      };
+      const checks = await readiness(services);
       const ready = Object.values(checks).every((c) => c !== 'unreachable');
       if (!ready) reply.code(503);
       return { item: { status: ready ? 'ready' : 'not ready', checks } };

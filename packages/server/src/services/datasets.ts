@@ -6,8 +6,9 @@ import { pipeline } from 'node:stream/promises';
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { EMPTY_METADATA, StudioError, StoredDataset, badInput, initialRefresh, isStudioError, type Access, type DatasetRefresh, type Dataset, type DatasetMetadata, type DatasetStatus, DATASET_TRANSITIONS, bestEffort } from '@studio/schema';
-import { UPLOAD_MAX_BYTES, arrowCopyKey, rejectedLinesKey, type CsvOverrides, type Engine, type IngestResult } from '@studio/engine';
+import { UPLOAD_MAX_BYTES, arrowCopyKey, rejectedLinesKey, type CsvOverrides, type Engine } from '@studio/engine';
 import { every } from './every';
+import { copyDatasetFiles } from './dataset-copy';
 import type { Db } from '../store/db';
 import { atomically } from '../store/unit-of-work';
 import type { RecordService, ResourceRow } from './records';
@@ -389,5 +390,34 @@ export class DatasetService {
 
   async deleteData(row: ResourceRow): Promise<void> {
     await this.engine.store.delete(`datasets/${row.id}`);
+  }
+
+  /** A page of a dataset's stored rows, for preview tables. */
+  preview(a: DatasetAttrs & { storageKey: string }, page: { offset: number; limit: number }): Promise<Record<string, unknown>[]> {
+    return this.engine.preview(a.storageKey, page);
+  }
+
+  /** The lines a "skip bad rows" upload left out, as the CSV kept beside its data; null when it kept none. */
+  async rejectedLines(a: DatasetAttrs & { storageKey: string }): Promise<NodeJS.ReadableStream | null> {
+    const key = rejectedLinesKey(a.storageKey);
+    if (!a.metadata.rejectedRows || !(await this.engine.store.exists(key))) return null;
+    return this.engine.store.createReadStream(key);
+  }
+
+  /** A copy's files: the source's data under the copy's own key (outside any transaction: they can be large). */
+  copyFiles(fromKey: string, toKey: string): Promise<void> {
+    return copyDatasetFiles(this.engine, fromKey, toKey);
+  }
+
+  /** A new file name in the engine's temp folder under `kind` (e.g. an object fetched before it is ingested). */
+  async scratchFile(kind: 'imports'): Promise<string> {
+    const dir = path.join(this.engine.tmpDir, kind);
+    await fs.mkdir(dir, { recursive: true });
+    return path.join(dir, randomUUID());
+  }
+
+  /** The folder multi-layer uploads (GeoPackage, KML) are received into. */
+  get uploadDir(): string {
+    return this.engine.tmpDir;
   }
 }

@@ -379,6 +379,17 @@ export class ExecutionService {
     return row.storage_key;
   }
 
+  /** The first `limit` rows of a successful execution's result. */
+  async previewResult(row: ExecutionRow, limit: number): Promise<Record<string, unknown>[]> {
+    return this.engine.preview(await this.resultKey(row), { limit });
+  }
+
+  /** A successful execution's result as Arrow IPC or CSV; the engine stops reading when `signal` aborts. */
+  async resultStream(row: ExecutionRow, format: 'arrow' | 'csv', signal: AbortSignal): Promise<AsyncGenerator<Uint8Array>> {
+    const key = await this.resultKey(row);
+    return format === 'arrow' ? this.engine.arrowStream(key, { signal }) : this.engine.csvStream(key, { signal });
+  }
+
   /** Distinct values of one dataset column, the identifier quoted, the limit bound. */
   async distinct(dataset: ResourceRow, column: string, limit: number): Promise<unknown[]> {
     const a = datasetAttrs(dataset);

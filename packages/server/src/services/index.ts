@@ -42,6 +42,7 @@ import { TileCache } from '@studio/tiles';
 import { ProjectStore } from './projects';
 import { HistoryService } from './history';
 import { catalogCalls, type CatalogCalls } from './catalog-calls';
+import { QueryResults } from './query-results';
 
 /** Everything a route handler may use; built once per server from the catalog and config. */
 export interface Services extends CatalogCalls {
@@ -60,6 +61,8 @@ export interface Services extends CatalogCalls {
   engine: Engine;
   datasets: DatasetService;
   tempViews: TempViews;
+  /** Compiled queries' rows as Arrow IPC, CSV or JSON, and temporary views as downloads. */
+  queryResults: QueryResults;
   analytics: AnalyticsService;
   executions: ExecutionService;
   listCache: ListCache;
@@ -191,6 +194,7 @@ export async function buildServices(config: StudioConfig, catalog: Db): Promise<
     engine,
     datasets: new DatasetService(db, engine, records, undefined, nodeId),
     tempViews: new TempViews(engine, work.tempViewsPerUser),
+    queryResults: new QueryResults(engine),
     conversions,
     executions: new ExecutionService(db, engine, access, secrets, sandbox, reach, config.warehouse, undefined, nodeId),
     sandbox,

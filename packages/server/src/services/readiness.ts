@@ -1,0 +1,27 @@
+import type { Services } from './index';
+
+export type ReadinessCheck = 'ok' | 'unreachable';
+export interface Readiness {
+  catalog: ReadinessCheck;
+  engine: ReadinessCheck;
+  redis: ReadinessCheck | 'not configured';
+}
+
+/** Whether the catalog, the data engine and Redis (when configured) answer a trivial request right now. */
+export async function readiness(services: Pick<Services, 'catalog' | 'engine' | 'limits'>): Promise<Readiness> {
+  // A check answers 'unreachable' rather than failing: /v1/ready names what is down instead of erring.
+  const check = async (work: () => Promise<unknown>): Promise<ReadinessCheck> => {
+    try {
+      await work();
+      return 'ok';
+    } catch {
+      return 'unreachable';
+    }
+  };
+  const redis = services.limits.redis;
+  return {
+    catalog: await check(() => services.catalog.ping()),
+    engine: await check(() => services.engine.query('SELECT 1')),
+    redis: redis ? await check(() => redis.ping()) : 'not configured',
+  };
+}
