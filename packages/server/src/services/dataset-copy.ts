@@ -2,8 +2,8 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { arrowCopyKey, rejectedLinesKey, type Engine } from '@studio/engine';
-import { archiveKeyOf } from './hextiles';
-import { tilesKeyOf } from './vector-tiles';
+// From the tiles package itself, not through services/hextiles or vector-tiles: those import datasets.ts, which imports this.
+import { archiveKeyOf, tilesKeyOf } from '@studio/tiles';
 
 /**
  * The files a dataset's data is made of, as keys derived from its Parquet table's key: the table itself,
