@@ -1,3 +1,4 @@
+import fs from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { useBrowser, openStudio, signInThroughUi } from './browser';
 import { baseUrl, makerInNewTeam, unique } from './api';
@@ -45,6 +46,13 @@ describe('the SQL workspace over datasets', () => {
     await workspace.getByRole('button', { name: 'Map', exact: true }).click();
     const map = workspace.getByRole('img', { name: 'Map of 2 rows from _geojson' });
     await expect.poll(() => map.getAttribute('data-state'), { timeout: 60_000 }).toBe('ready');
+
+    // The whole result downloaded (here as CSV): the query's rows, not the grid's.
+    await workspace.getByLabel('Download format of query').selectOption('csv');
+    const [download] = await Promise.all([page.waitForEvent('download'), workspace.getByRole('button', { name: 'Download' }).click()]);
+    expect(download.suggestedFilename()).toBe('query.csv');
+    const csv = (await fs.readFile((await download.path())!, 'utf8')).trim().split('\n');
+    expect([csv[0]!.split(',').slice(0, 2), csv.slice(1).map((l) => l.split(',').slice(0, 2))]).toEqual([['name', 'n'], [['east', '2'], ['west', '3']]]);
 
     await workspace.getByLabel('Dataset name').fill(`Points per zone ${u}`);
     await workspace.getByRole('button', { name: 'Save as dataset' }).click();

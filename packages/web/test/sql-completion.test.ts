@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { SPATIAL_FUNCTIONS } from '@studio/spatial';
 import { SPATIAL_FUNCTION_SIGNATURES } from '@studio/schema';
 import { SPATIAL_COMPLETIONS, datasetCompletion } from '../src/sql/completion';
-import { mapQuery } from '../src/sql/map-query';
+import { downloadQuery, mapQuery } from '../src/sql/map-query';
 import { boundsOfFeatures, findShapes } from '../src/sql/shapes';
 
 describe('the SQL workspace over datasets', () => {
@@ -27,6 +27,13 @@ describe('the SQL workspace over datasets', () => {
     ['a _geojson column already: names kept', [{ name: '_geojson', type: 'VARCHAR' }, { name: 'box', type: 'BLOB' }], 'SELECT "_geojson", ST_AsGeoJSON("box") AS "box" FROM "temp_abc123" LIMIT 10000'],
   ])('draws on the map: %s', (_what, cols, sql) => {
     expect(mapQuery('temp_abc123', cols)).toBe(sql);
+  });
+
+  it.each([
+    ['the first WKB column as `geometry` GeoJSON, all rows', [{ name: 'name', type: 'VARCHAR' }, { name: 'geom', type: 'BLOB' }], 'SELECT "name", ST_AsGeoJSON("geom") AS "geometry" FROM "temp_abc123"'],
+    ['a geometry column already: names kept', [{ name: 'Geometry', type: 'VARCHAR' }, { name: 'box', type: 'BLOB' }], 'SELECT "Geometry", ST_AsGeoJSON("box") AS "box" FROM "temp_abc123"'],
+  ])('downloads: %s', (_what, cols, sql) => {
+    expect(downloadQuery('temp_abc123', cols)).toBe(sql);
   });
 });
 

@@ -4,12 +4,13 @@ import type { Dataset } from '@studio/schema';
 import type { TempView } from '@studio/client';
 import { client } from '../app/api';
 import { ErrorMessage, useAction } from '../app/ui';
+import { ResultDownload } from '../app/ResultDownload';
 import { errorMessage } from '../app/useLoad';
 import { ResultGrid } from '../workbook/ResultGrid';
 import { createSqlEditor, type SqlEditor } from './editor';
 import { RunBar } from './RunBar';
 import { SPATIAL_COMPLETIONS, datasetCompletion } from './completion';
-import { MAP_ROWS, mapQuery } from './map-query';
+import { MAP_ROWS, downloadQuery, mapQuery } from './map-query';
 import { findShapes, type Feature } from './shapes';
 import '../connectors/connectors.css';
 import '../workbook/workbook.css';
@@ -37,7 +38,8 @@ const datasetsForCompletion = () =>
 /**
  * SQL over the studio's datasets, in the SQL sandbox with the spatial functions (docs/spatial-sql.md): the connections'
  * editor with completion of datasets (by name), their columns and the ST_ functions; Run (Ctrl/Cmd-Enter) and Cancel;
- * the first rows as a grid; a map tab drawing the result with kepler.gl; saved as a query, as a dataset, or on a map.
+ * the first rows as a grid; a map tab drawing the result with kepler.gl; saved as a query, as a dataset, or on a map;
+ * downloaded in the studio's formats.
  */
 export function DatasetSqlWorkspace({ initialText = 'SELECT 1', bookmarkId }: { initialText?: string; bookmarkId?: string }) {
   const host = useRef<HTMLDivElement>(null);
@@ -88,16 +90,20 @@ export function DatasetSqlWorkspace({ initialText = 'SELECT 1', bookmarkId }: { 
     };
   }, [initialText, bookmarkId]);
 
+  /** The result's view, made again if it is about to expire (the map and the download read it after the run). */
+  const freshView = async (of: Ran): Promise<TempView> => {
+    if (Date.parse(of.view.expiresAt) - Date.now() >= VIEW_MARGIN_MS) return of.view;
+    const view = await materialize(of.text, new AbortController().signal);
+    setRan({ ...of, view });
+    return view;
+  };
+
   /** The map tab: the result's rows (its view made again if it is about to expire), geometry as GeoJSON. */
   const showMap = () => {
     setTab('map');
     if (!ran || shapes !== undefined) return;
     void drawing.run(async () => {
-      let view = ran.view;
-      if (Date.parse(view.expiresAt) - Date.now() < VIEW_MARGIN_MS) {
-        view = await materialize(ran.text, new AbortController().signal);
-        setRan({ ...ran, view });
-      }
+      const view = await freshView(ran);
       const converted = mapQuery(view.name, view.columns ?? []);
       const source = converted ? (await client.pipelines.materializeSql(converted, {})).name : view.name;
       setShapes(findShapes(await client.pipelines.rows({ type: 'limit', length: MAP_ROWS, input: [{ type: 'dataset', uuid: source, input: [] }] })));
@@ -140,6 +146,13 @@ export function DatasetSqlWorkspace({ initialText = 'SELECT 1', bookmarkId }: { 
           }}>
             <label className="qb-inline">Dataset name <input value={name} onChange={(e) => setName(e.target.value)} maxLength={500} required /></label>
             <button type="submit" className="button" disabled={save.pending}>{save.pending ? 'Saving…' : 'Save as dataset'}</button>
+            {/* The whole result, not the grid's rows: the view downloaded in any of the studio's formats (CSV spreadsheet-safe: a person opens it). */}
+            <ResultDownload name="query" file={async (format) => {
+              const fresh = await freshView(ran);
+              const converted = downloadQuery(fresh.name, fresh.columns ?? []);
+              const source = converted ? (await client.pipelines.materializeSql(converted, {})).name : fresh.name;
+              return client.pipelines.viewData(source, format, 'safe');
+            }} />
             {saved && (
               <span role="status">
                 Saved: <Link to={`/workspace/datasets/${saved.id}`}>{saved.name}</Link>{' · '}

@@ -5,11 +5,11 @@ import { EditorView, basicSetup } from 'codemirror';
 import { keymap } from '@codemirror/view';
 import { Prec } from '@codemirror/state';
 import { sql } from '@codemirror/lang-sql';
-import type { Dataset, DatasetDownloadFormat } from '@studio/schema';
+import type { Dataset } from '@studio/schema';
 import { CELL_NAME, type SqlCell, type WorkbookCell, type WorkbookState } from '@studio/schema';
 import { client } from '../app/api';
 import { ErrorMessage, useAction } from '../app/ui';
-import { saveBlob } from '../app/save-blob';
+import { ResultDownload } from '../app/ResultDownload';
 import { StepForm, type StepChoices } from './StepForm';
 import { ChartCellBody, MapCellBody } from './CellDrawings';
 import { ResultGrid } from './ResultGrid';
@@ -172,24 +172,18 @@ function MarkdownCellBody({ text, readOnly, onChange }: { text: string; readOnly
 /** What a result can become: a dataset (then a map or a dashboard), or a download. */
 function ResultActions({ cellName, fresh }: { cellName: string; fresh: () => Promise<CellResult> }) {
   const save = useAction();
-  const download = useAction();
   const [saved, setSaved] = useState<Dataset | null>(null);
-  const [format, setFormat] = useState<DatasetDownloadFormat>('csv');
   // The result as it is now: a view that has expired since the run is made again first.
   return (
     <div className="cell-actions">
       <button type="button" className="button button-small" disabled={save.pending} onClick={() => void save.run(async () => setSaved(await client.pipelines.saveAsDataset(`select * from ${(await fresh()).ref}`, cellName)))}>
         {save.pending ? 'Saving…' : 'Save as dataset'}
       </button>
-      <select aria-label={`Download format of ${cellName}`} value={format} onChange={(e) => setFormat(e.target.value as DatasetDownloadFormat)}>
-        {DOWNLOADS.map(([f, label]) => <option key={f} value={f}>{label}</option>)}
-      </select>
-      <button type="button" className="button button-small" disabled={download.pending} onClick={() => void download.run(async () => {
+      <ResultDownload name={cellName} file={async (format) => {
         const { ref } = await fresh();
         // A dataset cell's result is the dataset itself: its own download. CSV in the spreadsheet-safe form: a person opens it.
-        const blob = /^temp_/.test(ref) ? await client.pipelines.viewData(ref, format, 'safe') : await client.datasets.data(ref, format, 'safe');
-        saveBlob(blob, `${cellName}.${EXTENSIONS[format]}`);
-      })}>{download.pending ? 'Downloading…' : 'Download'}</button>
+        return /^temp_/.test(ref) ? client.pipelines.viewData(ref, format, 'safe') : client.datasets.data(ref, format, 'safe');
+      }} />
       {saved && (
         <span role="status">
           {'Saved as '}
@@ -200,10 +194,8 @@ function ResultActions({ cellName, fresh }: { cellName: string; fresh: () => Pro
           <Link to={`/dashboard/new?datasetId=${saved.id}`}>New dashboard</Link>
         </span>
       )}
-      <ErrorMessage message={save.error ?? download.error} />
+      <ErrorMessage message={save.error} />
     </div>
   );
 }
 
-const DOWNLOADS: [DatasetDownloadFormat, string][] = [['csv', 'CSV'], ['parquet', 'Parquet'], ['geojson', 'GeoJSON'], ['arrow', 'Arrow'], ['flatgeobuf', 'FlatGeobuf'], ['gpkg', 'GeoPackage'], ['kml', 'KML'], ['shapefile', 'Shapefile (zip)']];
-const EXTENSIONS: Record<DatasetDownloadFormat, string> = { csv: 'csv', parquet: 'parquet', geojson: 'geojson', arrow: 'arrow', flatgeobuf: 'fgb', gpkg: 'gpkg', kml: 'kml', shapefile: 'zip' };
