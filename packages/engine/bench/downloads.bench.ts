@@ -1,7 +1,8 @@
 /**
  * GIS downloads of points against the CSV download of the same rows, same process, each pair run back to back
  * (#48: ratio <= 5, peak RSS growth printed: a download holds no more memory than CSV's), and GeoPackage ingest
- * against the same points as FlatGeobuf (<= 1.5). BENCH_ROWS=n replaces the 1M points.
+ * against the same points as FlatGeobuf (<= 1.5). BENCH_ROWS=n replaces the 1M points; BENCH_FORMATS=shapefile,gpkg
+ * runs only those download lines (and the ingest pair only when both gpkg and flatgeobuf ran).
  */
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
@@ -48,7 +49,9 @@ try {
       await once(file, 'close');
       return bytes;
     });
-  for (const format of ['gpkg', 'shapefile', 'flatgeobuf'] as const) {
+  const only = process.env.BENCH_FORMATS?.split(',');
+  const formats = (['gpkg', 'shapefile', 'flatgeobuf'] as const).filter((f) => !only || only.includes(f));
+  for (const format of formats) {
     const [csvRss, [csvTime]] = await peakGrowth(() => download('csv'));
     const [rss, [seconds, bytes]] = await peakGrowth(() => download(format, path.join(dir, `points.${format}`)));
     line(`download ${format} ${short(rows)} points`, rows / seconds, 'rows/s', seconds / csvTime, '<= 5 (#48, time vs the CSV download)');
@@ -59,11 +62,13 @@ try {
   // run DuckDB's read_json out of memory at 1M points).
   const ingest = (format: ExportFormat, contentType: string) =>
     peakGrowth(() => time(() => engine.ingest({ sourceFile: path.join(dir, `points.${format}`), contentType, key: `bench/${format}.parquet` })));
+  if (formats.includes('gpkg') && formats.includes('flatgeobuf')) {
   const [fgbRss, [fgb, fr]] = await ingest('flatgeobuf', 'application/flatgeobuf');
   const [gpkgRss, [gpkg, gr]] = await ingest('gpkg', 'application/geopackage+sqlite3');
   if (fr.rowCount !== rows || gr.rowCount !== rows) throw new Error(`row counts ${fr.rowCount}, ${gr.rowCount} != ${rows}`);
   line(`ingest gpkg ${short(rows)} points`, rows / gpkg, 'rows/s', gpkg / fgb, '<= 1.5 (#48, time vs the same points as FlatGeobuf)');
   console.log(`  (flatgeobuf ${fgb.toFixed(2)} s, peak RSS +${fgbRss.toFixed(0)} MB; geopackage ${gpkg.toFixed(2)} s, peak RSS +${gpkgRss.toFixed(0)} MB; load ${loadavg()[0]!.toFixed(2)})`);
+  }
   engine.close();
 } finally {
   await cleanup();

@@ -132,12 +132,15 @@ function writeAscii(out: Buffer, pos: number, s: string, max: number): number {
   return n;
 }
 
-/** One record's bytes into `out` at `at` (already filled with spaces: a null is blanks). */
-export function writeDbfRecord(out: Buffer, at: number, fields: DbfField[], values: AttributeValue[], notes: DbfNotes): void {
+/**
+ * Row `r`'s record into `out` at `at` (already filled with spaces: a null is blanks), its values read from the chunk's
+ * columns (`columns[i][r]`, the fields' order), so no row is made to write it.
+ */
+export function writeDbfRecord(out: Buffer, at: number, fields: DbfField[], columns: AttributeValue[][], r: number, notes: DbfNotes): void {
   let pos = at + 1;
   for (let i = 0; i < fields.length; i++) {
     const f = fields[i]!;
-    const v = values[i];
+    const v = columns[i]![r];
     if (v !== null && v !== undefined) {
       let text: string | null = null;
       let right = false;
