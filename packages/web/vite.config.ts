@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { defineConfig } from 'vite';
+import { defineConfig, type Plugin } from 'vite';
 import react from '@vitejs/plugin-react';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -15,10 +15,26 @@ const testBuild = process.env.STUDIO_TEST_BUILD === '1';
 const fromDependency = (log: { id?: string; loc?: { file?: string }; message?: string }) =>
   [log.id, log.loc?.file, log.message].some((f) => f?.includes('/node_modules/'));
 
+/**
+ * kepler.gl's imports of `@loaders.gl/arrow` get src/map/loaders-arrow-compat.ts: the GeoArrow helpers kepler 3.2.6
+ * calls from it moved to other loaders.gl packages in 4.5 (the file says which). Other importers, the shim too, get
+ * the package itself.
+ */
+function keplerLoadersArrow(): Plugin {
+  const shim = path.resolve(here, 'src/map/loaders-arrow-compat.ts');
+  return {
+    name: 'kepler-loaders-arrow',
+    enforce: 'pre',
+    resolveId(source, importer) {
+      return source === '@loaders.gl/arrow' && importer?.includes('/@kepler.gl/') ? shim : null;
+    },
+  };
+}
+
 /** `npm run dev` proxies the API to a studio server on STUDIO_API (default :8080). */
 export default defineConfig({
   root: here,
-  plugins: [react()],
+  plugins: [react(), keplerLoadersArrow()],
   define: { __STUDIO_TEST_HOOKS__: JSON.stringify(testBuild) },
   // One apache-arrow in the bundle: kepler's CommonJS `require` would get Arrow.dom.js and our imports
   // Arrow.dom.mjs, two copies whose classes differ, so kepler's Table refused our record batches past

@@ -7,6 +7,11 @@ import { int64ColumnsAsNumbers } from './arrow-numbers';
 import { isVectorTileDataset, publishedVectorTileDataset, vectorTileDataset } from './vector-tiles';
 
 export const ARROW_STREAM = 'application/vnd.apache.arrow.stream';
+/**
+ * What the map asks for: the Arrow stream with polygon geometry as GeoArrow (`geoarrow.multipolygon`), which kepler's
+ * GeoJSON layer triangulates from its buffers instead of parsing a GeoJSON string a row (docs/decisions.md, #46).
+ */
+export const GEOARROW_STREAM = `${ARROW_STREAM}; geoarrow=1`;
 
 /** One dataset in the shape addDataToMap takes; its id is the catalog id, so saved configs match it. */
 export interface KeplerDataset {
@@ -51,7 +56,7 @@ export function arrowToKepler(id: string, label: string, bytes: ArrayBuffer): Ke
 export async function loadCatalogDataset(id: string): Promise<KeplerDataset> {
   const meta = await client.datasets.get(id);
   if (isVectorTileDataset(meta)) return vectorTileDataset(meta);
-  const response = await client.raw('GET', `/v1/datasets/${id}/data`, { headers: { accept: ARROW_STREAM } });
+  const response = await client.raw('GET', `/v1/datasets/${id}/data`, { headers: { accept: GEOARROW_STREAM } });
   return { ...arrowToKepler(id, meta.name, await response.arrayBuffer()), bounds: boundsOf(meta) };
 }
 
@@ -59,6 +64,6 @@ export async function loadCatalogDataset(id: string): Promise<KeplerDataset> {
 export async function loadPublishedDataset(mapId: string, id: string, label: string, grant?: string): Promise<KeplerDataset> {
   const tiles = await publishedVectorTileDataset(mapId, id, label, grant);
   if (tiles) return tiles;
-  const response = await client.raw('GET', `/v1/maps/${mapId}/published-map/datasets/${id}`, { headers: { accept: ARROW_STREAM, ...(grant ? { 'x-map-grant': grant } : {}) } });
+  const response = await client.raw('GET', `/v1/maps/${mapId}/published-map/datasets/${id}`, { headers: { accept: GEOARROW_STREAM, ...(grant ? { 'x-map-grant': grant } : {}) } });
   return arrowToKepler(id, label, await response.arrayBuffer());
 }
