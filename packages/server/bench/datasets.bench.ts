@@ -7,7 +7,6 @@
 // goes to a server started for it, so a figure never carries the memory of the work before it (a server
 // that has served reads also holds DuckDB's page cache, bounded by STUDIO_DUCKDB_MEMORY).
 // BENCH_STORES picks the catalog stores (default "pglite,postgres"; postgres is skipped when no server answers).
-import { spawn } from 'node:child_process';
 import http from 'node:http';
 import { createReadStream } from 'node:fs';
 import fs from 'node:fs/promises';
@@ -18,8 +17,8 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { RecordBatchReader } from 'apache-arrow';
 import { writeCsv } from '../../engine/bench/util';
 import { benchCatalog } from './catalog';
-import { SERVER_ENV } from '../../../scripts/builds.mjs';
-import { freePort, serverBundle } from '../test/cluster';
+import { serverBundle } from '../test/cluster';
+import { peakDuring, startServer } from './server-process';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
 const BIG = Number(process.env.BENCH_BIG_ROWS ?? 10_000_000);
@@ -29,31 +28,6 @@ const PG_URL = process.env.STUDIO_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:
 
 const load = () => `load ${os.loadavg()[0]!.toFixed(2)}`;
 const median = (v: number[]) => [...v].sort((a, b) => a - b)[v.length >> 1]!;
-
-/** Resident memory (VmRSS) and its peak since the last reset (VmHWM) of a process, in MB, from /proc. */
-async function memoryOf(pid: number): Promise<{ rss: number; hwm: number }> {
-  const status = await fs.readFile(`/proc/${pid}/status`, 'utf8');
-  const kb = (k: string) => Number(new RegExp(`${k}:\\s+(\\d+)`).exec(status)?.[1] ?? 0) / 1024;
-  return { rss: kb('VmRSS'), hwm: kb('VmHWM') };
-}
-
-/**
- * Peak RSS of `pid` while `work` runs. The kernel's own high-water mark, reset first (clear_refs 5), sees
- * every spike; sampling every 50 ms is the fallback where the reset is not allowed.
- */
-async function peakDuring<T>(pid: number, work: () => Promise<T>): Promise<{ result: T; before: number; peak: number }> {
-  const before = (await memoryOf(pid)).rss;
-  const reset = await fs.writeFile(`/proc/${pid}/clear_refs`, '5').then(() => true, () => false);
-  let sampled = 0;
-  const sampler = setInterval(() => memoryOf(pid).then((m) => (sampled = Math.max(sampled, m.rss)), () => {}), 50);
-  try {
-    const result = await work();
-    const m = await memoryOf(pid);
-    return { result, before, peak: Math.max(sampled, m.rss, reset ? m.hwm : 0) };
-  } finally {
-    clearInterval(sampler);
-  }
-}
 
 async function duckdbBaseline(csv: string, dir: string): Promise<number> {
   const db = await DuckDBInstance.create(':memory:');
@@ -73,37 +47,6 @@ async function createDatabase(): Promise<{ url: string; drop: () => Promise<void
     return { url: databaseUrl!, drop };
   } catch {
     return null;
-  }
-}
-
-/** `npm start`'s server process (`main`: the esbuild bundle, under node) on a fresh data folder; resolves once it answers. */
-async function startServer(main: string, dir: string, databaseUrl: string | null) {
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
-  const server = spawn(process.execPath, [main], {
-    env: { ...process.env, ...SERVER_ENV, PORT: String(port), DATABASE_URL: databaseUrl ?? '', STUDIO_DATA_DIR: path.join(dir, 'data'), STUDIO_SAMPLES: 'off', STUDIO_SECRET: 'bench-secret', STUDIO_ADMIN_EMAIL: 'bench@studio.test', STUDIO_ADMIN_PASSWORD: 'bench-password', STUDIO_WEB_DIR: path.join(dir, 'no-web') },
-    stdio: ['ignore', 'ignore', 'inherit'],
-    detached: true,
-  });
-  const stop = async () => {
-    try {
-      process.kill(-server.pid!, 'SIGTERM');
-    } catch {
-      /* already gone */
-    }
-    await new Promise((r) => setTimeout(r, 500));
-  };
-  try {
-    for (let i = 0; i < 300; i++) {
-      if (await fetch(`${base}/v1/health`).then((r) => r.ok, () => false)) break;
-      await new Promise((r) => setTimeout(r, 200));
-    }
-    const signIn = await fetch(`${base}/v1/auth/sign-in`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'bench@studio.test', password: 'bench-password' }) });
-    const token = ((await signIn.json()) as { item: { accessToken: string } }).item.accessToken;
-    return { base, token, pid: server.pid!, dataDir: path.join(dir, 'data'), stop };
-  } catch (e) {
-    await stop();
-    throw e;
   }
 }
 
