@@ -10,6 +10,8 @@ import { Id, IsoDate } from './common';
 export const JOB_KINDS = {
   'hex-tiles': 'Building hex tiles',
   'vector-tiles': 'Building vector tiles',
+  // A table dataset's own vector tiles (#50): no new record, stored beside its data.
+  'dataset-tiles': "Building a dataset's tiles",
   'dataset-refresh': 'Refreshing a live dataset',
   // An asynchronous query execution (Prefer: respond-async); the job has the execution's id.
   'query-execution': 'Running a query',

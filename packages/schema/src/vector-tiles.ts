@@ -69,6 +69,10 @@ export const VectorTileCreate = VectorTileOptions.extend({
   .refine((b) => b.target === undefined || b.target !== b.datasetId, { message: 'target must be a vector-tile dataset, not the source', path: ['target'] });
 export type VectorTileCreate = z.infer<typeof VectorTileCreate>;
 
+/** POST /v1/datasets/{id}/tiles (#50): a table dataset's own tiles, cut in place, owned by the dataset. */
+export const DatasetTilesBuild = VectorTileOptions.omit({ name: true, description: true }).refine(zoomOrder, ZOOM_ORDER).refine(pointPair, POINT_PAIR);
+export type DatasetTilesBuild = z.infer<typeof DatasetTilesBuild>;
+
 const Scalar = z.union([z.string().max(100_000), z.number(), z.boolean(), z.null()]);
 /** DQ-022: a vector-tile dataset from a query: on a data connection the caller reads, or over datasets. */
 export const VectorTilingBody = VectorTileOptions.extend({
@@ -102,6 +106,13 @@ export const VectorTileInfo = z.object({
   /** Relative to the studio's origin. */
   tileUrl: z.string(),
   tileJsonUrl: z.string(),
+  /**
+   * A table dataset's own tiles (#50): the snapshot they were cut from and the archive they are in (a new key each
+   * cut, so no node's tile cache serves an earlier cut). Its data replaced, they are not served (they show rows it
+   * no longer has) until they are cut again.
+   */
+  dataKey: z.string().optional(),
+  archiveKey: z.string().optional(),
 });
 export type VectorTileInfo = z.infer<typeof VectorTileInfo>;
 

@@ -17,7 +17,7 @@ import { closeWarehouseSessions } from '@studio/warehouses';
 import { bestEffort, reportFailure, reportFailuresTo } from '@studio/schema';
 import { every } from './services/every';
 import { hexTileJob } from './services/hextiles';
-import { vectorTiles } from './services/vector-tiles';
+import { datasetTiles, vectorTiles } from './services/vector-tiles';
 import { executionJob } from './services/execution-jobs';
 import { uploadJob } from './services/upload-jobs';
 import { historyThinning } from './services/history-retention';
@@ -48,6 +48,7 @@ export async function buildStudio(config: StudioConfig, opts: { inMemoryCatalog?
   services.jobs.register(hexTileJob(services));
   services.jobs.register(services.refresh.job());
   services.jobs.register(vectorTiles(services).job());
+  services.jobs.register(datasetTiles(services).job());
   services.jobs.register(executionJob(services));
   services.jobs.register(uploadJob(services));
   services.jobs.register(geometryRepairJob(services));

@@ -9,6 +9,7 @@ import {
   TileLinks,
   VectorTileCreate,
   VectorTilingBody,
+  DatasetTilesBuild,
   badInput,
   notFound,
   Job,
@@ -23,7 +24,7 @@ import { clientGone, engineError } from '../http/streams';
 import { REVALIDATE, notModified, publicImmutable, versionOf } from '../http/tile-headers';
 import { MAP_GRANT_HEADER, MAP_PASSWORD_HEADER, publishedDataset, publishing } from '../http/publication-access';
 import type { ResourceRow } from '../services/records';
-import { vectorTiles, type TileSource } from '../services/vector-tiles';
+import { datasetTiles, vectorTiles, type TileSource } from '../services/vector-tiles';
 import { tileDataset } from '../http/dataset-tiling';
 
 /**
@@ -79,6 +80,21 @@ export const vectorTileRoutes: RouteDef[] = [
       const { row, job } = await tileDataset(ctx as Ctx, ctx.body);
       return wireOf(ctx as Ctx, row, job);
     },
+  }),
+  defineRoute({
+    method: 'POST',
+    url: '/v1/datasets/{id}/tiles',
+    summary: "Build a table dataset's own vector tiles (#50, the page's Build tiles): cut by a background job from its data as it is now, kept with the dataset (no new record; its owner's storage), served at /v1/datasets/{id}/tiles/{z}/{x}/{y} once cut; answers at once with the job (progress, cancel)",
+    tag: TAG,
+    auth: 'user',
+    transaction: false,
+    params: z.object({ id: Id }),
+    query: AdminQuery,
+    body: DatasetTilesBuild,
+    resource: { type: 'dataset', param: 'id', action: 'write' },
+    status: 202,
+    response: z.object({ job: Job }),
+    handler: async (ctx) => ({ job: await datasetTiles(ctx.services).build(requireCaller(ctx), ctx.resource!, ctx.body) }),
   }),
   defineRoute({
     spec: ['DQ-022'],

@@ -10,6 +10,7 @@ import type { Caller } from '../http/caller';
 import type { ResourceRow } from './records';
 import { datasetAttrs, EMPTY_METADATA, type DatasetAttrs } from './datasets';
 import { ExpiringCache } from './expiring-cache';
+import { DatasetTileService, ownTilesOf } from './dataset-tiles';
 
 export { DEFAULT_LAYER, locationOf, tilesKeyOf } from '@studio/tiles';
 
@@ -203,10 +204,14 @@ export class VectorTileService {
 
   /**
    * The archive key and tile info of a vector-tile dataset that has tiles: a ready one, or one being cut again
-   * (pending) or whose new cut failed (error), which serve the tiles they have.
+   * (pending) or whose new cut failed (error), which serve the tiles they have; or a table dataset's own tiles
+   * (DatasetTileService) while they show its current data.
    */
   tilesOf(row: ResourceRow): { key: string; info: VectorTileInfo } {
+    const own = ownTilesOf(row);
+    if (own) return own;
     const a = datasetAttrs(row);
+    if (a.datasetType === 'managed' && a.metadata.vectorTile?.archiveKey) throw new StudioError(409, 'This dataset\'s data was replaced since its tiles were cut: build them again');
     if (a.datasetType !== 'vector-tile') throw badInput(`Dataset ${row.name} is not a vector-tile dataset (type: ${a.datasetType})`);
     if (!a.storageKey || !a.metadata.vectorTile) throw new StudioError(409, `Dataset is not ready (status: ${a.status})`, a.metadata.errorMessage ?? undefined);
     return { key: tilesKeyOf(a.storageKey), info: a.metadata.vectorTile };
@@ -218,5 +223,13 @@ const byServices = new WeakMap<object, VectorTileService>();
 export function vectorTiles(services: Services): VectorTileService {
   let s = byServices.get(services);
   if (!s) byServices.set(services, (s = new VectorTileService(services)));
+  return s;
+}
+
+const ownByServices = new WeakMap<object, DatasetTileService>();
+/** The table datasets' own tiles, cut and read by the same VectorTiles (one archive cache per studio). */
+export function datasetTiles(services: Services): DatasetTileService {
+  let s = ownByServices.get(services);
+  if (!s) ownByServices.set(services, (s = new DatasetTileService(services, vectorTiles(services).tiles)));
   return s;
 }

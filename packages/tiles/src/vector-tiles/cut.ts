@@ -45,6 +45,8 @@ export interface CutRequest {
   pipelineType: VectorTileInfo['pipelineType'];
   name: string;
   signal?: AbortSignal;
+  /** Where the archive goes; default beside the snapshot (tilesKeyOf). A table dataset's own tiles get a key per cut. */
+  tilesKey?: string;
 }
 
 /**
@@ -72,8 +74,8 @@ export class VectorTiles {
     return entry.length ? { gzip: entry[0] === 1, bytes: entry.subarray(1) } : null;
   }
 
-  /** Cuts the archive from the stored snapshot and puts it beside it (tilesKeyOf). */
-  async cut({ datasetId, key, columns, opts, pipelineType, name, signal }: CutRequest): Promise<VectorTileInfo> {
+  /** Cuts the archive from the stored snapshot and puts it beside it (tilesKeyOf), or under `tilesKey`. */
+  async cut({ datasetId, key, columns, opts, pipelineType, name, signal, tilesKey = tilesKeyOf(key) }: CutRequest): Promise<VectorTileInfo> {
     const { engine } = this.deps;
     const location = locationOf(columns, opts);
     const out = path.join(engine.tmpDir, `vt-${randomUUID()}.pmtiles`);
@@ -95,7 +97,7 @@ export class VectorTiles {
         },
         out,
       );
-      await engine.store.put(tilesKeyOf(key), out);
+      await engine.store.put(tilesKey, out);
       return { ...summary, pipelineType, format: 'pmtiles', tileFormat: 'mvt', tileUrl: `/v1/datasets/${datasetId}/tiles/{z}/{x}/{y}`, tileJsonUrl: `/v1/datasets/${datasetId}/tiles.json` };
     } finally {
       await fs.rm(out, { force: true });

@@ -1,0 +1,98 @@
+import { gunzipSync } from 'node:zlib';
+import { VectorTile } from '@mapbox/vector-tile';
+import Pbf from 'pbf';
+import { describe, expect, it } from 'vitest';
+import { STORES, jobEnded, useStudio } from './harness';
+
+/**
+ * A table dataset's own tiles (#50, "Build tiles" on the dataset page), on both catalogs: POST /v1/datasets/{id}/tiles
+ * answers 202 with a job at once; the job's progress rises to 100 and the dataset (no new record) serves tiles of
+ * its rows; a cancelled build leaves no tiles; tiles of replaced data are not served; refusals queue nothing.
+ */
+const POINTS = (n: number) =>
+  ['name,lat,lng,visits', ...Array.from({ length: n }, (_, i) => `p${i},${(37.70 + (i % 100) * 0.002).toFixed(4)},${(-122.50 + Math.floor(i / 100) * 0.002).toFixed(4)},${i}`)].join('\n') + '\n';
+
+/** The tile containing lng/lat at zoom z. */
+function tileOf(lng: number, lat: number, z: number): [number, number] {
+  const n = 2 ** z;
+  const r = (lat * Math.PI) / 180;
+  return [Math.floor(((lng + 180) / 360) * n), Math.floor(((1 - Math.log(Math.tan(r) + 1 / Math.cos(r)) / Math.PI) / 2) * n)];
+}
+
+describe.each(STORES)('a dataset\'s own tiles (%s)', (store) => {
+  const { ctx, as } = useStudio(store);
+  const upload = async (csv: string, name = 'visits') => {
+    const res = await as('owner', 'POST', `/v1/datasets/data?name=${name}`, csv, { 'content-type': 'text/csv' });
+    expect(res.statusCode, res.body).toBe(201);
+    return res.json().item.id as string;
+  };
+  const datasetCount = async () => Number((await ctx.s.services.db.selectFrom('resources').select((eb) => eb.fn.countAll().as('n')).where('type', '=', 'dataset').executeTakeFirstOrThrow()).n);
+
+  it('builds them in the background with progress: the same dataset, still ready, serves tiles of its rows', async () => {
+    const id = await upload(POINTS(20_000));
+    const before = await datasetCount();
+    const res = await as('owner', 'POST', `/v1/datasets/${id}/tiles`, { minZoom: 0, maxZoom: 9 });
+    expect(res.statusCode, res.body).toBe(202);
+    const job = res.json().job;
+    expect(job).toMatchObject({ kind: 'dataset-tiles', resourceId: id });
+    const seen: number[] = [];
+    for (let last = job; !['succeeded', 'failed', 'cancelled'].includes(last.status); ) {
+      last = (await as('owner', 'GET', `/v1/jobs/${job.id}`)).json().item;
+      seen.push(last.percent);
+      if (last.status === 'failed') throw new Error(last.message);
+      await new Promise((r) => setTimeout(r, 30));
+    }
+    expect(seen.at(-1)).toBe(100);
+    expect(seen).toEqual([...seen].sort((a, b) => a - b));
+    expect(await datasetCount()).toBe(before);
+    const item = (await as('owner', 'GET', `/v1/datasets/${id}`)).json().item;
+    expect(item.status).toBe('ready');
+    expect(item.metadata.vectorTile).toMatchObject({ minZoom: 0, maxZoom: 9, featureCount: 20_000, geometryType: 'Point' });
+    expect(item.metadata.vectorTileBuild).toMatchObject({ datasetId: id, minZoom: 0, maxZoom: 9 });
+    const tj = await as('owner', 'GET', `/v1/datasets/${id}/tiles.json`);
+    expect(tj.statusCode, tj.body).toBe(200);
+    expect(tj.json()).toMatchObject({ minzoom: 0, maxzoom: 9, featureCount: 20_000 });
+    const [x, y] = tileOf(-122.45, 37.75, 9);
+    const tile = await as('owner', 'GET', `/v1/datasets/${id}/tiles/9/${x}/${y}`, undefined, { 'accept-encoding': 'identity' });
+    expect(tile.statusCode).toBe(200);
+    const bytes = tile.headers['content-encoding'] === 'gzip' ? gunzipSync(tile.rawPayload) : tile.rawPayload;
+    const layer = new VectorTile(new Pbf(bytes)).layers.features!;
+    expect(layer.length).toBeGreaterThan(100);
+    expect(Object.keys(layer.feature(0).properties)).toEqual(expect.arrayContaining(['name', 'visits']));
+    // The data replaced: those tiles show rows it no longer has and are not served.
+    expect((await as('owner', 'PUT', `/v1/datasets/${id}/data`, POINTS(50), { 'content-type': 'text/csv' })).statusCode).toBe(200);
+    const stale = await as('owner', 'GET', `/v1/datasets/${id}/tiles.json`);
+    expect([stale.statusCode, stale.json().message]).toEqual([409, "This dataset's data was replaced since its tiles were cut: build them again"]);
+  }, 180_000);
+
+  it('a cancelled build leaves the dataset as it was, without tiles', async () => {
+    const id = await upload(POINTS(20_000), 'cancelled');
+    const { job } = (await as('owner', 'POST', `/v1/datasets/${id}/tiles`, { maxZoom: 12 })).json();
+    const cancel = await as('owner', 'POST', `/v1/jobs/${job.id}/cancel`);
+    expect(cancel.statusCode, cancel.body).toBe(200);
+    expect((await jobEnded((url) => as('owner', 'GET', url), job.id)).status).toBe('cancelled');
+    const item = (await as('owner', 'GET', `/v1/datasets/${id}`)).json().item;
+    expect([item.status, item.metadata.vectorTile ?? null]).toEqual(['ready', null]);
+    expect((await as('owner', 'GET', `/v1/datasets/${id}/tiles.json`)).statusCode).toBe(422);
+  }, 120_000);
+
+  it.each([
+    ['a viewer', 'viewer', { maxZoom: 5 }, 403, undefined],
+    ['an outsider', 'outsider', { maxZoom: 5 }, 404, undefined],
+    ['zooms out of order', 'owner', { minZoom: 6, maxZoom: 3 }, 422, 'minZoom must not be above maxZoom'],
+    ['an unknown column', 'owner', { latColumn: 'nope', lngColumn: 'lng' }, 422, undefined],
+  ] as const)('refuses %s and queues nothing', async (_what, who, body, status, message) => {
+    const id = await upload(POINTS(10), 'refused');
+    await as('owner', 'POST', '/v1/permissions', { resourceType: 'dataset', resourceId: id, role: 'viewer', email: 'viewer@globex.test' });
+    const res = await as(who, 'POST', `/v1/datasets/${id}/tiles`, body);
+    expect(res.statusCode, res.body).toBe(status);
+    if (message) expect(res.json().message).toContain(message);
+    expect((await as('owner', 'GET', `/v1/jobs?resourceId=${id}`)).json().items).toEqual([]);
+  });
+
+  it('refuses a dataset with no location (422)', async () => {
+    const id = await upload('a,b\n1,2\n', 'flat');
+    const res = await as('owner', 'POST', `/v1/datasets/${id}/tiles`, {});
+    expect(res.statusCode, res.body).toBe(422);
+  });
+});
