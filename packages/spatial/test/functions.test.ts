@@ -73,6 +73,21 @@ describe('measures: metres and square metres on the WGS 84 spheroid, as PostGIS 
     expect(relDiff(got, want)).toBeLessThan(1e-6);
   });
 
+  // Rings of short edges take ST_Area's authalic-sphere path (area.test.ts): PostGIS's own 10 km buffers (32 vertices,
+  // edges of ~2 km) at several latitudes and across 180°, a dissolve of overlapping ones; a county-sized ring with a hole
+  // (edges of 25-33 km) is declined and measured by GeographicLib.
+  it.each([
+    ['SELECT ST_AsText(ST_Buffer(ST_Point(-100, 40, 4326)::geography, 10000)::geometry)'],
+    ['SELECT ST_AsText(ST_Buffer(ST_Point(30, -70, 4326)::geography, 10000)::geometry)'],
+    ['SELECT ST_AsText(ST_Buffer(ST_Point(179.99, 5, 4326)::geography, 10000)::geometry)'],
+    ['SELECT ST_AsText(ST_Union(ST_Buffer(ST_Point(-100 + i * 0.1, 40, 4326)::geography, 10000)::geometry)) FROM generate_series(0, 9) i'],
+    ["SELECT 'POLYGON((-100 40, -99.7 40, -99.7 40.3, -100 40.3, -100 40), (-99.9 40.1, -99.9 40.2, -99.8 40.2, -99.8 40.1, -99.9 40.1))'"],
+  ])('ST_Area of short-edged rings within 1e-6: %s', async (sql) => {
+    const wkt = String(await o.postgis(sql));
+    const want = Number(await o.postgis(`SELECT ST_Area(${pgGeog(1)})`, [wkt]));
+    expect(relDiff(Number(await o.ours('SELECT ST_Area($1)', [wkt])), want)).toBeLessThan(1e-6);
+  });
+
   const distances: [Name | string, Name | string, number][] = [
     ['point', 'nyc', 1e-6], ['POINT(179.9 0)', 'POINT(-179.9 0.1)', 1e-6], ['northPole', 'POINT(-135 89.9)', 1e-6], ['POINT(0 0)', 'POINT(0.00001 0)', 1e-6],
     ['point', 'line', 1e-6], ['point', 'square', 1e-6], ['inHole', 'holed', 1e-6], ['far', 'square', 1e-6], ['line', 'far', 1e-6],
