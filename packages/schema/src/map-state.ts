@@ -20,9 +20,19 @@ export interface KeplerSavedConfig {
   config: { visState?: unknown; mapState?: unknown; mapStyle?: unknown; uiState?: unknown };
 }
 
+/** How a layer's dataset is drawn: from its own vector tiles, or all its rows downloaded (#50). */
+export const DATA_DRAWS = ['tiles', 'rows'] as const;
+export type DataDraw = (typeof DATA_DRAWS)[number];
+
 export interface StudioMapStateV1 {
   studioVersion: 1;
   kepler: KeplerSavedConfig;
+  /**
+   * Optional (#50): the datasets whose layers the user set to draw from tiles or from all rows, by dataset id. A
+   * dataset absent from it (every map saved before) is drawn as the installation's tile threshold decides
+   * (STUDIO_MAP_TILE_ROWS, STUDIO_MAP_TILE_BYTES). Optional rather than a version 2: a studio before it ignores it.
+   */
+  draw?: Record<string, DataDraw>;
 }
 export type StudioMapState = StudioMapStateV1;
 
@@ -34,6 +44,7 @@ export const MAP_UPGRADES: Record<number, StateUpgrade> = {
 const StudioMapStateSchema = z.object({
   studioVersion: z.literal(MAP_STATE_VERSION),
   kepler: z.looseObject({ version: z.string().min(1), config: z.record(z.string(), z.unknown()) }, { error: 'the kepler config is missing' }),
+  draw: z.record(z.string(), z.enum(DATA_DRAWS)).optional(),
 });
 
 function mapVersionOf(state: Record<string, unknown>): number {
@@ -77,8 +88,9 @@ export function savedView(kepler: KeplerSavedConfig | null | undefined): MapView
   return { latitude, longitude, zoom, ...(typeof bearing === 'number' ? { bearing } : {}), ...(typeof pitch === 'number' ? { pitch } : {}) };
 }
 
-export function wrapKeplerConfig(kepler: KeplerSavedConfig): StudioMapState {
-  return { studioVersion: STUDIO_STATE_VERSION, kepler };
+/** The state a map saves: kepler's config, with the layers' draw overrides when there are any. */
+export function wrapKeplerConfig(kepler: KeplerSavedConfig, draw: Record<string, DataDraw> = {}): StudioMapState {
+  return { studioVersion: STUDIO_STATE_VERSION, kepler, ...(Object.keys(draw).length ? { draw } : {}) };
 }
 
 /**

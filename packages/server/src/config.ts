@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { parseHostPatterns, type HostPattern } from './services/network-reach';
 import { DEFAULT_RATE_LIMITS, type RateLimitSettings } from './services/rate-limits';
 import { bytesOf } from './services/user-work/sizes';
+import { DEFAULT_MAP_TILE_THRESHOLD, type MapTileThreshold } from '@studio/schema';
 
 /** The web app's build output, served on the API's port when present. */
 export const DEFAULT_WEB_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../web/dist');
@@ -107,6 +108,11 @@ export interface StudioConfig {
   objectCacheMb: number;
   /** STUDIO_SENTRY_DSN: where the web app's error reports go (a Sentry-compatible server); null keeps them for the administrators. */
   sentryDsn: string | null;
+  /**
+   * STUDIO_MAP_TILE_ROWS and STUDIO_MAP_TILE_BYTES (#50): a table dataset past either (rows, or bytes of stored
+   * Parquet) is drawn on a map from its own vector tiles instead of downloading all its rows; each layer may override it.
+   */
+  mapTileThreshold: MapTileThreshold;
 }
 
 /** An unset or empty variable: the default applies. */
@@ -176,6 +182,8 @@ export const ConfigEnv = z.object({
   STUDIO_S3_REGION: z.preprocess(unset, z.string().regex(/^[a-z0-9-]{1,50}$/, 'must be a region name such as us-east-1').optional()),
   STUDIO_S3_FORCE_PATH_STYLE: z.preprocess(unset, z.enum(['on', 'off'], { error: 'must be on or off' }).optional()),
   STUDIO_OBJECT_CACHE_MB: wholeNumber(16),
+  STUDIO_MAP_TILE_ROWS: wholeNumber(1),
+  STUDIO_MAP_TILE_BYTES: size(),
   STUDIO_SENTRY_DSN: z.preprocess(
     unset,
     z.string().refine((v) => URL.canParse(v) && ['http:', 'https:'].includes(new URL(v).protocol) && !!new URL(v).username && /\/[^/]+$/.test(new URL(v).pathname), 'must be a DSN such as https://<key>@<host>/<project>').optional(),
@@ -280,6 +288,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): StudioConfi
       : null,
     objectCacheMb: e.STUDIO_OBJECT_CACHE_MB ?? 2048,
     sentryDsn: e.STUDIO_SENTRY_DSN ?? null,
+    mapTileThreshold: { rows: e.STUDIO_MAP_TILE_ROWS ?? DEFAULT_MAP_TILE_THRESHOLD.rows, bytes: e.STUDIO_MAP_TILE_BYTES ? bytesOf(e.STUDIO_MAP_TILE_BYTES) : DEFAULT_MAP_TILE_THRESHOLD.bytes },
   };
 }
 

@@ -22,6 +22,9 @@ describe('configuration from the environment', () => {
     ['STUDIO_SAMPLES', '', { samples: true }],
     ['STUDIO_DUCKDB_MEMORY', '2GB', { duckdbMemory: '2GB' }],
     ['DATABASE_URL', 'postgres://studio@127.0.0.1:5432/studio', { databaseUrl: 'postgres://studio@127.0.0.1:5432/studio' }],
+    ['STUDIO_MAP_TILE_ROWS', '', { mapTileThreshold: { rows: 2_000_000, bytes: 250 * 2 ** 20 } }],
+    ['STUDIO_MAP_TILE_ROWS', '500000', { mapTileThreshold: { rows: 500_000, bytes: 250 * 2 ** 20 } }],
+    ['STUDIO_MAP_TILE_BYTES', '1GB', { mapTileThreshold: { rows: 2_000_000, bytes: 2 ** 30 } }],
   ] as const)('reads %s=%s', (name, value, expected) => {
     expect(configFromEnv({ [name]: value })).toMatchObject(expected);
   });
@@ -34,6 +37,8 @@ describe('configuration from the environment', () => {
     ['DATABASE_URL', 'mysql://db/x', 'DATABASE_URL must be a URL starting with postgres:// or postgresql://, got "mysql://db/x"'],
     ['REDIS_URL', '127.0.0.1:6379', 'REDIS_URL must be a URL starting with redis:// or rediss://, got "127.0.0.1:6379"'],
     ['STUDIO_DUCKDB_MEMORY', 'lots', 'STUDIO_DUCKDB_MEMORY must be a size such as 512MB or 2GB, got "lots"'],
+    ['STUDIO_MAP_TILE_ROWS', '0', 'STUDIO_MAP_TILE_ROWS must be a whole number from 1, got "0"'],
+    ['STUDIO_MAP_TILE_BYTES', '250', 'STUDIO_MAP_TILE_BYTES must be a size such as 512MB or 2GB, got "250"'],
     ['STUDIO_ADMIN_EMAIL', 'admin', 'STUDIO_ADMIN_EMAIL must be an email address, got "admin"'],
     ['STUDIO_SAMPLES', 'no', 'STUDIO_SAMPLES must be on or off, got "no"'],
     ['STUDIO_H3_WORKERS', '-1', 'STUDIO_H3_WORKERS must be a whole number from 0, got "-1"'],

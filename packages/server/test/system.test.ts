@@ -51,3 +51,15 @@ describe.each(STORES)('metrics on %s', (kind) => {
     expect(res.body).toContain('studio_http_request_duration_seconds_bucket');
   });
 });
+
+/** The installation's settings the web app shows (#50: the map's tile threshold, printed in the layer panel). */
+describe('static configuration for the web app', () => {
+  const { ctx, as } = useStudio(STORES[0]!, { mapTileThreshold: { rows: 1_234, bytes: 5 * 2 ** 20 } });
+
+  it("answers this installation's tile threshold to a signed-in user, and nothing to anyone else", async () => {
+    const res = await as('viewer', 'GET', '/v1/static-configs');
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().item).toMatchObject({ mapTileThreshold: { rows: 1_234, bytes: 5 * 2 ** 20 }, h3ResolutionBounds: [0, 15] });
+    expect((await ctx.s.app.inject({ method: 'GET', url: '/v1/static-configs' })).statusCode).toBe(401);
+  });
+});

@@ -5,3 +5,4 @@ export * from './tags';
 export * from './api-keys';
 export * from './jobs';
 export * from './history-admin';
+export * from './system';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { FEATURE_FLAGS, MAX_QUOTA, itemOf } from '@studio/schema';
+import { FEATURE_FLAGS, MAX_QUOTA, itemOf, systemCalls } from '@studio/schema';
 import { defineRoute } from '../http/route';
 import { readiness } from '../services/readiness';
 
@@ -70,31 +70,16 @@ export const systemRoutes = [
     }),
     handler: async () => ({ items: TIERS }),
   }),
-  defineRoute({
-    spec: ['CAT-187'],
-    method: 'GET',
-    url: '/v1/static-configs',
-    summary: 'Static configuration the web app needs at start',
-    tag: 'system',
-    auth: 'user',
-    response: itemOf(
-      z.object({
-        maxQuota: z.number(),
-        defaultMapView: z.object({ latitude: z.number(), longitude: z.number(), zoom: z.number() }),
-        imageTypes: z.array(z.string()),
-        uploadContentTypes: z.array(z.string()),
-        defaultCacheMaxAgeSeconds: z.number(),
-        h3ResolutionBounds: z.tuple([z.number(), z.number()]),
-      }),
-    ),
-    handler: async () => ({
+  defineRoute(systemCalls.staticConfigs, {
+    handler: async ({ services }) => ({
       item: {
         maxQuota: MAX_QUOTA,
         defaultMapView: { latitude: 37.7749, longitude: -122.4194, zoom: 9 },
         imageTypes: ['png', 'jpeg', 'webp'],
         uploadContentTypes: ['text/csv', 'text/tab-separated-values', 'application/json', 'application/geo+json', 'application/vnd.apache.parquet'],
         defaultCacheMaxAgeSeconds: 2678400,
-        h3ResolutionBounds: [0, 15],
+        h3ResolutionBounds: [0, 15] as [number, number],
+        mapTileThreshold: services.config.mapTileThreshold,
       },
     }),
   }),

@@ -11,7 +11,8 @@ import { RECORD_KINDS } from '../app/record-links';
 import { ErrorMessage, useAction } from '../app/ui';
 import { saveBlob } from '../app/save-blob';
 import { NotFoundPage } from '../pages/NotFound';
-import { loadCatalogDataset } from './datasets';
+import { MapDraws } from './tile-choice/map-draws';
+import { DrawChoicesContext } from './tile-choice/DrawChoices';
 import { createMapStore } from './kepler/store';
 import { loadMapLook } from './basemaps/catalog';
 import { rememberBasemapPicks, rememberedBasemap } from './basemaps/remember';
@@ -74,6 +75,8 @@ export default function MapView({ preview = false, embed = false }: { preview?: 
   const [error, setError] = useState<string | null>(null);
   const [missing, setMissing] = useState(false);
   const [store, setStore] = useState<ReturnType<typeof createMapStore> | null>(null);
+  // How each dataset is drawn (its tiles past the installation's threshold, or all rows), made with the store.
+  const [draws, setDraws] = useState<MapDraws | null>(null);
   const [name, setName] = useState('Untitled map');
   const [saving, setSaving] = useState(false);
   const [notice, setNotice] = useState<string | null>(null);
@@ -113,8 +116,9 @@ export default function MapView({ preview = false, embed = false }: { preview?: 
       const lockElsewhere = Boolean(!preview && record?.lock && !lockedBy && !heldHere(record.lock, user.id));
       const readOnly = preview || Boolean(record && (['viewer', 'limited-viewer'].includes(record.access) || lockedBy || lockElsewhere));
       const saved = old ? old.saved : upgradeMapState(record?.latestState ?? null);
-      // The data downloads and decodes while kepler and the basemap start; it is added once both are there.
-      const datasets = old ? old.load() : Promise.all(datasetIds.map(loadCatalogDataset));
+      // The data downloads and decodes (or its tiles are cut) while kepler and the basemap start; it is added once both are there.
+      const mapDraws = new MapDraws({ ...saved?.draw });
+      const datasets = Promise.all(datasetIds.map((id) => mapDraws.load(id)));
       datasets.catch(() => undefined); // reported when added (below), not as an unhandled rejection
       const look = await loadMapLook({ assets: true, preferred: rememberedBasemap(user.id) });
       if (cancelled) return;
@@ -125,6 +129,8 @@ export default function MapView({ preview = false, embed = false }: { preview?: 
           }
         : null;
       storeGeneration.current += 1;
+      mapDraws.attach(s);
+      setDraws(mapDraws);
       setStore(s);
       hist.setVersion(old?.version ?? null);
       setName(record?.name ?? 'Untitled map');
@@ -141,11 +147,12 @@ export default function MapView({ preview = false, embed = false }: { preview?: 
   // kepler's "Add Data" (the studio's catalog picker) adds to this map's store.
   const addData = useMemo<AddDataTarget | null>(
     () =>
-      store && {
+      store &&
+      draws && {
         onMap: () => datasetIdsOnMap(store),
-        add: async (ids) => addDatasets(store, await Promise.all(ids.map(loadCatalogDataset))),
+        add: (ids) => draws.add(store, ids),
       },
-    [store],
+    [store, draws],
   );
 
   // While this tab holds the edit lock: renew it before it runs out, notice when another tab took it
@@ -175,7 +182,7 @@ export default function MapView({ preview = false, embed = false }: { preview?: 
     setError(null);
     setNotice(null);
     try {
-      const latestState = wrapKeplerConfig(currentConfig(store));
+      const latestState = wrapKeplerConfig(currentConfig(store), draws?.overridesToSave(datasetIdsOnMap(store)));
       // The datasets on the map now: those it opened with and those added through "Add Data". Data that
       // has not arrived (or failed to) is not dropped from the map by a save.
       const onMap = datasetIdsOnMap(store);
@@ -271,9 +278,11 @@ export default function MapView({ preview = false, embed = false }: { preview?: 
       <div className="map-canvas" ref={box}>
         {store && loaded ? (
           <AddDataContext.Provider value={addData}>
-            <TimeZoneContext.Provider value={zone}>
-              <KeplerMap key={storeGeneration.current} store={store} readOnly={loaded.readOnly} expectLayers={loaded.datasetIds.length > 0} onMapReady={() => pending.current?.()} />
-            </TimeZoneContext.Provider>
+            <DrawChoicesContext.Provider value={draws}>
+              <TimeZoneContext.Provider value={zone}>
+                <KeplerMap key={storeGeneration.current} store={store} readOnly={loaded.readOnly} expectLayers={loaded.datasetIds.length > 0} onMapReady={() => pending.current?.()} />
+              </TimeZoneContext.Provider>
+            </DrawChoicesContext.Provider>
           </AddDataContext.Provider>
         ) : (
           !error && <p className="map-loading">Loading the map…</p>

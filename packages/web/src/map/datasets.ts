@@ -56,8 +56,13 @@ export function arrowToKepler(id: string, label: string, bytes: ArrayBuffer): Ke
 export async function loadCatalogDataset(id: string): Promise<KeplerDataset> {
   const meta = await client.datasets.get(id);
   if (isVectorTileDataset(meta)) return vectorTileDataset(meta);
-  const response = await client.raw('GET', `/v1/datasets/${id}/data`, { headers: { accept: GEOARROW_STREAM } });
-  return { ...arrowToKepler(id, meta.name, await response.arrayBuffer()), bounds: boundsOf(meta) };
+  return loadArrowDataset(meta);
+}
+
+/** All of a table dataset's rows, as Arrow (the map builder's way below its tile threshold, tile-choice/). */
+export async function loadArrowDataset(meta: Pick<Dataset, 'id' | 'name' | 'metadata'>): Promise<KeplerDataset> {
+  const response = await client.raw('GET', `/v1/datasets/${meta.id}/data`, { headers: { accept: GEOARROW_STREAM } });
+  return { ...arrowToKepler(meta.id, meta.name, await response.arrayBuffer()), bounds: boundsOf(meta) };
 }
 
 /** A dataset of a published map, for anonymous viewers; `grant` (from the password form) when the map is protected. */

@@ -1,15 +1,13 @@
 import type { VersionSummary } from '@studio/schema';
 import { history } from '../app/history/versions';
-import { loadCatalogDataset, type KeplerDataset } from './datasets';
 import { upgradeMapState, type StudioMapState } from './state/versions';
 
 /** A map's saved version, opened read-only as it was (#51): its state, the datasets its layers read, and their data. */
 export interface MapVersionView {
   version: VersionSummary;
   saved: StudioMapState | null;
+  /** The datasets its layers read (the map loads them as it does today's: tile-choice/map-draws.ts). */
   datasetIds: string[];
-  /** The data its layers read, as it is today. */
-  load: () => Promise<KeplerDataset[]>;
 }
 
 /** The catalog datasets a saved kepler config reads (its layers' and filters' dataId), in order, once each. */
@@ -26,5 +24,5 @@ export async function openMapVersion(mapId: string, n: number, recordDatasetIds:
   const named = datasetIdsOfState(saved);
   const datasetIds = named.length ? named : recordDatasetIds;
   // Versions do not pin dataset snapshots yet (#51, docs/decisions.md): an old version draws today's data.
-  return { version, saved, datasetIds, load: () => Promise.all(datasetIds.map((id) => loadCatalogDataset(id))) };
+  return { version, saved, datasetIds };
 }

@@ -5,6 +5,7 @@ import { SortableContext, useSortable, verticalListSortingStrategy } from '@dnd-
 import { CSS } from '@dnd-kit/utilities';
 import { InlineInput, LayerPanelFactory, MapControlTooltipFactory, SORTABLE_LAYER_TYPE, SORTABLE_SIDE_PANEL_TYPE, type LayerListProps, type LayerTitleSectionProps } from '@kepler.gl/components';
 import { dataTestIds } from '@kepler.gl/constants';
+import { LayerDrawNote, PendingDraws } from '../tile-choice/DrawChoices';
 
 /**
  * Replacements for the kepler components that an axe-core run (WCAG 2 A/AA) found wanting in the map builder,
@@ -130,6 +131,8 @@ type Layer = LayerListProps['layers'][number];
  * that frame took keyboard focus without any key doing anything (dragging starts from the panel's handle,
  * which holds the listeners). This list is kepler's, with the frame a plain container, and "Move up" / "Move
  * down" buttons for the keyboard (kepler's drag handle takes no focus, so a keyboard could not reorder layers).
+ * It also says under each layer how its dataset is drawn (from tiles or all rows, and why: tile-choice/), and above
+ * them the datasets whose tiles are being cut.
  */
 export function StudioLayerListFactory(LayerPanel: ReturnType<typeof LayerPanelFactory>) {
   // kepler's own list hands the panel these same props; its declared panel props type `listeners` wrongly.
@@ -149,6 +152,7 @@ export function StudioLayerListFactory(LayerPanel: ReturnType<typeof LayerPanelF
         data-testid={disabled ? dataTestIds.staticLayerItem : dataTestIds.sortableLayerItem} $transform={CSS.Transform.toString(transform)} $transition={transition}>
         {disabled || (place.first && place.last) ? null : <MoveButtons>{button(-1, 'up', place.first)}{button(1, 'down', place.last)}</MoveButtons>}
         <Panel {...panelProps} {...layerActions} key={layer.id} idx={idx} layer={layer} listeners={listeners} isDraggable={!disabled} />
+        <LayerDrawNote dataId={layer.config.dataId} />
       </SortableItemFrame>
     );
   };
@@ -187,6 +191,7 @@ export function StudioLayerListFactory(LayerPanel: ReturnType<typeof LayerPanelF
     }, [ids, layerOrder, visStateActions]);
     return (
       <div style={{ display: 'flex', flexDirection: 'column', gap: 8 }}>
+        <PendingDraws />
         <SortableContext id={SORTABLE_SIDE_PANEL_TYPE} items={ids} strategy={verticalListSortingStrategy} disabled={!isSortable}>
           {shown.map((layer, at) => (
             <SortableItem key={layer.id} layer={layer} idx={layers.findIndex((l) => l?.id === layer.id)} place={{ at, first: at === 0, last: at === shown.length - 1 }} panelProps={panelProps} layerActions={layerActions} disabled={!isSortable} move={move} />

@@ -12,5 +12,6 @@ export {
   type KeplerSavedConfig,
   type StudioMapState,
   type StudioMapStateV1,
+  type DataDraw,
   type MapViewState,
 } from '@studio/schema';

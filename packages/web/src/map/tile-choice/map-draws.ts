@@ -1,0 +1,137 @@
+import type { Store } from 'redux';
+import { removeDataset } from '@kepler.gl/actions';
+import { StudioApiError } from '@studio/client';
+import { isFinished, type DataDraw, type Dataset, type Job } from '@studio/schema';
+import { client } from '../../app/api';
+import { errorMessage } from '../../app/useLoad';
+import { JOB_POLL_MS, jobStatusText } from '../../jobs/jobText';
+import { boundsOf, loadArrowDataset, type KeplerDataset } from '../datasets';
+import { isVectorTileDataset, vectorTileDataset } from '../vector-tiles';
+import { addDatasets, datasetIdsOnMap } from '../kepler/actions';
+import { drawChoice, tileThreshold, tileable, type DrawChoice } from './choice';
+
+/** What the layer panel shows of one dataset: how it is drawn and why, and the cut of its tiles while it runs. */
+export interface LayerDraw {
+  name: string;
+  choice: DrawChoice;
+  /** The dataset-tiles job cutting its tiles for the map, as last seen. */
+  job?: Job;
+  /** Why it is not on the map (its tiles could not be cut, say). */
+  error?: string;
+}
+
+/** A dataset ready to add now, or (its tiles being cut) later. */
+type Started = { now: KeplerDataset; later?: never } | { now?: never; later: Promise<KeplerDataset> };
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * One open map's datasets as its layers draw them (#50): each table dataset past the installation's threshold,
+ * or set so by its layer, from its own vector tiles — cut on the spot (POST /v1/datasets/{id}/tiles) when none
+ * show its current data — and the others from all their rows (Arrow). It never downloads the rows of a dataset
+ * drawn from tiles. The layer panel reads it (DrawChoices.tsx); the map saves its overrides in the state's `draw`.
+ */
+export class MapDraws {
+  private entries: Record<string, LayerDraw> = {};
+  private listeners = new Set<() => void>();
+  private store: Store | null = null;
+
+  constructor(private readonly overrides: Record<string, DataDraw> = {}) {}
+
+  subscribe = (fn: () => void) => {
+    this.listeners.add(fn);
+    return () => void this.listeners.delete(fn);
+  };
+  snapshot = () => this.entries;
+
+  private set(id: string, change: Partial<LayerDraw> & Pick<LayerDraw, 'name' | 'choice'>) {
+    this.entries = { ...this.entries, [id]: { ...change } };
+    this.listeners.forEach((fn) => fn());
+  }
+  private patch(id: string, change: Partial<LayerDraw>) {
+    const now = this.entries[id];
+    if (now) this.set(id, { ...now, ...change });
+  }
+
+  /** The store the map draws in, once kepler has it: overrides redraw there. */
+  attach(store: Store) {
+    this.store = store;
+  }
+
+  /** The overrides of the datasets now on the map, for the saved state. */
+  overridesToSave(onMap: string[]): Record<string, DataDraw> {
+    return Object.fromEntries(onMap.flatMap((id) => (this.overrides[id] ? [[id, this.overrides[id]]] : [])));
+  }
+
+  /** One catalog dataset as its layer draws it, once it can be drawn (its tiles cut, when they are being cut). */
+  async load(id: string): Promise<KeplerDataset> {
+    const s = await this.start(id);
+    return s.now ?? s.later;
+  }
+
+  /**
+   * Adds the datasets (kepler's "Add Data"): those ready now at once, those whose tiles are being cut each when its
+   * tiles are, so the window closes and the layer panel shows the cut's progress meanwhile.
+   */
+  async add(store: Store, ids: string[]): Promise<void> {
+    const started = await Promise.all(ids.map((id) => this.start(id)));
+    await addDatasets(store, started.flatMap((s) => (s.now ? [s.now] : [])));
+    for (const s of started) if (s.later) s.later.then((d) => addDatasets(store, [d])).catch(() => undefined); // the error is in the panel
+  }
+
+  /** The layer's override: the dataset is taken off the map and drawn again the chosen way (a new layer). */
+  async setDraw(id: string, draw: DataDraw): Promise<void> {
+    this.overrides[id] = draw;
+    const store = this.store;
+    if (!store) return;
+    if (datasetIdsOnMap(store).includes(id)) store.dispatch(removeDataset(id));
+    try {
+      await addDatasets(store, [await this.load(id)]);
+    } catch (e) {
+      this.patch(id, { error: errorMessage(e) });
+    }
+  }
+
+  private async start(id: string): Promise<Started> {
+    const meta = await client.datasets.get(id);
+    if (isVectorTileDataset(meta)) return { now: await vectorTileDataset(meta) };
+    const choice = tileable(meta) ? drawChoice(meta, await tileThreshold(), this.overrides[id]) : null;
+    if (!choice) return { now: await loadArrowDataset(meta) };
+    this.set(id, { name: meta.name, choice });
+    if (choice.draw === 'rows') return { now: await loadArrowDataset(meta) };
+    const tiles = await currentTiles(meta);
+    if (tiles) return { now: tiles };
+    const later = this.cut(meta);
+    later.catch((e: unknown) => this.patch(id, { error: errorMessage(e) }));
+    return { later };
+  }
+
+  /** Cuts the dataset's tiles (or follows the cut already under way), its progress in the panel, then draws them. */
+  private async cut(meta: Dataset): Promise<KeplerDataset> {
+    const active = (await client.jobs.list({ resourceId: meta.id, status: 'active' })).items.find((j) => j.kind === 'dataset-tiles');
+    let job = active ?? (await client.request<{ job: Job }>('POST', `/v1/datasets/${meta.id}/tiles`, { body: {} })).job;
+    this.patch(meta.id, { job, error: undefined });
+    while (!isFinished(job.status)) {
+      await sleep(JOB_POLL_MS);
+      job = await client.jobs.get(job.id);
+      this.patch(meta.id, { job });
+    }
+    if (job.status !== 'succeeded') throw new Error(`The tiles of ${meta.name} were not cut (${jobStatusText(job)})`);
+    const tiles = await currentTiles(meta);
+    if (!tiles) throw new Error(`The tiles of ${meta.name} were cut, but its data was replaced meanwhile: add it again`);
+    return tiles;
+  }
+}
+
+/**
+ * The dataset's own tiles when they show its current data; null when it has none (422) or they were cut from data
+ * since replaced (409).
+ */
+async function currentTiles(meta: Dataset): Promise<KeplerDataset | null> {
+  try {
+    return { ...(await vectorTileDataset(meta)), bounds: boundsOf(meta) };
+  } catch (e) {
+    if (e instanceof StudioApiError && (e.status === 409 || e.status === 422)) return null;
+    throw e;
+  }
+}
