@@ -25,7 +25,7 @@ import type {
 } from '@studio/schema';
 import { PUBLICATION_GRANT_HEADER, type SpreadsheetForm, type UPLOAD_COLUMN_TYPES } from '@studio/schema';
 import type { MapAssetCreateBody, MapAssetFields, MapAssetType, MapAssetUpdateBody, PasswordResetLink, ImageType } from '@studio/schema';
-import type { DatasetRefreshUpdate, HexTileCreate, Job, JobListQuery, VectorTileCreate } from '@studio/schema';
+import type { DatasetRefreshUpdate, DatasetTilesBuild, HexTileCreate, Job, JobListQuery, TileLinks, VectorTileCreate } from '@studio/schema';
 import type { ConnectionFields, DataConnectionBody, Dataset, DatasetDownloadFormat, Quota, TempViewWire, StorageListing, Parameter, Publication, PublicationInfo, PublicationKind, Widget, WidgetBatchBody, WidgetBatchLine, WidgetResult, WidgetRunBody, UploadOptions } from '@studio/schema';
 import type { ClientErrorReport, ClientFeedback, Consent, LegalAgreement, LegalAgreementId, MergePreview, InvitationCreated, PendingInvitation, AuditEntry, AuditLogFilter, AdminPublishedMap } from '@studio/schema';
 import { HttpClient, NOT_SIGNED_IN, type RequestOptions } from './http';
@@ -296,6 +296,10 @@ export class StudioClient extends HttpClient {
     buildHexTiles: (body: z.input<typeof HexTileCreate>) => this.request<{ item: Dataset; job: Job }>('POST', '/v1/datasets/hextile', { body }),
     /** A vector-tile dataset of a dataset (`body.datasetId`): answered at once, pending, with the background job that tiles it. */
     buildVectorTiles: (body: z.input<typeof VectorTileCreate>) => this.request<{ item: Dataset; job: Job }>('POST', '/v1/datasets/vectortile', { body }),
+    /** A table dataset's own vector tiles (#50): answered at once with the background job that cuts them; the dataset stays ready. */
+    buildTiles: (id: string, body: z.input<typeof DatasetTilesBuild>) => this.request<{ job: Job }>('POST', `/v1/datasets/${id}/tiles`, { body }).then((r) => r.job),
+    /** Signed links to a dataset's tiles for a map renderer (plain GETs); 409 for a table dataset whose data was replaced since its tiles were cut. */
+    tileLinks: (id: string) => this.request<{ item: TileLinks }>('GET', `/v1/datasets/${id}/tiles/link`).then((r) => r.item),
     /** Runs a live dataset's query again as a background job; answered at once (still ready on its current data) with the job. */
     refresh: (id: string) => this.request<{ item: Dataset; job: Job }>('POST', `/v1/datasets/${id}/refresh`),
     /** When a live dataset refreshes by itself: `hourly`, `daily`, a cron expression (UTC) or null; and its max age on open. */

@@ -12,6 +12,8 @@ import { PreviewTable } from './PreviewTable';
 import { UploadDialog } from './UploadDialog';
 import { HexTileDialog } from './HexTileDialog';
 import { RebuildTilesDialog, canRebuildTiles } from './RebuildTilesDialog';
+import { BuildTilesDialog, canBuildTiles } from './BuildTilesDialog';
+import { DatasetTiles } from './DatasetTiles';
 import { JobProgress } from '../jobs/JobProgress';
 import { RefreshPanel } from './RefreshPanel';
 import { formatBytes, formatCount } from './format';
@@ -118,7 +120,9 @@ export function DatasetPage() {
   const { id = '' } = useParams();
   const navigate = useNavigate();
   const loaded = useLoad(() => client.datasets.get(id), [id]);
-  const [dialog, setDialog] = useState<'replace' | 'delete' | 'hex-tiles' | 'rebuild' | null>(null);
+  const [dialog, setDialog] = useState<'replace' | 'delete' | 'hex-tiles' | 'rebuild' | 'tiles' | null>(null);
+  // A dataset's own tiles are cut while it stays ready: the job just started, whose progress the page shows.
+  const [tilesJob, setTilesJob] = useState<string | null>(null);
   const downloading = useAction();
   const d = loaded.data?.id === id ? loaded.data : undefined;
 
@@ -175,6 +179,11 @@ export function DatasetPage() {
               Build hex tiles
             </button>
           )}
+          {canBuildTiles(d) && (
+            <button type="button" className="button" onClick={() => setDialog('tiles')}>
+              Build tiles
+            </button>
+          )}
           {canRebuildTiles(d, can(d.access, 'write')) && (
             <button type="button" className="button" onClick={() => setDialog('rebuild')}>
               Rebuild tiles
@@ -221,7 +230,9 @@ export function DatasetPage() {
         </div>
       )}
       {/* Tiles are built by a job, and so is an upload sent in the background: its progress shows while it runs. */}
-      {d.status === 'pending' && <JobProgress resourceId={d.id} onEnded={loaded.reload} />}
+      {/* A table dataset with a location may be having its own tiles cut (ready all along): keyed by the job just
+          started, so a new build is looked up at once, and one left running is seen when the page opens. */}
+      {(d.status === 'pending' || canBuildTiles(d)) && <JobProgress key={tilesJob ?? ''} resourceId={d.id} startedJobId={tilesJob} onEnded={loaded.reload} />}
       {(d.status === 'pending' || d.status === 'new') && (
         <p className="notice-pending" role="status">
           {d.status === 'pending' ? PENDING_WORDS[d.type] ?? 'Ingesting… this page updates when the data is ready.' : 'No data yet: upload a file to fill this dataset.'}
@@ -244,6 +255,8 @@ export function DatasetPage() {
         </section>
       )}
 
+      {d.type === 'managed' && d.status === 'ready' && d.metadata.vectorTile && <DatasetTiles d={d} info={d.metadata.vectorTile} />}
+
       <MapsUsing id={d.id} />
 
       {dialog === 'replace' && (
@@ -262,6 +275,16 @@ export function DatasetPage() {
         setDialog(null);
         navigate(`/workspace/datasets/${tiles}`);
       }} />}
+      {dialog === 'tiles' && (
+        <BuildTilesDialog
+          d={d}
+          onClose={() => setDialog(null)}
+          onStarted={(job) => {
+            setDialog(null);
+            setTilesJob(job.id);
+          }}
+        />
+      )}
       {dialog === 'rebuild' && (
         <RebuildTilesDialog
           d={d}
