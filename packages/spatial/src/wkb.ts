@@ -213,3 +213,61 @@ export function mapPositions(s: Shape, f: (p: Position) => Position): Shape {
     case 'GeometryCollection': return { type: s.type, geometries: s.geometries.map((g) => mapPositions(g, f)) };
   }
 }
+
+/** A bounding box: [xmin, ymin, xmax, ymax]. */
+export type Box = [xmin: number, ymin: number, xmax: number, ymax: number];
+
+/**
+ * The polygons of a 2D little-endian ISO Polygon or MultiPolygon WKB (what ST_Buffer and GEOS write here), as views of
+ * its bytes, with their box, read without building coordinates; null for anything else (another byte order or type,
+ * Z or M, an empty polygon, malformed bytes), which callers read with readWkb.
+ */
+export function polygonalParts(bytes: Uint8Array): { polygons: Uint8Array[]; box: Box } | null {
+  const v = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const end = bytes.byteLength;
+  const box: Box = [Infinity, Infinity, -Infinity, -Infinity];
+  const polygons: Uint8Array[] = [];
+  /** Reads one Polygon at `o`; answers the offset after it, or -1. */
+  const polygon = (o: number): number => {
+    if (o + 9 > end || v.getUint8(o) !== 1 || v.getUint32(o + 1, true) !== 3) return -1;
+    const rings = v.getUint32(o + 5, true);
+    if (rings === 0) return -1;
+    let p = o + 9;
+    for (let r = 0; r < rings; r++) {
+      if (p + 4 > end) return -1;
+      const n = v.getUint32(p, true);
+      p += 4;
+      if (p + n * 16 > end) return -1;
+      for (let k = 0; k < n; k++, p += 16) {
+        const x = v.getFloat64(p, true), y = v.getFloat64(p + 8, true);
+        if (x < box[0]) box[0] = x; if (x > box[2]) box[2] = x;
+        if (y < box[1]) box[1] = y; if (y > box[3]) box[3] = y;
+      }
+    }
+    polygons.push(bytes.subarray(o, p));
+    return p;
+  };
+  if (end < 9 || v.getUint8(0) !== 1) return null;
+  const code = v.getUint32(1, true);
+  let o: number;
+  if (code === 3) o = polygon(0);
+  else if (code === 6) {
+    const n = v.getUint32(5, true);
+    o = n ? 9 : -1;
+    for (let k = 0; k < n && o >= 0; k++) o = polygon(o);
+  } else return null;
+  return o === end && box[0] <= box[2] ? { polygons, box } : null;
+}
+
+/** A Polygon WKB when there is one polygon, else a MultiPolygon of them (each a 2D little-endian Polygon WKB). */
+export function multiPolygonWkb(polygons: Uint8Array[]): Uint8Array {
+  if (polygons.length === 1) return polygons[0]!.slice();
+  const b = new Uint8Array(9 + polygons.reduce((n, p) => n + p.length, 0));
+  const v = new DataView(b.buffer);
+  v.setUint8(0, 1);
+  v.setUint32(1, 6, true);
+  v.setUint32(5, polygons.length, true);
+  let o = 9;
+  for (const p of polygons) { b.set(p, o); o += p.length; }
+  return b;
+}

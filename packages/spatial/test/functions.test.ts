@@ -158,6 +158,23 @@ describe('constructions: equal to PostGIS geometry by ST_Equals or the symmetric
     expect(await sameAsPostgis(ours, 'SELECT ST_Union(ST_GeomFromText(g, 4326)) FROM unnest($1::text[]) g', [shapes.filter(Boolean)])).toBe(true);
   });
 
+  it('ST_Union over buffers (polygons read as bytes): overlapping chains and lone ones, as PostGIS unions the same polygons', async () => {
+    const points = [[-100, 40], [-99.9, 40], [-99.8, 40.05], [-95, 30], [-90, 35], [-90.1, 35.1], [10, 60]];
+    const values = points.map(([x, y]) => `(${x}, ${y})`).join(', ');
+    const buffers = await o.duck.runAndReadAll(`SELECT ST_Buffer(ST_Point(x, y), 10000) FROM (VALUES ${values}) t(x, y)`);
+    const hexes = buffers.getRows().map(([b]) => Buffer.from((b as { bytes: Uint8Array }).bytes).toString('hex'));
+    const ours = await o.ours(`SELECT st_union_agg(list(ST_Buffer(ST_Point(x, y), 10000))) FROM (VALUES ${values}) t(x, y)`);
+    expect(await sameAsPostgis(ours, "SELECT ST_Union(ST_GeomFromWKB(decode(h, 'hex'), 4326)) FROM unnest($1::text[]) h", [hexes])).toBe(true);
+    expect(await o.postgis("SELECT ST_NumGeometries(ST_SetSRID(ST_GeomFromWKB(decode($1, 'hex')), 4326))", [Buffer.from(ours as Uint8Array).toString('hex')])).toBe(4);
+  });
+
+  it('ST_Union over rows with an invalid polygon alone in its box answers as PostGIS (its error)', async () => {
+    const shapes = [S.bowtie, S.far];
+    const want = await o.postgis('SELECT ST_AsText(ST_Union(ST_GeomFromText(g, 4326))) FROM unnest($1::text[]) g', [shapes]).then(() => 'answer', () => 'error');
+    const got = await o.ours(`SELECT st_union_agg(list(g)) FROM (VALUES ${shapes.map((s) => `('${s}')`).join(', ')}) t(g)`).then(() => 'answer', () => 'error');
+    expect(got).toBe(want);
+  });
+
   it.each<[Name, number]>([['line', 0.5], ['holed', 3], ['star', 0.6], ['multiLine', 0.7]])('ST_Simplify(%s, %s) (planar tolerance, degrees)', async (a, tol) => {
     expect(await sameAsPostgis(await o.ours('SELECT ST_Simplify($1, $2::DOUBLE)', [S[a], tol]), `SELECT ST_Simplify(${pgGeom(1)}, $2)`, [S[a], tol])).toBe(true);
   });
