@@ -110,17 +110,20 @@ export function polygonWkb(rings: Position[][]): Uint8Array {
   return b;
 }
 
-/** A GeometryCollection WKB made of whole WKB values (ST_Union's aggregate unions it in one GEOS call). */
-export function collectionWkb(parts: Uint8Array[]): Uint8Array {
+/** A multi-geometry of type `code` whose members are whole WKB values, written one after another. */
+function membersWkb(code: number, parts: Uint8Array[]): Uint8Array {
   const b = new Uint8Array(9 + parts.reduce((n, p) => n + p.length, 0));
   const v = new DataView(b.buffer);
   v.setUint8(0, 1);
-  v.setUint32(1, 7, true);
+  v.setUint32(1, code, true);
   v.setUint32(5, parts.length, true);
   let o = 9;
   for (const p of parts) { b.set(p, o); o += p.length; }
   return b;
 }
+
+/** A GeometryCollection WKB made of whole WKB values (ST_Union's aggregate unions it in one GEOS call). */
+export const collectionWkb = (parts: Uint8Array[]): Uint8Array => membersWkb(7, parts);
 
 /** Every position of a shape, in order (rings keep their closing point, as PostGIS counts them). */
 export function* positions(s: Shape): Generator<Position> {
@@ -261,13 +264,5 @@ export function polygonalParts(bytes: Uint8Array): { polygons: Uint8Array[]; box
 
 /** A Polygon WKB when there is one polygon, else a MultiPolygon of them (each a 2D little-endian Polygon WKB). */
 export function multiPolygonWkb(polygons: Uint8Array[]): Uint8Array {
-  if (polygons.length === 1) return polygons[0]!.slice();
-  const b = new Uint8Array(9 + polygons.reduce((n, p) => n + p.length, 0));
-  const v = new DataView(b.buffer);
-  v.setUint8(0, 1);
-  v.setUint32(1, 6, true);
-  v.setUint32(5, polygons.length, true);
-  let o = 9;
-  for (const p of polygons) { b.set(p, o); o += p.length; }
-  return b;
+  return polygons.length === 1 ? polygons[0]!.slice() : membersWkb(6, polygons);
 }
