@@ -88,6 +88,11 @@ export const VersionDiffParams = z.object({ id: Id, a: VersionNumber, b: Version
 export const VersionedSaveFields = z.object({
   versionMessage: z.string().max(1000).optional(),
   baseVersion: z.number().int().positive().max(2_147_483_647).optional(),
+  /**
+   * Pin the data (#51): the version keeps, for each dataset the record links after the save, the snapshot it
+   * has now, so the version opens with the rows it showed ("as it looked then"). Without it, today's data.
+   */
+  pinData: z.boolean().optional(),
 });
 export const VersionConflict = z.object({ error: z.string(), latest: z.number().int(), changes: z.array(Change) });
 export type VersionConflict = z.infer<typeof VersionConflict>;
@@ -108,15 +113,12 @@ export const HistoryRetention = z
   .object({
     keepAllDays: z.number().int().min(0).max(36_500).default(30),
     dailyForDays: z.number().int().min(0).max(36_500).default(365),
+    /** A dataset's replaced data is kept this long; after it, only while a kept version pins it. */
+    snapshotDays: z.number().int().min(0).max(36_500).default(30),
   })
   .refine((r) => r.dailyForDays >= r.keepAllDays, { message: 'dailyForDays must be at least keepAllDays' });
 export type HistoryRetention = z.infer<typeof HistoryRetention>;
-export const DEFAULT_HISTORY_RETENTION: HistoryRetention = { keepAllDays: 30, dailyForDays: 365 };
-
-/** A dataset's kept snapshot (data replaced by an upload, the workbench or a live refresh). */
-export const DatasetSnapshot = z.object({ id: Id, datasetId: Id, createdAt: IsoDate, rowCount: z.number().int().nullable(), bytes: z.number().int().nullable() });
-export type DatasetSnapshot = z.infer<typeof DatasetSnapshot>;
-export const DatasetSnapshotList = z.object({ items: z.array(DatasetSnapshot) });
+export const DEFAULT_HISTORY_RETENTION: HistoryRetention = { keepAllDays: 30, dailyForDays: 365, snapshotDays: 30 };
 
 /** What versions keep in the catalog, for administrators. */
 export const HistoryStorage = z.object({ versions: z.number().int(), bytes: z.number().int() });

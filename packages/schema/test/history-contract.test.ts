@@ -19,7 +19,7 @@ describe('history contract', () => {
   });
 
   it('retention defaults to 30 days of all, a year of dailies', () => {
-    expect(HistoryRetention.parse({})).toEqual({ keepAllDays: 30, dailyForDays: 365 });
+    expect(HistoryRetention.parse({})).toEqual({ keepAllDays: 30, dailyForDays: 365, snapshotDays: 30 });
     expect(HistoryRetention.safeParse({ keepAllDays: 40, dailyForDays: 10 }).success).toBe(false);
   });
 });

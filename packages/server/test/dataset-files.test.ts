@@ -8,7 +8,7 @@ import { STORES, seedCast, startStudio, type TestStudio } from './harness';
 
 /**
  * What a dataset leaves in the object store as its data changes (services/datasets.ts, the `dataset-status`
- * mutation module's survivors): the replaced files go, a refreshed dataset switches only from the data it
+ * mutation module's survivors): the replaced files stay as a snapshot (#51), a refreshed dataset switches only from the data it
  * was refreshed from, and a failed ingestion says why without the server's paths.
  */
 describe.each(STORES)('dataset files and data switches on %s', (kind) => {
@@ -58,20 +58,24 @@ describe.each(STORES)('dataset files and data switches on %s', (kind) => {
     expect(await parts()).toEqual([]);
   });
 
-  it("removes the replaced data's files when new data is uploaded, and every file when the dataset is deleted", async () => {
+  it("keeps the replaced data as a snapshot (#51) when new data is uploaded, and removes every file when the dataset is deleted", async () => {
     const { id } = await upload('a\n1\n');
     const first = (await attrs(id)).storageKey!;
     expect(await stored(first)).toBe(true);
     await upload('a\n1\n2\n', id);
     const second = (await attrs(id)).storageKey!;
     expect(second).not.toBe(first);
-    expect([await stored(first), await stored(second)]).toEqual([false, true]);
+    expect([await stored(first), await stored(second)]).toEqual([true, true]);
+    const snapshot = await s.services.db.selectFrom('dataset_snapshots').select(['dataset_id', 'replaced_at']).where('storage_key', '=', first).executeTakeFirstOrThrow();
+    expect(snapshot).toMatchObject({ dataset_id: id, replaced_at: expect.any(Date) });
     const del = await s.app.inject({ method: 'DELETE', url: `/v1/datasets/${id}`, headers: owner() });
     expect(del.statusCode).toBeLessThan(300);
     await expect.poll(() => stored(second)).toBe(false);
+    expect(await stored(first)).toBe(false);
+    expect(await s.services.db.selectFrom('dataset_snapshots').select('id').where('dataset_id', '=', id).execute()).toEqual([]);
   });
 
-  it('switches a refreshed dataset to its new data only from the data it was refreshed from, and removes the old', async () => {
+  it('switches a refreshed dataset to its new data only from the data it was refreshed from, and keeps the old as a snapshot', async () => {
     const { id } = await upload('a\n1\n');
     const from = (await attrs(id)).storageKey!;
     const next = `datasets/${id}/refresh-1.parquet`;
@@ -82,7 +86,8 @@ describe.each(STORES)('dataset files and data switches on %s', (kind) => {
     const switched = await s.services.datasets.replaceData(id, from, next, () => ({ rowCount: 3 }));
     expect(switched).not.toBeNull();
     expect(await attrs(id)).toMatchObject({ status: 'ready', storageKey: next, metadata: { rowCount: 3, errorMessage: null } });
-    expect(await stored(from)).toBe(false);
+    expect(await stored(from)).toBe(true);
+    expect((await s.services.snapshots.list(id)).map((x) => x.rowCount)).toEqual([1]);
   });
 
   it('takes a dataset in error to ready through pending, and leaves one being ingested alone', async () => {

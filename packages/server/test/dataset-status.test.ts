@@ -66,7 +66,7 @@ describe.each(STORES)('dataset ingestion on %s', (kind) => {
     expect(new Date(metadata.ingestedAt).getTime()).toBeGreaterThanOrEqual(before - 1000);
   });
 
-  it('frees the data a replacement replaced, and its Arrow copy, once the new data is ready', async () => {
+  it('keeps the data a replacement replaced as a snapshot (#51) and frees its Arrow copy, once the new data is ready', async () => {
     const made = (await call('POST', '/v1/datasets/data?name=Replaced', CSV, { 'content-type': 'text/csv' })).json().item;
     const first = await storageKeyOf(made.id);
     await expect.poll(() => s.services.engine.store.exists(arrowCopyKey(first)), { timeout: 15_000 }).toBe(true);
@@ -74,7 +74,7 @@ describe.each(STORES)('dataset ingestion on %s', (kind) => {
     expect([replaced.statusCode, replaced.json().item.metadata.rowCount]).toEqual([200, 1]);
     const second = await storageKeyOf(made.id);
     expect(second).not.toBe(first);
-    expect([await s.services.engine.store.exists(first), await s.services.engine.store.exists(arrowCopyKey(first)), await s.services.engine.store.exists(second)]).toEqual([false, false, true]);
+    expect([await s.services.engine.store.exists(first), await s.services.engine.store.exists(arrowCopyKey(first)), await s.services.engine.store.exists(second)]).toEqual([true, false, true]);
     expect((await call('GET', `/v1/datasets/${made.id}/data`)).body).toContain('Alcatraz');
   });
 

@@ -44,9 +44,9 @@ describe.each(STORES)('thinning on %s', (kind) => {
     // The setting: administrators only, checked, stored in the catalog.
     expect((await as('owner', 'PUT', '/v1/admin/history/retention', { keepAllDays: 1, dailyForDays: 3 })).statusCode).toBe(403);
     expect((await as('admin', 'PUT', '/v1/admin/history/retention', { keepAllDays: 5, dailyForDays: 3 })).statusCode).toBe(422);
-    expect((await as('admin', 'GET', '/v1/admin/history/retention')).json()).toEqual({ retention: { keepAllDays: 30, dailyForDays: 365 }, lastThinnedAt: null });
+    expect((await as('admin', 'GET', '/v1/admin/history/retention')).json()).toEqual({ retention: { keepAllDays: 30, dailyForDays: 365, snapshotDays: 30 }, lastThinnedAt: null });
     const set = await as('admin', 'PUT', '/v1/admin/history/retention', { keepAllDays: 1, dailyForDays: 3 });
-    expect(set.json().retention).toEqual({ keepAllDays: 1, dailyForDays: 3 });
+    expect(set.json().retention).toEqual({ keepAllDays: 1, dailyForDays: 3, snapshotDays: 30 });
 
     // Twelve versions: ten about two and a half days old (past keep-all, inside the daily period), two of today.
     const state = (i: number) => ({ studioVersion: 1, kepler: { version: 'v1', config: { visState: { layers: [{ id: 'a', config: { label: 'A', color: [0, i, 0] } }] }, mapState: { zoom: i } } } });

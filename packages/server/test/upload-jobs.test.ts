@@ -35,14 +35,15 @@ describe.each(STORES)('background uploads on %s', (kind) => {
     expect(audit).toHaveLength(1);
   });
 
-  it('replaces the data of a dataset the same way, freeing the data it replaced', async () => {
+  it('replaces the data of a dataset the same way, keeping the data it replaced as a snapshot', async () => {
     const first = (await as('owner', 'POST', '/v1/datasets/data?name=replaced', CSV, { 'content-type': 'text/csv' })).json().item;
     const oldKey = (await ctx.s.services.records.get(first.id))!.attrs.storageKey as string;
     const res = await as('owner', 'PUT', `/v1/datasets/${first.id}/data`, 'name,lat,lng\nAlcatraz,37.8267,-122.4230\n', ASYNC);
     expect(res.statusCode, res.body).toBe(202);
     expect((await jobEnded(ask, res.json().job.id)).status).toBe('succeeded');
     expect((await ask(`/v1/datasets/${first.id}`)).json().item.metadata.rowCount).toBe(1);
-    expect(await ctx.s.services.engine.store.exists(oldKey)).toBe(false);
+    expect(await ctx.s.services.engine.store.exists(oldKey)).toBe(true);
+    expect((await as('owner', 'GET', `/v1/datasets/${first.id}/snapshots`)).json().items).toMatchObject([{ replacedAt: expect.any(String) }]);
   });
 
   it('ends a malformed file in error with the line and the reason, then takes a new upload', async () => {

@@ -6,3 +6,4 @@ export * from './api-keys';
 export * from './jobs';
 export * from './history-admin';
 export * from './system';
+export * from './dataset-snapshots';

@@ -45,13 +45,23 @@ export function readableData(row: ResourceRow): DatasetAttrs & { storageKey: str
  * before comes from its Arrow copy. The first piece is made before the headers leave, so a refusal
  * (FlatGeobuf past its size) or a failing read still answers with its status.
  */
-export async function sendData(ctx: RouteContext<unknown, unknown, unknown>, row: ResourceRow, format: DatasetDownloadFormat, mediaType = EXPORTS[format].mediaType, spreadsheet?: SpreadsheetForm) {
-  return streamData(ctx, row, format, mediaType, `attachment; filename="${downloadFileBase(row.name)}.${EXPORTS[format].extension}"`, spreadsheet);
+export async function sendData(ctx: RouteContext<unknown, unknown, unknown>, row: ResourceRow, format: DatasetDownloadFormat, mediaType = EXPORTS[format].mediaType, spreadsheet?: SpreadsheetForm, data = readableData(row)) {
+  return streamData(ctx, row, format, mediaType, `attachment; filename="${downloadFileBase(row.name)}.${EXPORTS[format].extension}"`, spreadsheet, data);
+}
+
+/**
+ * The data a read of `row` streams: its current data, or with `?snapshot=` one of its kept snapshots (#51), as it was
+ * then (404 for an id that is not this dataset's). The caller's access was checked on the dataset as it is now.
+ */
+export async function dataOf(services: Pick<Services, 'snapshots'>, row: ResourceRow, snapshotId: string | undefined): Promise<DatasetAttrs & { storageKey: string }> {
+  if (!snapshotId) return readableData(row);
+  const snap = await services.snapshots.get(row.id, snapshotId);
+  const a = datasetAttrs(row);
+  return { ...a, storageKey: snap.storageKey, metadata: { ...a.metadata, ...snap.metadata } };
 }
 
 /** sendData without the download's file name: data a page reads (a published map's layers). */
-export async function streamData(ctx: RouteContext<unknown, unknown, unknown>, row: ResourceRow, format: DatasetDownloadFormat, mediaType = EXPORTS[format].mediaType, disposition?: string, spreadsheet?: SpreadsheetForm) {
-  const a = readableData(row);
+export async function streamData(ctx: RouteContext<unknown, unknown, unknown>, row: ResourceRow, format: DatasetDownloadFormat, mediaType = EXPORTS[format].mediaType, disposition?: string, spreadsheet?: SpreadsheetForm, a = readableData(row)) {
   const signal = clientGone(ctx.reply);
   // The map builder's GeoArrow (its Accept parameter): the table is re-encoded, so its buffers are not pooled.
   const geometry = format === 'arrow' && wantsGeoArrow(String(ctx.req.headers.accept ?? '')) ? a.metadata.detected.geometry : undefined;

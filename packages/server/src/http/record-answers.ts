@@ -206,7 +206,7 @@ export async function saveRecord(ctx: Ctx, type: ResourceType, row: ResourceRow,
   // A dashboard's queries run with its owner's access: an editor stores new ones only over datasets they read.
   if (type === 'insight' && checked.latestState) await assertMayStoreQueries(ctx.services, caller, row, checked.latestState as DashboardState, ctx.adminMode);
   // History (#51): the save's message and the version it was based on (body or If-Match), for the 409 on a stale base.
-  const version = { message: body.versionMessage, baseVersion: body.baseVersion ?? parseIfMatchVersion(ctx.req.headers['if-match']) };
+  const version = { message: body.versionMessage, baseVersion: body.baseVersion ?? parseIfMatchVersion(ctx.req.headers['if-match']), pinData: body.pinData };
   const saved = await ctx.services.records.update(caller, row, { ...checked, version }, { adminMode: ctx.adminMode, ...lock });
   await ctx.services.audit.record(caller, body.ownerId ? `${type}.transfer` : `${type}.update`, type, saved.id, { ownerId: body.ownerId, name: body.name, ...details });
   return saved;

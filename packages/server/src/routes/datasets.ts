@@ -21,6 +21,8 @@ import {
   Job,
   SPREADSHEET_SUMMARY,
   SpreadsheetQuery,
+  SnapshotQuery,
+  datasetSnapshotCalls,
 } from '@studio/schema';
 import { defineRoute, requireCaller, type RouteContext, type RouteDef } from '../http/route';
 import { answerList, listRoutes } from '../http/record-answers';
@@ -29,6 +31,7 @@ import {
   assertUploadReady,
   contentTypeOf,
   createManaged,
+  dataOf,
   datasetItem,
   deleteDataset,
   discardRefused,
@@ -98,12 +101,15 @@ export const datasetRoutes: RouteDef[] = [
     tag: 'datasets',
     auth: 'user',
     params: IdParam,
-    query: SpreadsheetQuery.extend({ isAdmin: QueryBool.optional(), format: DatasetDownloadFormat.optional() }),
+    query: SpreadsheetQuery.extend({ isAdmin: QueryBool.optional(), format: DatasetDownloadFormat.optional(), ...SnapshotQuery.shape }),
     resource: { type: 'dataset', param: 'id', action: 'read' },
     produces: EXPORT_TYPES,
-    handler: async (ctx) =>
-      sendData(ctx as RouteContext<unknown, unknown, unknown>, ctx.resource!, ctx.query.format ?? formatAccepted(String(ctx.req.headers.accept ?? '')), undefined, ctx.query.spreadsheet),
+    handler: async (ctx) => {
+      const data = await dataOf(ctx.services, ctx.resource!, ctx.query.snapshot);
+      return sendData(ctx as RouteContext<unknown, unknown, unknown>, ctx.resource!, ctx.query.format ?? formatAccepted(String(ctx.req.headers.accept ?? '')), undefined, ctx.query.spreadsheet, data);
+    },
   }),
+  defineRoute(datasetSnapshotCalls.list, { handler: async (ctx) => ({ items: await ctx.services.snapshots.list(ctx.resource!.id) }) }),
   defineRoute({
     method: 'GET',
     url: '/v1/datasets/{id}/rejected-lines',
@@ -129,11 +135,11 @@ export const datasetRoutes: RouteDef[] = [
     tag: 'datasets',
     auth: 'user',
     params: IdParam,
-    query: z.object({ offset: z.coerce.number().int().min(0).default(0), limit: z.coerce.number().int().min(1).max(10_000).default(100), isAdmin: QueryBool.optional() }),
+    query: z.object({ offset: z.coerce.number().int().min(0).default(0), limit: z.coerce.number().int().min(1).max(10_000).default(100), isAdmin: QueryBool.optional(), ...SnapshotQuery.shape }),
     resource: { type: 'dataset', param: 'id', action: 'read' },
     response: z.object({ items: z.array(z.record(z.string(), z.unknown())), total: z.number().int(), offset: z.number().int() }),
     handler: async (ctx) => {
-      const a = readableData(ctx.resource!);
+      const a = await dataOf(ctx.services, ctx.resource!, ctx.query.snapshot);
       const rows = await ctx.services.datasets.preview(a, { offset: ctx.query.offset, limit: ctx.query.limit });
       return { items: rows, total: a.metadata.rowCount ?? rows.length, offset: ctx.query.offset };
     },

@@ -119,8 +119,10 @@ const adminHistoryRoutes: RouteDef[] = [
   }),
   defineRoute(historyAdminCalls.thin, {
     handler: async (ctx) => {
-      const removed = await ctx.services.versions.thinAllVersions(new Date(), ctx.body);
-      await ctx.services.audit.record(requireCaller(ctx), 'history.thin', 'map', null, { ...ctx.body, removed });
+      const now = new Date();
+      const removed = await ctx.services.versions.thinAllVersions(now, ctx.body);
+      const snapshots = await ctx.services.snapshots.removeExpired(now, ctx.body.snapshotDays);
+      await ctx.services.audit.record(requireCaller(ctx), 'history.thin', 'map', null, { ...ctx.body, removed, snapshots });
       return { removed, storage: await ctx.services.history.bytesUsed() };
     },
   }),

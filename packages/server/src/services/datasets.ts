@@ -9,6 +9,7 @@ import { EMPTY_METADATA, StudioError, StoredDataset, badInput, initialRefresh, i
 import { UPLOAD_MAX_BYTES, arrowCopyKey, rejectedLinesKey, type CsvOverrides, type Engine } from '@studio/engine';
 import { every } from './every';
 import { copyDatasetFiles } from './dataset-copy';
+import { keepReplaced } from './dataset-snapshots';
 import type { Db } from '../store/db';
 import { atomically } from '../store/unit-of-work';
 import type { RecordService, ResourceRow } from './records';
@@ -193,6 +194,17 @@ export class DatasetService {
     for (const old of [...beside, key, arrowCopyKey(key), rejectedLinesKey(key)]) await bestEffort(this.engine.store.delete(old), `Removing the replaced ${old}`);
   }
 
+  /**
+   * Keeps table data a dataset no longer points at as a snapshot (#51, services/dataset-snapshots.ts): versions may
+   * pin it, and retention removes it later. Its Arrow copy goes now: it is as large as the data and only speeds up
+   * reads, which a snapshot seldom has. A failure to record it is logged and leaves the files (space, not data
+   * lost); a dataset deleted meanwhile takes them with its folder.
+   */
+  private async keepSnapshot(id: string, key: string, metadata: DatasetMetadata): Promise<void> {
+    await bestEffort(keepReplaced(this.db, id, key, metadata), `Keeping the replaced ${key} as a snapshot`);
+    await bestEffort(this.engine.store.delete(arrowCopyKey(key)), `Removing the Arrow copy of the replaced ${key}`);
+  }
+
   /** Resolves once the Arrow copies started for this dataset have been written (or given up). */
   arrowCopySettled(id: string): Promise<void> {
     return this.copies.get(id) ?? Promise.resolve();
@@ -240,19 +252,19 @@ export class DatasetService {
     if (!a || a.storageKey !== fromKey || a.status === 'pending') return null;
     const claimed = a.status !== 'ready';
     if (claimed) await this.move(id, 'pending', {});
+    let replaced: DatasetMetadata | null = null;
     const switched = await this.db.transaction().execute(async (trx) => {
       const row = await trx.selectFrom('resources').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
       const now = row ? datasetAttrs(row) : null;
       // An upload that claimed the dataset meanwhile is ingesting: its data will be the newer.
       if (!row || !now || now.storageKey !== fromKey || now.status !== (claimed ? 'pending' : 'ready')) return null;
+      replaced = now.metadata;
       const next: DatasetAttrs = { ...now, status: 'ready', storageKey: key, metadata: { ...now.metadata, ...metadata(now), errorMessage: null, errorDetails: null } };
       return trx.updateTable('resources').set({ attrs: JSON.stringify({ ...row.attrs, ...next }), updated_at: new Date() }).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
     });
     if (!switched) return null;
     this.keepArrowCopy(id, key);
-    if (fromKey) {
-      await this.removeReplaced(fromKey);
-    }
+    if (fromKey && replaced) await this.keepSnapshot(id, fromKey, replaced);
     return switched;
   }
 
@@ -309,8 +321,8 @@ export class DatasetService {
   }
 
   /**
-   * Ingests `file` under a new storage key and switches the claimed (pending) dataset to it, ready; then frees
-   * the data it replaced. The file stays where it is (an upload waiting in the object store may be retried).
+   * Ingests `file` under a new storage key and switches the claimed (pending) dataset to it, ready; then keeps
+   * the data it replaced as a snapshot. The file stays where it is (an upload waiting in the object store may be retried).
    */
   async ingestFile(pending: ResourceRow, file: string, meta: IngestMeta, input: { contentType: string; contentEncoding: 'gzip' | undefined }, opts: IngestOpts = {}): Promise<ResourceRow> {
     const previous = datasetAttrs(pending).storageKey;
@@ -332,9 +344,7 @@ export class DatasetService {
         geometryRepairs: result.geometryRepairs ?? null,
       },
     }, opts);
-    if (previous && previous !== key) {
-      await this.removeReplaced(previous);
-    }
+    if (previous && previous !== key) await this.keepSnapshot(pending.id, previous, datasetAttrs(pending).metadata);
     return ready;
   }
 

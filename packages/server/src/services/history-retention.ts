@@ -3,17 +3,21 @@ import type { Db } from '../store/db';
 import { atomically } from '../store/unit-of-work';
 import type { JobService, StudioJobKind } from './jobs/service';
 import { every } from './every';
+import type { DatasetSnapshots } from './dataset-snapshots';
 
 const DAY_MS = 86_400_000;
 
 /** Monday-based week number since the epoch (1970-01-01 was a Thursday): the week a version is kept for. */
 const weekOf = (t: number) => Math.floor((t / DAY_MS + 3) / 7);
 
+/** What thinning versions reads of the retention (its `snapshotDays` is the snapshots' pass). */
+type VersionRetention = Pick<HistoryRetention, 'keepAllDays' | 'dailyForDays'>;
+
 /**
  * The versions retention keeps (#51): every one younger than `keepAllDays`, the last of each UTC day until
  * `dailyForDays`, the last of each week after that, and always the latest. `versions` oldest first.
  */
-export function versionsToKeep(versions: readonly { n: number; createdAt: Date }[], now: Date, retention: HistoryRetention = DEFAULT_HISTORY_RETENTION): Set<number> {
+export function versionsToKeep(versions: readonly { n: number; createdAt: Date }[], now: Date, retention: VersionRetention = DEFAULT_HISTORY_RETENTION): Set<number> {
   const kept = new Set<number>();
   const lastOfBucket = new Map<string, number>();
   for (const v of versions) {
@@ -36,7 +40,7 @@ export function versionsToKeep(versions: readonly { n: number; createdAt: Date }
  * (a full state first and every 20th after, deltas between), so every kept version stays reproducible
  * without the removed ones. Answers how many were removed.
  */
-export async function thinRecordVersions(db: Db, recordId: string, now: Date, retention?: HistoryRetention): Promise<number> {
+export async function thinRecordVersions(db: Db, recordId: string, now: Date, retention?: VersionRetention): Promise<number> {
   return atomically(db, async () => {
     const rows = await db.selectFrom('record_versions').select(['n', 'created_at', 'kind', 'body']).where('record_id', '=', recordId).orderBy('n').forUpdate().execute();
     const keep = versionsToKeep(rows.map((r) => ({ n: r.n, createdAt: new Date(r.created_at) })), now, retention);
@@ -65,7 +69,7 @@ export async function thinRecordVersions(db: Db, recordId: string, now: Date, re
 }
 
 /** Thins every record's versions (the retention job's pass): answers the versions removed. */
-export async function thinAllVersions(db: Db, now: Date, retention?: HistoryRetention): Promise<number> {
+export async function thinAllVersions(db: Db, now: Date, retention?: VersionRetention): Promise<number> {
   const cutoff = new Date(now.getTime() - (retention ?? DEFAULT_HISTORY_RETENTION).keepAllDays * DAY_MS);
   // Only records with a version past the keep-all period can lose any.
   const records = await db.selectFrom('record_versions').select('record_id').where('created_at', '<', cutoff).distinct().execute();
@@ -108,13 +112,17 @@ export async function setRetention(db: Db, retention: HistoryRetention): Promise
  * scheduler on each node that runs jobs which queues it once a day. The day's claim is a row lock on the
  * last-run setting, so two nodes ticking together queue one job.
  */
-export function historyThinning(s: { db: Db; jobs: JobService }) {
+export function historyThinning(s: { db: Db; jobs: JobService; snapshots: Pick<DatasetSnapshots, 'removeExpired'> }) {
   return {
     job(): StudioJobKind<Record<string, never>> {
       return {
         kind: HISTORY_THINNING_KIND,
         async run(job) {
-          const removed = await thinAllVersions(s.db, new Date(), await storedRetention(s.db));
+          const now = new Date();
+          const retention = await storedRetention(s.db);
+          const removed = await thinAllVersions(s.db, now, retention);
+          // After the thinning: a snapshot only a removed version pinned goes in the same pass.
+          await s.snapshots.removeExpired(now, retention.snapshotDays);
           job.progress(100, removed);
         },
       };

@@ -21,6 +21,7 @@ import {
 } from '@studio/schema';
 import type { Db } from '../store/db';
 import { toCount } from '../store/db';
+import { linkedDatasets, pinsOf } from './dataset-snapshots';
 import type { Caller } from '../http/caller';
 
 /** The record kinds that keep versions, and the collection their history is read under. */
@@ -34,6 +35,8 @@ export interface VersionInput {
   baseVersion?: number;
   restoredFrom?: number;
   pins?: VersionPin[];
+  /** Pin the datasets the record links after the save to the snapshots they have now (dataset-snapshots.ts). */
+  pinData?: boolean;
 }
 
 /** The stored state upgraded on read through its kind's parser; a state the parser refuses is shown as stored. */
@@ -110,7 +113,7 @@ export async function storedState(db: Db, recordId: string, n: number): Promise<
  */
 export async function recordVersion(
   trx: Db,
-  args: { recordId: string; type: string; before: unknown; beforeUpdatedAt: Date | null; after: unknown; caller: Caller; input: VersionInput },
+  args: { recordId: string; type: string; before: unknown; beforeUpdatedAt: Date | null; after: unknown; caller: Caller; input: VersionInput; /** The datasets the save links, when it names them (else the record's links). */ datasets?: string[] },
 ): Promise<number | null> {
   const collection = VERSIONED_TYPES[args.type];
   if (!collection) return null;
@@ -138,7 +141,7 @@ export async function recordVersion(
     createdBy: args.caller.user.id,
     message: args.input.message ?? null,
     restoredFrom: args.input.restoredFrom ?? null,
-    pins: args.input.pins ?? [],
+    pins: args.input.pinData ? await pinsOf(trx, args.datasets ?? (await linkedDatasets(trx, args.recordId))) : (args.input.pins ?? []),
   });
   return n;
 }

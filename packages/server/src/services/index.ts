@@ -41,6 +41,7 @@ import { DatasetRefreshService } from './dataset-refresh';
 import { TileCache } from '@studio/tiles';
 import { ProjectStore } from './projects';
 import { HistoryService } from './history';
+import { DatasetSnapshots } from './dataset-snapshots';
 import { catalogCalls, type CatalogCalls } from './catalog-calls';
 import { QueryResults } from './query-results';
 
@@ -105,6 +106,8 @@ export interface Services extends CatalogCalls {
   projects: ProjectStore;
   /** Saved versions of maps, dashboards and workbooks: list, open, diff, storage. */
   history: HistoryService;
+  /** Datasets' kept snapshots (replaced data, pinned data): listed, and read with `?snapshot=`. */
+  snapshots: DatasetSnapshots;
 }
 
 /** STUDIO_NODE_ID, or an id made once and kept in the data directory (so a restart knows its own work). */
@@ -218,6 +221,7 @@ export async function buildServices(config: StudioConfig, catalog: Db): Promise<
     tileCache: new TileCache(config.tileCacheMb * 1024 * 1024),
     projects: new ProjectStore(db),
     history: new HistoryService(db),
+    snapshots: new DatasetSnapshots(db, engine.store),
     ...catalogCalls(db),
   };
   // Widgets read through the other services (records, access, temp views) and share the analytic sets' cache.

@@ -299,7 +299,7 @@ export class RecordService {
     return this.db.transaction().execute(async (trx) => {
       // History (#51): a changed latestState is a version, written first (a 409 on an old base writes nothing).
       if (body.latestState !== undefined) {
-        await recordVersion(trx, { recordId: row.id, type: row.type, before: row.latest_state, beforeUpdatedAt: row.updated_at, after: body.latestState, caller, input: body.version ?? {} });
+        await recordVersion(trx, { recordId: row.id, type: row.type, before: row.latest_state, beforeUpdatedAt: row.updated_at, after: body.latestState, caller, input: body.version ?? {}, datasets: body.datasets });
       }
       const updated = await trx
         .updateTable('resources')

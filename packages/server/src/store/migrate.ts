@@ -20,6 +20,7 @@ import * as m016 from './migrations/016-invitation-per-person';
 import * as m017 from './migrations/017-session-families';
 import * as m018LockRequests from './migrations/018-lock-requests';
 import * as m019RecordVersions from './migrations/019-record-versions';
+import * as m020DatasetSnapshots from './migrations/020-dataset-snapshots';
 
 /** Versioned migrations, in order; a new one is a new file and a new line here, never an edit. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -42,6 +43,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '017-session-families': m017,
   '018-lock-requests': m018LockRequests,
   '019-record-versions': m019RecordVersions,
+  '020-dataset-snapshots': m020DatasetSnapshots,
 };
 
 class InCodeProvider implements MigrationProvider {

@@ -220,6 +220,15 @@ export interface RecordVersionsTable {
   bytes: number;
 }
 
+export interface DatasetSnapshotsTable {
+  id: string;
+  dataset_id: string;
+  storage_key: string;
+  metadata: ColumnType<Record<string, unknown>, string, string>;
+  created_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  replaced_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+}
+
 export interface LockRequestsTable {
   id: string;
   resource_id: string;
@@ -250,4 +259,5 @@ export interface Database {
   password_resets: PasswordResetsTable;
   lock_requests: LockRequestsTable;
   record_versions: RecordVersionsTable;
+  dataset_snapshots: DatasetSnapshotsTable;
 }
