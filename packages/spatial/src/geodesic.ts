@@ -270,15 +270,44 @@ export function fromPlane(centre: Position, xy: Position): Position {
 /**
  * A point's buffer: the ring GEOS draws around a point in the azimuthal equidistant plane centred on it (from due east,
  * clockwise, `4 × quadSegments` vertices), each vertex found by one geodesic from the point instead of projecting,
- * buffering in GEOS and projecting back (a fifth of the time). Closed.
+ * buffering in GEOS and projecting back (a fifth of the time); a short radius by the mid-latitude formulas, within
+ * 1e-6 of the radius of the geodesic's end. Closed.
  */
 export function geodesicCircle(centre: Position, radius: number, quadSegments: number): Position[] {
   const n = 4 * quadSegments;
   const ring: Position[] = [];
+  const cos = Math.cos(centre[1] * RAD);
+  const short = Math.abs(centre[1]) <= 80 && (MID_LATITUDE_ERROR * radius * radius) / (A * A * cos * cos) <= CIRCLE_REL;
   for (let k = 0; k < n; k++) {
-    const r = WGS84.Direct(centre[1], centre[0], 90 + (k * 360) / n, radius, BACK_CAPS);
+    const azimuth = 90 + (k * 360) / n;
+    if (short) { ring.push(midLatitudeDirect(centre, azimuth, radius)); continue; }
+    const r = WGS84.Direct(centre[1], centre[0], azimuth, radius, BACK_CAPS);
     ring.push([r.lon2!, r.lat2!]);
   }
   ring.push([ring[0]![0], ring[0]![1]]);
   return ring;
+}
+
+/**
+ * Measured (circle.test.ts): Gauss's mid-latitude direct solution is off the geodesic by about 0.05 s³ / (a² cos² φ)
+ * (4.6e-7 of s at 10 km and latitude 60°); 0.06 gives a margin. A circle takes it when that is within CIRCLE_REL of
+ * its radius, else GeographicLib's Direct.
+ */
+const MID_LATITUDE_ERROR = 0.06;
+const CIRCLE_REL = 1e-6;
+
+/**
+ * The position `s` metres from `from` along `azimuth` by Gauss's mid-latitude formulas (the meridian and prime-vertical
+ * radii and the azimuth at the middle of the line, iterated): 0.13 µs where Direct takes 0.63. Longitude unrolled.
+ */
+export function midLatitudeDirect(from: Position, azimuth: number, s: number): Position {
+  const phi = from[1] * RAD, alpha = azimuth * RAD;
+  let dPhi = 0, dLambda = 0, dAlpha = 0;
+  for (let k = 0; k < 4; k++) {
+    const phiM = phi + dPhi / 2, alphaM = alpha + dAlpha / 2, sin = Math.sin(phiM), w2 = 1 - E2 * sin * sin, w = Math.sqrt(w2);
+    dPhi = (s * Math.cos(alphaM) * w2 * w) / (A * (1 - E2));
+    dLambda = (s * Math.sin(alphaM) * w) / (A * Math.cos(phiM));
+    dAlpha = dLambda * sin;
+  }
+  return [from[0] + dLambda / RAD, from[1] + dPhi / RAD];
 }
