@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { Locator, Page } from 'playwright-core';
-import { useBrowser, openStudio, signInThroughUi } from './browser';
-import { baseUrl, makerInNewTeam, unique } from './api';
+import { useBrowser } from './browser';
+import { makerInNewTeam, unique } from './api';
 import { countPixels, countPngPixels, waitMapReady } from './pixels';
+import { newMapOf } from './new-map';
 
 const browser = useBrowser();
 
@@ -35,12 +36,8 @@ describe('the history of a map', () => {
     const maker = await makerInNewTeam('History', 'Hedy Historian');
     const dataset = await maker.client.datasets.upload(CSV, { contentType: 'text/csv', name: `History points ${unique()}` });
 
-    const s = await openStudio(browser(), baseUrl());
+    const s = await newMapOf(browser(), maker, dataset.id);
     const { page } = s;
-    page.on('pageerror', (e) => console.error('pageerror', e.message));
-    await signInThroughUi(page, baseUrl(), maker.email, maker.password);
-    await page.goto(`${baseUrl()}/new?datasetUuid=${dataset.id}`);
-    await waitMapReady(page);
 
     step('map ready');
     // Version 1: the first save of the new map, its points in FIRST; version 2: restyled to SECOND.

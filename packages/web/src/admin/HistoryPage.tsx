@@ -17,19 +17,21 @@ export function HistoryPage() {
   const setting = useLoad(() => client.call(historyAdminCalls.retention, {}), []);
   const [keepAllDays, setKeepAllDays] = useState('');
   const [dailyForDays, setDailyForDays] = useState('');
+  const [snapshotDays, setSnapshotDays] = useState('');
   const [saved, setSaved] = useState(false);
   const save = useAction();
   useEffect(() => {
     if (!setting.data) return;
     setKeepAllDays(String(setting.data.retention.keepAllDays));
     setDailyForDays(String(setting.data.retention.dailyForDays));
+    setSnapshotDays(String(setting.data.retention.snapshotDays));
   }, [setting.data]);
 
   const submit = (e: FormEvent) => {
     e.preventDefault();
     setSaved(false);
     void save.run(async () => {
-      await client.call(historyAdminCalls.setRetention, { body: { keepAllDays: Number(keepAllDays), dailyForDays: Number(dailyForDays) } });
+      await client.call(historyAdminCalls.setRetention, { body: { keepAllDays: Number(keepAllDays), dailyForDays: Number(dailyForDays), snapshotDays: Number(snapshotDays) } });
       setting.reload();
       setSaved(true);
     });
@@ -49,6 +51,8 @@ export function HistoryPage() {
         <TextField label="Keep every version for (days)" type="number" min={0} max={36500} required value={keepAllDays} onChange={(e) => setKeepAllDays(e.target.value)} />
         <TextField label="Then the last of each day until (days)" type="number" min={0} max={36500} required value={dailyForDays} onChange={(e) => setDailyForDays(e.target.value)} />
         <p className="muted small">Older than that, the last version of each week is kept. The latest version of a record is always kept, and every kept version still opens as it was saved.</p>
+        <TextField label="Keep replaced dataset data for (days)" type="number" min={0} max={36500} required value={snapshotDays} onChange={(e) => setSnapshotDays(e.target.value)} />
+        <p className="muted small">Data an upload, the workbench or a refresh replaced; after that, only while a kept version pinned it ("Pin data" on save).</p>
         <ErrorMessage message={save.error} />
         {saved && <p role="status">Retention saved: the next daily thinning applies it.</p>}
         <button type="submit" className="button button-primary" disabled={save.pending || !setting.data}>

@@ -12,7 +12,7 @@ import { ErrorMessage, useAction } from '../app/ui';
 import { saveBlob } from '../app/save-blob';
 import { NotFoundPage } from '../pages/NotFound';
 import { MapDraws } from './tile-choice/map-draws';
-import { DrawChoicesContext } from './tile-choice/DrawChoices';
+import { DrawChoicesContext, PendingDraws } from './tile-choice/DrawChoices';
 import { createMapStore } from './kepler/store';
 import { loadMapLook } from './basemaps/catalog';
 import { rememberBasemapPicks, rememberedBasemap } from './basemaps/remember';
@@ -30,7 +30,7 @@ import { VersionBanner } from '../app/history/VersionBanner';
 import { VersionMessageField } from '../app/history/useVersionedSave';
 import { useEditorHistory } from '../app/history/useEditorHistory';
 import { versionParam } from '../app/history/versions';
-import { openMapVersion } from './version-view';
+import { loadPinned, openMapVersion } from './version-view';
 import { TimeZoneChooser, TimeZoneContext, useTimeZone } from './time-zone/TimeZoneChooser';
 import './map.css';
 
@@ -118,14 +118,15 @@ export default function MapView({ preview = false, embed = false }: { preview?: 
       const saved = old ? old.saved : upgradeMapState(record?.latestState ?? null);
       // The data downloads and decodes (or its tiles are cut) while kepler and the basemap start; it is added once both are there.
       const mapDraws = new MapDraws({ ...saved?.draw });
-      const datasets = Promise.all(datasetIds.map((id) => mapDraws.load(id)));
+      // A pinned version's datasets draw their snapshot's rows (#51); the others as the map draws today's.
+      const datasets = Promise.all(datasetIds.map((id) => (old?.pins.has(id) ? loadPinned(id, old.pins.get(id)!) : mapDraws.opening(id))));
       datasets.catch(() => undefined); // reported when added (below), not as an unhandled rejection
       const look = await loadMapLook({ assets: true, preferred: rememberedBasemap(user.id) });
       if (cancelled) return;
       const s = createMapStore({ readOnly, look, view: savedView(saved?.kepler), middleware: [rememberBasemapPicks(user.id)] });
       pending.current = datasetIds.length
         ? () => {
-            datasets.then((ds) => !cancelled && showDatasets(s, ds, saved?.kepler ?? null, readOnly)).catch((e: unknown) => !cancelled && setError(e instanceof Error ? e.message : String(e)));
+            datasets.then((ds) => !cancelled && showDatasets(s, ds.filter((d) => d !== null), saved?.kepler ?? null, readOnly)).catch((e: unknown) => !cancelled && setError(e instanceof Error ? e.message : String(e)));
           }
         : null;
       storeGeneration.current += 1;
@@ -275,6 +276,12 @@ export default function MapView({ preview = false, embed = false }: { preview?: 
         )}
       </header>
       <ErrorMessage message={error ?? exporting.error} />
+      {/* A read-only map has no layer panel: a dataset whose tiles could not be cut says so here. */}
+      {loaded?.readOnly && draws && (
+        <DrawChoicesContext.Provider value={draws}>
+          <PendingDraws />
+        </DrawChoicesContext.Provider>
+      )}
       <div className="map-canvas" ref={box}>
         {store && loaded ? (
           <AddDataContext.Provider value={addData}>

@@ -59,9 +59,12 @@ export async function loadCatalogDataset(id: string): Promise<KeplerDataset> {
   return loadArrowDataset(meta);
 }
 
-/** All of a table dataset's rows, as Arrow (the map builder's way below its tile threshold, tile-choice/). */
-export async function loadArrowDataset(meta: Pick<Dataset, 'id' | 'name' | 'metadata'>): Promise<KeplerDataset> {
-  const response = await client.raw('GET', `/v1/datasets/${meta.id}/data`, { headers: { accept: GEOARROW_STREAM } });
+/**
+ * All of a table dataset's rows, as Arrow (the map builder's way below its tile threshold, tile-choice/); with
+ * `snapshot`, the rows of that kept snapshot of it (a pinned version, #51).
+ */
+export async function loadArrowDataset(meta: Pick<Dataset, 'id' | 'name' | 'metadata'>, snapshot?: string): Promise<KeplerDataset> {
+  const response = await client.raw('GET', `/v1/datasets/${meta.id}/data`, { headers: { accept: GEOARROW_STREAM }, ...(snapshot && { query: { snapshot } }) });
   return { ...arrowToKepler(meta.id, meta.name, await response.arrayBuffer()), bounds: boundsOf(meta) };
 }
 

@@ -1,5 +1,7 @@
 import type { VersionSummary } from '@studio/schema';
+import { client } from '../app/api';
 import { history } from '../app/history/versions';
+import { loadArrowDataset, type KeplerDataset } from './datasets';
 import { upgradeMapState, type StudioMapState } from './state/versions';
 
 /** A map's saved version, opened read-only as it was (#51): its state, the datasets its layers read, and their data. */
@@ -8,6 +10,13 @@ export interface MapVersionView {
   saved: StudioMapState | null;
   /** The datasets its layers read (the map loads them as it does today's: tile-choice/map-draws.ts). */
   datasetIds: string[];
+  /** The datasets it pinned (saved with "Pin data"), by id: their snapshot's rows, not today's (`loadPinned`). */
+  pins: Map<string, string>;
+}
+
+/** A pinned dataset as the version showed it: all the rows of its snapshot, read with the dataset's permissions now. */
+export async function loadPinned(id: string, snapshot: string): Promise<KeplerDataset> {
+  return loadArrowDataset(await client.datasets.get(id), snapshot);
 }
 
 /** The catalog datasets a saved kepler config reads (its layers' and filters' dataId), in order, once each. */
@@ -23,6 +32,5 @@ export async function openMapVersion(mapId: string, n: number, recordDatasetIds:
   const saved = upgradeMapState(version.state);
   const named = datasetIdsOfState(saved);
   const datasetIds = named.length ? named : recordDatasetIds;
-  // Versions do not pin dataset snapshots yet (#51, docs/decisions.md): an old version draws today's data.
-  return { version, saved, datasetIds };
+  return { version, saved, datasetIds, pins: new Map(version.pins.map((p) => [p.datasetId, p.snapshotId])) };
 }

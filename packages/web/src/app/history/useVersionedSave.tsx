@@ -12,6 +12,8 @@ import { history, recordVersion } from './versions';
  */
 export function useVersionedSave(collection: HistoryCollection) {
   const [message, setMessage] = useState('');
+  /** "Pin data": the next save's version keeps the linked datasets' data as it is now (#51); one save at a time. */
+  const [pinData, setPinData] = useState(false);
   const [conflict, setConflict] = useState<VersionConflict | null>(null);
   /** The base of the next save after "Save over it": the latest version the conflict named. */
   const overwrite = useRef<number | undefined>(undefined);
@@ -21,8 +23,9 @@ export function useVersionedSave(collection: HistoryCollection) {
     const baseVersion = overwrite.current ?? recordVersion(record);
     overwrite.current = undefined;
     try {
-      const saved = await history(collection).save(record.id, { ...body, versionMessage: message.trim() || undefined, baseVersion }, q);
+      const saved = await history(collection).save(record.id, { ...body, versionMessage: message.trim() || undefined, baseVersion, ...(pinData && { pinData: true }) }, q);
       setMessage('');
+      setPinData(false);
       setConflict(null);
       return saved;
     } catch (e) {
@@ -34,8 +37,11 @@ export function useVersionedSave(collection: HistoryCollection) {
   }
 
   return {
+    collection,
     message,
     setMessage,
+    pinData,
+    setPinData,
     conflict,
     save,
     /** The user keeps their own state: the next save replaces the latest version (still keeping it in the history). */
@@ -48,10 +54,17 @@ export function useVersionedSave(collection: HistoryCollection) {
 }
 export type VersionedSaver = ReturnType<typeof useVersionedSave>;
 
-/** The save message field beside an editor's Save button. */
+/** The save message field beside an editor's Save button, and for maps and dashboards "Pin data" (their datasets' data kept with the version). */
 export function VersionMessageField({ saver }: { saver: VersionedSaver }) {
   return (
-    <input className="history-save-message" aria-label="Save message" placeholder="What changed (optional)" maxLength={1000} value={saver.message} onChange={(e) => saver.setMessage(e.target.value)} />
+    <>
+      <input className="history-save-message" aria-label="Save message" placeholder="What changed (optional)" maxLength={1000} value={saver.message} onChange={(e) => saver.setMessage(e.target.value)} />
+      {saver.collection !== 'workbooks' && (
+        <label className="history-pin-data" title="This version keeps its datasets' data as it is now: opened later, it shows these rows even after the data is replaced">
+          <input type="checkbox" checked={saver.pinData} onChange={(e) => saver.setPinData(e.target.checked)} /> Pin data
+        </label>
+      )}
+    </>
   );
 }
 
