@@ -84,7 +84,7 @@ function bufferMetres(r: Row): Uint8Array {
   if (!Number.isFinite(radius)) throw new SpatialInputError('ST_Buffer: argument 2 (the radius in metres) must be a finite number');
   if (!(segs >= 1 && segs <= 1000)) throw new SpatialInputError('ST_Buffer: argument 3 (segments a quarter circle) must be 1 to 1000');
   if (isEmptyShape(s)) return writeWkb({ type: 'Polygon', coordinates: [] });
-  if (s.type === 'Point' && radius > 0) return polygonWkb([geodesicCircle(s.coordinates!, radius, Math.round(segs))]);
+  if (s.type === 'Point' && radius > 0) return geodesicCircle(s.coordinates!, radius, Math.round(segs));
   const centre = centreOf(s);
   const planar = r.geos.fromWKB(writeWkb(mapPositions(s, (p) => toPlane(centre, p))));
   try {
