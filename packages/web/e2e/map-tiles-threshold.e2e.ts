@@ -31,16 +31,23 @@ async function gridParquet(n: number): Promise<Uint8Array<ArrayBuffer>> {
   return bytes;
 }
 
+/** Sixty points in the city: well within the threshold. */
+const FEW = ['name,lat,lng', ...Array.from({ length: 60 }, (_, i) => `p${i},${(37.70 + (i % 10) * 0.015).toFixed(4)},${(-122.50 + Math.floor(i / 10) * 0.03).toFixed(4)}`)].join('\n');
+
 type Maker = Awaited<ReturnType<typeof createUser>>;
 
 describe('a large dataset added to a map is drawn from its own tiles (#50)', () => {
   let maker: Maker;
   let big: { id: string; name: string };
+  let grid: Uint8Array<ArrayBuffer>;
+  let teamId: string;
   beforeAll(async () => {
     const admin = await asAdmin();
     const team = await admin.admin.createOrganization(`Tile threshold team ${unique()}`);
+    teamId = team.id;
     maker = await createUser(admin, team.id, 'Tess Threshold', `tess.${unique()}@e2e.studio.test`);
-    big = await maker.client.datasets.upload(await gridParquet(POINTS), { contentType: 'application/vnd.apache.parquet', name: `Grid ${unique()}` });
+    grid = await gridParquet(POINTS);
+    big = await maker.client.datasets.upload(grid, { contentType: 'application/vnd.apache.parquet', name: `Grid ${unique()}` });
   }, 120_000);
 
   it('cuts its tiles on the spot with the progress in the layer panel, draws from them, says why, and never downloads its rows', async () => {
@@ -95,8 +102,7 @@ describe('a large dataset added to a map is drawn from its own tiles (#50)', () 
   }, 120_000);
 
   it("a layer's override: a small dataset set to tiles is cut and drawn from them, and the saved map opens it so", async () => {
-    const csv = ['name,lat,lng', ...Array.from({ length: 60 }, (_, i) => `p${i},${(37.70 + (i % 10) * 0.015).toFixed(4)},${(-122.50 + Math.floor(i / 10) * 0.03).toFixed(4)}`)].join('\n');
-    const small = await maker.client.datasets.upload(csv, { contentType: 'text/csv', name: `Few points ${unique()}` });
+    const small = await maker.client.datasets.upload(FEW, { contentType: 'text/csv', name: `Few points ${unique()}` });
     const s = await openStudio(browser(), baseUrl());
     const { page } = s;
     const requests: string[] = [];
@@ -125,6 +131,34 @@ describe('a large dataset added to a map is drawn from its own tiles (#50)', () 
     await expect.poll(layers, { timeout: 30_000 }).toEqual(['vectorTile']);
     await note.getByText('Drawn from tiles, as set for this layer', { exact: false }).waitFor();
     expect(requests.filter((r) => r.endsWith(`/v1/datasets/${small.id}/data`))).toEqual([]);
+    expect(s.foreign).toEqual([]);
+    await s.context.close();
+  }, 120_000);
+
+  // Last: it replaces the large dataset's data, so the tiles the first test cut no longer show it.
+  it('a viewer, who may not cut tiles, still sees the map\'s other layers, and the panel says why the large one is missing', async () => {
+    const admin = await asAdmin();
+    const viewer = await createUser(admin, teamId, 'Vic Viewer', `vic.${unique()}@e2e.studio.test`);
+    const small = await maker.client.datasets.upload(FEW, { contentType: 'text/csv', name: `Few points ${unique()}` });
+    const map = await maker.client.records('maps').save({ name: `Both ${unique()}`, datasets: [small.id, big.id] });
+    await maker.client.permissions.grantMany([map.id, small.id, big.id].map((resourceId, i) => ({ resourceType: i ? 'dataset' : 'map', resourceId, role: 'viewer', email: viewer.email })));
+    await maker.client.datasets.upload(grid, { contentType: 'application/vnd.apache.parquet' }, big.id);
+
+    const s = await openStudio(browser(), baseUrl());
+    const { page } = s;
+    const requests: string[] = [];
+    page.on('request', (r) => requests.push(`${r.method()} ${new URL(r.url()).pathname}`));
+    await signInThroughUi(page, baseUrl(), viewer.email, viewer.password);
+    await page.goto(`${baseUrl()}/${map.id}`);
+    const missing = page.getByRole('status', { name: `Tiles of ${big.name}` });
+    await missing.waitFor({ timeout: 30_000 });
+    expect(await missing.textContent()).toContain("Drawn from tiles: 5,000,000 rows is past this studio's 2,000,000-row threshold");
+    await missing.getByText('It has no tiles of its current data yet, and only its editors may cut them').waitFor();
+    await missing.getByRole('button', { name: 'Draw all rows' }).waitFor();
+    await expect.poll(() => page.evaluate(() => window.__studioMap?.layers().map((l) => [l.type, l.dataId])), { timeout: 30_000 }).toEqual([['point', small.id]]);
+    await page.screenshot({ path: '/tmp/studio-map-tiles-viewer.png' });
+    expect(requests).toContain(`POST /v1/datasets/${big.id}/tiles`);
+    expect(requests.filter((r) => r.endsWith(`/v1/datasets/${big.id}/data`))).toEqual([]);
     expect(s.foreign).toEqual([]);
     await s.context.close();
   }, 120_000);

@@ -70,6 +70,15 @@ export class MapDraws {
   }
 
   /**
+   * One dataset of a map opening on its saved layers: null when its tiles could not be cut (a viewer may not cut
+   * them; the panel says why and offers all its rows), so that the map's other datasets still show.
+   */
+  async opening(id: string): Promise<KeplerDataset | null> {
+    const s = await this.start(id);
+    return s.now ?? s.later.catch(() => null);
+  }
+
+  /**
    * Adds the datasets (kepler's "Add Data"): those ready now at once, those whose tiles are being cut each when its
    * tiles are, so the window closes and the layer panel shows the cut's progress meanwhile.
    */
@@ -109,7 +118,7 @@ export class MapDraws {
   /** Cuts the dataset's tiles (or follows the cut already under way), its progress in the panel, then draws them. */
   private async cut(meta: Dataset): Promise<KeplerDataset> {
     const active = (await client.jobs.list({ resourceId: meta.id, status: 'active' })).items.find((j) => j.kind === 'dataset-tiles');
-    let job = active ?? (await client.request<{ job: Job }>('POST', `/v1/datasets/${meta.id}/tiles`, { body: {} })).job;
+    let job = active ?? (await startCut(meta));
     this.patch(meta.id, { job, error: undefined });
     while (!isFinished(job.status)) {
       await sleep(JOB_POLL_MS);
@@ -120,6 +129,16 @@ export class MapDraws {
     const tiles = await currentTiles(meta);
     if (!tiles) throw new Error(`The tiles of ${meta.name} were cut, but its data was replaced meanwhile: add it again`);
     return tiles;
+  }
+}
+
+/** Starts the cut of the dataset's tiles; a caller who may not (a viewer: 403) is told who may. */
+async function startCut(meta: Dataset): Promise<Job> {
+  try {
+    return (await client.request<{ job: Job }>('POST', `/v1/datasets/${meta.id}/tiles`, { body: {} })).job;
+  } catch (e) {
+    if (e instanceof StudioApiError && e.status === 403) throw new Error('It has no tiles of its current data yet, and only its editors may cut them');
+    throw e;
   }
 }
 
