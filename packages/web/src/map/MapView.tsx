@@ -30,7 +30,7 @@ import { VersionBanner } from '../app/history/VersionBanner';
 import { VersionMessageField } from '../app/history/useVersionedSave';
 import { useEditorHistory } from '../app/history/useEditorHistory';
 import { versionParam } from '../app/history/versions';
-import { openMapVersion } from './version-view';
+import { loadPinned, openMapVersion } from './version-view';
 import { TimeZoneChooser, TimeZoneContext, useTimeZone } from './time-zone/TimeZoneChooser';
 import './map.css';
 
@@ -118,7 +118,8 @@ export default function MapView({ preview = false, embed = false }: { preview?: 
       const saved = old ? old.saved : upgradeMapState(record?.latestState ?? null);
       // The data downloads and decodes (or its tiles are cut) while kepler and the basemap start; it is added once both are there.
       const mapDraws = new MapDraws({ ...saved?.draw });
-      const datasets = Promise.all(datasetIds.map((id) => mapDraws.opening(id)));
+      // A pinned version's datasets draw their snapshot's rows (#51); the others as the map draws today's.
+      const datasets = Promise.all(datasetIds.map((id) => (old?.pins.has(id) ? loadPinned(id, old.pins.get(id)!) : mapDraws.opening(id))));
       datasets.catch(() => undefined); // reported when added (below), not as an unhandled rejection
       const look = await loadMapLook({ assets: true, preferred: rememberedBasemap(user.id) });
       if (cancelled) return;
