@@ -113,6 +113,12 @@ export const VectorTileInfo = z.object({
    */
   dataKey: z.string().optional(),
   archiveKey: z.string().optional(),
+  /**
+   * Low zooms first (#50): set while only zooms minZoom..cutMaxZoom are cut and served (the rest still being cut);
+   * deeper tiles answer as where there is no feature, and the TileJSON's maxzoom is this one until the full
+   * pyramid (to maxZoom) replaces them. Absent once the tiles are whole.
+   */
+  cutMaxZoom: z.number().int().optional(),
 });
 export type VectorTileInfo = z.infer<typeof VectorTileInfo>;
 

@@ -1,8 +1,9 @@
 import { gunzipSync } from 'node:zlib';
 import { VectorTile } from '@mapbox/vector-tile';
 import Pbf from 'pbf';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { STORES, jobEnded, useStudio } from './harness';
+import { datasetTiles } from '../src/services/vector-tiles';
 
 /**
  * A table dataset's own tiles (#50, "Build tiles" on the dataset page), on both catalogs: POST /v1/datasets/{id}/tiles
@@ -25,6 +26,28 @@ describe.each(STORES)('a dataset\'s own tiles (%s)', (store) => {
     const res = await as('owner', 'POST', `/v1/datasets/data?name=${name}`, csv, { 'content-type': 'text/csv' });
     expect(res.statusCode, res.body).toBe(201);
     return res.json().item.id as string;
+  };
+  /** A tile's features (none for a 204), read as a renderer does. */
+  const featuresAt = async (id: string, z: number) => {
+    const [x, y] = tileOf(-122.45, 37.75, z);
+    const tile = await as('owner', 'GET', `/v1/datasets/${id}/tiles/${z}/${x}/${y}`, undefined, { 'accept-encoding': 'identity' });
+    expect([200, 204], tile.body).toContain(tile.statusCode);
+    return tile.statusCode === 204 ? 0 : new VectorTile(new Pbf(tile.rawPayload)).layers.features!.length;
+  };
+  const tileJsonOf = async (id: string) => (await as('owner', 'GET', `/v1/datasets/${id}/tiles.json`)).json() as { minzoom: number; maxzoom: number };
+  const metadataOf = async (id: string) => (await as('owner', 'GET', `/v1/datasets/${id}`)).json().item.metadata;
+  /** The next cut of `id`, held where its low zooms are served (the job's own hook) until `release`. */
+  const holdAtLowZooms = (id: string) => {
+    let reached!: (jobId: string) => void;
+    let release!: () => void;
+    const atLowZooms = new Promise<string>((r) => (reached = r));
+    const released = new Promise<void>((r) => (release = r));
+    const off = datasetTiles(ctx.s.services).onLowZooms(async (e) => {
+      if (e.datasetId !== id) return;
+      reached(e.jobId);
+      await released;
+    });
+    return { atLowZooms, release: () => (off(), release()) };
   };
   const datasetCount = async () => Number((await ctx.s.services.db.selectFrom('resources').select((eb) => eb.fn.countAll().as('n')).where('type', '=', 'dataset').executeTakeFirstOrThrow()).n);
 
@@ -95,4 +118,59 @@ describe.each(STORES)('a dataset\'s own tiles (%s)', (store) => {
     const res = await as('owner', 'POST', `/v1/datasets/${id}/tiles`, {});
     expect(res.statusCode, res.body).toBe(422);
   });
+
+  it('serves the low zooms while the rest is cut (the job still running), then the whole pyramid, and drops the low archive', async () => {
+    const id = await upload(POINTS(20_000), 'early');
+    const hold = holdAtLowZooms(id);
+    const { job } = (await as('owner', 'POST', `/v1/datasets/${id}/tiles`, { minZoom: 0, maxZoom: 10 })).json();
+    expect(await hold.atLowZooms).toBe(job.id);
+    let lowKey = '';
+    try {
+      // The job waits on the hook: whatever is served now was served before it ended.
+      expect((await as('owner', 'GET', `/v1/jobs/${job.id}`)).json().item.status).toBe('running');
+      const during = await metadataOf(id);
+      expect(during.vectorTile).toMatchObject({ minZoom: 0, maxZoom: 10, cutMaxZoom: 6, featureCount: 20_000 });
+      expect(await tileJsonOf(id)).toMatchObject({ minzoom: 0, maxzoom: 6 });
+      expect(await featuresAt(id, 6)).toBeGreaterThan(0);
+      // Not cut yet: answered as where there is no feature (a map enlarges zoom 6 meanwhile), not refused.
+      expect(await featuresAt(id, 9)).toBe(0);
+      lowKey = during.vectorTile.archiveKey;
+    } finally {
+      hold.release();
+    }
+    expect((await jobEnded((url) => as('owner', 'GET', url), job.id)).status).toBe('succeeded');
+    const after = await metadataOf(id);
+    expect(after.vectorTile).toMatchObject({ minZoom: 0, maxZoom: 10 });
+    expect(after.vectorTile.cutMaxZoom).toBeUndefined();
+    expect(after.vectorTile.archiveKey).not.toBe(lowKey);
+    expect(await tileJsonOf(id)).toMatchObject({ maxzoom: 10 });
+    // The job ends once no reused access check (and the row it read) can still lead a tile request to the low zooms.
+    expect(await featuresAt(id, 9)).toBeGreaterThan(0);
+    expect(await ctx.s.services.engine.store.exists(lowKey)).toBe(false);
+  }, 120_000);
+
+  it('a build cancelled after its low zooms were served puts back the tiles the dataset had', async () => {
+    const id = await upload(POINTS(20_000), 'putback');
+    // A first cut to zoom 5: no deeper than the low zooms, so cut in one piece.
+    const first = (await as('owner', 'POST', `/v1/datasets/${id}/tiles`, { maxZoom: 5 })).json().job;
+    expect((await jobEnded((url) => as('owner', 'GET', url), first.id)).status).toBe('succeeded');
+    const had = (await metadataOf(id)).vectorTile;
+    expect(had).toMatchObject({ maxZoom: 5 });
+    expect(had.cutMaxZoom).toBeUndefined();
+
+    const hold = holdAtLowZooms(id);
+    const { job } = (await as('owner', 'POST', `/v1/datasets/${id}/tiles`, { maxZoom: 11 })).json();
+    await hold.atLowZooms;
+    const low = (await metadataOf(id)).vectorTile;
+    expect(low).toMatchObject({ maxZoom: 11, cutMaxZoom: 6 });
+    expect((await as('owner', 'POST', `/v1/jobs/${job.id}/cancel`)).statusCode).toBe(200);
+    hold.release();
+    // The job sees its cancel before recording the whole pyramid, and puts the first cut back.
+    await vi.waitFor(async () => expect((await metadataOf(id)).vectorTile).toEqual(had), { timeout: 30_000, interval: 50 });
+    await vi.waitFor(async () => expect(await ctx.s.services.engine.store.exists(low.archiveKey)).toBe(false), { timeout: 30_000, interval: 50 });
+    expect(await ctx.s.services.engine.store.exists(had.archiveKey)).toBe(true);
+    expect(await tileJsonOf(id)).toMatchObject({ maxzoom: 5 });
+    expect(await featuresAt(id, 5)).toBeGreaterThan(0);
+    expect((await as('owner', 'GET', `/v1/jobs/${job.id}`)).json().item.status).toBe('cancelled');
+  }, 120_000);
 });

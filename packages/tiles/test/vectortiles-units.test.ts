@@ -171,4 +171,41 @@ describe('the tiler', () => {
     const sorted = [...whole.ids].sort((a, b) => a - b);
     expect([...within.ids].sort((a, b) => a - b)).toEqual(sorted.slice(0, within.ids.length));
   });
+  it.each([
+    ['points', 'point'],
+    ['GeoJSON points', 'geometry'],
+  ] as const)('low zooms first (%s): an archive of zooms up to upTo, handed over before the rest is cut, holding the same tiles as the full one', async (_label, kind) => {
+    const objects = path.join(dir, 'objects');
+    await fs.mkdir(objects, { recursive: true });
+    const archives = new TileArchives(new LocalObjectStore(objects));
+    const geo = path.join(dir, 'geo.parquet');
+    await engine.query(`COPY (SELECT id, lat, lng, '{"type":"Point","coordinates":[' || lng || ',' || lat || ']}' AS g FROM read_parquet('${path.join(dir, 'p.parquet')}')) TO '${geo}' (FORMAT parquet)`);
+    const base = kind === 'point' ? job() : { ...job(), file: geo, location: { kind: 'geometry' as const, column: 'g' } };
+    const early: { file: string; summary: Awaited<ReturnType<typeof buildTiles>> }[] = [];
+    const full = await buildTiles(engine, { ...base, minZoom: 1, maxZoom: 9, early: { upTo: 4, ready: async (file, summary) => {
+      // The low archive is whole when handed over: kept aside to compare, as the studio stores it.
+      await fs.copyFile(file, path.join(objects, `low-${kind}.pmtiles`));
+      early.push({ file, summary });
+    } } }, path.join(objects, `full-${kind}.pmtiles`));
+    expect(early).toHaveLength(1);
+    expect(early[0]!.summary).toMatchObject({ minZoom: 1, maxZoom: 9, cutMaxZoom: 4, featureCount: 20000 });
+    expect(full.cutMaxZoom).toBeUndefined();
+    expect(early[0]!.summary.tileCount).toBeLessThan(full.tileCount);
+    await expect(fs.stat(early[0]!.file)).rejects.toThrow(); // removed once handed over
+    // Zooms 1..4 the same tiles in both archives; none deeper in the low one.
+    const low = `low-${kind}.pmtiles`;
+    const whole = `full-${kind}.pmtiles`;
+    for (let z = 1; z <= 5; z++) {
+      const n = 2 ** z;
+      const [x, y] = [Math.floor(((-121.5 + 180) / 360) * n), Math.floor(((1 - Math.log(Math.tan((37.5 * Math.PI) / 180) + 1 / Math.cos((37.5 * Math.PI) / 180)) / Math.PI) / 2) * n)];
+      const [a, b] = [await archives.tile(low, z, x, y), await archives.tile(whole, z, x, y)];
+      expect(b, `zoom ${z}`).not.toBeNull();
+      if (z <= 4) expect(Buffer.from(a!).equals(Buffer.from(b!)), `zoom ${z}`).toBe(true);
+      else expect(a).toBeNull();
+    }
+    // No deeper than upTo: cut in one piece, nothing handed over early.
+    const ready: unknown[] = [];
+    await buildTiles(engine, { ...base, maxZoom: 4, early: { upTo: 4, ready: async (f) => void ready.push(f) } }, path.join(objects, `shallow-${kind}.pmtiles`));
+    expect(ready).toEqual([]);
+  });
 });

@@ -249,6 +249,8 @@ function tileJson(ctx: Ctx, row: ResourceRow, suffix: string, base?: string) {
   ctx.reply.header('cache-control', REVALIDATE);
   // From the row, not the stored URL: a copy of the dataset carries its source's metadata.
   const template = base ? `${base}/${row.id}/{z}/{x}/{y}` : `/v1/datasets/${row.id}/tiles/{z}/{x}/{y}`;
+  // Low zooms first (#50): while only they are cut, renderers are told so and enlarge them; deeper tiles answer 204.
+  const maxzoom = info.cutMaxZoom ?? info.maxZoom;
   return {
     tilejson: '3.0.0',
     name: row.name,
@@ -256,10 +258,10 @@ function tileJson(ctx: Ctx, row: ResourceRow, suffix: string, base?: string) {
     scheme: 'xyz',
     tiles: [`${originOf(ctx.req)}${template}${suffix}${version}`],
     minzoom: info.minZoom,
-    maxzoom: info.maxZoom,
+    maxzoom,
     bounds: info.bounds,
     center: info.center,
-    vector_layers: [{ id: info.layer, fields: info.fields, minzoom: info.minZoom, maxzoom: info.maxZoom }],
+    vector_layers: [{ id: info.layer, fields: info.fields, minzoom: info.minZoom, maxzoom }],
     format: 'pbf',
     geometryType: info.geometryType,
     featureCount: info.featureCount,

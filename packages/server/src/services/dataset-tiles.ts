@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { StudioError, badInput, bestEffort, type DatasetTilesBuild, type Job, type VectorTileInfo } from '@studio/schema';
+import { setTimeout as delay } from 'node:timers/promises';
+import { StudioError, badInput, bestEffort, type DatasetMetadata, type DatasetTilesBuild, type Job, type VectorTileInfo } from '@studio/schema';
 import { locationOf, type VectorTiles } from '@studio/tiles';
 import type { Caller } from '../http/caller';
 import type { Services } from '.';
@@ -15,7 +16,19 @@ export interface DatasetTilesJobData {
   opts: DatasetTilesBuild;
 }
 
-type Deps = Pick<Services, 'engine' | 'datasets' | 'records' | 'audit' | 'units' | 'jobs'>;
+type Deps = Pick<Services, 'engine' | 'datasets' | 'records' | 'audit' | 'units' | 'jobs' | 'config'>;
+
+/**
+ * Low zooms first: the zooms up to this one are cut into an archive of their own and served before the rest
+ * (0..6 is the world to a region: what a map opened on a large dataset shows first, and a small share of the work).
+ */
+export const LOW_ZOOMS = 6;
+
+/** A table dataset's own tiles as its metadata records them. */
+type OwnTiles = Pick<DatasetMetadata, 'vectorTile' | 'vectorTileBuild'>;
+
+/** Told when a cut's low zooms are served (`onLowZooms`); the cut goes on once it settles. */
+export type LowZoomsListener = (e: { datasetId: string; jobId: string }) => void | Promise<void>;
 
 /**
  * A table dataset's own vector tiles (#50, "Build tiles" on the dataset page): cut from its current snapshot by a
@@ -50,6 +63,18 @@ export class DatasetTileService {
     return { kind: 'dataset-tiles', retryLimit: 2, run: (job) => this.cut(job) };
   }
 
+  /**
+   * Low zooms first (docs/decisions.md "Low zooms first"): `listener` is awaited each time a cut has made its low
+   * zooms the dataset's tiles, before it cuts the rest; the job waits for it (tests hold it there to look at what
+   * is served meanwhile). Answers the function that removes it. A listener's failure is logged, not the job's.
+   */
+  onLowZooms(listener: LowZoomsListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private readonly listeners = new Set<LowZoomsListener>();
+
   private async cut(job: JobRun<DatasetTilesJobData>): Promise<void> {
     const { datasetId, key, opts } = job.data;
     const row = await this.deps.records.get(datasetId);
@@ -58,25 +83,62 @@ export class DatasetTileService {
     const a = datasetAttrs(row);
     job.progress(5, a.metadata.rowCount ?? undefined);
     // A key per cut: tile caches key tiles by archive, so a second cut must not reuse the first's name.
-    const archiveKey = key.replace(/\.parquet$/, `.tiles-${Date.now().toString(36)}-${randomUUID().slice(0, 8)}.pmtiles`);
-    const info = await this.tiles.cut({ datasetId, key, columns: a.metadata.columns, opts: { ...opts, description: row.description }, pipelineType: 'managed', name: row.name, signal: job.signal, tilesKey: archiveKey });
-    let previous: string | undefined;
-    try {
-      job.progress(95, a.metadata.rowCount ?? undefined);
+    const archiveOf = (suffix: string) => key.replace(/\.parquet$/, `.tiles-${Date.now().toString(36)}-${randomUUID().slice(0, 8)}${suffix}.pmtiles`);
+    const archiveKey = archiveOf('');
+    const lowKey = archiveOf('-low');
+    // What the dataset had before this cut's first record (its low zooms): put back if the cut does not end.
+    const had: { tiles?: OwnTiles } = {};
+    const record = async (vectorTile: VectorTileInfo): Promise<void> => {
       job.signal.throwIfAborted();
+      if (await job.ended()) throw new StudioError(499, 'The job was cancelled');
       const switched = await this.deps.datasets.patchMetadata(datasetId, (now) => {
         // Replaced while cutting: the new data's tiles are another build's.
         if (now.storageKey !== key) return {};
-        previous = now.metadata.vectorTile?.archiveKey;
-        const vectorTile: VectorTileInfo = { ...info, dataKey: key, archiveKey };
+        had.tiles ??= { vectorTile: now.metadata.vectorTile ?? null, vectorTileBuild: now.metadata.vectorTileBuild ?? null };
         return { vectorTile, vectorTileBuild: { ...opts, datasetId } };
       });
-      if (!switched || datasetAttrs(switched).metadata.vectorTile?.archiveKey !== archiveKey) throw new StudioError(409, 'The dataset was deleted or its data replaced while its tiles were cut');
+      if (!switched || datasetAttrs(switched).metadata.vectorTile?.archiveKey !== vectorTile.archiveKey) throw new StudioError(409, 'The dataset was deleted or its data replaced while its tiles were cut');
+    };
+    const early = {
+      upTo: Math.min(LOW_ZOOMS, opts.maxZoom ?? LOW_ZOOMS),
+      tilesKey: lowKey,
+      ready: async (low: VectorTileInfo) => {
+        await record({ ...low, dataKey: key, archiveKey: lowKey });
+        job.progress(50, a.metadata.rowCount ?? undefined);
+        for (const listener of this.listeners) await bestEffort(Promise.resolve().then(() => listener({ datasetId, jobId: job.id })), 'A listener of low zooms served');
+      },
+    };
+    try {
+      const info = await this.tiles.cut({ datasetId, key, columns: a.metadata.columns, opts: { ...opts, description: row.description }, pipelineType: 'managed', name: row.name, signal: job.signal, tilesKey: archiveKey, early });
+      job.progress(95, a.metadata.rowCount ?? undefined);
+      await record({ ...info, dataKey: key, archiveKey });
     } catch (e) {
       await bestEffort(this.deps.engine.store.delete(archiveKey), `Removing the unfinished tiles ${archiveKey}`);
+      if (had.tiles) await this.putBack(datasetId, lowKey, had.tiles);
+      await this.removeServed([lowKey]);
       throw e;
     }
-    if (previous && previous !== archiveKey) await bestEffort(this.deps.engine.store.delete(previous), `Removing the replaced tiles ${previous}`);
+    // The low zooms, and what the dataset had before this cut, are replaced.
+    await this.removeServed([lowKey, had.tiles?.vectorTile?.archiveKey].filter((k): k is string => Boolean(k) && k !== archiveKey));
+  }
+
+  /**
+   * Deletes archives the dataset served until just now, once no tile request can still reach them: tile routes
+   * reuse a granted check, and the row it read, for the access cache time (STUDIO_AUTH_CACHE_MS) on every node,
+   * so a map drawing through the switch would otherwise ask an archive already gone.
+   */
+  private async removeServed(keys: string[]): Promise<void> {
+    if (!keys.length) return;
+    await delay(this.deps.config.authCacheMs);
+    for (const k of keys) await bestEffort(this.deps.engine.store.delete(k), `Removing the replaced tiles ${k}`);
+  }
+
+  /** A cut that did not end: the tiles the dataset had before it, if its low zooms are still what it serves. */
+  private async putBack(datasetId: string, lowKey: string, tiles: OwnTiles): Promise<void> {
+    await bestEffort(
+      this.deps.datasets.patchMetadata(datasetId, (now) => (now.metadata.vectorTile?.archiveKey === lowKey ? tiles : {})),
+      `Putting back the tiles of dataset ${datasetId}`,
+    );
   }
 }
 

@@ -47,6 +47,11 @@ export interface CutRequest {
   signal?: AbortSignal;
   /** Where the archive goes; default beside the snapshot (tilesKeyOf). A table dataset's own tiles get a key per cut. */
   tilesKey?: string;
+  /**
+   * Low zooms first (tiler.ts step 5): zooms up to `upTo` are put under `tilesKey` of their own and `ready` is
+   * awaited (the caller makes them served) before the rest is cut. Their info has `cutMaxZoom`.
+   */
+  early?: { upTo: number; tilesKey: string; ready: (info: VectorTileInfo) => Promise<void> };
 }
 
 /**
@@ -75,10 +80,11 @@ export class VectorTiles {
   }
 
   /** Cuts the archive from the stored snapshot and puts it beside it (tilesKeyOf), or under `tilesKey`. */
-  async cut({ datasetId, key, columns, opts, pipelineType, name, signal, tilesKey = tilesKeyOf(key) }: CutRequest): Promise<VectorTileInfo> {
+  async cut({ datasetId, key, columns, opts, pipelineType, name, signal, tilesKey = tilesKeyOf(key), early }: CutRequest): Promise<VectorTileInfo> {
     const { engine } = this.deps;
     const location = locationOf(columns, opts);
     const out = path.join(engine.tmpDir, `vt-${randomUUID()}.pmtiles`);
+    const urls = { pipelineType, format: 'pmtiles', tileFormat: 'mvt', tileUrl: `/v1/datasets/${datasetId}/tiles/{z}/{x}/{y}`, tileJsonUrl: `/v1/datasets/${datasetId}/tiles.json` } as const;
     try {
       const summary = await buildTiles(
         engine,
@@ -94,11 +100,18 @@ export class VectorTiles {
           zoomLimit: VECTOR_TILE_MAX_ZOOM,
           maxTileBytes: opts.tileSizeKb === undefined ? undefined : opts.tileSizeKb * 1024,
           signal,
+          early: early && {
+            upTo: early.upTo,
+            ready: async (file, low) => {
+              await engine.store.put(early.tilesKey, file);
+              await early.ready({ ...low, ...urls });
+            },
+          },
         },
         out,
       );
       await engine.store.put(tilesKey, out);
-      return { ...summary, pipelineType, format: 'pmtiles', tileFormat: 'mvt', tileUrl: `/v1/datasets/${datasetId}/tiles/{z}/{x}/{y}`, tileJsonUrl: `/v1/datasets/${datasetId}/tiles.json` };
+      return { ...summary, ...urls };
     } finally {
       await fs.rm(out, { force: true });
     }

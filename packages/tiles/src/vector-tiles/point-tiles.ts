@@ -7,7 +7,7 @@ import { GroupedRows, chunksOf, type Group } from './row-groups';
 export type AddTile = (z: number, x: number, y: number, encoded: Encoded) => Promise<void>;
 
 export interface PointPass {
-  /** The zoned work table (tiler.ts steps 1-3), stored in Morton order of each point's tile at maxZoom. */
+  /** The zoned work table (tiler.ts steps 1-3), stored in Morton order of each point's tile at maxZoom or deeper. */
   file: string;
   layer: string;
   /** Property columns (p0..pN) and their names in the tiles. */
@@ -34,9 +34,12 @@ const FIRST_PROPERTY = 6;
 export async function cutPointTiles(c: DuckDBConnection, pass: PointPass, add: AddTile): Promise<number> {
   const { minZoom, maxZoom } = pass;
   const n = 2 ** maxZoom;
+  // Points first drawn deeper than maxZoom are left out in SQL: a pass of the low zooms only (tiler.ts step 5)
+  // reads none of them. Stored in Morton order of a deeper zoom, the rows are in Morton order of maxZoom too.
   const tileSql = (v: string) => `CAST(least(${n - 1}, floor(${v} * ${n})) AS INTEGER)`;
   const sql = `SELECT ${tileSql('x0')} AS tx, ${tileSql('y0')} AS ty, CAST(fid AS DOUBLE) AS fid, x0, y0, CAST(mz AS INTEGER) AS mz${pass.props.map((p) => `, ${p.alias}`).join('')}
-    FROM read_parquet(${quoteLiteral(pass.file)})`;
+    FROM read_parquet(${quoteLiteral(pass.file)})
+    WHERE mz <= ${maxZoom}`;
   const keys = pass.props.map((p) => p.name);
   const zooms = Array.from({ length: maxZoom - minZoom + 1 }, () => new GroupedRows(pass.cap));
 

@@ -28,6 +28,10 @@ import { CANCELLED, GroupedRows, chunksOf, type Group, type Row } from './row-gr
  *    tiles); one block at a time is held as GeoJSON, indexed by geojson-vt (which clips and simplifies per
  *    zoom) and its tiles are encoded and appended to the archive. Tiles are gzipped off the main thread
  *    (pmtiles-writer.ts).
+ * 5. Low zooms first (`early`): before step 4, the zooms up to `early.upTo` are cut into an archive of their
+ *    own and handed over, so a map draws them while the rest is cut (thinned, they are a small share of the
+ *    work: a tile holds at most 64x64 features below the maximum zoom). Step 4 then cuts every zoom again into
+ *    the full archive, which replaces it.
  */
 
 /** Features smaller than this many pixels at a zoom (below the maximum) are thinned to one a cell. */
@@ -65,6 +69,12 @@ export interface TileJob {
   maxGroupFeatures?: number;
   /** Most bytes one tile's MVT may hold (before gzip); past it features are left out (see encodeWithin). */
   maxTileBytes?: number;
+  /**
+   * Low zooms first (step 5): zooms minZoom..upTo are cut into `file`, a PMTiles archive of their own, and
+   * `ready` is awaited before the rest is cut; its summary has the full pyramid's `maxZoom` and `cutMaxZoom:
+   * upTo`. Skipped when the pyramid goes no deeper than `upTo`. `file` is removed once `ready` settles.
+   */
+  early?: { upTo: number; ready: (file: string, summary: TileSummary) => Promise<void> };
 }
 
 export type TileSummary = Omit<VectorTileInfo, 'pipelineType' | 'format' | 'tileFormat' | 'tileUrl' | 'tileJsonUrl'>;
@@ -117,35 +127,55 @@ export async function buildTiles(engine: Engine, job: TileJob, outFile: string):
       const order = job.location.kind === 'point' ? ` ORDER BY ${mortonSql(maxZoom)}` : '';
       await c.run(`COPY (${zonedSql(`read_parquet(${quoteLiteral(work)})`, minZoom, maxZoom, geometryType === 'Point')}${order}) TO ${quoteLiteral(zoned)} (FORMAT parquet)`);
       await rm(work, { force: true });
-      // Tiles trimmed to the byte budget, and tiles (or blocks) that held more than the cap of features.
-      let trimmed = 0;
-      let overCap = 0;
-      const add: AddTile = async (z, x, y, encoded) => {
-        if (encoded.trimmed) trimmed++;
-        if (encoded.bytes) await writer.add(z, x, y, encoded.bytes);
-      };
       const cap = job.maxGroupFeatures ?? MAX_GROUP_FEATURES;
-      if (job.location.kind === 'point') overCap = await cutPointTiles(c, { file: zoned, layer: job.layer, props, minZoom, maxZoom, cap, maxTileBytes: job.maxTileBytes, signal: job.signal }, add);
-      else for (let z = minZoom; z <= maxZoom; z++) overCap += await cutGeometryZoom(c, zoned, job, props, z, add);
-      const cappedTiles = trimmed + overCap;
+      /** Cuts zooms minZoom..last into `into`; answers the tiles trimmed to the byte budget or over the cap of features. */
+      const cutInto = async (into: PmtilesWriter, last: number): Promise<number> => {
+        let trimmed = 0;
+        const add: AddTile = async (z, x, y, encoded) => {
+          if (encoded.trimmed) trimmed++;
+          if (encoded.bytes) await into.add(z, x, y, encoded.bytes);
+        };
+        let overCap = 0;
+        if (job.location.kind === 'point') overCap = await cutPointTiles(c, { file: zoned, layer: job.layer, props, minZoom, maxZoom: last, cap, maxTileBytes: job.maxTileBytes, signal: job.signal }, add);
+        else for (let z = minZoom; z <= last; z++) overCap += await cutGeometryZoom(c, zoned, job, props, z, add);
+        return trimmed + overCap;
+      };
       const bounds: [number, number, number, number] = [lngOf(num(stats!.x0)), latOf(num(stats!.y1)), lngOf(num(stats!.x1)), latOf(num(stats!.y0))];
-      const center: [number, number, number] = [(bounds[0] + bounds[2]) / 2, (bounds[1] + bounds[3]) / 2, Math.min(maxZoom, Math.max(minZoom, centerZoom(stats!)))];
       const fields = Object.fromEntries(props.map((p) => [p.name, p.type]));
-      const tileCount = writer.tileCount;
-      const byteSize = await writer.finish(outFile, {
-        minZoom,
-        maxZoom,
-        bounds,
-        center,
-        metadata: {
-          name: job.name,
-          description: job.description,
-          vector_layers: [{ id: job.layer, fields, minzoom: minZoom, maxzoom: maxZoom, description: job.description }],
-          geometryType,
-          featureCount: n,
-        },
-      });
-      return { layer: job.layer, minZoom, maxZoom, bounds, center, geometryType, fields, featureCount: n, tileCount, byteSize, cappedTiles };
+      /** Writes `from`'s archive to `file`, its header and layer saying zooms minZoom..last; answers the summary. */
+      const finish = async (from: PmtilesWriter, file: string, last: number, cappedTiles: number): Promise<TileSummary> => {
+        const center: [number, number, number] = [(bounds[0] + bounds[2]) / 2, (bounds[1] + bounds[3]) / 2, Math.min(last, Math.max(minZoom, centerZoom(stats!)))];
+        const tileCount = from.tileCount;
+        const byteSize = await from.finish(file, {
+          minZoom,
+          maxZoom: last,
+          bounds,
+          center,
+          metadata: {
+            name: job.name,
+            description: job.description,
+            vector_layers: [{ id: job.layer, fields, minzoom: minZoom, maxzoom: last, description: job.description }],
+            geometryType,
+            featureCount: n,
+          },
+        });
+        return { layer: job.layer, minZoom, maxZoom, bounds, center, geometryType, fields, featureCount: n, tileCount, byteSize, cappedTiles };
+      };
+      if (job.early && job.early.upTo >= minZoom && job.early.upTo < maxZoom) {
+        const upTo = job.early.upTo;
+        const low = new PmtilesWriter(path.join(engine.tmpDir, `vt-${randomUUID()}.tiles`));
+        const lowFile = `${outFile}.low-${randomUUID()}`;
+        try {
+          const summary = await finish(low, lowFile, upTo, await cutInto(low, upTo));
+          await job.early.ready(lowFile, { ...summary, cutMaxZoom: upTo });
+        } catch (e) {
+          await low.discard();
+          throw e;
+        } finally {
+          await rm(lowFile, { force: true });
+        }
+      }
+      return await finish(writer, outFile, maxZoom, await cutInto(writer, maxZoom));
     } finally {
       job.signal?.removeEventListener('abort', stop);
       pooled.release();

@@ -121,8 +121,9 @@ export function DatasetPage() {
   const navigate = useNavigate();
   const loaded = useLoad(() => client.datasets.get(id), [id]);
   const [dialog, setDialog] = useState<'replace' | 'delete' | 'hex-tiles' | 'rebuild' | 'tiles' | null>(null);
-  // A dataset's own tiles are cut while it stays ready: the job just started, whose progress the page shows.
-  const [tilesJob, setTilesJob] = useState<string | null>(null);
+  // A dataset's own tiles are cut while it stays ready: the job just started, whose progress the page shows, and
+  // the tiles it had then.
+  const [tilesJob, setTilesJob] = useState<{ id: string; had: string | undefined } | null>(null);
   const downloading = useAction();
   const d = loaded.data?.id === id ? loaded.data : undefined;
 
@@ -132,6 +133,8 @@ export function DatasetPage() {
 
   // Ingestion runs on the server: ask again until the dataset leaves "pending".
   useReloadWhile(d?.status === 'pending', loaded, POLL_MS);
+  // Low zooms first: the job serves them before it ends. Asked again until they (or the whole tiles) are there.
+  useReloadWhile(tilesJob !== null && d?.metadata.vectorTile?.archiveKey === tilesJob.had, loaded, POLL_MS);
 
   if (!d) {
     return (
@@ -232,7 +235,10 @@ export function DatasetPage() {
       {/* Tiles are built by a job, and so is an upload sent in the background: its progress shows while it runs. */}
       {/* A table dataset with a location may be having its own tiles cut (ready all along): keyed by the job just
           started, so a new build is looked up at once, and one left running is seen when the page opens. */}
-      {(d.status === 'pending' || canBuildTiles(d)) && <JobProgress key={tilesJob ?? ''} resourceId={d.id} startedJobId={tilesJob} onEnded={loaded.reload} />}
+      {(d.status === 'pending' || canBuildTiles(d)) && <JobProgress key={tilesJob?.id ?? ''} resourceId={d.id} startedJobId={tilesJob?.id} onEnded={() => {
+        setTilesJob(null);
+        loaded.reload();
+      }} />}
       {(d.status === 'pending' || d.status === 'new') && (
         <p className="notice-pending" role="status">
           {d.status === 'pending' ? PENDING_WORDS[d.type] ?? 'Ingesting… this page updates when the data is ready.' : 'No data yet: upload a file to fill this dataset.'}
@@ -281,7 +287,7 @@ export function DatasetPage() {
           onClose={() => setDialog(null)}
           onStarted={(job) => {
             setDialog(null);
-            setTilesJob(job.id);
+            setTilesJob({ id: job.id, had: d.metadata.vectorTile?.archiveKey });
           }}
         />
       )}

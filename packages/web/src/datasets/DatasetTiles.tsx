@@ -16,10 +16,16 @@ export function DatasetTiles({ d, info }: { d: Dataset; info: VectorTileInfo }) 
   return (
     <section className="card dataset-section" aria-labelledby="tiles-title">
       <h2 id="tiles-title">Vector tiles</h2>
-      <p aria-label="Tiles built">
-        Built: zooms {info.minZoom}–{info.maxZoom}, {formatCount(info.featureCount)} features in {formatCount(info.tileCount)} tiles ({formatBytes(info.byteSize)})
-        {info.cappedTiles > 0 ? `; ${formatCount(info.cappedTiles)} tiles held more features than a tile keeps` : ''}.
-      </p>
+      {info.cutMaxZoom === undefined ? (
+        <p aria-label="Tiles built">
+          Built: zooms {info.minZoom}–{info.maxZoom}, {formatCount(info.featureCount)} features in {formatCount(info.tileCount)} tiles ({formatBytes(info.byteSize)})
+          {info.cappedTiles > 0 ? `; ${formatCount(info.cappedTiles)} tiles held more features than a tile keeps` : ''}.
+        </p>
+      ) : (
+        <p aria-label="Tiles built">
+          Low zooms first: zooms {info.minZoom}–{info.cutMaxZoom} are served (maps enlarge them) while the rest, to zoom {info.maxZoom}, are cut.
+        </p>
+      )}
       {links.error && <p className="notice-pending" role="status">{links.error}</p>}
       {links.data && (
         <Suspense fallback={<p className="muted">Loading the map…</p>}>

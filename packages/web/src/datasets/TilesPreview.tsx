@@ -33,7 +33,8 @@ export default function TilesPreview({ info, links, label }: { info: VectorTileI
       const [w, s, e, n] = info.bounds;
       map = new maplibregl.Map({ container: host.current, style, bounds: [[w, s], [e, n]], fitBoundsOptions: { padding: 30, maxZoom: info.maxZoom }, attributionControl: false });
       map.on('load', () => {
-        map!.addSource('tiles', { type: 'vector', tiles: [links.tileUrl], minzoom: info.minZoom, maxzoom: info.maxZoom, bounds: info.bounds });
+        // While only the low zooms are cut, MapLibre enlarges the deepest of them (deeper tiles are empty until then).
+        map!.addSource('tiles', { type: 'vector', tiles: [links.tileUrl], minzoom: info.minZoom, maxzoom: info.cutMaxZoom ?? info.maxZoom, bounds: info.bounds });
         const from = { source: 'tiles', 'source-layer': info.layer };
         const is = (...types: string[]) => ['match', ['geometry-type'], types, true, false] as never;
         map!.addLayer({ id: LAYERS[0]!, type: 'fill', ...from, filter: is('Polygon', 'MultiPolygon'), paint: { 'fill-color': FILL, 'fill-opacity': 0.45 } });

@@ -14,6 +14,11 @@ type JobRow = Selectable<JobsTable>;
 export interface JobRun<T> extends RunningJob<T> {
   /** How far the work got (0–100) and, when it counts rows, how many; written at most once a second. */
   progress(percent: number, rows?: number): void;
+  /**
+   * Whether the job was ended meanwhile (cancelled): `signal` aborts only at the queue's next heartbeat (10 s
+   * or more), so work about to make its result visible asks first.
+   */
+  ended(): Promise<boolean>;
 }
 
 /** One kind of background work: what runs, and what its record becomes when the job ends without success. */
@@ -188,7 +193,11 @@ export class JobService {
       );
     };
     try {
-      await kind.run({ ...job, progress });
+      const ended = async () => {
+        const row = await this.row(job.id);
+        return !row || isFinished(row.status);
+      };
+      await kind.run({ ...job, progress, ended });
       await pending;
       await this.finish(job.id, 'succeeded', null, job.attempt);
     } catch (e) {
