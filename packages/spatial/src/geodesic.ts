@@ -54,7 +54,7 @@ const QP = authalicQ(1);
 /** The authalic sphere's radius squared: its area is the ellipsoid's. */
 const RQ2 = (A * A * QP) / 2;
 /**
- * Measured bound of the authalic sphere's error (authalic.test.ts): an edge of length L whose image is taken as a great
+ * Measured bound of the authalic sphere's error (area.test.ts): an edge of length L whose image is taken as a great
  * circle moves the area by at most 0.019 e² L³ / a on random polygons at latitudes to ±85°; 0.05 gives a margin.
  */
 const EDGE_ERROR = 0.05 * E2 / A;
@@ -64,7 +64,7 @@ const ROUNDING = 1e-14;
 const FAST_AREA_REL = 1e-7;
 
 /**
- * A ring's signed area (counter-clockwise > 0) on the authalic sphere with great-circle edges, each edge's excess to
+ * A ring's signed area (clockwise > 0, the sum's own sign) on the authalic sphere with great-circle edges, each edge's excess to
  * the equator summed (tan(E/2) = tan(Δλ/2)(t₁ + t₂)/(1 + t₁t₂), t = tan(β/2)); null when that is not within
  * FAST_AREA_REL of the geodesic polygon's area: an edge long enough to bend away from the great circle, a latitude past
  * ±85° or a ring around a pole. 0.09 µs a vertex where GeographicLib's polygon takes 1.2 (an Inverse an edge).
