@@ -64,10 +64,10 @@ const ROUNDING = 1e-14;
 const FAST_AREA_REL = 1e-7;
 
 /**
- * A ring's signed area (clockwise > 0, the sum's own sign) on the authalic sphere with great-circle edges, each edge's excess to
- * the equator summed (tan(E/2) = tan(Δλ/2)(t₁ + t₂)/(1 + t₁t₂), t = tan(β/2)); null when that is not within
- * FAST_AREA_REL of the geodesic polygon's area: an edge long enough to bend away from the great circle, a latitude past
- * ±85° or a ring around a pole. 0.09 µs a vertex where GeographicLib's polygon takes 1.2 (an Inverse an edge).
+ * A ring's signed area (clockwise > 0) on the authalic sphere with great-circle edges, each edge's excess to the
+ * equator summed (tan(E/2) = tan(Δλ/2)(t₁ + t₂)/(1 + t₁t₂), t = tan(β/2)); null when that is not within FAST_AREA_REL
+ * of the geodesic polygon's area: an edge long enough to bend away from the great circle, a latitude past ±85° or a
+ * ring around a pole. 0.09 µs a vertex where GeographicLib's polygon takes 1.2 (an Inverse an edge).
  */
 export function authalicRingArea(ring: Position[], n: number): number | null {
   let sum = 0, bound = 0, turn = 0, size = 0;
