@@ -121,6 +121,12 @@ export type HistoryRetention = z.infer<typeof HistoryRetention>;
 export const DEFAULT_HISTORY_RETENTION: HistoryRetention = { keepAllDays: 30, dailyForDays: 365, snapshotDays: 30 };
 
 /** What versions keep in the catalog, for administrators. */
-export const HistoryStorage = z.object({ versions: z.number().int(), bytes: z.number().int() });
+export const HistoryStorage = z.object({
+  versions: z.number().int(),
+  bytes: z.number().int(),
+  /** Replaced dataset data kept as snapshots (pinned or within the retention), and their stored bytes. */
+  snapshots: z.number().int(),
+  snapshotBytes: z.number().int(),
+});
 export type HistoryStorage = z.infer<typeof HistoryStorage>;
 export const HistoryThinResult = z.object({ removed: z.number().int(), storage: HistoryStorage });

@@ -80,8 +80,15 @@ describe.each(STORES)('pinned data on %s', (kind) => {
     const pinnedKey = await filesOf(pinned!.id);
     const unpinnedKey = await filesOf(unpinned!.id);
 
+    const storage = async () => (await as('admin', 'GET', '/v1/admin/history/storage')).json() as { snapshots: number; snapshotBytes: number };
+    const before = await storage();
+    expect(before.snapshotBytes).toBeGreaterThan(0);
     const thin = await as('admin', 'POST', '/v1/admin/history/thin', {});
     expect(thin.statusCode, thin.body).toBe(200);
+    // Administrators see the storage go down by the one snapshot removed.
+    const after = thin.json().storage as { snapshots: number; snapshotBytes: number };
+    expect(before.snapshots - after.snapshots).toBe(1);
+    expect(after.snapshotBytes).toBeLessThan(before.snapshotBytes);
     expect(await snapshots(loose)).toEqual([]);
     expect(await ctx.s.services.engine.store.exists(unpinnedKey)).toBe(false);
     expect((await read(loose, unpinned!.id)).statusCode).toBe(404);

@@ -12,6 +12,7 @@ import {
   StudioError,
   type Change,
   type HistoryCollection,
+  type HistoryStorage,
   type StoredVersionBody,
   type VersionDetail,
   type VersionDiff,
@@ -231,10 +232,16 @@ export class HistoryService {
     return { from: a, to: b, changes: describeChanges(type, before.state, after.state) };
   }
 
-  /** Bytes the versions of all records keep (the administrators' storage answer). */
-  async bytesUsed(): Promise<{ versions: number; bytes: number }> {
+  /** Bytes the versions of all records keep, and the replaced dataset data kept as snapshots (the administrators' storage answer). */
+  async bytesUsed(): Promise<HistoryStorage> {
     const r = await this.db.selectFrom('record_versions').select([sql<number>`count(*)`.as('versions'), sql<number>`coalesce(sum(bytes), 0)`.as('bytes')]).executeTakeFirst();
-    return { versions: toCount(r?.versions), bytes: toCount(r?.bytes) };
+    // A snapshot of a dataset's current data (pinned, not replaced) is its data, not extra storage.
+    const kept = await this.db
+      .selectFrom('dataset_snapshots')
+      .select([sql<number>`count(*)`.as('snapshots'), sql<number>`coalesce(sum((metadata->>'byteSize')::bigint), 0)`.as('bytes')])
+      .where('replaced_at', 'is not', null)
+      .executeTakeFirst();
+    return { versions: toCount(r?.versions), bytes: toCount(r?.bytes), snapshots: toCount(kept?.snapshots), snapshotBytes: toCount(kept?.bytes) };
   }
 }
 

@@ -43,7 +43,8 @@ export function HistoryPage() {
       <ErrorMessage message={storage.error ?? setting.error} onRetry={() => { storage.reload(); setting.reload(); }} />
       {storage.data && (
         <p role="status" aria-label="Storage of versions">
-          <strong>{storage.data.versions.toLocaleString()}</strong> versions use <strong>{formatBytes(storage.data.bytes)}</strong> of the catalog.
+          <strong>{storage.data.versions.toLocaleString()}</strong> versions use <strong>{formatBytes(storage.data.bytes)}</strong> of the catalog;{' '}
+          <strong>{storage.data.snapshots.toLocaleString()}</strong> replaced dataset snapshots keep <strong>{formatBytes(storage.data.snapshotBytes)}</strong> of data.
         </p>
       )}
       <h2>Retention</h2>

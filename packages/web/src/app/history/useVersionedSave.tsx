@@ -12,7 +12,7 @@ import { history, recordVersion } from './versions';
  */
 export function useVersionedSave(collection: HistoryCollection) {
   const [message, setMessage] = useState('');
-  /** "Pin data": the next save's version keeps the linked datasets' data as it is now (#51); one save at a time. */
+  /** "Pin data" (maps): the next save's version keeps the linked datasets' data as it is now (#51); one save at a time. */
   const [pinData, setPinData] = useState(false);
   const [conflict, setConflict] = useState<VersionConflict | null>(null);
   /** The base of the next save after "Save over it": the latest version the conflict named. */
@@ -54,12 +54,15 @@ export function useVersionedSave(collection: HistoryCollection) {
 }
 export type VersionedSaver = ReturnType<typeof useVersionedSave>;
 
-/** The save message field beside an editor's Save button, and for maps and dashboards "Pin data" (their datasets' data kept with the version). */
+/**
+ * The save message field beside an editor's Save button, and for maps "Pin data" (their datasets' data kept with
+ * the version). Dashboards' versions open with today's data (their widgets query it on the server), so they are not offered it.
+ */
 export function VersionMessageField({ saver }: { saver: VersionedSaver }) {
   return (
     <>
       <input className="history-save-message" aria-label="Save message" placeholder="What changed (optional)" maxLength={1000} value={saver.message} onChange={(e) => saver.setMessage(e.target.value)} />
-      {saver.collection !== 'workbooks' && (
+      {saver.collection === 'maps' && (
         <label className="history-pin-data" title="This version keeps its datasets' data as it is now: opened later, it shows these rows even after the data is replaced">
           <input type="checkbox" checked={saver.pinData} onChange={(e) => saver.setPinData(e.target.checked)} /> Pin data
         </label>
