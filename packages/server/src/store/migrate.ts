@@ -21,6 +21,7 @@ import * as m017 from './migrations/017-session-families';
 import * as m018LockRequests from './migrations/018-lock-requests';
 import * as m019RecordVersions from './migrations/019-record-versions';
 import * as m020DatasetSnapshots from './migrations/020-dataset-snapshots';
+import * as m021VersionPinsIndex from './migrations/021-version-pins-index';
 
 /** Versioned migrations, in order; a new one is a new file and a new line here, never an edit. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -44,6 +45,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '018-lock-requests': m018LockRequests,
   '019-record-versions': m019RecordVersions,
   '020-dataset-snapshots': m020DatasetSnapshots,
+  '021-version-pins-index': m021VersionPinsIndex,
 };
 
 class InCodeProvider implements MigrationProvider {
