@@ -57,7 +57,7 @@ export function PendingDraws() {
           ) : (
             e.job && (
               <>
-                <span>Cutting its tiles: {jobStatusText(e.job)}</span>
+                <span>{e.early ? 'Its low zooms are drawn; cutting the rest' : 'Cutting its tiles'}: {jobStatusText(e.job)}</span>
                 <progress max={100} value={e.job.percent} aria-label={`Cutting the tiles of ${e.name}`} />
               </>
             )

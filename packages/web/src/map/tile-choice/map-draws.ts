@@ -1,5 +1,5 @@
 import type { Store } from 'redux';
-import { removeDataset } from '@kepler.gl/actions';
+import { removeDataset, replaceDataInMap } from '@kepler.gl/actions';
 import { StudioApiError } from '@studio/client';
 import { isFinished, type DataDraw, type Dataset, type Job } from '@studio/schema';
 import { client } from '../../app/api';
@@ -18,6 +18,8 @@ export interface LayerDraw {
   job?: Job;
   /** Why it is not on the map (its tiles could not be cut, say). */
   error?: string;
+  /** Drawn from its low zooms while the rest is cut (#50, low zooms first). */
+  early?: boolean;
 }
 
 /** A dataset ready to add now, or (its tiles being cut) later. */
@@ -109,13 +111,18 @@ export class MapDraws {
     this.set(id, { name: meta.name, choice });
     if (choice.draw === 'rows') return { now: await loadArrowDataset(meta) };
     const tiles = await currentTiles(meta);
+    // Only its low zooms so far (another page's cut under way): drawn now, and again once whole.
+    if (tiles && meta.metadata.vectorTile?.cutMaxZoom !== undefined) void this.untilWhole(meta);
     if (tiles) return { now: tiles };
     const later = this.cut(meta);
     later.catch((e: unknown) => this.patch(id, { error: errorMessage(e) }));
     return { later };
   }
 
-  /** Cuts the dataset's tiles (or follows the cut already under way), its progress in the panel, then draws them. */
+  /**
+   * Cuts the dataset's tiles (or follows the cut already under way), its progress in the panel. Answers as soon as
+   * tiles can be drawn: its low zooms once the job serves them (the rest still being cut), else all of them.
+   */
   private async cut(meta: Dataset): Promise<KeplerDataset> {
     const active = (await client.jobs.list({ resourceId: meta.id, status: 'active' })).items.find((j) => j.kind === 'dataset-tiles');
     let job = active ?? (await startCut(meta));
@@ -124,13 +131,54 @@ export class MapDraws {
       await sleep(JOB_POLL_MS);
       job = await client.jobs.get(job.id);
       this.patch(meta.id, { job });
+      const early = !isFinished(job.status) && (await lowZoomsOnly(meta)) ? await currentTiles(meta) : null;
+      if (early) {
+        this.patch(meta.id, { early: true });
+        void this.untilWhole(meta, job);
+        return early;
+      }
     }
     if (job.status !== 'succeeded') throw new Error(`The tiles of ${meta.name} were not cut (${jobStatusText(job)})`);
     const tiles = await currentTiles(meta);
     if (!tiles) throw new Error(`The tiles of ${meta.name} were cut, but its data was replaced meanwhile: add it again`);
     return tiles;
   }
+
+  /**
+   * The dataset drawn from its low zooms: once the whole pyramid replaces them, the layer reads the new TileJSON
+   * (kepler kept the low one's maxzoom and would only enlarge zoom 6), keeping its config (kepler's replaceDataInMap).
+   */
+  private async untilWhole(meta: Dataset, job?: Job): Promise<void> {
+    try {
+      // Until the whole pyramid is served, and the job (when this page follows it) has ended.
+      for (let low = true; low || (job && !isFinished(job.status)); ) {
+        await sleep(JOB_POLL_MS);
+        if (job) {
+          job = await client.jobs.get(job.id);
+          this.patch(meta.id, { job });
+          if (isFinished(job.status) && job.status !== 'succeeded') throw new Error(`The rest of its tiles were not cut (${jobStatusText(job)})`);
+        }
+        if (low && !(await lowZoomsOnly(meta))) {
+          low = false;
+          this.patch(meta.id, { early: false });
+          await this.redrawWhole(meta);
+        }
+      }
+    } catch (e) {
+      this.patch(meta.id, { error: errorMessage(e) });
+    }
+  }
+
+  private async redrawWhole(meta: Dataset): Promise<void> {
+    const whole = await currentTiles(meta);
+    if (!whole || !this.store || !datasetIdsOnMap(this.store).includes(meta.id)) return;
+    const { bounds: _bounds, ...dataset } = whole;
+    this.store.dispatch(replaceDataInMap({ datasetToReplaceId: meta.id, datasetToUse: dataset as never, options: { keepExistingConfig: true, centerMap: false, autoCreateLayers: false } }));
+  }
 }
+
+/** Whether the dataset serves only its low zooms so far (the rest being cut: `metadata.vectorTile.cutMaxZoom`). */
+const lowZoomsOnly = async (meta: Dataset) => (await client.datasets.get(meta.id)).metadata.vectorTile?.cutMaxZoom !== undefined;
 
 /** Starts the cut of the dataset's tiles; a caller who may not (a viewer: 403) is told who may. */
 async function startCut(meta: Dataset): Promise<Job> {
