@@ -33,6 +33,7 @@ import { checkStatus } from './errors';
 import { tagsClient } from './tags';
 import { jobsClient } from './jobs';
 import { apiKeysClient } from './identity';
+import { analyticsClient } from './analytics';
 import { readLines } from './ndjson';
 
 /**
@@ -573,114 +574,8 @@ export class StudioClient extends HttpClient {
       this.request<{ items: { email: string; url: string; sent: boolean }[] }>('POST', `/v1/reports/published/${reportId}/invite`, { body: { emails, description } }).then((r) => r.items),
   };
 
-  // --- analytic sets (analytics-and-admin §7 Analytics service, Business-intelligence configs) ---------
-  analytics = {
-    /** The sets of a group with query parameters filled from the bound data, and the view layouts. */
-    sets: (groupId: string, q: { impersonateOrganizationId?: string } = {}) =>
-      this.request<{ item: AnalyticSetGroupWire }>('GET', `/v1/analytic-sets/${groupId}`, { query: q }).then((r) => r.item),
-    /** JSON rows of a template; `noCache` sends cache-control: no-cache. */
-    query: (groupId: string, templateId: string, parameters: unknown, opts: { signal?: AbortSignal; noCache?: boolean; impersonateOrganizationId?: string } = {}) =>
-      this.request<Page<Record<string, string | number | boolean | null>>>('POST', `/v1/query/${groupId}/template/${templateId}`, {
-        body: { parameters }, signal: opts.signal, query: { impersonateOrganizationId: opts.impersonateOrganizationId },
-        headers: { accept: 'application/json', ...(opts.noCache ? { 'cache-control': 'no-cache' } : {}) },
-      }).then((r) => r.items),
-    /** CSV (for Movement Pivot: the export, 403 unless the set allows it) or Arrow IPC bytes of a template. */
-    download: (groupId: string, templateId: string, parameters: unknown, format: 'csv' | 'arrow' = 'csv', signal?: AbortSignal) =>
-      this.raw('POST', `/v1/query/${groupId}/template/${templateId}`, {
-        body: { parameters }, signal, headers: { accept: format === 'csv' ? 'text/csv' : 'application/vnd.apache.arrow.stream' },
-      }),
-    labels: () => this.request<{ item: unknown }>('GET', '/v1/labels').then((r) => r.item),
-    invalidateLabels: () => this.request<void>('POST', '/v1/invalidate/labels'),
-    invalidateOrg: (groupId: string, orgId: string) => this.request<void>('POST', `/v1/invalidate/${groupId}/org/${orgId}`),
-    invalidateDefault: (groupId: string) => this.request<void>('POST', `/v1/invalidate/${groupId}/default`),
-    configFor: (groupId: string, orgId: string) => this.request<{ item: AnalyticSetConfig }>('GET', `/v1/bi/analytic-set-configs/${groupId}/org/${orgId}`).then((r) => r.item),
-    config: (id: string) => this.request<{ item: AnalyticSetConfig }>('GET', `/v1/bi/analytic-set-configs/${id}`).then((r) => r.item),
-    saveConfig: (body: AnalyticSetConfigBody, id?: string) =>
-      this.request<{ item: AnalyticSetConfig }>(id ? 'PUT' : 'POST', id ? `/v1/bi/analytic-set-configs/${id}` : '/v1/bi/analytic-set-configs', { body }).then((r) => r.item),
-    deleteConfig: (id: string) => this.request<void>('DELETE', `/v1/bi/analytic-set-configs/${id}`),
-    paramConfigFor: (groupId: string, orgId: string) => this.request<{ item: QueryParamConfig }>('GET', `/v1/bi/query-param-configs/${groupId}/org/${orgId}`).then((r) => r.item),
-    paramConfig: (id: string) => this.request<{ item: QueryParamConfig }>('GET', `/v1/bi/query-param-configs/${id}`).then((r) => r.item),
-    createParamConfig: (body: { groupId: string; orgId: string; parameters: Record<string, unknown> }) =>
-      this.request<{ item: QueryParamConfig }>('POST', '/v1/bi/query-param-configs', { body }).then((r) => r.item),
-    updateParamConfig: (id: string, parameters: Record<string, unknown>) =>
-      this.request<{ item: QueryParamConfig }>('PUT', `/v1/bi/query-param-configs/${id}`, { body: { parameters } }).then((r) => r.item),
-    deleteParamConfig: (id: string) => this.request<void>('DELETE', `/v1/bi/query-param-configs/${id}`),
-    groupDefaults: (groupId: string) => this.request<{ item: QueryParamConfig }>('GET', `/v1/bi/query-param-configs/${groupId}/default`).then((r) => r.item),
-    setGroupDefaults: (groupId: string, parameters: Record<string, unknown>) =>
-      this.request<{ item: QueryParamConfig }>('PUT', `/v1/bi/query-param-configs/${groupId}/default`, { body: { parameters } }).then((r) => r.item),
-    sharedParameters: (id: string) => this.request<{ item: SharedParameters }>('GET', `/v1/bi/shared-parameters/${id}`).then((r) => r.item),
-    saveSharedParameters: (body: { groupId: string; templateId: string; name?: string; parameters: unknown }) =>
-      this.request<{ item: SharedParameters }>('POST', '/v1/bi/shared-parameters', { body }).then((r) => r.item),
-    inviteToSharedParameters: (id: string, emails: string[], description = '') =>
-      this.request<{ item: SharedParameters }>('POST', `/v1/bi/shared-parameters/${id}/invite`, { body: { emails, description } }).then((r) => r.item),
-  };
-}
-
-/** GET /v1/analytic-sets/{groupId}: the sets (templates) and views; shapes are @studio/analytics'. */
-export interface AnalyticSetGroupWire {
-  id: string;
-  sets: AnalyticSetWire[];
-  views: { id: string; title: string; description: string; gridColumns: number; templateIds: string[]; charts: { id: string; title: string; templateId: string; kind: 'line' | 'bar' | 'heatmap' | 'table' | 'pivot'; x?: string; y?: string; series?: string; colSpan: number; maxGroups?: number }[] }[];
-  labels: { firstVisitDate: string | null; lastVisitDate: string | null };
-  source: 'sample' | 'organization';
-}
-export interface AnalyticQueryParameter {
-  id: string;
-  type: string;
-  name: string;
-  description: string;
-  defaultValue: unknown;
-  availableValues: string[];
-  required: boolean;
-  formType: 'DROPDOWN' | 'DROPDOWN_GROUP' | 'SINGLE_PERIOD' | 'RANGE_PERIOD' | 'STICKER_SELECTOR' | 'PIVOT_TABLE';
-  maxValues?: number;
-  minValues?: number;
-  labelType?: 'GEOGRAPHY' | 'PLACE_TAXONOMY';
-  labelValueMap?: Record<string, string>;
-  dropdownGroups?: { id: string; name: string; prefixes: string[] }[];
-  periodRanges?: { periodType: 'MONTHLY' | 'QUARTERLY' | 'DAILY'; name: string; format: string }[];
-  startDate?: string;
-  endDate?: string;
-}
-export interface AnalyticSetWire {
-  id: string;
-  title: string;
-  description: string;
-  viewId: string;
-  queryParameters: AnalyticQueryParameter[];
-  templateParameters: { id: string; type: string; name: string; description: string; defaultValue: unknown; value: unknown }[];
-  datasets: { production: string[]; staging: string[] };
-}
-export interface AnalyticSetConfigBody {
-  groupId: string;
-  orgId: string;
-  datasets?: { places: string; devices: string; visits: string } | null;
-  templateParameters?: Record<string, boolean | string>;
-  templateOverrides?: Record<string, unknown>;
-}
-export interface AnalyticSetConfig extends AnalyticSetConfigBody {
-  id: string;
-  createdBy: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
-export interface QueryParamConfig {
-  id: string;
-  groupId: string;
-  orgId: string | null;
-  parameters: Record<string, unknown>;
-  createdAt: string;
-  updatedAt: string;
-}
-export interface SharedParameters {
-  id: string;
-  ownerId: string;
-  orgId: string | null;
-  groupId: string;
-  templateId: string;
-  name: string;
-  parameters: Record<string, unknown>;
-  invitations?: { email: string; description: string; createdAt: string }[];
+  /** Analytic sets (analytics-and-admin §7 Analytics service, Business-intelligence configs). */
+  analytics = analyticsClient(this);
 }
 
 export type { PublishedMapInfo, PublishedMap, FeaturedMap };

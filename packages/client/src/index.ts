@@ -1,3 +1,4 @@
 export * from './errors';
 export * from './client';
 export * from './history';
+export * from './analytics';

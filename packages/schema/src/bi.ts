@@ -57,20 +57,73 @@ export const LabelSet = z.object({ availableValues: z.array(z.string()), labelVa
 export const PanelLabels = z.object({ geographies: LabelSet, places: LabelSet, firstVisitDate: z.string().nullable(), lastVisitDate: z.string().nullable() });
 
 /**
+ * A query parameter of an analytic template as the group lists it (the analytics package's QueryParameter):
+ * its form, its values in the bound data and its default. Loose: fields the web app does not read (e.g.
+ * startQuarter) are kept as the package writes them.
+ */
+export const AnalyticQueryParameter = z.looseObject({
+  id: z.string(),
+  type: z.string(),
+  name: z.string(),
+  description: z.string(),
+  defaultValue: z.unknown(),
+  availableValues: z.array(z.string()),
+  required: z.boolean(),
+  formType: z.enum(['DROPDOWN', 'DROPDOWN_GROUP', 'SINGLE_PERIOD', 'RANGE_PERIOD', 'STICKER_SELECTOR', 'PIVOT_TABLE']),
+  maxValues: z.number().optional(),
+  minValues: z.number().optional(),
+  labelType: z.enum(['GEOGRAPHY', 'PLACE_TAXONOMY']).optional(),
+  labelValueMap: z.record(z.string(), z.string()).optional(),
+  dropdownGroups: z.array(z.object({ id: z.string(), name: z.string(), prefixes: z.array(z.string()) })).optional(),
+  periodRanges: z.array(z.object({ periodType: z.enum(['MONTHLY', 'QUARTERLY', 'DAILY']), name: z.string(), format: z.string() })).optional(),
+  startDate: z.string().optional(),
+  endDate: z.string().optional(),
+});
+export type AnalyticQueryParameter = z.infer<typeof AnalyticQueryParameter>;
+
+/** One chart of a view: which template's rows it draws, how, and the grid columns it spans. */
+export const AnalyticChart = z.object({
+  id: z.string(),
+  title: z.string(),
+  templateId: z.string(),
+  kind: z.enum(['line', 'bar', 'heatmap', 'table', 'pivot']),
+  x: z.string().optional(),
+  y: z.string().optional(),
+  series: z.string().optional(),
+  colSpan: z.number(),
+  maxGroups: z.number().optional(),
+});
+
+/** A view (set) of the group: its templates and the charts laid out on its grid. */
+export const AnalyticView = z.object({
+  id: z.string(),
+  title: z.string(),
+  description: z.string(),
+  gridColumns: z.number(),
+  templateIds: z.array(z.string()),
+  charts: z.array(AnalyticChart),
+});
+
+/** One template of the group with its parameters' defaults filled in and the datasets it reads. */
+export const AnalyticSet = z.looseObject({
+  id: z.string(),
+  title: z.string(),
+  description: z.string(),
+  viewId: z.string(),
+  queryParameters: z.array(AnalyticQueryParameter),
+  templateParameters: z.array(z.looseObject({ id: z.string(), type: z.string(), name: z.string(), description: z.string(), defaultValue: z.unknown(), value: z.unknown() })),
+  datasets: z.object({ production: z.array(Id), staging: z.array(Id) }),
+});
+
+/**
  * GET /v1/analytic-sets/{groupId}: each template of the group with its parameters' defaults filled from the bound
- * data (the templates and views are open: their layouts are the analytics package's own), and where the data comes from.
+ * data (the templates and views are the analytics package's own), and where the data comes from.
  */
 export const AnalyticSetGroupView = z.object({
   id: z.string(),
-  sets: z.array(
-    z.looseObject({
-      id: z.string(),
-      queryParameters: z.array(z.looseObject({ id: z.string() })),
-      templateParameters: z.array(z.looseObject({ id: z.string() })),
-      datasets: z.object({ production: z.array(Id), staging: z.array(Id) }),
-    }),
-  ),
-  views: z.array(z.unknown()),
+  sets: z.array(AnalyticSet),
+  views: z.array(AnalyticView),
   labels: PanelLabels.pick({ firstVisitDate: true, lastVisitDate: true }),
   source: z.enum(['sample', 'organization']),
 });
+export type AnalyticSetGroupView = z.infer<typeof AnalyticSetGroupView>;

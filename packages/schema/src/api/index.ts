@@ -7,3 +7,5 @@ export * from './jobs';
 export * from './history-admin';
 export * from './system';
 export * from './dataset-snapshots';
+export * from './analytics';
+export * from './bi';

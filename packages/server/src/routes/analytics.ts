@@ -1,14 +1,10 @@
-import { z } from 'zod';
 import { assertCanExport, buildTemplateQuery, canonicalJson, footTrafficGroup, parseParameters, templateOf } from '@studio/analytics';
-import { AnalyticSetGroupView, Id, PanelLabels, forbidden, itemOf } from '@studio/schema';
+import { analyticsCalls, forbidden } from '@studio/schema';
 import { streamBody } from '../http/streams';
 import { defineRoute, requireCaller } from '../http/route';
 import { assertGroup } from '../services/analytics';
 import type { Caller } from '../http/caller';
 import { ARROW_STREAM } from '../http/media-types';
-
-const GroupParams = z.object({ groupId: z.string().max(100) });
-const Impersonate = z.object({ impersonateOrganizationId: Id.optional() });
 
 /** Administrators, or (for their own organization's cache) its makers. */
 function assertCanInvalidate(caller: Caller, orgId?: string) {
@@ -18,36 +14,15 @@ function assertCanInvalidate(caller: Caller, orgId?: string) {
 }
 
 export const analyticsRoutes = [
-  defineRoute({
-    spec: ['ANA-001'],
-    method: 'GET',
-    url: '/v1/analytic-sets/{groupId}',
-    summary: 'The analytic sets of a group with query parameters filled from the bound data, template parameters and view layouts',
-    tag: 'analytics',
-    auth: 'user',
-    params: GroupParams,
-    query: Impersonate,
-    response: itemOf(AnalyticSetGroupView),
+  defineRoute(analyticsCalls.sets, {
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
       const b = await ctx.services.analytics.binding(caller, ctx.params.groupId, ctx.query.impersonateOrganizationId);
       return { item: await ctx.services.analytics.group(b, ctx.params.groupId) };
     },
   }),
-  defineRoute({
-    spec: ['ANA-002'],
-    method: 'POST',
-    url: '/v1/query/{groupId}/template/{templateId}',
-    summary: 'Run a template of an analytic set: JSON {items} (cached), Arrow IPC or CSV (Movement Pivot CSV is the export, allowed by movement_pivot_canExport)',
-    tag: 'analytics',
-    auth: 'user',
+  defineRoute(analyticsCalls.query, {
     transaction: false,
-    params: z.object({ groupId: z.string().max(100), templateId: z.string().max(100) }),
-    query: Impersonate.extend({ expectData: z.enum(['true', 'false']).optional() }),
-    body: z.unknown(),
-    // JSON rows (the default), or by Accept an Arrow IPC stream or CSV; expectData=false: nothing (204).
-    produces: [ARROW_STREAM, 'text/csv'],
-    response: z.object({ items: z.array(z.record(z.string(), z.unknown())) }),
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
       const { groupId, templateId } = ctx.params;
@@ -81,43 +56,20 @@ export const analyticsRoutes = [
       return { items: await a.templateRows(key, shareKey, built, cacheControl, abort.signal) };
     },
   }),
-  defineRoute({
-    spec: ['ANA-003'],
-    method: 'GET',
-    url: '/v1/labels',
-    summary: "Labels of the caller's bound data (foot-traffic group): geography and place values with display names, and the visit date coverage",
-    tag: 'analytics',
-    auth: 'user',
-    query: Impersonate.extend({ groupId: z.string().max(100).optional() }),
-    response: itemOf(PanelLabels),
+  defineRoute(analyticsCalls.labels, {
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
       const b = await ctx.services.analytics.binding(caller, ctx.query.groupId ?? footTrafficGroup().groupId, ctx.query.impersonateOrganizationId);
       return { item: await ctx.services.analytics.labels(b, ctx.req.headers['cache-control'] as string | undefined) };
     },
   }),
-  defineRoute({
-    spec: ['ANA-004'],
-    method: 'POST',
-    url: '/v1/invalidate/labels',
-    summary: 'Forget every cached label set (administrators)',
-    tag: 'analytics',
-    auth: 'admin',
-    status: 204,
+  defineRoute(analyticsCalls.invalidateLabels, {
     handler: async (ctx) => {
       await ctx.services.analytics.cache.invalidateLabels();
       return undefined;
     },
   }),
-  defineRoute({
-    spec: ['ANA-005'],
-    method: 'POST',
-    url: '/v1/invalidate/{groupId}/org/{orgId}',
-    summary: "Forget an organization's cached results of a group (administrators, or makers of that organization)",
-    tag: 'analytics',
-    auth: 'user',
-    params: z.object({ groupId: z.string().max(100), orgId: Id }),
-    status: 204,
+  defineRoute(analyticsCalls.invalidateOrg, {
     handler: async (ctx) => {
       assertCanInvalidate(requireCaller(ctx), ctx.params.orgId);
       assertGroup(ctx.params.groupId);
@@ -125,15 +77,7 @@ export const analyticsRoutes = [
       return undefined;
     },
   }),
-  defineRoute({
-    spec: ['ANA-006'],
-    method: 'POST',
-    url: '/v1/invalidate/{groupId}/default',
-    summary: 'Forget every cached result of a group computed on the built-in sample (administrators)',
-    tag: 'analytics',
-    auth: 'admin',
-    params: GroupParams,
-    status: 204,
+  defineRoute(analyticsCalls.invalidateDefault, {
     handler: async (ctx) => {
       assertGroup(ctx.params.groupId);
       await ctx.services.analytics.cache.invalidateGroupDefault(ctx.params.groupId);

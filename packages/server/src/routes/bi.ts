@@ -1,6 +1,6 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 import { parseParameters, templateOf } from '@studio/analytics';
-import { AnalyticSetConfig, Id, QueryParamConfig, SharedParameters, badInput, forbidden, itemOf, notFound } from '@studio/schema';
+import { AnalyticSetConfigBody, badInput, biCalls, forbidden, notFound, type Contract } from '@studio/schema';
 import { defineRoute, requireCaller, type RouteContext } from '../http/route';
 import { assertGroup, validateOverrides, type TemplateOverride } from '../services/analytics';
 import {
@@ -9,30 +9,10 @@ import {
 } from '../services/bi';
 import { homeOrgId, type Caller } from '../http/caller';
 
-const IdParams = z.object({ id: Id });
-const GroupOrg = z.object({ groupId: z.string().max(100), orgId: Id });
-const GroupOnly = z.object({ groupId: z.string().max(100) });
-const Datasets = z.object({ places: Id, devices: Id, visits: Id });
-const Override = z.object({
-  title: z.string().max(200).optional(),
-  description: z.string().max(2000).optional(),
-  queryParameters: z.array(z.object({ id: z.string().max(100), name: z.string().max(200).optional(), description: z.string().max(2000).optional(), defaultValue: z.unknown().optional() })).max(50).optional(),
-});
-const ConfigBody = z.object({
-  groupId: z.string().max(100),
-  orgId: Id,
-  /** null or absent: the built-in sample (the config then only carries template parameters). */
-  datasets: Datasets.nullable().optional(),
-  templateParameters: z.record(z.string().max(100), z.union([z.boolean(), z.string().max(1000)])).optional(),
-  templateOverrides: z.record(z.string().max(100), Override).optional(),
-});
-const ParamObject = z.record(z.string().max(100), z.unknown());
-const ParamConfigBody = z.object({ groupId: z.string().max(100), orgId: Id, parameters: ParamObject.default({}) });
-
 type Ctx = RouteContext<unknown, unknown, unknown>;
 
 /** Checks and binds a config's datasets: readable by the caller, and visits that reference known devices and places. */
-async function checkConfig(ctx: Ctx, body: z.infer<typeof ConfigBody>) {
+async function checkConfig(ctx: Ctx, body: z.infer<typeof AnalyticSetConfigBody>) {
   const caller = requireCaller(ctx);
   assertGroup(body.groupId);
   assertOrgAccess(caller, body.orgId, true);
@@ -54,12 +34,13 @@ function checkParameterValues(parameters: Record<string, unknown>) {
   parseParameters({ period: { periodType: 'MONTHLY', start: '2000-01', end: '2000-01' }, ...parameters });
 }
 
-/** The spec's lookup by group and organization (members, administrators): 404 none, 500 several. */
-function groupOrgLookup<R>(spec: string, base: string, what: string, find: (bi: BiStore, groupId: string, orgId: string) => Promise<R | null>, wire: (r: R) => unknown, answer: z.ZodType) {
-  return defineRoute({
-    spec: [spec], method: 'GET', url: `${base}/{groupId}/org/{orgId}`,
-    summary: `An organization's ${what} of a group (404 when none, 500 when more than one)`,
-    tag: 'bi', auth: 'user', params: GroupOrg, response: itemOf(answer),
+/** The lookup by group and organization (members, administrators): 404 none (500 several, in the store). */
+function groupOrgLookup<Row, A extends z.ZodType>(
+  call: Contract<(typeof biCalls.configFor)['params'] & z.ZodType, z.ZodNever, z.ZodNever, z.ZodObject<{ item: A }>>,
+  find: (bi: BiStore, groupId: string, orgId: string) => Promise<Row | null>,
+  wire: (r: Row) => z.input<A>,
+) {
+  return defineRoute(call, {
     handler: async (ctx) => {
       assertOrgAccess(requireCaller(ctx), ctx.params.orgId, false, true);
       const row = await find(ctx.services.analytics.bi, ctx.params.groupId, ctx.params.orgId);
@@ -80,23 +61,15 @@ function assertParamConfigWrite(caller: Caller, row: QueryParamConfigRow) {
 }
 
 const configRoutes = [
-  groupOrgLookup('BI-001', '/v1/bi/analytic-set-configs', 'analytic-set config', (bi, g, o) => bi.analyticConfigFor(g, o), configToWire, AnalyticSetConfig),
-  defineRoute({
-    spec: ['BI-002'], method: 'GET', url: '/v1/bi/analytic-set-configs/{id}',
-    summary: 'An analytic-set config (members of its organization, administrators)',
-    tag: 'bi', auth: 'user', params: IdParams,
-    response: itemOf(AnalyticSetConfig),
+  groupOrgLookup(biCalls.configFor, (bi, g, o) => bi.analyticConfigFor(g, o), configToWire),
+  defineRoute(biCalls.config, {
     handler: async (ctx) => {
       const row = await ctx.services.analytics.bi.analyticConfig(ctx.params.id);
       assertOrgAccess(requireCaller(ctx), row.organization_id, false, true);
       return { item: configToWire(row) };
     },
   }),
-  defineRoute({
-    spec: ['BI-003'], method: 'POST', url: '/v1/bi/analytic-set-configs',
-    summary: 'Bind datasets {places, devices, visits} to a group for an organization (makers of it, administrators); checked with validateBoundData',
-    tag: 'bi', auth: 'user', body: ConfigBody, status: 201,
-    response: itemOf(AnalyticSetConfig),
+  defineRoute(biCalls.createConfig, {
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
       const v = await checkConfig(ctx as Ctx, ctx.body);
@@ -106,11 +79,7 @@ const configRoutes = [
       return { item: configToWire(row) };
     },
   }),
-  defineRoute({
-    spec: ['BI-004'], method: 'PUT', url: '/v1/bi/analytic-set-configs/{id}',
-    summary: 'Replace an analytic-set config (group and organization cannot change)',
-    tag: 'bi', auth: 'user', params: IdParams, body: ConfigBody,
-    response: itemOf(AnalyticSetConfig),
+  defineRoute(biCalls.updateConfig, {
     handler: async (ctx) => {
       const row = await ctx.services.analytics.bi.analyticConfig(ctx.params.id);
       assertOrgAccess(requireCaller(ctx), row.organization_id, false, true);
@@ -122,11 +91,7 @@ const configRoutes = [
       return { item: configToWire(updated) };
     },
   }),
-  defineRoute({
-    spec: ['BI-005'], method: 'DELETE', url: '/v1/bi/analytic-set-configs/{id}',
-    summary: 'Delete an analytic-set config; the organization falls back to the built-in sample',
-    tag: 'bi', auth: 'user', params: IdParams,
-    status: 204,
+  defineRoute(biCalls.deleteConfig, {
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
       const row = await ctx.services.analytics.bi.analyticConfig(ctx.params.id);
@@ -141,11 +106,7 @@ const configRoutes = [
 ];
 
 const paramConfigRoutes = [
-  defineRoute({
-    spec: ['BI-011'], method: 'GET', url: '/v1/bi/query-param-configs/{groupId}/default',
-    summary: "A group's default query-parameter values (404 when none)",
-    tag: 'bi', auth: 'user', params: GroupOnly,
-    response: itemOf(QueryParamConfig),
+  defineRoute(biCalls.groupDefaults, {
     handler: async (ctx) => {
       assertGroup(ctx.params.groupId);
       const row = await ctx.services.analytics.bi.paramConfigFor(ctx.params.groupId, null);
@@ -153,11 +114,7 @@ const paramConfigRoutes = [
       return { item: paramConfigToWire(row) };
     },
   }),
-  defineRoute({
-    spec: ['BI-012'], method: 'PUT', url: '/v1/bi/query-param-configs/{groupId}/default',
-    summary: "Set a group's default query-parameter values (administrators)",
-    tag: 'bi', auth: 'admin', params: GroupOnly, body: z.object({ parameters: ParamObject }),
-    response: itemOf(QueryParamConfig),
+  defineRoute(biCalls.setGroupDefaults, {
     handler: async (ctx) => {
       assertGroup(ctx.params.groupId);
       checkParameterValues(ctx.body.parameters);
@@ -166,22 +123,15 @@ const paramConfigRoutes = [
       return { item: paramConfigToWire(row) };
     },
   }),
-  groupOrgLookup('BI-006', '/v1/bi/query-param-configs', 'query-parameter config', (bi, g, o) => bi.paramConfigFor(g, o), paramConfigToWire, QueryParamConfig),
-  defineRoute({
-    spec: ['BI-007'], method: 'GET', url: '/v1/bi/query-param-configs/{id}',
-    summary: 'A query-parameter config', tag: 'bi', auth: 'user', params: IdParams,
-    response: itemOf(QueryParamConfig),
+  groupOrgLookup(biCalls.paramConfigFor, (bi, g, o) => bi.paramConfigFor(g, o), paramConfigToWire),
+  defineRoute(biCalls.paramConfig, {
     handler: async (ctx) => {
       const row = await ctx.services.analytics.bi.paramConfig(ctx.params.id);
       if (row.organization_id) assertOrgAccess(requireCaller(ctx), row.organization_id, false, true);
       return { item: paramConfigToWire(row) };
     },
   }),
-  defineRoute({
-    spec: ['BI-008'], method: 'POST', url: '/v1/bi/query-param-configs',
-    summary: "Create an organization's default query-parameter values for a group (makers of it, administrators)",
-    tag: 'bi', auth: 'user', body: ParamConfigBody, status: 201,
-    response: itemOf(QueryParamConfig),
+  defineRoute(biCalls.createParamConfig, {
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
       assertGroup(ctx.body.groupId);
@@ -192,11 +142,7 @@ const paramConfigRoutes = [
       return { item: paramConfigToWire(row) };
     },
   }),
-  defineRoute({
-    spec: ['BI-009'], method: 'PUT', url: '/v1/bi/query-param-configs/{id}',
-    summary: 'Replace the values of a query-parameter config', tag: 'bi', auth: 'user', params: IdParams,
-    body: z.object({ parameters: ParamObject }).passthrough(),
-    response: itemOf(QueryParamConfig),
+  defineRoute(biCalls.updateParamConfig, {
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
       const row = await ctx.services.analytics.bi.paramConfig(ctx.params.id);
@@ -207,10 +153,7 @@ const paramConfigRoutes = [
       return { item: paramConfigToWire(updated) };
     },
   }),
-  defineRoute({
-    spec: ['BI-010'], method: 'DELETE', url: '/v1/bi/query-param-configs/{id}',
-    summary: 'Delete a query-parameter config', tag: 'bi', auth: 'user', params: IdParams,
-    status: 204,
+  defineRoute(biCalls.deleteParamConfig, {
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
       const row = await ctx.services.analytics.bi.paramConfig(ctx.params.id);
@@ -223,22 +166,14 @@ const paramConfigRoutes = [
 ];
 
 const sharedRoutes = [
-  defineRoute({
-    spec: ['BI-013'], method: 'GET', url: '/v1/bi/shared-parameters/{id}',
-    summary: 'A saved parameter set (owner, its organization, invited e-mails, administrators)',
-    tag: 'bi', auth: 'user', params: IdParams,
-    response: itemOf(SharedParameters),
+  defineRoute(biCalls.sharedParameters, {
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
       const found = await ctx.services.analytics.bi.readableSharedParameters(caller, ctx.params.id);
       return { item: sharedToWire(found, caller.isAdmin || found.row.owner_id === caller.user.id) };
     },
   }),
-  defineRoute({
-    spec: ['BI-014'], method: 'POST', url: '/v1/bi/shared-parameters',
-    summary: 'Save a parameter set of a group template, to share', tag: 'bi', auth: 'user', status: 201,
-    body: z.object({ groupId: z.string().max(100), templateId: z.string().max(100), name: z.string().max(200).default(''), parameters: ParamObject }),
-    response: itemOf(SharedParameters),
+  defineRoute(biCalls.saveSharedParameters, {
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
       assertGroup(ctx.body.groupId);
@@ -251,13 +186,8 @@ const sharedRoutes = [
       return { item: sharedToWire(found, true) };
     },
   }),
-  defineRoute({
-    spec: ['BI-015'], method: 'POST', url: '/v1/bi/shared-parameters/{id}/invite',
-    summary: 'Share a saved parameter set with e-mail addresses (owner, administrators); recorded as invitations',
-    tag: 'bi', auth: 'user', params: IdParams,
-    body: z.object({ emails: z.array(z.string().max(320)).min(1).max(100), description: z.string().max(2000).default('') }),
+  defineRoute(biCalls.inviteToSharedParameters, {
     rateLimit: 'invitations',
-    response: itemOf(SharedParameters),
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
       const { row } = await ctx.services.analytics.bi.readableSharedParameters(caller, ctx.params.id);

@@ -189,7 +189,7 @@ export class AnalyticsService {
         datasets: { production: b.datasets === 'default' ? [] : Object.values(b.config?.datasets ?? {}), staging: [] },
       };
     });
-    return { id: groupId, sets, views: base.views, labels: { firstVisitDate: labels.firstVisitDate, lastVisitDate: labels.lastVisitDate }, source: b.datasets === 'default' ? 'sample' : 'organization' };
+    return { id: groupId, sets, views: base.views, labels: { firstVisitDate: labels.firstVisitDate, lastVisitDate: labels.lastVisitDate }, source: b.datasets === 'default' ? ('sample' as const) : ('organization' as const) };
   }
 
   /** A built template query as CSV or Arrow IPC, its first piece pulled so that a failing query is an error status. */
