@@ -135,6 +135,14 @@ describe('a large dataset added to a map is drawn from its own tiles (#50)', () 
     await expect.poll(layers, { timeout: 30_000 }).toEqual(['vectorTile']);
     await note.getByText('Drawn from tiles, as set for this layer', { exact: false }).waitFor();
     expect(requests.filter((r) => r.endsWith(`/v1/datasets/${small.id}/data`))).toEqual([]);
+
+    // Published, it draws as it was saved: from the dataset's own tiles, not its rows.
+    await maker.client.maps.publish(mapId);
+    requests.length = 0;
+    await page.goto(`${baseUrl()}/public/${mapId}`);
+    await expect.poll(layers, { timeout: 30_000 }).toEqual(['vectorTile']);
+    expect(requests).toContain(`GET /v1/maps/${mapId}/published-map/datasets/${small.id}/tiles/link`);
+    expect(requests.filter((r) => r.endsWith(`/published-map/datasets/${small.id}`))).toEqual([]);
     expect(s.foreign).toEqual([]);
     await s.context.close();
   }, 120_000);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { EMPTY_METADATA, type Dataset } from '@studio/schema';
-import { drawChoice, formatSize } from '../src/map/tile-choice/choice';
+import { drawChoice, drawnFromTiles, formatSize } from '../src/map/tile-choice/choice';
 import { upgradeMapState, wrapKeplerConfig } from '../src/map/state/versions';
 
 /** The map's choice between a dataset's own tiles and all its rows (#50), and the sentence the layer panel prints. */
@@ -37,5 +37,15 @@ describe('drawing a dataset from tiles or all its rows', () => {
     expect(upgradeMapState(wrapKeplerConfig(kepler, { 'ds-1': 'rows' }))).toEqual({ studioVersion: 1, kepler, draw: { 'ds-1': 'rows' } });
     expect(upgradeMapState(wrapKeplerConfig(kepler))).toEqual({ studioVersion: 1, kepler });
     expect(() => upgradeMapState({ studioVersion: 1, kepler, draw: { 'ds-1': 'everything' } })).toThrow(/draw/);
+  });
+
+  it('reads which datasets a saved map drew from tiles: those of its vector tile layers', () => {
+    const layers = [
+      { type: 'vectorTile', config: { dataId: 'big' } },
+      { type: 'point', config: { dataId: 'small' } },
+      { type: 'vectorTile', config: {} },
+    ];
+    expect([...drawnFromTiles(wrapKeplerConfig({ version: 'v1', config: { visState: { layers } } }))]).toEqual(['big']);
+    expect(drawnFromTiles(null).size).toBe(0);
   });
 });

@@ -26,6 +26,7 @@ import { MAP_GRANT_HEADER, MAP_PASSWORD_HEADER, publishedDataset, publishing } f
 import type { ResourceRow } from '../services/records';
 import { datasetTiles, vectorTiles, type TileSource } from '../services/vector-tiles';
 import { tileDataset } from '../http/dataset-tiling';
+import { ownTilesOf } from '../services/dataset-tiles';
 
 /**
  * Vector-tile datasets (catalog §7): POST /v1/datasets/vectortile tiles a dataset the caller reads,
@@ -167,15 +168,17 @@ export const vectorTileRoutes: RouteDef[] = [
     method: 'GET',
     url: '/v1/maps/{id}/published-map/datasets/{datasetId}/tiles/link',
     embeddable: true,
-    summary: `Signed tile links of a vector-tile dataset of a published map, without signing in (for a protected map, the grant in the ${MAP_GRANT_HEADER} header or the password in ${MAP_PASSWORD_HEADER}); item null for a dataset that is not a vector-tile dataset`,
+    summary: `Signed tile links of a vector-tile dataset of a published map, without signing in (for a protected map, the grant in the ${MAP_GRANT_HEADER} header or the password in ${MAP_PASSWORD_HEADER}); with own=1, also of a table dataset's own tiles while they show its data (#50: the map drew it from them); item null otherwise`,
     tag: 'maps',
     auth: 'public',
     params: z.object({ id: Id, datasetId: Id }),
+    query: z.object({ own: z.enum(['0', '1']).optional() }),
     response: itemOf(TileLinks.nullable()),
     handler: async (ctx) => {
       // The rule of the publication's own dataset route: only datasets its snapshot names, behind its password.
       const row = await publishedDataset(ctx as Ctx, ctx.params.id, ctx.params.datasetId);
-      return { item: datasetAttrs(row).datasetType === 'vector-tile' ? tileLinks(ctx as Ctx, row, ctx.params.id) : null };
+      const tiled = datasetAttrs(row).datasetType === 'vector-tile' || (ctx.query.own === '1' && ownTilesOf(row) !== null);
+      return { item: tiled ? tileLinks(ctx as Ctx, row, ctx.params.id) : null };
     },
   }),
   defineRoute({

@@ -5,6 +5,7 @@ import type { PublishedMap } from '@studio/client';
 import { client } from '../app/api';
 import { ErrorMessage } from '../app/ui';
 import { loadPublishedDataset } from './datasets';
+import { drawnFromTiles } from './tile-choice/choice';
 import { createMapStore } from './kepler/store';
 import { loadMapLook } from './basemaps/catalog';
 import { KeplerMap } from './kepler/KeplerMap';
@@ -33,7 +34,9 @@ export default function PublicMapView() {
   async function show(map: PublishedMap, grant?: string) {
     const saved = upgradeMapState(map.latestState);
     // The data downloads while kepler and the basemap start (see MapView).
-    const datasets = Promise.all(map.datasetIds.map((d) => loadPublishedDataset(id, d, map.name, grant)));
+    // Drawn as the map was saved: from a table dataset's own tiles where its layers were (#50).
+    const fromTiles = drawnFromTiles(saved);
+    const datasets = Promise.all(map.datasetIds.map((d) => loadPublishedDataset(id, d, map.name, grant, fromTiles.has(d))));
     datasets.catch(() => undefined); // reported when added (below), not as an unhandled rejection
     const store = createMapStore({ readOnly: true, look: await loadMapLook({ assets: false }), view: savedView(saved?.kepler) });
     const addData = () => {

@@ -68,9 +68,12 @@ export async function loadArrowDataset(meta: Pick<Dataset, 'id' | 'name' | 'meta
   return { ...arrowToKepler(meta.id, meta.name, await response.arrayBuffer()), bounds: boundsOf(meta) };
 }
 
-/** A dataset of a published map, for anonymous viewers; `grant` (from the password form) when the map is protected. */
-export async function loadPublishedDataset(mapId: string, id: string, label: string, grant?: string): Promise<KeplerDataset> {
-  const tiles = await publishedVectorTileDataset(mapId, id, label, grant);
+/**
+ * A dataset of a published map, for anonymous viewers; `grant` (from the password form) when the map is protected;
+ * `ownTiles` when the saved map drew this table dataset from its own tiles (tile-choice/choice.ts `drawnFromTiles`).
+ */
+export async function loadPublishedDataset(mapId: string, id: string, label: string, grant?: string, ownTiles = false): Promise<KeplerDataset> {
+  const tiles = await publishedVectorTileDataset(mapId, id, label, grant, ownTiles);
   if (tiles) return tiles;
   const response = await client.raw('GET', `/v1/maps/${mapId}/published-map/datasets/${id}`, { headers: { accept: GEOARROW_STREAM, ...(grant ? { 'x-map-grant': grant } : {}) } });
   return arrowToKepler(id, label, await response.arrayBuffer());

@@ -22,10 +22,14 @@ export async function vectorTileDataset(meta: Pick<Dataset, 'id' | 'name'>): Pro
   return fromLink(meta.id, meta.name, item);
 }
 
-/** A published map's dataset as a remote tileset when it is a vector-tile dataset, else null (read it as Arrow). */
-export async function publishedVectorTileDataset(mapId: string, id: string, label: string, grant?: string): Promise<KeplerDataset | null> {
+/**
+ * A published map's dataset as a remote tileset when it is a vector-tile dataset — or, with `own`, a table dataset
+ * whose saved layers drew it from its own tiles (#50) while they show its data — else null (read it as Arrow).
+ */
+export async function publishedVectorTileDataset(mapId: string, id: string, label: string, grant?: string, own = false): Promise<KeplerDataset | null> {
   const { item } = await client.request<{ item: TileLink | null }>('GET', `/v1/maps/${mapId}/published-map/datasets/${id}/tiles/link`, {
     headers: grant ? { 'x-map-grant': grant } : {},
+    ...(own ? { query: { own: '1' } } : {}),
   });
   return item && fromLink(id, label, item);
 }

@@ -1,4 +1,4 @@
-import { systemCalls, type DataDraw, type Dataset, type MapTileThreshold } from '@studio/schema';
+import { systemCalls, type DataDraw, type Dataset, type MapTileThreshold, type StudioMapState } from '@studio/schema';
 import { client } from '../../app/api';
 import { formatCount } from '../../datasets/format';
 
@@ -31,6 +31,15 @@ export function formatSize(bytes: number): string {
   return `${Number(v.toFixed(v < 10 && i > 0 ? 1 : 0))} ${SIZE_UNITS[i]}`;
 }
 const SIZE_UNITS = ['B', 'KB', 'MB', 'GB', 'TB'];
+
+/**
+ * The datasets a saved map drew from tiles: those of its vector tile layers. A published map is read by people who
+ * may not know the threshold (it is not public) and may not cut tiles, so it draws as it was saved.
+ */
+export function drawnFromTiles(saved: StudioMapState | null): Set<string> {
+  const layers = (saved?.kepler.config.visState as { layers?: { type?: unknown; config?: { dataId?: unknown } }[] } | undefined)?.layers ?? [];
+  return new Set(layers.flatMap((l) => (l.type === 'vectorTile' && typeof l.config?.dataId === 'string' ? [l.config.dataId] : [])));
+}
 
 /** Datasets the choice applies to: table datasets with a location their tiles can be cut from. */
 export function tileable(meta: Pick<Dataset, 'type' | 'metadata'>): boolean {
