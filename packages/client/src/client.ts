@@ -34,6 +34,7 @@ import { tagsClient } from './tags';
 import { jobsClient } from './jobs';
 import { apiKeysClient } from './identity';
 import { analyticsClient } from './analytics';
+import { bookmarksClient, connectionsClient, templatesClient } from './connections';
 import { readLines } from './ndjson';
 
 /**
@@ -93,35 +94,11 @@ export interface ListParams {
 const publicationPath = (kind: PublicationKind, id: string) => (kind === 'insight' ? `/v1/insights/${id}/published-insight` : `/v1/reports/published/${id}`);
 const grantHeader = (grant: string | undefined): Record<string, string> => (grant ? { [PUBLICATION_GRANT_HEADER]: grant } : {});
 
-/** A data connection as the API answers it: the record and its connection fields (secrets never). */
-export type DataConnection = StudioRecord & z.infer<typeof ConnectionFields>;
 /** A temporary view (catalog §9): a result kept 60 s under a `temp_` name, for its maker only. */
 export type TempView = TempViewWire;
 
-/** A saved query: its text and the connection it runs on (none: over the studio's datasets). */
 /** A map style or color palette as the catalog answers it: the record and its asset fields. */
 export type MapAsset = StudioRecord & MapAssetFields & { thumbnailUrl: string | null };
-
-export type Bookmark = StudioRecord & { query: string; connectionId: string | null };
-
-/** One run of a query (catalog §3 query result). */
-export interface Execution {
-  id: string;
-  status: string;
-  query: string;
-  connectionId: string | null;
-  rowCount: number | null;
-  errorMessage: string | null;
-  createdAt: string;
-}
-
-/** One entry of a connection's schema tree. */
-export interface SchemaEntry {
-  name: string;
-  type: 'schema' | 'table' | 'view' | 'column';
-  dataType?: string;
-  nullable?: boolean;
-}
 
 export class StudioClient extends HttpClient {
   // --- identity -----------------------------------------------------------------------------
@@ -476,54 +453,10 @@ export class StudioClient extends HttpClient {
     highlight: (id: string) => this.request<{ item: FeaturedMap }>('PUT', `/v1/maps/published/featured/${id}/highlight`).then((r) => r.item),
   };
 
-  // --- data connections: create, edit, test, browse -----------------------------------------------------
-  connections = {
-    get: (id: string) => this.request<{ item: DataConnection }>('GET', `/v1/data-connections/${id}`).then((r) => r.item),
-    create: (body: DataConnectionBody) => this.request<{ item: DataConnection }>('POST', '/v1/data-connections', { body }).then((r) => r.item),
-    /** Credentials left out are kept; null removes them. */
-    update: (id: string, body: DataConnectionBody) => this.request<{ item: DataConnection }>('PUT', `/v1/data-connections/${id}`, { body }).then((r) => r.item),
-    /** A saved connection by id, or an unsaved body (5 s connect timeout): the server version, or the warehouse's message (422). */
-    test: (target: { connectionId: string } | Omit<DataConnectionBody, 'name'>) =>
-      this.request<{ item: { ok: true; serverVersion: string } }>('POST', '/v1/test-connection', { body: target }).then((r) => r.item),
-    /** The first `limit` rows of SQL run on the connection's warehouse (its own text; `$name` parameters bound). */
-    query: (connectionId: string, query: string, opts: { limit?: number; parameters?: Record<string, unknown>; templateId?: string; signal?: AbortSignal } = {}) =>
-      this.request<{ items: Record<string, unknown>[]; queryExecutionId: string }>('POST', '/v1/data-queries/json', {
-        // A saved template runs by its id (its own text and connection); otherwise the text on the connection.
-        body: { ...(opts.templateId ? { queryTemplateId: opts.templateId } : { connectionId, query }), limit: opts.limit ?? 1000, ...(opts.parameters && { parameters: opts.parameters }) },
-        headers: { 'cache-control': 'no-cache' },
-        signal: opts.signal,
-      }),
-    /** The caller's query executions, newest first (all engines; filter by connectionId on the caller's side). */
-    history: (limit = 50) => this.request<Page<Execution>>('GET', '/v1/data-queries', { query: { limit } }).then((r) => r.items),
-    /** A successful execution's result as CSV (an asynchronous one's job has the same id). */
-    result: (executionId: string) => this.raw('GET', `/v1/data-queries/${executionId}/result`).then((r) => r.blob()),
-    /** A dataset from the warehouse query's result (a Parquet snapshot); `live`: it keeps the query, pipelines over it run on the warehouse. */
-    saveAsDataset: (connectionId: string, query: string, name: string, opts: { live?: boolean } = {}) =>
-      this.request<{ item: Dataset }>('POST', '/v1/datasets/query', { body: { connectionId, query, name, live: opts.live ?? false } }).then((r) => r.item),
-    /** Schemas; the tables of a schema; the columns of schema/table. */
-    browse: (id: string, schema?: string, table?: string) => {
-      const path = [id, schema, table].filter((p): p is string => p !== undefined).map(encodeURIComponent).join('/');
-      return this.request<{ items: SchemaEntry[] }>('GET', `/v1/data-queries/schema/${path}`).then((r) => r.items);
-    },
-    /** One level of a storage connection's bucket under `prefix`: folders, then objects. */
-    objects: (id: string, prefix = '') => this.request<StorageListing>('GET', `/v1/data-connections/${id}/objects`, { query: prefix ? { prefix } : {} }),
-    /** A new dataset from an object of a storage connection (ready, or the ingestion error). */
-    importObject: (id: string, body: { key: string; name?: string; description?: string }) =>
-      this.request<{ item: Dataset }>('POST', `/v1/data-connections/${id}/import`, { body }).then((r) => r.item),
-  };
-
-  // --- saved queries (bookmarks) ------------------------------------------------------------------------
-  templates = {
-    /** A query template: the text with {{name}} (or $name) parameters, each declared. */
-    create: (body: { name: string; query: string; connectionId?: string | null; parameters: { name: string; type?: 'TEXT' | 'NUMBER' | 'BOOLEAN' | 'DATE' | 'TIMESTAMP' | 'LIST' }[] }) =>
-      this.request<{ item: StudioRecord & { query: string; version: number } }>('POST', '/v1/data-queries/templates', { body }).then((r) => r.item),
-  };
-
-  bookmarks = {
-    get: (id: string) => this.request<{ item: Bookmark }>('GET', `/v1/data-queries/bookmarks/${id}`).then((r) => r.item),
-    create: (body: { name: string; query: string; connectionId?: string | null; description?: string }) =>
-      this.request<{ item: Bookmark }>('POST', '/v1/data-queries/bookmarks', { body }).then((r) => r.item),
-  };
+  // --- data connections: create, edit, test, browse; their queries, saved queries and templates -------------
+  connections = connectionsClient(this);
+  templates = templatesClient(this);
+  bookmarks = bookmarksClient(this);
 
   // --- dashboards (insights): widget rows, parameter choices, publications and reports -------------------
   dashboards = {

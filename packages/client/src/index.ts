@@ -2,3 +2,4 @@ export * from './errors';
 export * from './client';
 export * from './history';
 export * from './analytics';
+export * from './connections';

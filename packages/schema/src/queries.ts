@@ -79,7 +79,8 @@ export const QueryExecution = z.object({
   rowCount: z.number().nullable(),
   columns: z.array(z.object({ name: z.string(), type: z.string() })).nullable(),
   errorMessage: z.string().nullable(),
-  createdAt: z.string().nullable(),
+  /** Always set (the column is not null). */
+  createdAt: z.string(),
   startedAt: z.string().nullable(),
   finishedAt: z.string().nullable(),
   cacheExpiresAt: z.string().nullable(),

@@ -9,3 +9,5 @@ export * from './system';
 export * from './dataset-snapshots';
 export * from './analytics';
 export * from './bi';
+export * from './executions';
+export * from './gateway';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { streamBody } from '../http/streams';
-import { Id, Paging, QueryExecution, RECORD_COLLECTIONS, StudioError, badInput, itemOf, itemsOf, type ResourceType } from '@studio/schema';
+import { ExecutionRunBody, Id, QueryExecution, RECORD_COLLECTIONS, StudioError, badInput, executionCalls, itemOf, type Contract, type ResourceType, TemplateRunBody } from '@studio/schema';
 import { defineRoute, requireCaller, type RouteContext, type RouteDef } from '../http/route';
 import type { ResourceRow } from '../services/records';
 import { storedTemplate } from '../services/templates';
@@ -15,34 +15,9 @@ import { prefersAsync } from '../http/prefer';
  * answer identical queries from that cache until it expires.
  */
 
-const BASE = '/v1/data-queries';
-const TAG = 'data-queries';
 type Ctx = RouteContext<unknown, unknown, unknown>;
 
-const Scalar = z.union([z.string().max(100_000), z.number(), z.boolean(), z.null()]);
-const ParamName = z.string().regex(/^[A-Za-z_]\w{0,199}$/, 'Parameter names are letters, digits and underscores');
-/** `{name: value}`, or the list form `[{name, value}]` some clients send. */
-const Parameters = z.preprocess(
-  (v) => (Array.isArray(v) ? Object.fromEntries(v.map((p) => [(p as { name?: unknown })?.name, (p as { value?: unknown })?.value ?? null])) : v),
-  z.record(ParamName, z.union([Scalar, z.array(Scalar).max(10_000)])),
-);
-
-const Links = {
-  mapId: Id.optional(),
-  insightId: Id.optional(),
-  workbookId: Id.optional(),
-};
-const RunBody = z.object({
-  query: z.string().trim().min(1, 'Query must not be empty').max(1_000_000).optional(),
-  connectionId: Id.nullable().optional(),
-  queryTemplateId: Id.optional(),
-  datasetId: Id.optional(),
-  parameters: Parameters.optional(),
-  ...Links,
-});
-type RunBody = z.infer<typeof RunBody>;
-const JsonBody = RunBody.extend({ limit: z.coerce.number().int().min(1).max(10_000).default(100) });
-const TemplateRunBody = z.object({ parameters: Parameters.optional(), datasetId: Id.optional(), ...Links });
+type RunBody = z.infer<typeof ExecutionRunBody>;
 
 /** catalog §9: the client's cache-control defaults to no-cache; anything else may answer from cache. */
 const usesCache = (ctx: Ctx) => !/no-cache|no-store/i.test(String(ctx.req.headers['cache-control'] ?? ''));
@@ -136,25 +111,13 @@ const answer = async (ctx: Ctx, request: ExecutionRequest) => {
   return { item: executionWire(row, fromCache) };
 };
 
-const ExecutionParams = z.object({ id: z.string().max(100) });
-/** What a run or a read of one execution answers. */
 const EXECUTION = itemOf(QueryExecution);
 const AdminQuery = z.object({ isAdmin: z.string().optional() });
 
-/** The two spellings of a template run (catalog §7 and analytics-and-admin §7); the caller reads the template. */
-const templateRun = (spec: string, url: string, param: string, summary: string) =>
-  defineRoute({
-    spec: [spec],
-    method: 'POST',
-    url,
-    summary,
-    tag: TAG,
-    auth: 'user',
+/** The two spellings of a template run; the caller reads the template (the contract's resource guard). */
+const templateRun = <P extends z.ZodType>(call: Contract<P, z.ZodNever, typeof TemplateRunBody, typeof EXECUTION>) =>
+  defineRoute(call, {
     transaction: false,
-    params: z.object({ [param]: Id }),
-    body: TemplateRunBody,
-    resource: { type: 'query-template', param, action: 'read' },
-    response: EXECUTION,
     handler: async (ctx) => answer(ctx, await templateRequest(ctx, ctx.resource!, ctx.body)),
   });
 
@@ -196,28 +159,12 @@ function recordRoutes(): RouteDef[] {
 }
 
 export const executionRoutes: RouteDef[] = [
-  defineRoute({
-    spec: ['DQ-018'],
-    method: 'POST',
-    url: BASE,
-    summary: 'Run SQL (over datasets, or pushed down to a connection) or a query template; answers the execution (queryExecutionId, status, cacheExpiresAt)',
-    tag: TAG,
-    auth: 'user',
+  defineRoute(executionCalls.run, {
     transaction: false,
-    body: RunBody,
-    response: EXECUTION,
     handler: async (ctx) => answer(ctx, await requestOf(ctx, ctx.body)),
   }),
-  defineRoute({
-    spec: ['DQ-019'],
-    method: 'POST',
-    url: `${BASE}/json`,
-    summary: 'Like POST /v1/data-queries, answering the first `limit` rows (default 100, at most 10000) as JSON',
-    tag: TAG,
-    auth: 'user',
+  defineRoute(executionCalls.json, {
     transaction: false,
-    body: JsonBody,
-    response: z.object({ items: z.array(z.record(z.string(), z.unknown())), queryExecutionId: z.string() }),
     handler: async (ctx) => {
       const { row } = await run(ctx, await requestOf(ctx, ctx.body));
       if (row.status !== 'success') throw new StudioError(422, row.error_message ?? `The query ended ${row.status}`, `queryExecutionId ${row.id}`);
@@ -225,52 +172,19 @@ export const executionRoutes: RouteDef[] = [
       return { items, queryExecutionId: row.id };
     },
   }),
-  defineRoute({
-    spec: ['DQ-001'],
-    method: 'GET',
-    url: BASE,
-    summary: "The caller's query executions, newest first",
-    tag: TAG,
-    auth: 'user',
-    query: Paging,
-    response: itemsOf(QueryExecution),
+  defineRoute(executionCalls.list, {
     handler: async (ctx) => ctx.services.executions.list(requireCaller(ctx), ctx.query),
   }),
-  defineRoute({
-    spec: ['DQ-021'],
-    method: 'GET',
-    url: `${BASE}/column-distinct`,
-    summary: 'Distinct non-null values of a dataset column, sorted (read access on the dataset)',
-    tag: TAG,
-    auth: 'user',
-    query: z.object({ datasetId: Id, column: z.string().min(1).max(1000), limit: z.coerce.number().int().min(1).max(10_000).default(100) }),
-    response: z.object({ items: z.array(z.unknown()) }),
+  defineRoute(executionCalls.columnDistinct, {
     handler: async (ctx) => {
       const dataset = await readable(ctx, 'dataset', ctx.query.datasetId);
       return { items: await ctx.services.executions.distinct(dataset, ctx.query.column, ctx.query.limit) };
     },
   }),
-  defineRoute({
-    spec: ['DQ-002'],
-    method: 'GET',
-    url: `${BASE}/{id}`,
-    summary: 'One of the caller’s query executions: status and metadata',
-    tag: TAG,
-    auth: 'user',
-    params: ExecutionParams,
-    query: AdminQuery,
-    response: EXECUTION,
+  defineRoute(executionCalls.get, {
     handler: async (ctx) => ({ item: executionWire(await ctx.services.executions.visible(requireCaller(ctx), ctx.params.id, ctx.adminMode)) }),
   }),
-  defineRoute({
-    method: 'GET',
-    url: `${BASE}/{id}/result`,
-    summary: 'The result of a successful execution: Arrow IPC with the Arrow Accept header, CSV otherwise',
-    tag: TAG,
-    auth: 'user',
-    params: ExecutionParams,
-    query: AdminQuery,
-    produces: [ARROW_STREAM, 'text/csv'],
+  defineRoute(executionCalls.result, {
     handler: async (ctx) => {
       const row = await ctx.services.executions.visible(requireCaller(ctx), ctx.params.id, ctx.adminMode);
       const abort = new AbortController();
@@ -280,7 +194,7 @@ export const executionRoutes: RouteDef[] = [
       return ctx.reply.header('content-type', arrow ? ARROW_STREAM : 'text/csv; charset=utf-8').send(streamBody(body));
     },
   }),
-  templateRun('DQ-020', `${BASE}/templates/{id}`, 'id', 'Run a query template with parameters, linked to a map or insight when given'),
-  templateRun('DQ-003', `${BASE}/templates/{templateId}/executions`, 'templateId', 'Run a query template: a new execution (or the cached one)'),
+  templateRun(executionCalls.runTemplate),
+  templateRun(executionCalls.runTemplateExecution),
   ...recordRoutes(),
 ];

@@ -1,5 +1,5 @@
-import { z } from 'zod';
-import { ConnectionTestResult, DataConnectionBody, Id, SchemaBrowseItem, badInput, isDatabaseConnectionType, itemOf } from '@studio/schema';
+import type { z } from 'zod';
+import { SchemaParams, badInput, gatewayCalls, isDatabaseConnectionType } from '@studio/schema';
 import { driverFor, storageDriverFor } from '@studio/warehouses';
 import { defineRoute, requireCaller, type RouteContext, type RouteDef } from '../http/route';
 import type { ResourceRow } from '../services/records';
@@ -11,16 +11,6 @@ import { assertDatabaseConnection, storedConnection } from '../services/connecti
  * connection' (their objects are listed by routes/storage.ts).
  */
 
-const TAG = 'data-queries';
-
-/** An unsaved connection body needs no name to be tested. */
-const TestBody = z.preprocess(
-  (v) => (v && typeof v === 'object' && !Array.isArray(v) && !('connectionId' in v) && !('name' in v) ? { ...v, name: 'unsaved' } : v),
-  z.union([z.object({ connectionId: Id }).strict(), DataConnectionBody]),
-);
-
-const SchemaParams = z.object({ connection: Id, path: z.string().min(1).max(2000).optional(), table: z.string().min(1).max(1000).optional() });
-
 async function browse(ctx: RouteContext<z.infer<typeof SchemaParams>, unknown, unknown>) {
   const row = ctx.resource! as ResourceRow;
   assertDatabaseConnection(row);
@@ -30,33 +20,10 @@ async function browse(ctx: RouteContext<z.infer<typeof SchemaParams>, unknown, u
   return { items: await driver.browse(target, parts) };
 }
 
-const schemaRoute = (url: string, spec: string | null, summary: string) =>
-  defineRoute({
-    spec: spec ? [spec] : [],
-    method: 'GET',
-    url,
-    summary,
-    tag: TAG,
-    auth: 'user',
-    params: SchemaParams,
-    query: z.object({ isAdmin: z.string().optional() }),
-    resource: { type: 'data-connection', param: 'connection', action: 'read' },
-    response: z.object({ items: z.array(SchemaBrowseItem) }),
-    handler: browse,
-  });
-
 export const gatewayRoutes: RouteDef[] = [
-  defineRoute({
-    spec: ['GTW-004'],
-    method: 'POST',
-    url: '/v1/test-connection',
-    summary: 'Connect to a saved ({connectionId}) or unsaved connection (5 s timeout): {ok, serverVersion}, or 422 with the driver message',
-    tag: 'gateway',
-    auth: 'user',
+  defineRoute(gatewayCalls.testConnection, {
     transaction: false,
-    body: TestBody,
     rateLimit: 'testConnection',
-    response: itemOf(ConnectionTestResult),
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
       const body = ctx.body;
@@ -70,7 +37,5 @@ export const gatewayRoutes: RouteDef[] = [
       return { item: await driver.test(ctx.services.executions.targetOf(type, config, credentials ?? null)) };
     },
   }),
-  schemaRoute('/v1/data-queries/schema/{connection}', 'DQ-016', 'Schemas of a database connection (its information_schema)'),
-  schemaRoute('/v1/data-queries/schema/{connection}/{path}', 'DQ-017', 'Tables of a schema (path = schema) or columns of a table (path = schema/table, slash encoded)'),
-  schemaRoute('/v1/data-queries/schema/{connection}/{path}/{table}', null, 'Columns of a table: schema/table written as two path segments'),
+  ...[gatewayCalls.schemas, gatewayCalls.schemaPath, gatewayCalls.schemaTable].map((call) => defineRoute(call, { handler: browse })),
 ];

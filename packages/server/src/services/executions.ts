@@ -85,7 +85,7 @@ export function executionWire(row: ExecutionRow, fromCache = false) {
     rowCount: row.row_count === null ? null : Number(row.row_count),
     columns: (row.columns ?? null) as { name: string; type: string }[] | null,
     errorMessage: row.error_message,
-    createdAt: iso(row.created_at),
+    createdAt: new Date(row.created_at).toISOString(),
     startedAt: iso(row.started_at),
     finishedAt: iso(row.finished_at),
     cacheExpiresAt: iso(row.cache_expires_at),
