@@ -297,7 +297,7 @@ export default function MapView({ preview = false, embed = false }: { preview?: 
       </div>
       {imaging && store && <ExportImageDialog store={store} mapName={name} onClose={() => setImaging(false)} />}
       {filming && store && <ExportVideoDialog store={store} mapName={name} zone={zone} onClose={() => setFilming(false)} />}
-      {tools && store && <SpatialToolsDialog store={store} onClose={() => setTools(false)} />}
+      {tools && store && draws && <SpatialToolsDialog store={store} draws={draws} onClose={() => setTools(false)} />}
       <EditorHistoryDialogs history={hist} record={loaded?.record ?? null} canRestore={canSave} onSaveOver={() => void save()} />
       {publishing && loaded?.record && <PublishDialog mapId={loaded.record.id} mapName={name} onClose={() => setPublishing(false)} />}
     </section>

@@ -2,8 +2,7 @@ import { useId, useState, type FormEvent, type ReactElement } from 'react';
 import type { Store } from 'redux';
 import { client } from '../../app/api';
 import { Dialog, ErrorMessage, useAction } from '../../app/ui';
-import { loadCatalogDataset } from '../datasets';
-import { addDatasets } from '../kepler/actions';
+import type { MapDraws } from '../tile-choice/map-draws';
 import { COUNT_COLUMN, SPATIAL_TOOLS, toolQuery, type SpatialTool, type ToolSource } from './sql';
 import { colorByField, mapDatasets } from './choropleth';
 
@@ -26,9 +25,10 @@ const defaultName = (tool: SpatialTool, a: string, b: string | undefined, metres
 /**
  * The map builder's spatial tools: each runs a spatial SQL query over the layers' datasets (ST_Contains, ST_Intersects,
  * ST_Buffer, ST_DWithin in the SQL sandbox), keeps the result as a new catalog dataset and adds it as a layer;
- * "Count points in polygons" colours the polygons by their count (a choropleth).
+ * "Count points in polygons" colours the polygons by their count (a choropleth). The result is drawn as the map
+ * draws any dataset (`draws`): from its own tiles past the installation's threshold.
  */
-export function SpatialToolsDialog({ store, onClose }: { store: Store; onClose: () => void }) {
+export function SpatialToolsDialog({ store, draws, onClose }: { store: Store; draws: MapDraws; onClose: () => void }) {
   const layers = mapDatasets(store);
   const [tool, setTool] = useState<SpatialTool>('count');
   const [a, setA] = useState(layers[0]?.id ?? '');
@@ -45,7 +45,7 @@ export function SpatialToolsDialog({ store, onClose }: { store: Store; onClose: 
     void action.run(async () => {
       const [first, second] = await Promise.all([sourceOf(a), spec.other ? sourceOf(b) : null]);
       const made = await client.pipelines.saveAsDataset(toolQuery(tool, first, second, spec.needsMetres ? metres : undefined), shownName);
-      await addDatasets(store, [await loadCatalogDataset(made.id)]);
+      await draws.add(store, [made.id]);
       // kepler settles the new layer over a few frames (its fields formatted, one layer kept): colour it once it has.
       for (let tries = 0; tool === 'count' && tries < 30 && !colorByField(store, made.id, COUNT_COLUMN); tries++) await nextFrame();
       onClose();
