@@ -71,7 +71,7 @@ export async function dbfFields(acquire: () => Promise<PooledConnection>, file: 
       case 'integer':
         return { attribute, name, type: 'N', width: Math.min(w, 20), decimals: 0 };
       case 'real':
-        // GDAL's default for a Real field; any double's shortest text fits in 24 characters.
+        // GDAL's default for a Real field; any double's shortest text, fixed-point or with an exponent, fits in 24.
         return { attribute, name, type: 'N', width: 24, decimals: 15 };
       case 'boolean':
         return { attribute, name, type: 'L', width: 1, decimals: 0 };
@@ -132,6 +132,48 @@ function writeAscii(out: Buffer, pos: number, s: string, max: number): number {
   return n;
 }
 
+/** 10^k for k = 0..15, each exact in a double. */
+const POW10 = Array.from({ length: 16 }, (_, k) => Number(`1e${k}`));
+
+/**
+ * A number's text right-aligned in out[start, end), written digit by digit: String() a value was most of a 1M-point
+ * Shapefile download's JavaScript time. Fixed-point with the fewest decimals (at most 15, a Real field's) that read
+ * back as the same double: n / 10^k equals |v| with n and 10^k both exact in a double, so the text's correctly
+ * rounded value is v — the text String() writes, for all but the few values this cannot write. Answers false when it
+ * cannot (more decimals, not below 2^53, not finite, wider than the field): the caller writes String(v) then.
+ */
+function writeNumber(out: Buffer, start: number, end: number, v: number): boolean {
+  const negative = v < 0;
+  const a = negative ? -v : v;
+  let k = 0;
+  let n = 0;
+  for (; ; k++) {
+    if (k > 15) return false;
+    const scaled = a * POW10[k]!;
+    if (!(scaled <= Number.MAX_SAFE_INTEGER)) return false;
+    n = Math.round(scaled);
+    if (n / POW10[k]! === a) break;
+  }
+  let digits = 1;
+  while (digits < 16 && n >= POW10[digits]!) digits++;
+  const length = Math.max(digits - k, 1) + (k ? k + 1 : 0) + (negative ? 1 : 0);
+  if (length > end - start) return false;
+  let p = end;
+  for (let d = 0; d < k; d++) {
+    const digit = n % 10;
+    out[--p] = 0x30 + digit;
+    n = (n - digit) / 10;
+  }
+  if (k) out[--p] = 0x2e; // '.'
+  do {
+    const digit = n % 10;
+    out[--p] = 0x30 + digit;
+    n = (n - digit) / 10;
+  } while (n > 0);
+  if (negative) out[--p] = 0x2d; // '-'
+  return true;
+}
+
 /**
  * Row `r`'s record into `out` at `at` (already filled with spaces: a null is blanks), its values read from the chunk's
  * columns (`columns[i][r]`, the fields' order), so no row is made to write it.
@@ -145,11 +187,20 @@ export function writeDbfRecord(out: Buffer, at: number, fields: DbfField[], colu
       let text: string | null = null;
       let right = false;
       switch (f.type) {
-        case 'N':
+        case 'N': {
           if (typeof v === 'number' && !Number.isFinite(v)) break;
+          const exact = typeof v === 'bigint' ? v >= -Number.MAX_SAFE_INTEGER && v <= Number.MAX_SAFE_INTEGER : typeof v === 'number';
+          if (exact && writeNumber(out, pos, pos + f.width, Number(v))) {
+            pos += f.width;
+            continue;
+          }
           text = String(v);
+          // A small double's fixed-point text may pass the 24 characters (-0.0000021686143678828925): its exponent
+          // form is never longer than 24, and readers take it (GDAL reads numbers with strtod).
+          if (typeof v === 'number' && text.length > f.width) text = v.toExponential();
           right = true;
           break;
+        }
         case 'L':
           text = v ? 'T' : 'F';
           break;

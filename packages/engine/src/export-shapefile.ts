@@ -1,11 +1,11 @@
-import { mkdir, open, rm, type FileHandle } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import type { Geometry, Position } from 'geojson';
 import { StudioError } from '@studio/schema';
 import { DBF_MAX_FIELDS, DBF_TEXT_BYTES, dbfFields, dbfHeader, dbfRecordLength, writeDbfRecord, type DbfField, type DbfNotes } from './export-dbf';
 import { exportAttributes, exportColumnChunks, pointAt } from './export-rows';
-import { zipStream, type ZipEntry } from './export-zip';
+import { DeflatedBody, zipStream, type ZipEntry } from './export-zip';
 import { geometrySql, type ExportLocation } from './exports';
 import type { PooledConnection } from './pool';
 
@@ -13,9 +13,9 @@ import type { PooledConnection } from './pool';
  * A Shapefile download (ESRI's 1998 technical description): one zip holding a .shp/.shx/.dbf/.prj/.cpg set per
  * geometry type — points, multipoints, lines (LineString and MultiLineString as PolyLine) and polygons (Polygon
  * and MultiPolygon, exterior rings clockwise and holes counter-clockwise as Shapefile wants) — plus a set of
- * rows without geometry. Rows are written a DuckDB chunk at a time into temp files whose headers (the file
- * length, the extent, the record count) are filled in at the end, then zipped a megabyte at a time: memory holds
- * one chunk, never the dataset. Shapefile's limits are said in the zip: columns.csv maps the full column names
+ * rows without geometry. Rows are written a DuckDB chunk at a time, each file's records deflated as they come (on
+ * zlib's threads, beside the writer) into a temp file; the headers (the file length, the extent, the record count),
+ * known only at the end, are put in front when zipped: memory holds a few chunks, never the dataset. Shapefile's limits are said in the zip: columns.csv maps the full column names
  * to the 10-byte field names, notes.txt counts cut text and what else could not be kept.
  */
 
@@ -36,10 +36,18 @@ const WGS84_PRJ = 'GEOGCS["GCS_WGS_1984",DATUM["D_WGS_1984",SPHEROID["WGS_1984",
 /** Shapefile offsets are 32-bit counts of 16-bit words, and readers take them as signed: 2 GB a .shp. */
 const SHP_MAX_BYTES = 2 ** 31 - 1;
 
-/** A growable byte buffer (one per file, emptied after each chunk). */
+/** A growable byte buffer (one per file, handed to its deflate after each chunk). */
 class Bytes {
   buf = Buffer.alloc(1 << 16);
   length = 0;
+  /** The bytes so far, for zlib to read later: the buffer is replaced, never written again. */
+  take(): Buffer {
+    if (!this.length) return this.buf.subarray(0, 0);
+    const taken = this.buf.subarray(0, this.length);
+    this.buf = Buffer.alloc(this.buf.length);
+    this.length = 0;
+    return taken;
+  }
   reserve(n: number): number {
     if (this.length + n > this.buf.length) {
       const next = Buffer.alloc(Math.max(this.buf.length * 2, this.length + n));
@@ -55,9 +63,10 @@ class Bytes {
 /** One geometry type's files being written. */
 interface ShapeSet {
   kind: Kind;
-  shp: FileHandle;
-  shx: FileHandle;
-  dbf: FileHandle;
+  stem: string;
+  shp: DeflatedBody;
+  shx: DeflatedBody;
+  dbf: DeflatedBody;
   /** Bytes of the .shp so far (the 100-byte header included). */
   shpBytes: number;
   records: number;
@@ -197,8 +206,11 @@ function shpHeader(type: number, bytes: number, box: number[]): Buffer {
   return b;
 }
 
+const FILES = ['shp', 'shx', 'dbf'] as const;
+
 /**
- * Writes the rows into `dir` as Shapefile sets named `<base>_<kind>`; answers the sets' file names and the notes.
+ * Writes the rows into `dir` as Shapefile sets named `<base>_<kind>`, deflated; answers the sets' zip entries and the
+ * notes.
  */
 async function writeSets(acquire: () => Promise<PooledConnection>, file: string, loc: ExportLocation, dir: string, base: string, signal?: AbortSignal) {
   const attributes = await exportAttributes(acquire, file, loc);
@@ -211,22 +223,15 @@ async function writeSets(acquire: () => Promise<PooledConnection>, file: string,
   const setOf = async (kind: Kind): Promise<ShapeSet> => {
     let set = sets.get(kind);
     if (set) return set;
-    const stem = path.join(dir, `${base}_${kind}`);
-    set = { kind, shp: await open(`${stem}.shp`, 'w'), shx: await open(`${stem}.shx`, 'w'), dbf: await open(`${stem}.dbf`, 'w'), shpBytes: 100, records: 0, box: [Infinity, Infinity, -Infinity, -Infinity], pending: { shp: new Bytes(), shx: new Bytes(), dbf: new Bytes() } };
+    const stem = `${base}_${kind}`;
+    const body = (ext: string) => new DeflatedBody(path.join(dir, `${stem}.${ext}.deflated`));
+    set = { kind, stem, shp: body('shp'), shx: body('shx'), dbf: body('dbf'), shpBytes: 100, records: 0, box: [Infinity, Infinity, -Infinity, -Infinity], pending: { shp: new Bytes(), shx: new Bytes(), dbf: new Bytes() } };
     sets.set(kind, set);
-    // Headers are written again at the end with the lengths, extent and count.
-    await set.shp.write(shpHeader(SHAPE_TYPE[kind], 100, set.box));
-    await set.shx.write(shpHeader(SHAPE_TYPE[kind], 100, set.box));
-    await set.dbf.write(dbfHeader(fields, 0));
     return set;
   };
-  const flush = async (set: ShapeSet) => {
-    for (const name of ['shp', 'shx', 'dbf'] as const) {
-      const p = set.pending[name];
-      if (p.length) await set[name].write(p.buf, 0, p.length);
-      p.length = 0;
-    }
-  };
+  // The three files' deflates run side by side; the next chunk is read while they work.
+  const flush = (set: ShapeSet) => Promise.all(FILES.map((name) => set[name].write(set.pending[name].take())));
+  const entries: ZipEntry[] = [];
   try {
     // Column by column, as DuckDB hands the chunk over: no row objects, and points from a latitude/longitude pair
     // written straight from the two columns (no geometry object, no Shape): at 1M points the row objects were most
@@ -277,27 +282,25 @@ async function writeSets(acquire: () => Promise<PooledConnection>, file: string,
       }
       for (const set of sets.values()) await flush(set);
     }
-    for (const set of sets.values()) {
+    // A dataset without rows still gets its (empty) set of the one type it could have.
+    if (!sets.size) await setOf(loc.geometry ? 'nogeometry' : 'points');
+    const order: Kind[] = ['points', 'multipoints', 'lines', 'polygons', 'nogeometry'];
+    for (const set of order.flatMap((k) => sets.get(k) ?? [])) {
       await set.dbf.write(Buffer.from([0x1a]));
+      await Promise.all(FILES.map((name) => set[name].end()));
       const type = SHAPE_TYPE[set.kind];
-      await set.shp.write(shpHeader(type, set.shpBytes, set.box), 0, 100, 0);
-      await set.shx.write(shpHeader(type, 100 + 8 * set.records, set.box), 0, 100, 0);
-      const header = dbfHeader(fields, set.records);
-      await set.dbf.write(header, 0, header.length, 0);
+      const heads = { shp: shpHeader(type, set.shpBytes, set.box), shx: shpHeader(type, 100 + 8 * set.records, set.box), dbf: dbfHeader(fields, set.records) };
+      entries.push(
+        ...FILES.map((ext) => ({ name: `${set.stem}.${ext}`, deflated: { head: heads[ext], body: set[ext] } })),
+        { name: `${set.stem}.prj`, data: Buffer.from(WGS84_PRJ) },
+        { name: `${set.stem}.cpg`, data: Buffer.from('UTF-8') },
+      );
     }
-  } finally {
-    for (const set of sets.values()) await Promise.all([set.shp.close(), set.shx.close(), set.dbf.close()]);
+  } catch (e) {
+    await Promise.all([...sets.values()].flatMap((set) => FILES.map((name) => set[name].destroy())));
+    throw e;
   }
-  // A dataset without rows still gets its (empty) set of the one type it could have.
-  if (!sets.size) {
-    await setOf(loc.geometry ? 'nogeometry' : 'points');
-    for (const set of sets.values()) {
-      await set.dbf.write(Buffer.from([0x1a]));
-      await Promise.all([set.shp.close(), set.shx.close(), set.dbf.close()]);
-    }
-  }
-  const order: Kind[] = ['points', 'multipoints', 'lines', 'polygons', 'nogeometry'];
-  return { stems: order.filter((k) => sets.has(k)).map((k) => `${base}_${k}`), fields, notes: notesText(fields, notes, mixed) };
+  return { entries, fields, notes: notesText(fields, notes, mixed) };
 }
 
 /** The zip's notes.txt: what Shapefile could not keep, counted (empty when everything was kept). */
@@ -324,12 +327,7 @@ export async function* shapefileZip(acquire: () => Promise<PooledConnection>, tm
   const dir = path.join(tmpDir, `export-${randomUUID()}`);
   await mkdir(dir, { recursive: true });
   try {
-    const { stems, fields, notes } = await writeSets(acquire, file, loc, dir, base, signal);
-    const entries: ZipEntry[] = stems.flatMap((stem) => [
-      ...['shp', 'shx', 'dbf'].map((ext) => ({ name: `${stem}.${ext}`, file: path.join(dir, `${stem}.${ext}`) })),
-      { name: `${stem}.prj`, data: Buffer.from(WGS84_PRJ) },
-      { name: `${stem}.cpg`, data: Buffer.from('UTF-8') },
-    ]);
+    const { entries, fields, notes } = await writeSets(acquire, file, loc, dir, base, signal);
     const mapping = columnsCsv(fields);
     if (mapping) entries.push({ name: 'columns.csv', data: Buffer.from(mapping) });
     if (notes) entries.push({ name: 'notes.txt', data: Buffer.from(notes) });

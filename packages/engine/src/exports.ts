@@ -123,15 +123,28 @@ export async function* queryChunks(acquire: () => Promise<PooledConnection>, sql
   const pooled = await acquire();
   const stop = () => pooled.connection.interrupt();
   signal?.addEventListener('abort', stop, { once: true });
+  let next: Promise<DuckDBDataChunk | null> | undefined;
   try {
     const result = await pooled.connection.stream(sql);
+    // The next chunk is asked for before this one is handed over, so DuckDB makes it while the consumer works on this
+    // one (a Shapefile download of 1M points waited for DuckDB about as long as it worked).
+    // Its failure is thrown where it is awaited; until then it must not count as an unhandled rejection.
+    const fetch = () => {
+      next = result.fetchChunk();
+      next.catch(() => null);
+    };
+    fetch();
     for (;;) {
-      const chunk = await result.fetchChunk();
+      const chunk = await next;
+      next = undefined;
       if (!chunk || chunk.rowCount === 0) return;
+      fetch();
       yield chunk;
     }
   } finally {
     signal?.removeEventListener('abort', stop);
+    // A fetch still running when the consumer stops holds the connection: wait for it before handing it back.
+    await next?.catch(() => null);
     pooled.release();
   }
 }
