@@ -4,7 +4,7 @@ import { processArrowBatches } from '@kepler.gl/processors';
 import { client } from '../app/api';
 import { markMap } from './timing';
 import { int64ColumnsAsNumbers } from './arrow-numbers';
-import { isVectorTileDataset, publishedVectorTileDataset, vectorTileDataset } from './vector-tiles';
+import { publishedVectorTileDataset } from './vector-tiles';
 
 export const ARROW_STREAM = 'application/vnd.apache.arrow.stream';
 /**
@@ -50,13 +50,6 @@ export function arrowToKepler(id: string, label: string, bytes: ArrayBuffer): Ke
   if (!data) throw new Error(`Dataset ${label} has no rows kepler can read`);
   markMap('data-decoded');
   return { info: { id, label }, data };
-}
-
-/** A catalog dataset, read as Arrow with the signed-in session. */
-export async function loadCatalogDataset(id: string): Promise<KeplerDataset> {
-  const meta = await client.datasets.get(id);
-  if (isVectorTileDataset(meta)) return vectorTileDataset(meta);
-  return loadArrowDataset(meta);
 }
 
 /**
