@@ -1,7 +1,5 @@
 import type { z } from 'zod';
 import type {
-  ApiKey,
-  ApiKeyKind,
   Folder,
   ProjectResource,
   SearchGroup,
@@ -14,26 +12,23 @@ import type {
   Session,
   ShareBody,
   StudioRecord,
-  Tag,
   UploadPolicy,
   User,
   Visibility,
-  PublishedMapInfo,
-  PublishedMap,
-  FeaturedMap,
   RefusedConnection,
 } from '@studio/schema';
-import { PUBLICATION_GRANT_HEADER, type SpreadsheetForm, type UPLOAD_COLUMN_TYPES } from '@studio/schema';
+import { PUBLICATION_GRANT_HEADER, mapPublishingCalls, type QueryOf, type SpreadsheetForm, type UPLOAD_COLUMN_TYPES } from '@studio/schema';
 import type { MapAssetCreateBody, MapAssetFields, MapAssetType, MapAssetUpdateBody, PasswordResetLink, ImageType } from '@studio/schema';
-import type { DatasetRefreshUpdate, DatasetTilesBuild, HexTileCreate, Job, JobListQuery, TileLinks, VectorTileCreate } from '@studio/schema';
-import type { ConnectionFields, DataConnectionBody, Dataset, DatasetDownloadFormat, Quota, TempViewWire, StorageListing, Parameter, Publication, PublicationInfo, PublicationKind, Widget, WidgetBatchBody, WidgetBatchLine, WidgetResult, WidgetRunBody, UploadOptions } from '@studio/schema';
-import type { ClientErrorReport, ClientFeedback, Consent, LegalAgreement, LegalAgreementId, MergePreview, InvitationCreated, PendingInvitation, AuditEntry, AuditLogFilter, AdminPublishedMap } from '@studio/schema';
+import type { DatasetRefreshUpdate, DatasetTilesBuild, HexTileCreate, Job, TileLinks, VectorTileCreate } from '@studio/schema';
+import type { Dataset, DatasetDownloadFormat, Quota, TempViewWire, Parameter, Publication, PublicationInfo, PublicationKind, Widget, WidgetBatchBody, WidgetBatchLine, WidgetResult, WidgetRunBody, UploadOptions } from '@studio/schema';
+import type { ClientErrorReport, ClientFeedback, Consent, LegalAgreement, LegalAgreementId, MergePreview, InvitationCreated, PendingInvitation, AuditEntry, AuditLogFilter } from '@studio/schema';
 import { HttpClient, NOT_SIGNED_IN, type RequestOptions } from './http';
 import { checkStatus } from './errors';
 import { tagsClient } from './tags';
 import { jobsClient } from './jobs';
 import { apiKeysClient } from './identity';
 import { analyticsClient } from './analytics';
+import { mapsClient } from './map-publishing';
 import { bookmarksClient, connectionsClient, templatesClient } from './connections';
 import { readLines } from './ndjson';
 
@@ -243,8 +238,7 @@ export class StudioClient extends HttpClient {
     mergeAccounts: (primaryId: string, secondaryIds: string[]) =>
       this.request<{ item: { primaryId: string; mergedIds: string[]; movedRecords: number } }>('POST', '/v1/admin/merge-accounts', { body: { primaryId, secondaryIds } }).then((r) => r.item),
     /** ADM-005: every published map with its views, owner and visibility; most viewed first unless sorted by date. */
-    publishedMaps: (q: { sortBy?: 'views' | 'date'; count?: number; offset?: number } = {}) =>
-      this.request<{ items: AdminPublishedMap[] }>('GET', '/v1/admin/maps/published', { query: q }).then((r) => r.items),
+    publishedMaps: (q: QueryOf<typeof mapPublishingCalls.adminPublished> = {}) => this.call(mapPublishingCalls.adminPublished, { query: q }).then((r) => r.items),
     /** CAT-001/002/003 in admin mode: hands a map, dashboard or dataset to another user. */
     changeOwner: (collection: 'maps' | 'insights' | 'datasets', id: string, ownerId: string) =>
       this.request<unknown>('PUT', `/v1/${collection}/${id}`, { query: { isAdmin: true }, body: { ownerId } }),
@@ -416,42 +410,9 @@ export class StudioClient extends HttpClient {
       this.request<{ item: StudioRecord }>('PUT', `/v1/projects/${id}/thumbnail`, { rawBody: image, contentType }).then((r) => r.item),
   };
 
-  // --- map publishing (catalog §7 Maps) ------------------------------------------------------
-  /** Publishing: {x} of POST /publish/{x} is `map` (the saved state and datasets, snapshotted). */
-  maps = {
-    /** A kepler.gl export file ({datasets, config, info}) as a new map with a dataset per dataset of the file. */
-    importKepler: (file: unknown) => this.request<{ item: StudioRecord }>('POST', '/v1/maps/import/kepler', { body: file }).then((r) => r.item),
-    /** The saved map as a kepler.gl file, its datasets' rows included. */
-    exportKepler: (id: string) => this.raw('GET', `/v1/maps/${id}/export/kepler`).then((r) => r.blob()),
-    /** `password`: a string sets it, null removes it, absent keeps the previous one. */
-    publish: (id: string, body: { password?: string | null } = {}) =>
-      this.request<{ item: PublishedMapInfo }>('POST', `/v1/maps/${id}/publish/map`, { body }).then((r) => r.item),
-    /** CAT-159: publish with the upload options maps, insights and reports share (password, title, description). */
-    publishWith: (id: string, uploadOptions: UploadOptions) =>
-      this.request<{ item: PublishedMapInfo }>('POST', `/v1/maps/${id}/publish/resources`, { body: { uploadOptions } }).then((r) => r.item),
-    unpublish: (id: string) => this.request<void>('DELETE', `/v1/maps/${id}/unpublish`),
-    published: () => this.request<Page<PublishedMapInfo>>('GET', '/v1/maps/published'),
-    publishedSamples: () => this.request<Page<PublishedMapInfo>>('GET', '/v1/maps/published/samples'),
-    publishedList: (ids: string[]) => this.request<Page<PublishedMapInfo>>('GET', '/v1/maps/published/list', { query: { maps: ids.join(',') } }),
-    /** Works without signing in; a protected map answers 401 (details passwordRequired) to strangers. */
-    publishedMap: (id: string, infoOnly = false) =>
-      this.request<{ item: PublishedMap }>('GET', `/v1/maps/${id}/published-map`, { query: { infoOnly: infoOnly || undefined } }).then((r) => r.item),
-    publishedMapWithPassword: (id: string, password: string) =>
-      this.request<{ item: PublishedMap }>('POST', `/v1/maps/${id}/published-map/password`, { body: { password } }).then((r) => r.item),
-    /**
-     * The protected map and a short-lived grant: send `grant.token` in the `x-map-grant` header of the
-     * map's dataset and tile-link calls instead of the password (wrong passwords back off: 429).
-     */
-    unlockPublishedMap: (id: string, password: string) =>
-      this.request<{ item: PublishedMap; grant: MapGrant | null }>('POST', `/v1/maps/${id}/published-map/password`, { body: { password } }).then((r) => ({ map: r.item, grant: r.grant })),
-    featured: () => this.request<Page<FeaturedMap & { map: PublishedMapInfo }>>('GET', '/v1/maps/published/featured'),
-    feature: (body: { mapId: string; title?: string; description?: string; position?: number }) =>
-      this.request<{ item: FeaturedMap }>('POST', '/v1/maps/published/featured', { body }).then((r) => r.item),
-    updateFeatured: (id: string, body: { title?: string; description?: string; position?: number }) =>
-      this.request<{ item: FeaturedMap }>('PUT', `/v1/maps/published/featured/${id}`, { body }).then((r) => r.item),
-    unfeature: (id: string) => this.request<void>('DELETE', `/v1/maps/published/featured/${id}`),
-    highlight: (id: string) => this.request<{ item: FeaturedMap }>('PUT', `/v1/maps/published/featured/${id}/highlight`).then((r) => r.item),
-  };
+  // --- maps: kepler.gl files and publishing (catalog §7 Maps) ---------------------------------------
+  maps = mapsClient(this);
+
 
   // --- data connections: create, edit, test, browse; their queries, saved queries and templates -------------
   connections = connectionsClient(this);
@@ -509,12 +470,4 @@ export class StudioClient extends HttpClient {
 
   /** Analytic sets (analytics-and-admin §7 Analytics service, Business-intelligence configs). */
   analytics = analyticsClient(this);
-}
-
-export type { PublishedMapInfo, PublishedMap, FeaturedMap };
-
-/** What POST …/published-map/password answers beside the map: readers' access for a few minutes. */
-export interface MapGrant {
-  token: string;
-  expiresAt: string;
 }

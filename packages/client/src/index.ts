@@ -3,3 +3,4 @@ export * from './client';
 export * from './history';
 export * from './analytics';
 export * from './connections';
+export * from './map-publishing';

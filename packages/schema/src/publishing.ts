@@ -5,6 +5,11 @@ import { Visibility } from './permissions';
 /** What {x} of POST /v1/maps/{id}/publish/{x} may be: `map` publishes the map's saved state. */
 export const PUBLISH_KINDS = ['map'] as const;
 
+/** The header a published map's password grant travels in (POST …/published-map/password answers it). */
+export const MAP_GRANT_HEADER = 'x-map-grant';
+/** The header a published map's password may travel in instead of a grant. */
+export const MAP_PASSWORD_HEADER = 'x-map-password';
+
 export const FeaturedMap = z.object({
   id: Id,
   mapId: Id,

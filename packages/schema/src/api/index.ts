@@ -11,3 +11,4 @@ export * from './analytics';
 export * from './bi';
 export * from './executions';
 export * from './gateway';
+export * from './map-publishing';

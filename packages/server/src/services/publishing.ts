@@ -5,10 +5,7 @@ import type { Db } from '../store/db';
 import type { ResourceRow } from './records';
 import { hashPassword, verifyPassword } from '../auth/passwords';
 
-/** The header a published map's password grant travels in (POST …/published-map/password answers it). */
-export const MAP_GRANT_HEADER = 'x-map-grant';
-/** The header a published map's password may travel in instead of a grant. */
-export const MAP_PASSWORD_HEADER = 'x-map-password';
+export { MAP_GRANT_HEADER, MAP_PASSWORD_HEADER } from '@studio/schema';
 import type { FailureThrottle, MapGrants } from './rate-limits';
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
