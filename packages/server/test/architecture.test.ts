@@ -125,6 +125,10 @@ describe('the repository layout (#49)', () => {
     expect([...GRAPH.values()].reduce((n, to) => n + to.length, 0)).toBeGreaterThan(1000);
   });
 
+  it('has no source file over 500 lines (a file does one thing: split past that)', () => {
+    expect(SOURCES.filter((f) => lines(f) > 500).map((f) => `${rel(f)}: ${lines(f)} lines`)).toEqual([]);
+  });
+
   it('has no runtime import cycle', () => {
     expect(cycles()).toEqual([]);
   });
