@@ -1,5 +1,6 @@
 import { quoteIdent, quoteLiteral } from './sql';
 import type { Attribute, AttributeValue } from './export-rows';
+import { TextBytes } from './export-vectors';
 import type { PooledConnection } from './pool';
 
 /**
@@ -176,13 +177,20 @@ function writeNumber(out: Buffer, start: number, end: number, v: number): boolea
 
 /**
  * Row `r`'s record into `out` at `at` (already filled with spaces: a null is blanks), its values read from the chunk's
- * columns (`columns[i][r]`, the fields' order), so no row is made to write it.
+ * columns (`columns[i][r]`, the fields' order; a text field's may be its vector's bytes), so no row is made to write it.
  */
-export function writeDbfRecord(out: Buffer, at: number, fields: DbfField[], columns: AttributeValue[][], r: number, notes: DbfNotes): void {
+export function writeDbfRecord(out: Buffer, at: number, fields: DbfField[], columns: (ArrayLike<AttributeValue> | TextBytes)[], r: number, notes: DbfNotes): void {
   let pos = at + 1;
   for (let i = 0; i < fields.length; i++) {
     const f = fields[i]!;
-    const v = columns[i]![r];
+    const column = columns[i]!;
+    if (column instanceof TextBytes) {
+      // UTF-8 cut to the field's bytes, never inside a character, as below.
+      if (column.copy(r, out, pos, f.width) > f.width) notes.cut[i]!++;
+      pos += f.width;
+      continue;
+    }
+    const v = column[r];
     if (v !== null && v !== undefined) {
       let text: string | null = null;
       let right = false;

@@ -1,6 +1,8 @@
+import type { DuckDBVector } from '@duckdb/node-api';
 import type { Geometry } from 'geojson';
 import { quoteIdent, quoteLiteral } from './sql';
 import { geometrySql, queryChunks, type ExportLocation } from './exports';
+import { vectorValues } from './export-vectors';
 import type { PooledConnection } from './pool';
 
 /**
@@ -70,9 +72,12 @@ export async function exportAttributes(acquire: () => Promise<PooledConnection>,
  */
 export interface ExportColumns {
   rowCount: number;
-  values: AttributeValue[][];
-  x?: (number | null)[];
-  y?: (number | null)[];
+  /** The attributes' vectors as DuckDB hands them over, for a writer that reads one its own way (TextBytes). */
+  vectors: DuckDBVector[];
+  /** The attributes' values, made when first asked for. */
+  readonly values: ArrayLike<AttributeValue>[];
+  x?: ArrayLike<number | null>;
+  y?: ArrayLike<number | null>;
   geojson?: (string | null)[];
 }
 
@@ -85,15 +90,25 @@ export async function* exportColumnChunks(acquire: () => Promise<PooledConnectio
   const sql = `SELECT ${[...attributes.map((a) => valueSql(a.name, a.kind)), ...geometry].join(', ')} FROM read_parquet(${quoteLiteral(file)})`;
   const n = attributes.length;
   for await (const chunk of queryChunks(acquire, sql, signal)) {
-    const columns = Array.from({ length: n + geometry.length }, (_, i) => chunk.getColumnVector(i).toArray());
-    const values = columns.slice(0, n) as AttributeValue[][];
-    if (pair) yield { rowCount: chunk.rowCount, values, x: columns[n] as (number | null)[], y: columns[n + 1] as (number | null)[] };
-    else yield { rowCount: chunk.rowCount, values, geojson: columns[n] as (string | null)[] };
+    const vectors = Array.from({ length: n }, (_, i) => chunk.getColumnVector(i));
+    let values: ArrayLike<AttributeValue>[] | undefined;
+    const columns: ExportColumns = {
+      rowCount: chunk.rowCount,
+      vectors,
+      get values() {
+        return (values ??= vectors.map((v) => vectorValues(v) as ArrayLike<AttributeValue>));
+      },
+    };
+    if (pair) {
+      columns.x = vectorValues(chunk.getColumnVector(n)) as ArrayLike<number | null>;
+      columns.y = vectorValues(chunk.getColumnVector(n + 1)) as ArrayLike<number | null>;
+    } else columns.geojson = chunk.getColumnVector(n).toArray() as (string | null)[];
+    yield columns;
   }
 }
 
 /** A point's position from a chunk's x/y columns, or null where either is missing or not finite. */
-export function pointAt(x: (number | null)[], y: (number | null)[], r: number): [number, number] | null {
+export function pointAt(x: ArrayLike<number | null>, y: ArrayLike<number | null>, r: number): [number, number] | null {
   const [px, py] = [x[r], y[r]];
   return px !== null && px !== undefined && py !== null && py !== undefined && Number.isFinite(px) && Number.isFinite(py) ? [px, py] : null;
 }

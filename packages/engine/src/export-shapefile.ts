@@ -4,7 +4,8 @@ import path from 'node:path';
 import type { Geometry, Position } from 'geojson';
 import { StudioError } from '@studio/schema';
 import { DBF_MAX_FIELDS, DBF_TEXT_BYTES, dbfFields, dbfHeader, dbfRecordLength, writeDbfRecord, type DbfField, type DbfNotes } from './export-dbf';
-import { exportAttributes, exportColumnChunks, pointAt } from './export-rows';
+import { exportAttributes, exportColumnChunks, type AttributeValue } from './export-rows';
+import { TextBytes, vectorValues } from './export-vectors';
 import { DeflatedBody, zipStream, type ZipEntry } from './export-zip';
 import { geometrySql, type ExportLocation } from './exports';
 import type { PooledConnection } from './pool';
@@ -237,12 +238,19 @@ async function writeSets(acquire: () => Promise<PooledConnection>, file: string,
     // written straight from the two columns (no geometry object, no Shape): at 1M points the row objects were most
     // of the download's JavaScript time.
     for await (const chunk of exportColumnChunks(acquire, file, loc, attributes, signal)) {
+      // Text fields take their bytes straight from the vectors: no string made a value.
+      const columns = chunk.vectors.map((v, i) => (fields[i]!.type === 'C' && TextBytes.of(v)) || (vectorValues(v) as AttributeValue[]));
       for (let r = 0; r < chunk.rowCount; r++) {
         let kind: Kind;
         let shape: Shape | null = null;
-        let point: [number, number] | null = null;
+        // A point's position as two numbers, not an array a row (pointAt's rule: both there and finite).
+        let px = 0;
+        let py = 0;
+        let point = false;
         if (chunk.x && chunk.y) {
-          point = pointAt(chunk.x, chunk.y, r);
+          px = chunk.x[r] ?? NaN;
+          py = chunk.y[r] ?? NaN;
+          point = Number.isFinite(px) && Number.isFinite(py);
           kind = point ? 'points' : 'nogeometry';
         } else {
           const text = chunk.geojson![r];
@@ -256,7 +264,7 @@ async function writeSets(acquire: () => Promise<PooledConnection>, file: string,
         const set = sets.get(kind) ?? (await setOf(kind));
         const { shp, shx, dbf } = set.pending;
         const headerAt = shp.reserve(8);
-        const length = point ? writePoint(shp, point[0], point[1]) : writeShape(shp, SHAPE_TYPE[kind], shape);
+        const length = point ? writePoint(shp, px, py) : writeShape(shp, SHAPE_TYPE[kind], shape);
         shp.buf.writeInt32BE(++set.records, headerAt);
         shp.buf.writeInt32BE(length / 2, headerAt + 4);
         const index = shx.reserve(8);
@@ -266,10 +274,10 @@ async function writeSets(acquire: () => Promise<PooledConnection>, file: string,
         if (set.shpBytes > SHP_MAX_BYTES) throw new StudioError(413, 'A Shapefile .shp holds at most 2 GB: download GeoPackage or FlatGeobuf for this dataset');
         const b = set.box;
         if (point) {
-          if (point[0] < b[0]!) b[0] = point[0];
-          if (point[1] < b[1]!) b[1] = point[1];
-          if (point[0] > b[2]!) b[2] = point[0];
-          if (point[1] > b[3]!) b[3] = point[1];
+          if (px < b[0]!) b[0] = px;
+          if (py < b[1]!) b[1] = py;
+          if (px > b[2]!) b[2] = px;
+          if (py > b[3]!) b[3] = py;
         } else if (shape) {
           if (shape.box[0]! < b[0]!) b[0] = shape.box[0]!;
           if (shape.box[1]! < b[1]!) b[1] = shape.box[1]!;
@@ -278,7 +286,7 @@ async function writeSets(acquire: () => Promise<PooledConnection>, file: string,
         }
         const at = dbf.reserve(recordLength);
         dbf.buf.fill(0x20, at, at + recordLength);
-        writeDbfRecord(dbf.buf, at, fields, chunk.values, r, notes);
+        writeDbfRecord(dbf.buf, at, fields, columns, r, notes);
       }
       for (const set of sets.values()) await flush(set);
     }
