@@ -5,9 +5,7 @@ import type {
   SearchGroup,
   Seat,
   Organization,
-  PermissionsOfResource,
   RecordCollection,
-  ResourceRole,
   ResourceType,
   Session,
   ShareBody,
@@ -29,6 +27,7 @@ import { jobsClient } from './jobs';
 import { apiKeysClient } from './identity';
 import { analyticsClient } from './analytics';
 import { mapsClient } from './map-publishing';
+import { permissionsClient } from './permissions';
 import { bookmarksClient, connectionsClient, templatesClient } from './connections';
 import { readLines } from './ndjson';
 
@@ -64,15 +63,6 @@ export interface CollectionOptions {
   query?: Record<string, string>;
   body?: Record<string, unknown>;
   samples?: string;
-}
-/** One grant of POST /v1/permissions: exactly one of userId, organizationId, email. */
-export interface PermissionGrant {
-  resourceType: ResourceType;
-  resourceId: string;
-  role: ResourceRole;
-  userId?: string;
-  organizationId?: string;
-  email?: string;
 }
 export interface ListParams {
   search?: string;
@@ -180,14 +170,8 @@ export class StudioClient extends HttpClient {
     return this.request('POST', policy.url, { query: policy.fields, rawBody: body, contentType: policy.contentType });
   }
 
-  permissions = {
-    of: (resourceType: ResourceType, resourceId: string) =>
-      this.request<{ item: PermissionsOfResource }>('GET', `/v1/permissions/${resourceType}/${resourceId}`).then((r) => r.item),
-    revoke: (id: string) => this.request<void>('DELETE', `/v1/permissions/${id}`),
-    /** Grants several roles at once, all or nothing; answers the permissions of each resource. */
-    grantMany: (items: PermissionGrant[]) => this.request<Page<PermissionsOfResource>>('POST', '/v1/permissions/bulk', { body: { items } }),
-    update: (id: string, role: string) => this.request('PUT', `/v1/permissions/${id}`, { body: { role } }),
-  };
+  permissions = permissionsClient(this);
+
 
   /** Background jobs (hex tiles): the caller's, one job's progress, cancel. */
   jobs = jobsClient(this);

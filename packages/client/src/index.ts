@@ -4,3 +4,4 @@ export * from './history';
 export * from './analytics';
 export * from './connections';
 export * from './map-publishing';
+export * from './permissions';

@@ -12,3 +12,4 @@ export * from './bi';
 export * from './executions';
 export * from './gateway';
 export * from './map-publishing';
+export * from './permissions';

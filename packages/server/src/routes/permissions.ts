@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Id, PermissionCreate, PermissionUpdate, PermissionsOfResource, ResourceType, StudioRecord, badInput, itemOf, LockOwnerBody, QueryBool } from '@studio/schema';
+import { Id, ResourceType, StudioRecord, badInput, itemOf, LockOwnerBody, QueryBool, permissionCalls } from '@studio/schema';
 import { defineRoute, requireCaller } from '../http/route';
 import { recordItem } from '../http/record-answers';
 import type { Services } from '../services';
@@ -15,30 +15,10 @@ async function permissionWithResource(services: Services, caller: Caller | null,
 }
 
 export const permissionRoutes = [
-  defineRoute({
-    spec: ['CAT-125'],
-    method: 'GET',
-    url: '/v1/permissions/{resourceType}/{resourceId}',
-    summary: 'Who a resource is shared with: organizations, users, emails',
-    tag: 'permissions',
-    auth: 'user',
-    params: z.object({ resourceType: ResourceType, resourceId: Id }),
-    query: AdminQuery,
-    resource: { type: { param: 'resourceType' }, param: 'resourceId', action: 'read' },
-    response: itemOf(PermissionsOfResource),
+  defineRoute(permissionCalls.of, {
     handler: async (ctx) => ({ item: await ctx.services.sharing.permissionsOf(ctx.resource!) }),
   }),
-  defineRoute({
-    spec: ['CAT-126'],
-    method: 'POST',
-    url: '/v1/permissions',
-    summary: 'Grant a role on a resource to a user, an organization or an email',
-    tag: 'permissions',
-    auth: 'user',
-    query: AdminQuery,
-    body: PermissionCreate,
-    status: 201,
-    response: itemOf(PermissionsOfResource),
+  defineRoute(permissionCalls.grant, {
     handler: async (ctx) => {
       const b = ctx.body;
       const { resource } = await ctx.services.access.guard(ctx.caller, b.resourceType as ResourceType, b.resourceId, 'share', ctx.adminMode);
@@ -48,16 +28,7 @@ export const permissionRoutes = [
       return { item: await ctx.services.sharing.permissionsOf(resource) };
     },
   }),
-  defineRoute({
-    spec: ['CAT-129'],
-    method: 'POST',
-    url: '/v1/permissions/bulk',
-    summary: 'Grant several roles at once; all or nothing',
-    tag: 'permissions',
-    auth: 'user',
-    query: AdminQuery,
-    body: z.object({ items: z.array(PermissionCreate).min(1).max(500) }),
-    response: z.object({ items: z.array(PermissionsOfResource) }),
+  defineRoute(permissionCalls.grantMany, {
     handler: async (ctx) => {
       const resources = [];
       // Check every item before writing any, so a refused item changes nothing.
@@ -71,17 +42,7 @@ export const permissionRoutes = [
       return { items: await Promise.all(resources.map((r) => ctx.services.sharing.permissionsOf(r))) };
     },
   }),
-  defineRoute({
-    spec: ['CAT-127'],
-    method: 'PUT',
-    url: '/v1/permissions/{id}',
-    summary: "Change a permission's role",
-    tag: 'permissions',
-    auth: 'user',
-    params: z.object({ id: Id }),
-    query: AdminQuery,
-    body: PermissionUpdate,
-    response: itemOf(PermissionsOfResource),
+  defineRoute(permissionCalls.update, {
     handler: async (ctx) => {
       const { perm, resource } = await permissionWithResource(ctx.services, ctx.caller, ctx.params.id, ctx.adminMode);
       await ctx.services.sharing.changeRole(perm.id, ctx.body.role);
@@ -89,16 +50,7 @@ export const permissionRoutes = [
       return { item: await ctx.services.sharing.permissionsOf(resource) };
     },
   }),
-  defineRoute({
-    spec: ['CAT-128'],
-    method: 'DELETE',
-    url: '/v1/permissions/{id}',
-    summary: 'Revoke a permission',
-    tag: 'permissions',
-    auth: 'user',
-    params: z.object({ id: Id }),
-    query: AdminQuery,
-    status: 204,
+  defineRoute(permissionCalls.revoke, {
     handler: async (ctx) => {
       const { perm, resource } = await permissionWithResource(ctx.services, ctx.caller, ctx.params.id, ctx.adminMode);
       await ctx.services.sharing.revoke(perm.id);
