@@ -16,7 +16,7 @@ import type {
   RefusedConnection,
 } from '@studio/schema';
 import { PUBLICATION_GRANT_HEADER, mapPublishingCalls, type QueryOf, type SpreadsheetForm, type UPLOAD_COLUMN_TYPES } from '@studio/schema';
-import type { MapAssetCreateBody, MapAssetFields, MapAssetType, MapAssetUpdateBody, PasswordResetLink, ImageType } from '@studio/schema';
+import type { ItemsOf, MapAssetItem, RecordListQuery, MapAssetCreateBody, MapAssetType, MapAssetUpdateBody, PasswordResetLink, ImageType } from '@studio/schema';
 import type { DatasetRefreshUpdate, DatasetTilesBuild, HexTileCreate, Job, TileLinks, VectorTileCreate } from '@studio/schema';
 import type { Dataset, DatasetDownloadFormat, Quota, TempViewWire, Parameter, Publication, PublicationInfo, PublicationKind, Widget, WidgetBatchBody, WidgetBatchLine, WidgetResult, WidgetRunBody, UploadOptions } from '@studio/schema';
 import type { ClientErrorReport, ClientFeedback, Consent, LegalAgreement, LegalAgreementId, MergePreview, InvitationCreated, PendingInvitation, AuditEntry, AuditLogFilter } from '@studio/schema';
@@ -55,24 +55,15 @@ export interface UploadFileOptions {
 
 export { NOT_SIGNED_IN, type ClientOptions, type RequestOptions } from './http';
 
-export interface Page<T> {
-  items: T[];
-  total?: number;
-}
+/** A list answer (`itemsOf` in @studio/schema). */
+export type Page<T> = ItemsOf<T>;
 export interface CollectionOptions {
   query?: Record<string, string>;
   body?: Record<string, unknown>;
   samples?: string;
 }
-export interface ListParams {
-  search?: string;
-  tag?: string;
-  sortBy?: 'name' | 'createdAt' | 'updatedAt';
-  sortOrder?: 'asc' | 'desc';
-  offset?: number;
-  limit?: number;
-  isAdmin?: boolean;
-}
+/** The query of a record list (its filters and page); `isAdmin` sent as 'true' when set. */
+export type ListParams = Partial<Omit<z.output<typeof RecordListQuery>, 'isAdmin'>> & { isAdmin?: boolean };
 
 /** The typed client of the studio API, shared by the web app, scripts and tests. */
 /** Where a publication is read: an insight's own publication, or a report. */
@@ -83,7 +74,7 @@ const grantHeader = (grant: string | undefined): Record<string, string> => (gran
 export type TempView = TempViewWire;
 
 /** A map style or color palette as the catalog answers it: the record and its asset fields. */
-export type MapAsset = StudioRecord & MapAssetFields & { thumbnailUrl: string | null };
+export type MapAsset = MapAssetItem;
 
 export class StudioClient extends HttpClient {
   // --- identity -----------------------------------------------------------------------------

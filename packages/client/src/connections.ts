@@ -1,11 +1,11 @@
 import type { z } from 'zod';
-import { executionCalls, gatewayCalls, type ConnectionFields, type DataConnectionBody, type Dataset, type QueryExecution, type StorageListing, type StudioRecord } from '@studio/schema';
+import { executionCalls, gatewayCalls, type BookmarkItem, type ConnectionFields, type DataConnectionBody, type Dataset, type QueryExecution, type StorageListing, type StudioRecord } from '@studio/schema';
 import type { HttpClient } from './http';
 
 /** A data connection as the API answers it: the record and its connection fields (secrets never). */
 export type DataConnection = StudioRecord & z.infer<typeof ConnectionFields>;
 /** A saved query: its text and the connection it runs on (none: over the studio's datasets). */
-export type Bookmark = StudioRecord & { query: string; connectionId: string | null };
+export type Bookmark = BookmarkItem;
 /** One run of a query (catalog §3 query result). */
 export type Execution = QueryExecution;
 /** One entry of a connection's schema tree. */

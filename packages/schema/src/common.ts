@@ -30,5 +30,7 @@ export const QueryBool = z
 export const itemOf = <T extends z.ZodType>(t: T) => z.object({ item: t });
 export const itemsOf = <T extends z.ZodType>(t: T) =>
   z.object({ items: z.array(t), total: z.number().int().optional() });
+/** A list answer of `T`s as `itemsOf` declares it. */
+export type ItemsOf<T> = z.output<ReturnType<typeof itemsOf<z.ZodType<T>>>>;
 
 export const Timestamps = z.object({ createdAt: IsoDate, updatedAt: IsoDate });

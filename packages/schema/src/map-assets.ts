@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { StudioRecord } from './records';
 
 /** Map assets (catalog §3): map styles and color palettes, one resource type told apart by assetType. */
 export const MAP_ASSET_TYPES = ['map-style', 'color-palette'] as const;
@@ -113,6 +114,9 @@ export const MapAssetFields = z.object({
   thumbnailPath: z.string().nullable(),
 });
 export type MapAssetFields = z.infer<typeof MapAssetFields>;
+/** A map style or color palette as the catalog answers it: the record and its asset fields. */
+export const MapAssetItem = StudioRecord.extend(MapAssetFields.shape);
+export type MapAssetItem = z.infer<typeof MapAssetItem>;
 
 export const MapAssetListQuery = z.object({ type: MapAssetType.optional() });
 export const MapAssetGetQuery = z.object({ type: MapAssetType.optional() });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { Id, IsoDate } from './common';
+import { StudioRecord } from './records';
 
 const Name = z.string().trim().min(1, 'Name must not be empty').max(500);
 const Description = z.string().max(10_000);
@@ -26,6 +27,9 @@ export const BookmarkCreate = z.object({
 });
 export const BookmarkUpdate = BookmarkCreate.partial().extend({ name: Name.optional(), description: Description.optional() });
 export const StoredBookmark = z.object({ query: z.string(), connectionId: Id.nullable().optional(), parameters: z.array(QueryParameter).optional() });
+/** A saved query as the catalog answers it: the record, its text and the connection it runs on (none: over the studio's datasets). */
+export const BookmarkItem = StudioRecord.extend({ query: z.string(), connectionId: Id.nullable(), parameters: z.array(QueryParameter) });
+export type BookmarkItem = z.infer<typeof BookmarkItem>;
 
 export const TemplateCreate = z.object({
   name: Name,

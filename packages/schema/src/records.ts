@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Id, IsoDate } from './common';
+import { Id, IsoDate, Paging } from './common';
 import { Visibility } from './permissions';
 import { VersionedSaveFields } from './history';
 
@@ -117,6 +117,8 @@ export const ListFilters = z.object({
   sortOrder: z.enum(['asc', 'desc']).default('desc'),
   isAdmin: z.string().optional(),
 });
+/** The query of a record list call (own, organization's, shared, samples): its filters and page. */
+export const RecordListQuery = ListFilters.extend(Paging.shape);
 
 export const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/webp'] as const;
 export type ImageType = (typeof IMAGE_TYPES)[number];

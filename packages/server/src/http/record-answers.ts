@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import {
   Id,
-  ListFilters,
-  Paging,
+  RecordListQuery,
   RecordCreate,
   RecordUpdate,
   ThumbnailRequest,
@@ -43,7 +42,7 @@ export function tabOf(ctx: RouteContext<unknown, unknown, unknown>): string | nu
   if (typeof value !== 'string' || !/^[A-Za-z0-9-]{1,64}$/.test(value)) throw badInput(`Invalid ${TAB_HEADER} header`, 'A tab id: 1 to 64 letters, digits and dashes');
   return value;
 }
-const ListQuery = ListFilters.extend(Paging.shape);
+const ListQuery = RecordListQuery;
 
 /** One record on the wire with the caller's access, after any write. */
 export async function recordItem(services: Services, row: ResourceRow, ctx: Pick<RouteContext<unknown, unknown, unknown>, 'caller' | 'adminMode'>) {
