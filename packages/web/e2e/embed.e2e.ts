@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useBrowser, openStudio, signInThroughUi } from './browser';
 import { asAdmin, baseUrl, createUser, unique } from './api';
-import { countPngPixels } from './pixels';
+import { countPngPixels, waitMapReady } from './pixels';
+import { expectTooltipInPickedZone } from './kepler-panels';
 
 /**
  * Another site shows a published map with /embed.js (a page on a second loopback port: another origin),
@@ -39,14 +40,18 @@ declare global {
   }
 }
 
-/** A maker's map with a dataset of points, published without a password. */
-async function publishedMap() {
+/**
+ * A maker's map with a dataset of points, published without a password; `csv` and `centre` for another
+ * dataset, its tooltip showing `tooltip`'s fields.
+ */
+async function publishedMap(csv = CSV, centre = { latitude: 37.76, longitude: -122.42 }, tooltip: string[] = []) {
   const admin = await asAdmin();
   const team = await admin.admin.createOrganization(`Embed team ${unique()}`);
   const maker = await createUser(admin, team.id, 'Eve Embedder', `eve.${unique()}@e2e.studio.test`);
-  const dataset = await maker.client.datasets.upload(CSV, { contentType: 'text/csv', name: `Stops ${unique()}` });
+  const dataset = await maker.client.datasets.upload(csv, { contentType: 'text/csv', name: `Stops ${unique()}` });
   const layer = { id: 'stops', type: 'point', config: { dataId: dataset.id, label: 'Stops', color: [230, 80, 40], columns: { lat: 'lat', lng: 'lng', altitude: null }, isVisible: true } };
-  const kepler = { version: 'v1', config: { visState: { layers: [layer] }, mapState: { latitude: 37.76, longitude: -122.42, zoom: 11 }, mapStyle: { styleType: 'blank' } } };
+  const interactionConfig = tooltip.length ? { tooltip: { enabled: true, fieldsToShow: { [dataset.id]: tooltip.map((name) => ({ name, format: null })) } } } : undefined;
+  const kepler = { version: 'v1', config: { visState: { layers: [layer], ...(interactionConfig && { interactionConfig }) }, mapState: { ...centre, zoom: 11 }, mapStyle: { styleType: 'blank' } } };
   const map = await maker.client.records('maps').save({ name: `Embedded ${unique()}`, datasets: [dataset.id], latestState: { studioVersion: 1, kepler } });
   await maker.client.request('POST', `/v1/maps/${map.id}/publish/map`, { body: {} });
   return { map, dataset, maker };
@@ -73,6 +78,19 @@ describe('embedding a published map on another site', () => {
     await page.waitForFunction(() => window.embedded || window.embedError);
     expect(await page.evaluate(() => window.embedError)).toBe('createMap: initialState.publishedMapId must be the id of a published map');
   });
+
+  it('reads times in the browser’s zone, and in the zone picked in its compact chooser (an embed has no toolbar)', async () => {
+    // 14:30 UTC: 23:30 in Tokyo, 06:30 in Los Angeles (PST in March before the switch on the 10th).
+    const { map } = await publishedMap('name,lat,lng,seen_at\nFerry Building,37.7955,-122.3937,2024-03-05 14:30:00\n', { latitude: 37.7955, longitude: -122.3937 }, ['name', 'seen_at']);
+    const s = await openStudio(browser(), baseUrl(), { timezoneId: 'Asia/Tokyo' });
+    const { page } = s;
+    // The address /embed.js frames (the test above): the map alone, signed out.
+    await page.goto(`${baseUrl()}/public/${map.id}?embed=1`);
+    await waitMapReady(page);
+    expect(await page.locator('.map-toolbar').isVisible()).toBe(false);
+    await expectTooltipInPickedZone(page);
+    await s.context.close();
+  }, 90_000);
 
   it("gives a user's browser no test hooks: no map global, no bench page", async () => {
     const { map, maker } = await publishedMap();

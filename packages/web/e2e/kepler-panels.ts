@@ -57,3 +57,16 @@ export async function tooltipAtCentre(page: Page): Promise<string> {
     .toBeGreaterThan(0);
   return (await popover.innerText()).replace(/\s+/g, ' ');
 }
+
+/**
+ * The one-point `seen_at` 2024-03-05 14:30 UTC map in a browser in Asia/Tokyo: the tooltip reads 23:30 JST, then,
+ * America/Los_Angeles picked in "Time zone", 06:30 PST (before the switch on the 10th).
+ */
+export async function expectTooltipInPickedZone(page: Page): Promise<void> {
+  const chooser = page.getByLabel('Time zone');
+  expect(await chooser.inputValue()).toBe('Asia/Tokyo');
+  expect(await tooltipAtCentre(page)).toContain('seen_at 2024-03-05 23:30:00 JST');
+  await chooser.selectOption('America/Los_Angeles');
+  await page.mouse.move(5, 5); // off the point: the tooltip is drawn again on the next hover
+  await expect.poll(() => tooltipAtCentre(page)).toContain('seen_at 2024-03-05 06:30:00 PST');
+}

@@ -252,7 +252,7 @@ export default function MapView({ preview = false, embed = false }: { preview?: 
             Export video
           </button>
         )}
-        {store && <TimeZoneChooser store={store} zone={zone} onChange={setZone} />}
+        {store && !embed && <TimeZoneChooser store={store} zone={zone} onChange={setZone} />}
         {loaded?.record && (
           <a className="button" href={`/dashboard/new?mapId=${loaded.record.id}`}>
             New dashboard
@@ -294,6 +294,7 @@ export default function MapView({ preview = false, embed = false }: { preview?: 
         ) : (
           !error && <p className="map-loading">Loading the map…</p>
         )}
+        {store && embed && <TimeZoneChooser store={store} zone={zone} onChange={setZone} compact />}
       </div>
       {imaging && store && <ExportImageDialog store={store} mapName={name} onClose={() => setImaging(false)} />}
       {filming && store && <ExportVideoDialog store={store} mapName={name} zone={zone} onClose={() => setFilming(false)} />}

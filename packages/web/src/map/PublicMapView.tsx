@@ -101,12 +101,14 @@ export default function PublicMapView() {
         </form>
       </section>
     );
+  // ?embed=1 (/embed.js, a published dashboard's map widget): the map fills its frame, without the title bar;
+  // the time zone chooser goes on the map, compact.
+  const embedded = new URLSearchParams(window.location.search).get('embed') === '1';
   return (
-    // ?embed=1 (a published dashboard's map widget): the map fills its frame, without the title bar.
-    <section className={`map-view public-map${new URLSearchParams(window.location.search).get('embed') === '1' ? ' map-view-embedded' : ''}`}>
+    <section className={`map-view public-map${embedded ? ' map-view-embedded' : ''}`}>
       <header className="map-toolbar">
         <h1 className="map-title">{view.map.name}</h1>
-        <TimeZoneChooser store={view.store} zone={zone} onChange={setZone} />
+        {!embedded && <TimeZoneChooser store={view.store} zone={zone} onChange={setZone} />}
         <button type="button" className="button" onClick={() => setImaging(true)}>
           Export image
         </button>
@@ -119,6 +121,7 @@ export default function PublicMapView() {
           <KeplerMap store={view.store} readOnly expectLayers={view.map.datasetIds.length > 0} onMapReady={view.addData} />
         </TimeZoneContext.Provider>
         <PublishedLegend store={view.store} ready={Boolean(view.shown)} />
+        {embedded && <TimeZoneChooser store={view.store} zone={zone} onChange={setZone} compact />}
       </div>
       {imaging && <ExportImageDialog store={view.store} mapName={view.map.name} onClose={() => setImaging(false)} />}
       {filming && <ExportVideoDialog store={view.store} mapName={view.map.name} zone={zone} onClose={() => setFilming(false)} />}

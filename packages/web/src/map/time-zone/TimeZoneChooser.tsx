@@ -22,8 +22,12 @@ export function useTimeZone(store: Store | null, userId: string | null): [string
   return [zone, choose];
 }
 
-/** "Time zone" in the map's toolbar, once the map holds a timestamp field: the zone shown, any IANA zone chosen. */
-export function TimeZoneChooser({ store, zone, onChange }: { store: Store; zone: string; onChange: (zone: string) => void }) {
+/**
+ * "Time zone" in the map's toolbar, once the map holds a timestamp field: the zone shown, any IANA zone chosen.
+ * `compact`: an embed's, which has no toolbar (its frame is the partner's page): a small select on the map's
+ * corner, its label for screen readers only.
+ */
+export function TimeZoneChooser({ store, zone, onChange, compact = false }: { store: Store; zone: string; onChange: (zone: string) => void; compact?: boolean }) {
   const timed = useSyncExternalStore(store.subscribe, () => hasTimestamps(store));
   const choices = useMemo(() => {
     const all = zoneChoices();
@@ -32,8 +36,8 @@ export function TimeZoneChooser({ store, zone, onChange }: { store: Store; zone:
   if (!timed) return null;
   const own = browserZone();
   return (
-    <label className="map-time-zone">
-      Time zone
+    <label className={compact ? 'map-time-zone map-time-zone-compact' : 'map-time-zone'}>
+      <span className={compact ? 'visually-hidden' : undefined}>Time zone</span>
       <select value={zone} onChange={(e) => onChange(e.target.value)} title="Times in tooltips, filters and the playback are shown in this zone">
         {choices.map((z) => (
           <option key={z} value={z}>
