@@ -5,7 +5,7 @@ import type { Geometry, Position } from 'geojson';
 import { StudioError } from '@studio/schema';
 import { DBF_MAX_FIELDS, DBF_TEXT_BYTES, dbfFields, dbfHeader, dbfRecordLength, writeDbfRecord, type DbfField, type DbfNotes } from './export-dbf';
 import { exportAttributes, exportColumnChunks, type AttributeValue } from './export-rows';
-import { TextBytes, vectorValues } from './export-vectors';
+import { TextBytes, integerValues, vectorValues } from './export-vectors';
 import { DeflatedBody, zipStream, type ZipEntry } from './export-zip';
 import { geometrySql, type ExportLocation } from './exports';
 import type { PooledConnection } from './pool';
@@ -37,21 +37,27 @@ const WGS84_PRJ = 'GEOGCS["GCS_WGS_1984",DATUM["D_WGS_1984",SPHEROID["WGS_1984",
 /** Shapefile offsets are 32-bit counts of 16-bit words, and readers take them as signed: 2 GB a .shp. */
 const SHP_MAX_BYTES = 2 ** 31 - 1;
 
-/** A growable byte buffer (one per file, handed to its deflate after each chunk). */
+/**
+ * A growable byte buffer (one per file, handed to its deflate after each chunk), its unwritten bytes all `blank`: the
+ * .dbf's are spaces, so a record starts blank without a fill a record.
+ */
 class Bytes {
-  buf = Buffer.alloc(1 << 16);
+  buf: Buffer;
   length = 0;
+  constructor(private readonly blank = 0) {
+    this.buf = Buffer.alloc(1 << 16, blank);
+  }
   /** The bytes so far, for zlib to read later: the buffer is replaced, never written again. */
   take(): Buffer {
     if (!this.length) return this.buf.subarray(0, 0);
     const taken = this.buf.subarray(0, this.length);
-    this.buf = Buffer.alloc(this.buf.length);
+    this.buf = Buffer.alloc(this.buf.length, this.blank);
     this.length = 0;
     return taken;
   }
   reserve(n: number): number {
     if (this.length + n > this.buf.length) {
-      const next = Buffer.alloc(Math.max(this.buf.length * 2, this.length + n));
+      const next = Buffer.alloc(Math.max(this.buf.length * 2, this.length + n), this.blank);
       this.buf.copy(next, 0, 0, this.length);
       this.buf = next;
     }
@@ -226,7 +232,7 @@ async function writeSets(acquire: () => Promise<PooledConnection>, file: string,
     if (set) return set;
     const stem = `${base}_${kind}`;
     const body = (ext: string) => new DeflatedBody(path.join(dir, `${stem}.${ext}.deflated`));
-    set = { kind, stem, shp: body('shp'), shx: body('shx'), dbf: body('dbf'), shpBytes: 100, records: 0, box: [Infinity, Infinity, -Infinity, -Infinity], pending: { shp: new Bytes(), shx: new Bytes(), dbf: new Bytes() } };
+    set = { kind, stem, shp: body('shp'), shx: body('shx'), dbf: body('dbf'), shpBytes: 100, records: 0, box: [Infinity, Infinity, -Infinity, -Infinity], pending: { shp: new Bytes(), shx: new Bytes(), dbf: new Bytes(0x20) } };
     sets.set(kind, set);
     return set;
   };
@@ -238,8 +244,8 @@ async function writeSets(acquire: () => Promise<PooledConnection>, file: string,
     // written straight from the two columns (no geometry object, no Shape): at 1M points the row objects were most
     // of the download's JavaScript time.
     for await (const chunk of exportColumnChunks(acquire, file, loc, attributes, signal)) {
-      // Text fields take their bytes straight from the vectors: no string made a value.
-      const columns = chunk.vectors.map((v, i) => (fields[i]!.type === 'C' && TextBytes.of(v)) || (vectorValues(v) as AttributeValue[]));
+      // Text fields take their bytes straight from the vectors, integers come as numbers: no string or BigInt a value.
+      const columns = chunk.vectors.map((v, i) => (fields[i]!.type === 'C' && TextBytes.of(v)) || ((fields[i]!.attribute.kind === 'integer' ? integerValues(v) : vectorValues(v)) as AttributeValue[]));
       for (let r = 0; r < chunk.rowCount; r++) {
         let kind: Kind;
         let shape: Shape | null = null;
@@ -285,7 +291,6 @@ async function writeSets(acquire: () => Promise<PooledConnection>, file: string,
           if (shape.box[3]! > b[3]!) b[3] = shape.box[3]!;
         }
         const at = dbf.reserve(recordLength);
-        dbf.buf.fill(0x20, at, at + recordLength);
         writeDbfRecord(dbf.buf, at, fields, columns, r, notes);
       }
       for (const set of sets.values()) await flush(set);

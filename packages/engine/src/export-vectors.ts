@@ -31,6 +31,31 @@ export function vectorValues(v: DuckDBVector): ArrayLike<unknown> {
 }
 
 /**
+ * A BIGINT vector's values as numbers where a double holds them exactly (|v| < 2^53), bigints past that, read from
+ * its 64-bit words as two 32-bit halves: no BigInt made a value (a .dbf writes the digits of a number). Other
+ * vectors: their values as toArray answers them.
+ */
+export function integerValues(v: DuckDBVector): ArrayLike<unknown> {
+  const items = (v as unknown as { items?: unknown }).items;
+  const words = nullWords(v);
+  if (v.type.typeId !== DuckDBTypeId.BIGINT || !(items instanceof BigInt64Array) || words === undefined) return v.toArray();
+  const halves = new Int32Array(items.buffer, items.byteOffset, items.length * 2); // little-endian: low word first
+  const values: (number | bigint | null)[] = new Array(items.length);
+  for (let r = 0; r < items.length; r++) {
+    if (!valid(words, r)) {
+      values[r] = null;
+      continue;
+    }
+    // With the high word within [-2^21, 2^21) the sum is exact (its size is at most 2^53); of those, -2^53 itself is
+    // past the safe integers (the same double as -2^53 - 1), so it stays a bigint.
+    const high = halves[2 * r + 1]!;
+    const n = high * 0x1_0000_0000 + (halves[2 * r]! >>> 0);
+    values[r] = high >= -0x20_0000 && high < 0x20_0000 && n >= -Number.MAX_SAFE_INTEGER ? n : items[r]!;
+  }
+  return values;
+}
+
+/**
  * A VARCHAR vector's values copied as UTF-8 bytes, no string made: DuckDB keeps a string of up to 12 bytes in the
  * vector itself (16 bytes a row: its length, then its bytes); a longer one, behind a pointer, is read as text.
  */

@@ -1,6 +1,6 @@
 import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
-import { TextBytes, vectorValues } from '../src/export-vectors';
+import { TextBytes, integerValues, vectorValues } from '../src/export-vectors';
 
 /**
  * vectorValues and TextBytes read vectors through the node-api's own fields (#48, the Shapefile download's speed): the
@@ -28,6 +28,28 @@ describe('vectorValues', () => {
         rows += chunk.rowCount;
       }
       expect(rows).toBe(5000);
+    } finally {
+      connection.closeSync();
+      db.closeSync();
+    }
+  });
+});
+
+describe('integerValues', () => {
+  it('BIGINTs as the numbers they are, bigints past 2^53, nulls kept', async () => {
+    const db = await DuckDBInstance.create(':memory:');
+    const connection = await db.connect();
+    try {
+      const edges = ['0', '-1', '1', '4294967295', '4294967296', '-4294967296', '9007199254740991', '-9007199254740991', '9007199254740992', '-9007199254740992', '-9223372036854775808', '9223372036854775807', 'NULL'];
+      const result = await connection.stream(`SELECT unnest([${edges.join(', ')}]::BIGINT[]) AS v UNION ALL SELECT CASE WHEN i % 9 = 0 THEN NULL ELSE (i - 2500) * 12345678901 END FROM range(5000) t(i)`);
+      let rows = 0;
+      for (let chunk = await result.fetchChunk(); chunk && chunk.rowCount; chunk = await result.fetchChunk()) {
+        const vector = chunk.getColumnVector(0);
+        const expected = (vector.toArray() as (bigint | null)[]).map((v) => (v !== null && v >= -(2n ** 53n) + 1n && v <= 2n ** 53n - 1n ? Number(v) : v));
+        expect(Array.from(integerValues(vector))).toEqual(expected);
+        rows += chunk.rowCount;
+      }
+      expect(rows).toBe(5013);
     } finally {
       connection.closeSync();
       db.closeSync();
