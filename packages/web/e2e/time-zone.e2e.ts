@@ -26,6 +26,13 @@ describe('times in the viewer’s zone', () => {
     await waitMapReady(page);
     expect(await page.getByLabel('Time zone').inputValue()).toBe('America/Los_Angeles');
     expect(await tooltipAtCentre(page)).toContain('2024-03-05 06:30:00 PST');
+
+    // kepler's data table (the dataset's "Show data table"): its timestamp cell in the zone too, not in UTC.
+    await page.mouse.move(5, 5);
+    await page.locator('.dataset-action.show-data-table').first().click({ force: true });
+    const cell = page.locator('#dataset-modal .cell[title^="2024-03-05"]');
+    await cell.first().waitFor();
+    expect(await cell.first().getAttribute('title')).toBe('2024-03-05 06:30:00 PST');
     expect(s.foreign).toEqual([]);
     await s.context.close();
   }, 120_000);

@@ -1,15 +1,16 @@
 import type { ComponentProps } from 'react';
-import { ColorRangeSelectorFactory, LayerHoverInfoFactory, LayerListFactory, LayerTitleSectionFactory, LoadDataModalFactory, MapControlTooltipFactory, injectComponents } from '@kepler.gl/components';
+import { ColorRangeSelectorFactory, DataTableFactory, LayerHoverInfoFactory, LayerListFactory, LayerTitleSectionFactory, LoadDataModalFactory, MapControlTooltipFactory, injectComponents } from '@kepler.gl/components';
 import { KEPLER_COLOR_PALETTES } from '@kepler.gl/constants';
 import { getStudioPalettes } from '../basemaps/palettes';
 import { CatalogPicker } from '../add-data/CatalogPicker';
 import { StudioLayerListFactory, StudioLayerTitleSectionFactory, StudioMapControlTooltipFactory } from './accessible-components';
 import { StudioLayerHoverInfoFactory } from '../time-zone/hover-info';
+import { StudioDataTableFactory } from '../time-zone/data-table';
 
 /**
  * kepler's supported way to change one of its components is dependency injection: a factory replaces
  * kepler's own, and every component that uses it gets the replacement. The studio replaces three for what
- * they do (the tooltip: its times in the viewer's zone, time-zone/hover-info.tsx), and three for screen-reader and keyboard users (accessible-components.tsx).
+ * they do (the tooltip and the data table: their times in the viewer's zone, time-zone/hover-info.tsx and data-table.tsx), and three for screen-reader and keyboard users (accessible-components.tsx).
  */
 
 /**
@@ -42,4 +43,5 @@ export const StudioKeplerGl: unknown = injectComponents([
   [MapControlTooltipFactory, StudioMapControlTooltipFactory],
   [LayerTitleSectionFactory, StudioLayerTitleSectionFactory],
   [LayerHoverInfoFactory, StudioLayerHoverInfoFactory],
+  [DataTableFactory, StudioDataTableFactory],
 ] as never);

@@ -51,8 +51,8 @@ export function rememberZone(userId: string | null, zone: string): void {
 
 /**
  * How a timestamp reads in tooltips: the date, the time, and the zone's abbreviation (moment's `z`: "UTC", "PST",
- * "+0545" where the zone has no letters). kepler formats a field's `displayFormat` with moment in UTC, where `z` is
- * "UTC", so the data table, which the studio leaves to kepler, says which zone it shows too.
+ * "+0545" where the zone has no letters). kepler formats a field's `displayFormat` with moment in UTC; the studio's
+ * tooltips (hover-info.tsx) and data table cells (data-table.tsx) format it in the viewer's zone instead.
  */
 export const TIMESTAMP_FORMAT = 'YYYY-MM-DD HH:mm:ss z';
 
