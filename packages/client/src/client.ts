@@ -15,7 +15,7 @@ import type {
   Visibility,
   RefusedConnection,
 } from '@studio/schema';
-import { PUBLICATION_GRANT_HEADER, mapPublishingCalls, type QueryOf, type SpreadsheetForm, type UPLOAD_COLUMN_TYPES } from '@studio/schema';
+import { PUBLICATION_GRANT_HEADER, mapPublishingCalls, type DatasetUploadQuery, type QueryOf, type SpreadsheetForm, type UploadReadOptions } from '@studio/schema';
 import type { ItemsOf, MapAssetItem, RecordListQuery, MapAssetCreateBody, MapAssetType, MapAssetUpdateBody, PasswordResetLink, ImageType } from '@studio/schema';
 import type { DatasetRefreshUpdate, DatasetTilesBuild, HexTileCreate, Job, TileLinks, VectorTileCreate } from '@studio/schema';
 import type { Dataset, DatasetDownloadFormat, Quota, TempViewWire, Parameter, Publication, PublicationInfo, PublicationKind, Widget, WidgetBatchBody, WidgetBatchLine, WidgetResult, WidgetRunBody, UploadOptions } from '@studio/schema';
@@ -32,26 +32,24 @@ import { bookmarksClient, connectionsClient, templatesClient } from './connectio
 import { readLines } from './ndjson';
 
 /**
- * A file upload: its media type (and gzip), the new dataset's name and description, "skip bad rows", and
- * what the user sets instead of what is detected when a CSV or TSV is read (UploadReadOptions).
+ * How an upload's file is sent besides its query: its media type and gzip (headers), ingested by a background
+ * job (`Prefer: respond-async`: the call answers once the file is stored, with the dataset pending and its job;
+ * `uploadInBackground`), or one new dataset a layer (POST /v1/datasets/data/layers: answers `{items: [{layer, item}]}`).
  */
-export interface UploadFileOptions {
+export interface UploadSendOptions {
   contentType: string;
   contentEncoding?: string;
-  name?: string;
-  description?: string;
-  skipBadRows?: boolean;
-  /**
-   * Ingested by a background job (`Prefer: respond-async`): the call answers once the file is stored, with the
-   * dataset pending and its job (`uploadInBackground`); the job's end makes it ready, or in error with the reason.
-   */
   background?: boolean;
-  read?: { delimiter?: ',' | ';' | '\t' | '|'; header?: boolean; encoding?: 'utf-8' | 'utf-16' | 'latin-1'; columnTypes?: Record<string, (typeof UPLOAD_COLUMN_TYPES)[number]> };
-  /** The layer of a GeoPackage (a KML folder) to read (`?layer=`). */
-  layer?: string;
-  /** One new dataset a layer (POST /v1/datasets/data/layers): answers `{items: [{layer, item}]}`. */
   eachLayer?: boolean;
 }
+/**
+ * An upload's query as the upload routes read it (DatasetUploadQuery): the new dataset's name and description,
+ * "skip bad rows", the layer of a GeoPackage (a KML folder), and, under `read`, what the user sets instead of
+ * what is detected when a CSV or TSV is read (UploadReadOptions; columnTypes sent as JSON).
+ */
+export type UploadQueryOptions = Partial<Pick<z.output<typeof DatasetUploadQuery>, 'name' | 'description' | 'skipBadRows' | 'layer'>> & { read?: Partial<Omit<z.output<typeof UploadReadOptions>, 'layer'>> };
+/** A file upload: how it is sent and its query. */
+export type UploadFileOptions = UploadSendOptions & UploadQueryOptions;
 
 export { NOT_SIGNED_IN, type ClientOptions, type RequestOptions } from './http';
 

@@ -113,6 +113,10 @@ export const UploadReadOptions = z.object({
   layer: z.string().min(1).max(1000).optional(),
 });
 export type UploadReadOptions = z.infer<typeof UploadReadOptions>;
+/** The query of a one-step upload: the new dataset's name and description beside the reading options. */
+export const NewUploadQuery = UploadReadOptions.extend({ name: z.string().trim().min(1).max(500).default('Uploaded dataset'), description: z.string().max(10_000).default('') });
+/** POST /v1/datasets/data: a one-step upload's query with the ingestion switches (skipArrow, skipBadRows as for PUT /{id}/data). */
+export const DatasetUploadQuery = NewUploadQuery.extend({ skipArrow: QueryBool.optional(), skipBadRows: QueryBool.optional() });
 
 /**
  * What normalising a dataset's geometry did (ingest, or the job that rewrites datasets made before): geometries

@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import { StudioError, UploadReadOptions, badInput, downloadFileBase, isStudioError, type Dataset, type DatasetDownloadFormat, type SpreadsheetForm } from '@studio/schema';
 import { BufferPool, EXPORTS, geoArrowStream } from '@studio/engine';
 import { wantsGeoArrow } from './media-types';
@@ -136,8 +135,8 @@ export async function uploadInto(ctx: RouteContext<unknown, unknown, unknown>, r
   return datasetItem(ctx.services, ready, ctx);
 }
 
-/** The query of a one-step upload: the new dataset's name and description beside the reading options. */
-export const NewUploadQuery = UploadReadOptions.extend({ name: z.string().trim().min(1).max(500).default('Uploaded dataset'), description: z.string().max(10_000).default('') });
+/** The query of a one-step upload (declared in @studio/schema beside the reading options). */
+export { NewUploadQuery } from '@studio/schema';
 
 /**
  * The one-step upload (/v1 and the Data SDK): a new managed dataset of the caller with the request body as its data.
