@@ -1,5 +1,5 @@
 import { applyMiddleware, combineReducers, createStore, type Middleware, type Store } from 'redux';
-import { enhanceReduxMiddleware, keplerGlReducer } from '@kepler.gl/reducers';
+import { INITIAL_UI_STATE, enhanceReduxMiddleware, keplerGlReducer } from '@kepler.gl/reducers';
 import { initApplicationConfig } from '@kepler.gl/utils';
 import type { MapLook } from '../basemaps/catalog';
 import type { MapViewState } from '../state/versions';
@@ -48,6 +48,12 @@ export function configureKepler(): void {
 }
 
 /**
+ * A read-only map's legend shows the labels its maker wrote (a colour range's `colorLegends`, saved with the layer)
+ * but offers no editing of them: kepler makes each legend row an input unless `mapLegend.disableEdit`.
+ */
+const READ_ONLY_MAP_CONTROLS = { ...INITIAL_UI_STATE.mapControls, mapLegend: { ...INITIAL_UI_STATE.mapControls.mapLegend!, disableEdit: true } };
+
+/**
  * One store per map view: opening another map never sees the previous map's layers. `view`: a saved
  * map's view, so the basemap starts there and the saved config's view, applied with the data, changes
  * nothing (a view change after the data is drawn would draw all of it again).
@@ -59,7 +65,7 @@ export function createMapStore(opts: { readOnly: boolean; look?: MapLook | null;
     keplerGl: keplerGlReducer.initialState({
       mapState: opts.view ?? DEFAULT_VIEW,
       mapStyle: { styleType: opts.look?.styleType || BLANK_STYLE_ID, mapStyles, mapStylesReplaceDefault: true },
-      uiState: { readOnly: opts.readOnly, currentModal: null, activeSidePanel: opts.readOnly ? null : 'layer' },
+      uiState: { readOnly: opts.readOnly, currentModal: null, activeSidePanel: opts.readOnly ? null : 'layer', ...(opts.readOnly && { mapControls: READ_ONLY_MAP_CONTROLS }) },
       // The vector tile layer whose tile requests stop when their tiles leave the view (layer-classes.ts).
       visState: { layerClasses: STUDIO_LAYER_CLASSES },
     }),
