@@ -44,16 +44,24 @@ const SHP_MAX_BYTES = 2 ** 31 - 1;
 class Bytes {
   buf: Buffer;
   length = 0;
+  /** Buffers zlib has read, written again rather than new ones made: 1M points made 120 MB of them, which V8 counts
+   * as external memory and collects garbage for. */
+  private readonly spare: Buffer[] = [];
   constructor(private readonly blank = 0) {
     this.buf = Buffer.alloc(1 << 16, blank);
   }
-  /** The bytes so far, for zlib to read later: the buffer is replaced, never written again. */
+  /** The bytes so far, for zlib to read: the buffer is replaced, and written again only once given back. */
   take(): Buffer {
     if (!this.length) return this.buf.subarray(0, 0);
     const taken = this.buf.subarray(0, this.length);
-    this.buf = Buffer.alloc(this.buf.length, this.blank);
+    const spare = this.spare.pop();
+    this.buf = spare && spare.length >= this.buf.length ? spare.fill(this.blank) : Buffer.alloc(this.buf.length, this.blank);
     this.length = 0;
     return taken;
+  }
+  /** A buffer take() answered, given back once zlib has read it. */
+  giveBack(taken: Buffer): void {
+    if (taken.byteOffset === 0 && taken.buffer.byteLength >= this.buf.length) this.spare.push(Buffer.from(taken.buffer));
   }
   reserve(n: number): number {
     if (this.length + n > this.buf.length) {
@@ -237,7 +245,14 @@ async function writeSets(acquire: () => Promise<PooledConnection>, file: string,
     return set;
   };
   // The three files' deflates run side by side; the next chunk is read while they work.
-  const flush = (set: ShapeSet) => Promise.all(FILES.map((name) => set[name].write(set.pending[name].take())));
+  const flush = (set: ShapeSet) =>
+    Promise.all(
+      FILES.map((name) => {
+        const pending = set.pending[name];
+        const taken = pending.take();
+        return set[name].write(taken, () => pending.giveBack(taken));
+      }),
+    );
   const entries: ZipEntry[] = [];
   try {
     // Column by column, as DuckDB hands the chunk over: no row objects, and points from a latitude/longitude pair

@@ -51,12 +51,12 @@ export class DeflatedBody {
     this.written = pipelineAsync(this.deflate, createWriteStream(file));
     this.written.catch(() => {}); // awaited by end(); an error also rejects the write waiting for 'drain'
   }
-  /** Takes `bytes` (they must not change afterwards: zlib reads them later). */
-  async write(bytes: Uint8Array): Promise<void> {
+  /** Takes `bytes`: they must not change until `read` is called, once zlib has read them. */
+  async write(bytes: Uint8Array, read?: () => void): Promise<void> {
     if (!bytes.length) return;
     this.crc = zlib.crc32(bytes, this.crc);
     this.size += bytes.length;
-    if (!this.deflate.write(bytes)) await once(this.deflate, 'drain');
+    if (!this.deflate.write(bytes, (error) => error || read?.())) await once(this.deflate, 'drain');
   }
   async end(): Promise<void> {
     this.deflate.end();
