@@ -15,11 +15,11 @@ import type {
   Visibility,
   RefusedConnection,
 } from '@studio/schema';
-import { PUBLICATION_GRANT_HEADER, mapPublishingCalls, type DatasetUploadQuery, type QueryOf, type SpreadsheetForm, type UploadReadOptions } from '@studio/schema';
+import { PUBLICATION_GRANT_HEADER, legalCalls, mapPublishingCalls, type BodyOf, type DatasetUploadQuery, type QueryOf, type SpreadsheetForm, type UploadReadOptions } from '@studio/schema';
 import type { ItemsOf, MapAssetItem, RecordListQuery, MapAssetCreateBody, MapAssetType, MapAssetUpdateBody, PasswordResetLink, ImageType } from '@studio/schema';
 import type { DatasetRefreshUpdate, DatasetTilesBuild, HexTileCreate, Job, TileLinks, VectorTileCreate } from '@studio/schema';
 import type { Dataset, DatasetDownloadFormat, Quota, TempViewWire, Parameter, Publication, PublicationInfo, PublicationKind, Widget, WidgetBatchBody, WidgetBatchLine, WidgetResult, WidgetRunBody, UploadOptions } from '@studio/schema';
-import type { ClientErrorReport, ClientFeedback, Consent, LegalAgreement, LegalAgreementId, MergePreview, InvitationCreated, PendingInvitation, AuditEntry, AuditLogFilter } from '@studio/schema';
+import type { ClientErrorReport, ClientFeedback, LegalAgreementId, MergePreview, InvitationCreated, PendingInvitation, AuditEntry, AuditLogFilter } from '@studio/schema';
 import { HttpClient, NOT_SIGNED_IN, type RequestOptions } from './http';
 import { checkStatus } from './errors';
 import { tagsClient } from './tags';
@@ -221,10 +221,9 @@ export class StudioClient extends HttpClient {
 
   /** Legal agreements: those awaiting the caller's consent, consent itself, and (administrators) new versions. */
   legal = {
-    pending: () => this.request<{ items: LegalAgreement[] }>('GET', '/v1/legal/pending').then((r) => r.items),
-    consent: (id: LegalAgreementId) => this.request<{ item: Consent }>('POST', `/v1/legal/${id}/consent`).then((r) => r.item),
-    publish: (id: LegalAgreementId, body: { title: string; text: string; organizationId?: string | null }) =>
-      this.request<{ item: LegalAgreement & { organizationId: string | null } }>('POST', `/v1/admin/legal/${id}`, { body }).then((r) => r.item),
+    pending: () => this.call(legalCalls.pending, {}).then((r) => r.items),
+    consent: (id: LegalAgreementId) => this.call(legalCalls.consent, { params: { id } }).then((r) => r.item),
+    publish: (id: LegalAgreementId, body: BodyOf<typeof legalCalls.publish>) => this.call(legalCalls.publish, { params: { id }, body }).then((r) => r.item),
   };
 
   /** GTW-002/003: the web app's error reports (a Sentry envelope) and a user's words about one. */

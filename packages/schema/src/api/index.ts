@@ -13,3 +13,4 @@ export * from './executions';
 export * from './gateway';
 export * from './map-publishing';
 export * from './permissions';
+export * from './legal';
