@@ -15,11 +15,11 @@ import type {
   Visibility,
   RefusedConnection,
 } from '@studio/schema';
-import { PUBLICATION_GRANT_HEADER, legalCalls, mapPublishingCalls, type BodyOf, type DatasetUploadQuery, type QueryOf, type SpreadsheetForm, type UploadReadOptions } from '@studio/schema';
-import type { ItemsOf, MapAssetItem, RecordListQuery, MapAssetCreateBody, MapAssetType, MapAssetUpdateBody, PasswordResetLink, ImageType } from '@studio/schema';
+import { PUBLICATION_GRANT_HEADER, clientErrorCalls, legalCalls, passwordResetCalls, mapPublishingCalls, type BodyOf, type DatasetUploadQuery, type QueryOf, type SpreadsheetForm, type UploadReadOptions } from '@studio/schema';
+import type { ItemsOf, MapAssetItem, RecordListQuery, MapAssetCreateBody, MapAssetType, MapAssetUpdateBody, ImageType } from '@studio/schema';
 import type { DatasetRefreshUpdate, DatasetTilesBuild, HexTileCreate, Job, TileLinks, VectorTileCreate } from '@studio/schema';
 import type { Dataset, DatasetDownloadFormat, Quota, TempViewWire, Parameter, Publication, PublicationInfo, PublicationKind, Widget, WidgetBatchBody, WidgetBatchLine, WidgetResult, WidgetRunBody, UploadOptions } from '@studio/schema';
-import type { ClientErrorReport, ClientFeedback, LegalAgreementId, MergePreview, InvitationCreated, PendingInvitation, AuditEntry, AuditLogFilter } from '@studio/schema';
+import type { LegalAgreementId, MergePreview, InvitationCreated, PendingInvitation, AuditEntry, AuditLogFilter } from '@studio/schema';
 import { HttpClient, NOT_SIGNED_IN, type RequestOptions } from './http';
 import { checkStatus } from './errors';
 import { tagsClient } from './tags';
@@ -85,9 +85,9 @@ export class StudioClient extends HttpClient {
   changePassword = (currentPassword: string, newPassword: string) => this.request<void>('POST', '/v1/auth/password', { body: { currentPassword, newPassword } });
 
   /** Asks for a reset link by email (the same answer whether or not the address has an account); emailed: whether this studio mails links. */
-  requestPasswordReset = (email: string) => this.request<{ item: { emailed: boolean } }>('POST', '/v1/auth/password-reset/request', { body: { email } }).then((r) => r.item);
+  requestPasswordReset = (email: string) => this.call(passwordResetCalls.request, { body: { email } }).then((r) => r.item);
   /** Sets a new password with a reset link's token; every session of the account ends. */
-  resetPassword = (token: string, newPassword: string) => this.request<void>('POST', '/v1/auth/password-reset', { body: { token, newPassword } });
+  resetPassword = (token: string, newPassword: string) => this.call(passwordResetCalls.reset, { body: { token, newPassword } });
 
   async signOut(): Promise<void> {
     await this.request('POST', '/v1/auth/sign-out');
@@ -203,7 +203,7 @@ export class StudioClient extends HttpClient {
     /** Saved data connections the server's network rule (STUDIO_CONNECTION_HOSTS) refuses. */
     refusedConnections: () => this.request<{ items: RefusedConnection[] }>('GET', '/v1/admin/refused-connections').then((r) => r.items),
     /** A reset link for a user, shown once: it sets a new password once within an hour. */
-    passwordResetLink: (userId: string) => this.request<{ item: PasswordResetLink }>('POST', `/v1/admin/users/${userId}/password-reset`).then((r) => r.item),
+    passwordResetLink: (userId: string) => this.call(passwordResetCalls.adminLink, { params: { id: userId } }).then((r) => r.item),
     /** What merging `secondaryIds` into `primaryId` would move and delete; changes nothing. */
     mergePreview: (primaryId: string, secondaryIds: string[]) =>
       this.request<{ item: MergePreview }>('GET', '/v1/admin/merge-accounts/preview', { query: { primaryId, secondaryIds: secondaryIds.join(',') } }).then((r) => r.item),
@@ -216,7 +216,7 @@ export class StudioClient extends HttpClient {
     changeOwner: (collection: 'maps' | 'insights' | 'datasets', id: string, ownerId: string) =>
       this.request<unknown>('PUT', `/v1/${collection}/${id}`, { query: { isAdmin: true }, body: { ownerId } }),
     /** The web app's error reports and feedback kept without a Sentry DSN, newest first. */
-    clientErrors: () => this.request<{ items: ClientErrorReport[] }>('GET', '/v1/admin/client-errors').then((r) => r.items),
+    clientErrors: () => this.call(clientErrorCalls.list, {}).then((r) => r.items),
   };
 
   /** Legal agreements: those awaiting the caller's consent, consent itself, and (administrators) new versions. */
@@ -228,8 +228,8 @@ export class StudioClient extends HttpClient {
 
   /** GTW-002/003: the web app's error reports (a Sentry envelope) and a user's words about one. */
   errorReports = {
-    send: (envelope: Uint8Array) => this.request<unknown>('POST', '/v1/sentry-tunnel', { rawBody: envelope as BodyInit, contentType: 'application/x-sentry-envelope' }),
-    feedback: (body: ClientFeedback) => this.request<unknown>('POST', '/v1/sentry-user-feedback', { body }),
+    send: (envelope: Uint8Array) => this.call(clientErrorCalls.tunnel, {}, { rawBody: envelope as BodyInit, contentType: 'application/x-sentry-envelope' }),
+    feedback: (body: BodyOf<typeof clientErrorCalls.feedback>) => this.call(clientErrorCalls.feedback, { body }),
   };
 
   // --- dataset data ---------------------------------------------------------------------------

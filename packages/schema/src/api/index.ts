@@ -14,3 +14,5 @@ export * from './gateway';
 export * from './map-publishing';
 export * from './permissions';
 export * from './legal';
+export * from './password-resets';
+export * from './client-errors';

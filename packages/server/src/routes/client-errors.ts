@@ -1,19 +1,10 @@
-import { z } from 'zod';
-import { CLIENT_REPORT_MAX_BYTES, ClientErrorReport, ClientFeedback } from '@studio/schema';
+import { CLIENT_REPORT_MAX_BYTES, clientErrorCalls } from '@studio/schema';
 import { defineRoute, readBodyBytes, requireCaller } from '../http/route';
 
 /** Error reports from the web app (gateway §7, the Sentry relays) and the administrators' page of those kept. */
 export const clientErrorRoutes = [
-  defineRoute({
-    spec: ['GTW-002'],
-    method: 'POST',
-    url: '/v1/sentry-tunnel',
-    summary: "Relays the web app's error reports (a Sentry envelope) to the configured DSN, or keeps them for administrators",
-    tag: 'gateway',
-    auth: 'user',
-    rawBody: true,
+  defineRoute(clientErrorCalls.tunnel, {
     rateLimit: 'clientErrors',
-    response: z.object({}),
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
       const kept = await ctx.services.clientErrors.relayEnvelope(caller, (await readBodyBytes(ctx.req.body, CLIENT_REPORT_MAX_BYTES)) ?? new Uint8Array());
@@ -21,16 +12,8 @@ export const clientErrorRoutes = [
       return {};
     },
   }),
-  defineRoute({
-    spec: ['GTW-003'],
-    method: 'POST',
-    url: '/v1/sentry-user-feedback',
-    summary: "Relays a user's words about an error to the configured DSN, or keeps them for administrators",
-    tag: 'gateway',
-    auth: 'user',
-    body: ClientFeedback,
+  defineRoute(clientErrorCalls.feedback, {
     rateLimit: 'clientErrors',
-    response: z.object({}),
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
       const kept = await ctx.services.clientErrors.relayFeedback(caller, ctx.body);
@@ -38,13 +21,7 @@ export const clientErrorRoutes = [
       return {};
     },
   }),
-  defineRoute({
-    method: 'GET',
-    url: '/v1/admin/client-errors',
-    summary: 'Error reports and feedback from the web app kept without a Sentry DSN (30 days), newest first',
-    tag: 'admin',
-    auth: 'admin',
-    response: z.object({ items: z.array(ClientErrorReport) }),
+  defineRoute(clientErrorCalls.list, {
     handler: async (ctx) => ({ items: await ctx.services.clientErrors.list() }),
   }),
 ];
