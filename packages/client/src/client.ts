@@ -15,7 +15,7 @@ import type {
   Visibility,
   RefusedConnection,
 } from '@studio/schema';
-import { PUBLICATION_GRANT_HEADER, clientErrorCalls, legalCalls, passwordResetCalls, mapPublishingCalls, type BodyOf, type DatasetUploadQuery, type QueryOf, type SpreadsheetForm, type UploadReadOptions } from '@studio/schema';
+import { PUBLICATION_GRANT_HEADER, authCalls, clientErrorCalls, legalCalls, passwordResetCalls, mapPublishingCalls, type BodyOf, type DatasetUploadQuery, type QueryOf, type SpreadsheetForm, type UploadReadOptions } from '@studio/schema';
 import type { ItemsOf, MapAssetItem, RecordListQuery, MapAssetCreateBody, MapAssetType, MapAssetUpdateBody, ImageType } from '@studio/schema';
 import type { DatasetRefreshUpdate, DatasetTilesBuild, HexTileCreate, Job, TileLinks, VectorTileCreate } from '@studio/schema';
 import type { Dataset, DatasetDownloadFormat, Quota, TempViewWire, Parameter, Publication, PublicationInfo, PublicationKind, Widget, WidgetBatchBody, WidgetBatchLine, WidgetResult, WidgetRunBody, UploadOptions } from '@studio/schema';
@@ -77,12 +77,12 @@ export type MapAsset = MapAssetItem;
 export class StudioClient extends HttpClient {
   // --- identity -----------------------------------------------------------------------------
   async signIn(email: string, password: string): Promise<Session> {
-    const { item } = await this.request<{ item: Session }>('POST', '/v1/auth/sign-in', { body: { email, password } });
+    const { item } = await this.call(authCalls.signIn, { body: { email, password } });
     this.token = item.accessToken;
     return item;
   }
   /** A new password, given the current one (403 when it is wrong); the user's other sessions end, this one stays. */
-  changePassword = (currentPassword: string, newPassword: string) => this.request<void>('POST', '/v1/auth/password', { body: { currentPassword, newPassword } });
+  changePassword = (currentPassword: string, newPassword: string) => this.call(authCalls.changePassword, { body: { currentPassword, newPassword } });
 
   /** Asks for a reset link by email (the same answer whether or not the address has an account); emailed: whether this studio mails links. */
   requestPasswordReset = (email: string) => this.call(passwordResetCalls.request, { body: { email } }).then((r) => r.item);
@@ -90,17 +90,17 @@ export class StudioClient extends HttpClient {
   resetPassword = (token: string, newPassword: string) => this.call(passwordResetCalls.reset, { body: { token, newPassword } });
 
   async signOut(): Promise<void> {
-    await this.request('POST', '/v1/auth/sign-out');
+    await this.call(authCalls.signOut, {});
     this.token = NOT_SIGNED_IN;
   }
   async refresh(refreshToken: string): Promise<Session> {
-    const { item } = await this.request<{ item: Session }>('POST', '/v1/auth/refresh', { body: { refreshToken } });
+    const { item } = await this.call(authCalls.refresh, { body: { refreshToken } });
     this.token = item.accessToken;
     return item;
   }
   /** Accepts an organization invitation: creates the account and signs it in. */
   async acceptInvitation(token: string, name: string, password: string): Promise<Session> {
-    const { item } = await this.request<{ item: Session }>('POST', '/v1/auth/accept-invitation', { body: { token, name, password } });
+    const { item } = await this.call(authCalls.acceptInvitation, { body: { token, name, password } });
     this.token = item.accessToken;
     return item;
   }

@@ -16,3 +16,4 @@ export * from './permissions';
 export * from './legal';
 export * from './password-resets';
 export * from './client-errors';
+export * from './auth';

@@ -1,5 +1,4 @@
-import { z } from 'zod';
-import { PasswordChangeBody, RefreshBody, Session, SignInBody, itemOf } from '@studio/schema';
+import { authCalls } from '@studio/schema';
 import { defineRoute, requireCaller } from '../http/route';
 import type { Services } from '../services';
 import type { IssuedSession } from '../services/auth';
@@ -10,15 +9,8 @@ async function sessionToWire(services: Services, s: IssuedSession) {
 }
 
 export const authRoutes = [
-  defineRoute({
-    method: 'POST',
-    url: '/v1/auth/sign-in',
-    summary: 'Sign in with email and password; after repeated failures from an address, 429 with Retry-After (growing back-off)',
-    tag: 'auth',
-    auth: 'public',
+  defineRoute(authCalls.signIn, {
     transaction: false,
-    body: SignInBody,
-    response: itemOf(Session),
     handler: async ({ req, body, services }) => {
       // The password check (scrypt) runs outside the unit of work: it would hold the catalog meanwhile.
       const userId = await services.auth.checkPassword(body.email, body.password, req.ip);
@@ -30,27 +22,13 @@ export const authRoutes = [
       });
     },
   }),
-  defineRoute({
-    method: 'POST',
-    url: '/v1/auth/refresh',
-    summary: 'Exchange a refresh token for a new session (the token is single-use). A refresh token already exchanged and presented again ends its whole sign-in session (every access and refresh token refreshes made of it; 401): two holders of one token cannot be told apart (OAuth 2.0 Security BCP §4.14)',
-    tag: 'auth',
-    auth: 'public',
+  defineRoute(authCalls.refresh, {
     // The reuse check's sign-out must be kept although the call answers 401: AuthService.refresh groups its own writes.
     transaction: false,
-    body: RefreshBody,
-    response: itemOf(Session),
     handler: async ({ body, services }) => sessionToWire(services, await services.auth.refresh(body.refreshToken)),
   }),
-  defineRoute({
-    method: 'POST',
-    url: '/v1/auth/password',
-    summary: "Change the signed-in user's password, given the current one (403 when wrong; throttled like sign-in); the user's other sessions end",
-    tag: 'auth',
-    auth: 'user',
+  defineRoute(authCalls.changePassword, {
     transaction: false,
-    body: PasswordChangeBody,
-    status: 204,
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
       // Two scrypt runs (check and new hash) stay outside a unit of work, as sign-in's check does.
@@ -59,13 +37,7 @@ export const authRoutes = [
       return undefined;
     },
   }),
-  defineRoute({
-    method: 'POST',
-    url: '/v1/auth/sign-out',
-    summary: 'End the current session; the edit locks its tabs held are released',
-    tag: 'auth',
-    auth: 'user',
-    status: 204,
+  defineRoute(authCalls.signOut, {
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
       if (caller.via === 'session') await ctx.services.records.releaseSessionLocks(caller.credentialId);
@@ -74,17 +46,8 @@ export const authRoutes = [
       return undefined;
     },
   }),
-
-  defineRoute({
-    method: 'POST',
-    url: '/v1/auth/accept-invitation',
-    summary: 'Accept an invitation: creates the account (name, password) in the inviting organization and signs in',
-    tag: 'auth',
-    auth: 'public',
-    body: z.object({ token: z.string().min(1).max(200), name: z.string().trim().min(1).max(200), password: z.string().min(8, 'Password must have at least 8 characters').max(1024) }),
-    status: 201,
+  defineRoute(authCalls.acceptInvitation, {
     rateLimit: 'acceptInvitation',
-    response: itemOf(Session),
     handler: async ({ body, services }) => {
       const { user, invitation } = await services.users.acceptInvitation(body.token, body);
       const caller = await services.auth.callerOf(user.id, 'session', '');
