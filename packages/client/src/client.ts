@@ -2,7 +2,6 @@ import type { z } from 'zod';
 import type {
   Folder,
   ProjectResource,
-  SearchGroup,
   Seat,
   Organization,
   RecordCollection,
@@ -15,7 +14,7 @@ import type {
   Visibility,
   RefusedConnection,
 } from '@studio/schema';
-import { PUBLICATION_GRANT_HEADER, authCalls, clientErrorCalls, legalCalls, passwordResetCalls, mapPublishingCalls, type BodyOf, type DatasetUploadQuery, type QueryOf, type SpreadsheetForm, type UploadReadOptions } from '@studio/schema';
+import { PUBLICATION_GRANT_HEADER, authCalls, searchCalls, clientErrorCalls, legalCalls, passwordResetCalls, mapPublishingCalls, type BodyOf, type DatasetUploadQuery, type QueryOf, type SpreadsheetForm, type UploadReadOptions } from '@studio/schema';
 import type { ItemsOf, MapAssetItem, RecordListQuery, MapAssetCreateBody, MapAssetType, MapAssetUpdateBody, ImageType } from '@studio/schema';
 import type { DatasetRefreshUpdate, DatasetTilesBuild, HexTileCreate, Job, TileLinks, VectorTileCreate } from '@studio/schema';
 import type { Dataset, DatasetDownloadFormat, Quota, TempViewWire, Parameter, Publication, PublicationInfo, PublicationKind, Widget, WidgetBatchBody, WidgetBatchLine, WidgetResult, WidgetRunBody, UploadOptions } from '@studio/schema';
@@ -356,7 +355,7 @@ export class StudioClient extends HttpClient {
   };
 
   /** The workspace search: records of every kind whose name holds `q`, grouped by kind (`limit` each). */
-  search = (q: string, limit = 5, signal?: AbortSignal) => this.request<{ items: SearchGroup[] }>('GET', '/v1/search', { query: { q, limit }, signal }).then((r) => r.items);
+  search = (q: string, limit = 5, signal?: AbortSignal) => this.call(searchCalls.search, { query: { q, limit } }, { signal }).then((r) => r.items);
 
   // --- projects and their folders (catalog §7 Projects) ---------------------------------------------
   projects = {

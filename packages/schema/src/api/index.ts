@@ -17,3 +17,4 @@ export * from './legal';
 export * from './password-resets';
 export * from './client-errors';
 export * from './auth';
+export * from './search';

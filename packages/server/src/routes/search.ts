@@ -1,5 +1,4 @@
-import { z } from 'zod';
-import { SEARCH_KINDS, SearchQuery, type ResourceType, SearchGroup, type SearchKind } from '@studio/schema';
+import { SEARCH_KINDS, searchCalls, type ResourceType, type SearchGroup, type SearchKind } from '@studio/schema';
 import { defineRoute, requireCaller, type RouteDef } from '../http/route';
 
 /** Each kind the search answers as the record type it lists, and for map assets the asset type. */
@@ -17,14 +16,7 @@ const SOURCES: Record<SearchKind, { type: ResourceType; attrs?: Record<string, s
 
 /** The workspace's one search box: records of every kind whose name holds the words, among those the caller reads. */
 export const searchRoutes: RouteDef[] = [
-  defineRoute({
-    method: 'GET',
-    url: '/v1/search',
-    response: z.object({ items: z.array(SearchGroup) }),
-    summary: "Records of every kind whose name contains q (any case) that the caller owns, that are shared with them or that belong to their organizations; per kind the newest `limit` and the total. Kinds with no match are left out",
-    tag: 'search',
-    auth: 'user',
-    query: SearchQuery,
+  defineRoute(searchCalls.search, {
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
       const groups = await Promise.all(
