@@ -92,8 +92,9 @@ const lanes = [
 const browserLane = [
   ['browser end-to-end tests', 'vitest', ['run', '-c', 'packages/web/vitest.e2e.config.ts'], true],
   // The flows that touch the catalog and the caches again, on the production stores (PostgreSQL + Redis): sign-in,
-  // upload, map save and publish, sharing, analytics (#12's list), and the edit locks and cached lists Redis holds.
-  ['browser end-to-end tests on PostgreSQL + Redis', 'vitest', ['run', '-c', 'packages/web/vitest.e2e.config.ts', 'sign-in', 'datasets', 'e2e/map.e2e', 'e2e/publish', 'e2e/locks', 'sharing', 'analytics', 'e2e/list'], true, { STUDIO_E2E_STORE: 'postgres' }],
+  // upload, map save and publish, sharing, analytics (#12's list), the edit locks and cached lists Redis holds, and the
+  // flows whose rows sit in tables of their own: versions and pinned snapshots (#51), a dataset's own tiles (#50).
+  ['browser end-to-end tests on PostgreSQL + Redis', 'vitest', ['run', '-c', 'packages/web/vitest.e2e.config.ts', 'sign-in', 'datasets', 'e2e/map.e2e', 'e2e/publish', 'e2e/locks', 'sharing', 'analytics', 'e2e/list', 'e2e/history', 'e2e/pinned-data', 'e2e/dataset-tiles', 'e2e/map-tiles-threshold'], true, { STUDIO_E2E_STORE: 'postgres' }],
 ];
 let passed = 0;
 let failed = 0;
