@@ -42,12 +42,15 @@ describe("a dataset's own tiles from its page", () => {
     expect(await progress.getByRole('button', { name: 'Cancel' }).count()).toBe(1);
     expect(await page.getByRole('dialog').count()).toBe(0);
     expect(await page.getByText('Ready', { exact: true }).count()).toBe(1);
+    // No second cut of the same data while this one runs.
+    expect(await page.getByRole('button', { name: 'Build tiles' }).isDisabled()).toBe(true);
 
     // Then the tiles, built: what they hold, and drawn on the basemap through the signed tile links.
     const built = page.getByRole('region', { name: 'Vector tiles' });
     // (Its low zooms may show first, while the rest is cut: the whole pyramid is what the page ends on.)
     await expect.poll(() => built.getByLabel('Tiles built').textContent().catch(() => ''), { timeout: 60_000 }).toContain('Built: zooms 2–14, 20,000 features');
     await progress.waitFor({ state: 'detached' });
+    await expect.poll(() => page.getByRole('button', { name: 'Build tiles' }).isEnabled()).toBe(true);
     const preview = built.getByRole('img', { name: `${source.name}'s tiles` });
     await expect.poll(() => preview.getAttribute('data-state'), { timeout: 30_000 }).toBe('ready');
     expect(Number(await preview.getAttribute('data-features'))).toBeGreaterThan(100);

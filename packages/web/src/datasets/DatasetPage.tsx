@@ -183,7 +183,9 @@ export function DatasetPage() {
             </button>
           )}
           {canBuildTiles(d) && (
-            <button type="button" className="button" onClick={() => setDialog('tiles')}>
+            // One cut at a time from this page: a second would cut the same snapshot again, and the first's end
+            // would reload the page while the second still runs.
+            <button type="button" className="button" onClick={() => setDialog('tiles')} disabled={tilesJob !== null} title={tilesJob ? 'Tiles are being built' : undefined}>
               Build tiles
             </button>
           )}
