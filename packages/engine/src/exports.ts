@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { DuckDBScalarFunction, VARCHAR, type DuckDBConnection, type DuckDBDataChunk } from '@duckdb/node-api';
 import type { Geometry } from 'geojson';
-import { DATASET_DOWNLOAD_FORMATS, type DatasetDownloadFormat } from '@studio/schema';
+import { DATASET_DOWNLOAD_EXTENSIONS, DATASET_DOWNLOAD_FORMATS, type DatasetDownloadFormat } from '@studio/schema';
 import { parseGeometry, toWkt } from './geometry-text';
 import { writeGeoParquet } from './geoparquet';
 import { quoteIdent, quoteLiteral } from './sql';
@@ -22,17 +22,20 @@ import type { PooledConnection } from './pool';
 export const EXPORT_FORMATS = DATASET_DOWNLOAD_FORMATS;
 export type ExportFormat = DatasetDownloadFormat;
 
-/** The media type each format is answered with, and the extension of its file name. */
-export const EXPORTS: Record<ExportFormat, { mediaType: string; extension: string }> = {
-  csv: { mediaType: 'text/csv; charset=utf-8', extension: 'csv' },
-  geojson: { mediaType: 'application/geo+json', extension: 'geojson' },
-  parquet: { mediaType: 'application/vnd.apache.parquet', extension: 'parquet' },
-  arrow: { mediaType: 'application/vnd.apache.arrow.stream', extension: 'arrow' },
-  flatgeobuf: { mediaType: 'application/flatgeobuf', extension: 'fgb' },
-  gpkg: { mediaType: 'application/geopackage+sqlite3', extension: 'gpkg' },
-  kml: { mediaType: 'application/vnd.google-earth.kml+xml', extension: 'kml' },
-  shapefile: { mediaType: 'application/zip', extension: 'zip' },
+/** The media type each format is answered with, and the extension of its file name (DATASET_DOWNLOAD_EXTENSIONS). */
+const MEDIA_TYPES: Record<ExportFormat, string> = {
+  csv: 'text/csv; charset=utf-8',
+  geojson: 'application/geo+json',
+  parquet: 'application/vnd.apache.parquet',
+  arrow: 'application/vnd.apache.arrow.stream',
+  flatgeobuf: 'application/flatgeobuf',
+  gpkg: 'application/geopackage+sqlite3',
+  kml: 'application/vnd.google-earth.kml+xml',
+  shapefile: 'application/zip',
 };
+export const EXPORTS = Object.fromEntries(
+  DATASET_DOWNLOAD_FORMATS.map((f) => [f, { mediaType: MEDIA_TYPES[f], extension: DATASET_DOWNLOAD_EXTENSIONS[f] }]),
+) as Record<ExportFormat, { mediaType: string; extension: string }>;
 
 /** Where a dataset's rows are: the columns ingestion detected (metadata.detected). */
 /** What the catalog recorded of a dataset at ingestion: its column names and row count (null when not counted). */

@@ -83,6 +83,17 @@ export const UPLOAD_CONTENT_TYPES = [
 export const DATASET_DOWNLOAD_FORMATS = ['csv', 'geojson', 'parquet', 'arrow', 'flatgeobuf', 'gpkg', 'kml', 'shapefile'] as const;
 export const DatasetDownloadFormat = z.enum(DATASET_DOWNLOAD_FORMATS);
 export type DatasetDownloadFormat = z.infer<typeof DatasetDownloadFormat>;
+/** The extension of each format's file name: what the server's Content-Disposition names and the web app saves as. */
+export const DATASET_DOWNLOAD_EXTENSIONS: Record<DatasetDownloadFormat, string> = {
+  csv: 'csv',
+  geojson: 'geojson',
+  parquet: 'parquet',
+  arrow: 'arrow',
+  flatgeobuf: 'fgb',
+  gpkg: 'gpkg',
+  kml: 'kml',
+  shapefile: 'zip',
+};
 
 /** Column types a user may set on upload, over the reader's guess (CSV and TSV). */
 export const UPLOAD_COLUMN_TYPES = ['STRING', 'INTEGER', 'BIGINT', 'DOUBLE', 'BOOLEAN', 'DATE', 'TIMESTAMP'] as const;

@@ -1,18 +1,18 @@
 import { useState } from 'react';
-import type { DatasetDownloadFormat } from '@studio/schema';
+import { DATASET_DOWNLOAD_EXTENSIONS, type DatasetDownloadFormat } from '@studio/schema';
 import { ErrorMessage, useAction } from './ui';
 import { saveBlob } from './save-blob';
 
-/** Every format the studio downloads (DATASET_DOWNLOAD_FORMATS), as the pickers name them, with the file's extension. */
-export const DOWNLOADS: Record<DatasetDownloadFormat, { label: string; extension: string }> = {
-  csv: { label: 'CSV', extension: 'csv' },
-  parquet: { label: 'Parquet', extension: 'parquet' },
-  geojson: { label: 'GeoJSON', extension: 'geojson' },
-  arrow: { label: 'Arrow', extension: 'arrow' },
-  flatgeobuf: { label: 'FlatGeobuf', extension: 'fgb' },
-  gpkg: { label: 'GeoPackage', extension: 'gpkg' },
-  kml: { label: 'KML', extension: 'kml' },
-  shapefile: { label: 'Shapefile (zip)', extension: 'zip' },
+/** Every format the studio downloads (DATASET_DOWNLOAD_FORMATS), as the pickers name them. */
+export const DOWNLOAD_LABELS: Record<DatasetDownloadFormat, string> = {
+  csv: 'CSV',
+  parquet: 'Parquet',
+  geojson: 'GeoJSON',
+  arrow: 'Arrow',
+  flatgeobuf: 'FlatGeobuf',
+  gpkg: 'GeoPackage',
+  kml: 'KML',
+  shapefile: 'Shapefile (zip)',
 };
 
 /**
@@ -25,9 +25,9 @@ export function ResultDownload({ name, file }: { name: string; file: (format: Da
   return (
     <>
       <select aria-label={`Download format of ${name}`} value={format} onChange={(e) => setFormat(e.target.value as DatasetDownloadFormat)}>
-        {Object.entries(DOWNLOADS).map(([f, { label }]) => <option key={f} value={f}>{label}</option>)}
+        {Object.entries(DOWNLOAD_LABELS).map(([f, label]) => <option key={f} value={f}>{label}</option>)}
       </select>
-      <button type="button" className="button button-small" disabled={download.pending} onClick={() => void download.run(async () => saveBlob(await file(format), `${name}.${DOWNLOADS[format].extension}`))}>
+      <button type="button" className="button button-small" disabled={download.pending} onClick={() => void download.run(async () => saveBlob(await file(format), `${name}.${DATASET_DOWNLOAD_EXTENSIONS[format]}`))}>
         {download.pending ? 'Downloading…' : 'Download'}
       </button>
       <ErrorMessage message={download.error} />

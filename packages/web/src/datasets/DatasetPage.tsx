@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import { AddToProjectButton } from '../projects/AddRecordToProjectDialog';
 import { Link, Navigate, useNavigate, useParams } from 'react-router-dom';
-import { can, downloadFileBase, type Dataset, type DatasetDownloadFormat } from '@studio/schema';
+import { can, DATASET_DOWNLOAD_EXTENSIONS, downloadFileBase, type Dataset, type DatasetDownloadFormat } from '@studio/schema';
 import { client } from '../app/api';
 import { saveBlob } from '../app/save-blob';
 import { useLoad, useReloadWhile } from '../app/useLoad';
@@ -29,15 +29,15 @@ const PENDING_WORDS: Partial<Record<Dataset['type'], string>> = {
 };
 
 /** Download formats, by what the user knows them as; the geographic ones need a location. */
-const DOWNLOADS: { format: DatasetDownloadFormat; label: string; extension: string; needsLocation: boolean }[] = [
-  { format: 'csv', label: 'CSV', extension: 'csv', needsLocation: false },
-  { format: 'geojson', label: 'GeoJSON', extension: 'geojson', needsLocation: true },
-  { format: 'parquet', label: 'GeoParquet', extension: 'parquet', needsLocation: false },
-  { format: 'flatgeobuf', label: 'FlatGeobuf', extension: 'fgb', needsLocation: true },
-  { format: 'gpkg', label: 'GeoPackage', extension: 'gpkg', needsLocation: true },
-  { format: 'kml', label: 'KML', extension: 'kml', needsLocation: true },
-  { format: 'shapefile', label: 'Shapefile (zip)', extension: 'zip', needsLocation: true },
-  { format: 'arrow', label: 'Arrow', extension: 'arrow', needsLocation: false },
+const DOWNLOADS: { format: DatasetDownloadFormat; label: string; needsLocation: boolean }[] = [
+  { format: 'csv', label: 'CSV', needsLocation: false },
+  { format: 'geojson', label: 'GeoJSON', needsLocation: true },
+  { format: 'parquet', label: 'GeoParquet', needsLocation: false },
+  { format: 'flatgeobuf', label: 'FlatGeobuf', needsLocation: true },
+  { format: 'gpkg', label: 'GeoPackage', needsLocation: true },
+  { format: 'kml', label: 'KML', needsLocation: true },
+  { format: 'shapefile', label: 'Shapefile (zip)', needsLocation: true },
+  { format: 'arrow', label: 'Arrow', needsLocation: false },
 ];
 
 const hasLocation = (d: Dataset) => Boolean(d.metadata.detected.geometry || (d.metadata.detected.latitude && d.metadata.detected.longitude));
@@ -47,7 +47,7 @@ const hasLocation = (d: Dataset) => Boolean(d.metadata.detected.geometry || (d.m
  * the CSV in a spreadsheet: it comes in the safe form, where text cannot run as a formula.
  */
 async function download(d: Dataset, format: DatasetDownloadFormat): Promise<void> {
-  saveBlob(await client.datasets.data(d.id, format, 'safe'), `${downloadFileBase(d.name)}.${DOWNLOADS.find((x) => x.format === format)!.extension}`);
+  saveBlob(await client.datasets.data(d.id, format, 'safe'), `${downloadFileBase(d.name)}.${DATASET_DOWNLOAD_EXTENSIONS[format]}`);
 }
 
 
