@@ -183,7 +183,7 @@ const lowZoomsOnly = async (meta: Dataset) => (await client.datasets.get(meta.id
 /** Starts the cut of the dataset's tiles; a caller who may not (a viewer: 403) is told who may. */
 async function startCut(meta: Dataset): Promise<Job> {
   try {
-    return (await client.request<{ job: Job }>('POST', `/v1/datasets/${meta.id}/tiles`, { body: {} })).job;
+    return await client.datasets.buildTiles(meta.id, {});
   } catch (e) {
     if (e instanceof StudioApiError && e.status === 403) throw new Error('It has no tiles of its current data yet, and only its editors may cut them');
     throw e;
