@@ -20,6 +20,15 @@ const SNAPSHOT_FIELDS = ['rowCount', 'byteSize', 'columns', 'detected', 'ingeste
 export type SnapshotMetadata = Pick<DatasetMetadata, (typeof SNAPSHOT_FIELDS)[number]>;
 const snapshotMetadata = (m: DatasetMetadata): SnapshotMetadata => Object.fromEntries(SNAPSHOT_FIELDS.filter((f) => m[f] !== undefined).map((f) => [f, m[f]])) as SnapshotMetadata;
 
+/** A snapshot's row for the data under `key`: made when it is first pinned or replaced, whichever comes first. */
+const snapshotRow = (datasetId: string, key: string, metadata: DatasetMetadata, now: Date) => ({
+  id: randomUUID(),
+  dataset_id: datasetId,
+  storage_key: key,
+  metadata: JSON.stringify(snapshotMetadata(metadata)),
+  created_at: metadata.ingestedAt ?? now,
+});
+
 /** A kept snapshot's files: the table, its Arrow copy and its rejected lines, as they sat beside it when it was current. */
 const filesOf = (key: string) => [key, arrowCopyKey(key), rejectedLinesKey(key)];
 
@@ -30,7 +39,7 @@ const filesOf = (key: string) => [key, arrowCopyKey(key), rejectedLinesKey(key)]
 export async function keepReplaced(db: Db, datasetId: string, key: string, metadata: DatasetMetadata, now = new Date()): Promise<void> {
   await db
     .insertInto('dataset_snapshots')
-    .values({ id: randomUUID(), dataset_id: datasetId, storage_key: key, metadata: JSON.stringify(snapshotMetadata(metadata)), created_at: metadata.ingestedAt ?? now, replaced_at: now })
+    .values({ ...snapshotRow(datasetId, key, metadata, now), replaced_at: now })
     .onConflict((oc) => oc.column('storage_key').doUpdateSet({ replaced_at: now }))
     .execute();
 }
@@ -51,7 +60,7 @@ export async function pinsOf(db: Db, datasetIds: readonly string[]): Promise<Ver
     const meta = parsed.data.metadata;
     await db
       .insertInto('dataset_snapshots')
-      .values({ id: randomUUID(), dataset_id: row.id, storage_key: key, metadata: JSON.stringify(snapshotMetadata(meta)), created_at: meta.ingestedAt ?? new Date() })
+      .values(snapshotRow(row.id, key, meta, new Date()))
       .onConflict((oc) => oc.column('storage_key').doNothing())
       .execute();
     const snap = await db.selectFrom('dataset_snapshots').select('id').where('storage_key', '=', key).executeTakeFirstOrThrow();
