@@ -18,3 +18,4 @@ export * from './password-resets';
 export * from './client-errors';
 export * from './auth';
 export * from './search';
+export * from './locks';

@@ -1,11 +1,8 @@
-import { z } from 'zod';
-import { Id, ResourceType, StudioRecord, badInput, itemOf, LockOwnerBody, QueryBool, permissionCalls } from '@studio/schema';
+import { badInput, lockCalls, permissionCalls, type ResourceType } from '@studio/schema';
 import { defineRoute, requireCaller } from '../http/route';
 import { recordItem } from '../http/record-answers';
 import type { Services } from '../services';
 import type { Caller } from '../http/caller';
-
-const AdminQuery = z.object({ isAdmin: QueryBool.optional() });
 
 /** A permission entry's resource, guarded for `share` like the resource itself. */
 async function permissionWithResource(services: Services, caller: Caller | null, id: string, adminMode: boolean) {
@@ -58,34 +55,13 @@ export const permissionRoutes = [
       return undefined;
     },
   }),
-  defineRoute({
-    method: 'DELETE',
-    url: '/v1/locks/{type}/{id}',
-    summary: "Release the caller's edit lock on a record (a tab closing, an editor done); someone else's lock answers 409 naming them",
-    tag: 'permissions',
-    auth: 'user',
-    params: z.object({ type: ResourceType, id: Id }),
-    query: AdminQuery,
-    resource: { type: { param: 'type' }, param: 'id', action: 'read' },
-    status: 204,
+  defineRoute(lockCalls.release, {
     handler: async (ctx) => {
-      const caller = requireCaller(ctx);
-      await ctx.services.records.releaseLock(caller, ctx.resource!);
+      await ctx.services.records.releaseLock(requireCaller(ctx), ctx.resource!);
       return undefined;
     },
   }),
-  defineRoute({
-    spec: ['CAT-130'],
-    method: 'PUT',
-    url: '/v1/locks/{type}/{id}/owner',
-    summary: 'Hand the edit lock of a record to another user (who must be able to edit it)',
-    tag: 'permissions',
-    auth: 'user',
-    params: z.object({ type: ResourceType, id: Id }),
-    query: AdminQuery,
-    body: LockOwnerBody,
-    resource: { type: { param: 'type' }, param: 'id', action: 'write' },
-    response: itemOf(StudioRecord),
+  defineRoute(lockCalls.handOver, {
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
       const row = ctx.resource!;
