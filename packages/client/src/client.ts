@@ -1,7 +1,6 @@
 import type { z } from 'zod';
 import type {
   Folder,
-  ProjectResource,
   Seat,
   Organization,
   RecordCollection,
@@ -27,6 +26,7 @@ import { apiKeysClient } from './identity';
 import { analyticsClient } from './analytics';
 import { mapsClient } from './map-publishing';
 import { permissionsClient } from './permissions';
+import { projectFoldersClient } from './projects';
 import { bookmarksClient, connectionsClient, templatesClient } from './connections';
 import { readLines } from './ndjson';
 
@@ -362,20 +362,7 @@ export class StudioClient extends HttpClient {
     ...this.collection('/v1/projects'),
     /** The project with its folders. */
     detail: (id: string) => this.request<{ item: StudioRecord & { folders: Folder[] } }>('GET', `/v1/projects/${id}`).then((r) => r.item),
-    createFolder: (id: string, name: string, parentId: string | null = null) =>
-      this.request<{ item: Folder }>('POST', `/v1/projects/${id}/folders`, { body: { name, parentId } }).then((r) => r.item),
-    /** Rename (name) or move (parentId: another folder, or null for the root). */
-    updateFolder: (id: string, folderId: string, body: { name?: string; parentId?: string | null }) =>
-      this.request<{ item: Folder }>('PUT', `/v1/projects/${id}/folders/${folderId}`, { body }).then((r) => r.item),
-    /** Deletes the folder and its subfolders; their resources move to the project's root. */
-    deleteFolder: (id: string, folderId: string) => this.request<void>('DELETE', `/v1/projects/${id}/folders/${folderId}`),
-    /** Every resource of the project the caller can read, each with its folder. */
-    resources: (id: string) => this.request<Page<ProjectResource>>('GET', `/v1/projects/${id}/resources`),
-    addResource: (id: string, resource: { type: ProjectResource['resource']['type']; id: string }, folderId: string | null = null) =>
-      this.request<{ item: ProjectResource }>('POST', `/v1/projects/${id}/resources`, { body: { resource, folderId } }).then((r) => r.item),
-    moveResource: (id: string, entryId: string, folderId: string | null) =>
-      this.request<{ item: ProjectResource }>('PUT', `/v1/projects/${id}/resources/${entryId}`, { body: { folderId } }).then((r) => r.item),
-    removeResource: (id: string, entryId: string) => this.request<void>('DELETE', `/v1/projects/${id}/resources/${entryId}`),
+    ...projectFoldersClient(this),
     /** The project's picture (CAT-137): PNG, JPEG or WebP, at most THUMBNAIL_MAX_BYTES. */
     uploadThumbnail: (id: string, image: Blob, contentType: ImageType) =>
       this.request<{ item: StudioRecord }>('PUT', `/v1/projects/${id}/thumbnail`, { rawBody: image, contentType }).then((r) => r.item),

@@ -19,3 +19,4 @@ export * from './client-errors';
 export * from './auth';
 export * from './search';
 export * from './locks';
+export * from './projects';

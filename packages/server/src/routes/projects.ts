@@ -1,21 +1,6 @@
-import { z } from 'zod';
-import {
-  Folder,
-  FolderCreate,
-  FolderUpdate,
-  Id,
-  ProjectCreate,
-  ProjectResource,
-  ProjectResourceBody,
-  ProjectResourceUpdate,
-  ProjectUpdate,
-  StudioError,
-  badInput,
-  itemOf,
-  itemsOf,
-  type ResourceType,
-} from '@studio/schema';
-import { defineRoute, requireCaller, type RouteContext, type RouteDef } from '../http/route';
+import type { z } from 'zod';
+import { ProjectCreate, ProjectUpdate, StudioError, badInput, projectCalls, type Contract, type ResourceType } from '@studio/schema';
+import { defineRoute, requireCaller, type RouteContext, type RouteDef, type RouteImpl } from '../http/route';
 import { kindRoutes, type Kind } from '../http/kind-routes';
 import { storedAsset } from '../http/map-asset-files';
 import { thumbnailRoutes } from '../http/record-answers';
@@ -23,7 +8,7 @@ import { thumbnailRoutes } from '../http/record-answers';
 const BASE = '/v1/projects';
 const TAG = 'projects';
 const SAVE_FAILED = 'Could not save project resource';
-type Ctx = RouteContext<Record<string, string>, unknown, unknown>;
+type Ctx = RouteContext<unknown, unknown, unknown>;
 
 const kind: Kind<typeof ProjectCreate, typeof ProjectUpdate> = {
   type: 'project',
@@ -38,41 +23,19 @@ const kind: Kind<typeof ProjectCreate, typeof ProjectUpdate> = {
   detail: async (services, row) => ({ folders: await services.projects.folders(row.id) }),
 };
 
-/** What the folder and resource calls answer. */
-const FOLDER = { response: itemOf(Folder) };
-const ENTRY = { response: itemOf(ProjectResource) };
-const ENTRIES = { response: itemsOf(ProjectResource) };
-const NOTHING = { status: 204 };
-
 const store = (ctx: Ctx) => ctx.services.projects;
 const project = (ctx: Ctx) => ctx.resource!.id;
 
-/** A project route guarded on the project (`id`); `extra` names further path ids. */
-function projectRoute(
-  spec: string,
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE',
-  path: string,
-  summary: string,
-  action: 'read' | 'write',
-  answer: Pick<RouteDef, 'response' | 'status'>,
-  handler: (ctx: Ctx) => Promise<unknown>,
-): RouteDef {
-  const names = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
-  return defineRoute({
-    spec: [spec],
-    method,
-    url: `${BASE}/{id}${path}`,
-    summary,
-    tag: TAG,
-    auth: 'user',
-    params: z.object({ id: Id, ...Object.fromEntries(names.map((n) => [n, Id])) }),
-    query: z.object({ isAdmin: z.string().optional() }),
-    resource: { type: 'project', param: 'id', action },
-    ...answer,
+/**
+ * A folder or resource call of a project, guarded on the project; writes also wait for its edit lock. Its body is
+ * parsed by the handler (parseOr), which refuses it with the project's own message: the route leaves it undeclared.
+ */
+function projectRoute<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, R extends z.ZodType>(call: Contract<P, Q, B, R>, handler: RouteImpl<P, Q, z.ZodNever, R>['handler']): RouteDef {
+  const { body: _parsedByHandler, ...rest } = call;
+  return defineRoute(rest as Contract<P, Q, z.ZodNever, R>, {
     handler: async (ctx) => {
-      const c = ctx as unknown as Ctx;
-      if (action === 'write') await c.services.records.assertNotLockedByOther(requireCaller(c), c.resource!);
-      return handler(c);
+      if (call.resource?.action === 'write') await ctx.services.records.assertNotLockedByOther(requireCaller(ctx), ctx.resource!);
+      return handler(ctx);
     },
   });
 }
@@ -99,7 +62,7 @@ const ASSET_KINDS = { 'map-style': 'Asset is not a Map Style', 'color-palette': 
 
 /** What a project resource names must exist and be readable by the caller; anything else cannot be saved. */
 async function addResource(ctx: Ctx) {
-  const body = parseOr(ProjectResourceBody, ctx.body, SAVE_FAILED);
+  const body = parseOr(projectCalls.addResource.body!, ctx.body, SAVE_FAILED);
   const asset = ASSET_KINDS[body.resource.type as keyof typeof ASSET_KINDS];
   const type: ResourceType = asset ? 'map-asset' : (body.resource.type as ResourceType);
   try {
@@ -116,32 +79,32 @@ async function addResource(ctx: Ctx) {
 export const projectRoutes: RouteDef[] = [
   ...kindRoutes(kind),
   ...thumbnailRoutes('project', BASE, TAG, ['CAT-137', 'CAT-137']),
-  projectRoute('CAT-138', 'POST', '/folders', 'Create a folder', 'write', FOLDER, async (ctx) => {
-    const body = parseOr(FolderCreate, ctx.body, 'Invalid folder');
+  projectRoute(projectCalls.createFolder, async (ctx) => {
+    const body = parseOr(projectCalls.createFolder.body!, ctx.body, 'Invalid folder');
     return { item: await store(ctx).createFolder(project(ctx), body.name, body.parentId ?? null) };
   }),
-  projectRoute('CAT-139', 'PUT', '/folders/{folderId}', 'Rename or move a folder', 'write', FOLDER, async (ctx) => {
-    const body = parseOr(FolderUpdate, ctx.body, 'Invalid folder');
-    return { item: await store(ctx).updateFolder(project(ctx), ctx.params.folderId!, body) };
+  projectRoute(projectCalls.updateFolder, async (ctx) => {
+    const body = parseOr(projectCalls.updateFolder.body!, ctx.body, 'Invalid folder');
+    return { item: await store(ctx).updateFolder(project(ctx), ctx.params.folderId, body) };
   }),
-  projectRoute('CAT-140', 'DELETE', '/folders/{folderId}', 'Delete a folder and its subfolders; their resources move to the root', 'write', NOTHING, async (ctx) => {
-    await store(ctx).deleteFolder(project(ctx), ctx.params.folderId!);
+  projectRoute(projectCalls.deleteFolder, async (ctx) => {
+    await store(ctx).deleteFolder(project(ctx), ctx.params.folderId);
     return undefined;
   }),
-  projectRoute('CAT-141', 'GET', '/resources', 'Every resource of the project the caller can read', 'read', ENTRIES, (ctx) => readableEntries(ctx)),
-  projectRoute('CAT-142', 'GET', '/folders/root/resources', 'Resources at the project root', 'read', ENTRIES, (ctx) => readableEntries(ctx, null)),
-  projectRoute('CAT-143', 'GET', '/folders/{folderId}/resources', 'Resources of one folder', 'read', ENTRIES, async (ctx) => {
-    await store(ctx).assertFolder(project(ctx), ctx.params.folderId!);
-    return readableEntries(ctx, ctx.params.folderId!);
+  projectRoute(projectCalls.resources, (ctx) => readableEntries(ctx)),
+  projectRoute(projectCalls.rootResources, (ctx) => readableEntries(ctx, null)),
+  projectRoute(projectCalls.folderResources, async (ctx) => {
+    await store(ctx).assertFolder(project(ctx), ctx.params.folderId);
+    return readableEntries(ctx, ctx.params.folderId);
   }),
-  projectRoute('CAT-144', 'POST', '/resources', "Add a map, dataset, insight, workbook, map style or color palette; 'Could not save project resource' otherwise", 'write', ENTRY, addResource),
-  projectRoute('CAT-145', 'PUT', '/resources/{resourceId}', 'Move a project resource to a folder (null: the root)', 'write', ENTRY, async (ctx) => {
-    const body = parseOr(ProjectResourceUpdate, ctx.body, SAVE_FAILED);
-    await store(ctx).moveResource(project(ctx), ctx.params.resourceId!, body.folderId);
-    return { item: await store(ctx).entry(project(ctx), ctx.params.resourceId!) };
+  projectRoute(projectCalls.addResource, addResource),
+  projectRoute(projectCalls.moveResource, async (ctx) => {
+    const body = parseOr(projectCalls.moveResource.body!, ctx.body, SAVE_FAILED);
+    await store(ctx).moveResource(project(ctx), ctx.params.resourceId, body.folderId);
+    return { item: await store(ctx).entry(project(ctx), ctx.params.resourceId) };
   }),
-  projectRoute('CAT-146', 'DELETE', '/resources/{resourceId}', 'Remove a resource from the project (the resource itself stays)', 'write', NOTHING, async (ctx) => {
-    await store(ctx).removeResource(project(ctx), ctx.params.resourceId!);
+  projectRoute(projectCalls.removeResource, async (ctx) => {
+    await store(ctx).removeResource(project(ctx), ctx.params.resourceId);
     return undefined;
   }),
 ];
