@@ -13,7 +13,7 @@ import type {
   Visibility,
   RefusedConnection,
 } from '@studio/schema';
-import { PUBLICATION_GRANT_HEADER, authCalls, searchCalls, clientErrorCalls, legalCalls, passwordResetCalls, mapPublishingCalls, type BodyOf, type DatasetUploadQuery, type QueryOf, type SpreadsheetForm, type UploadReadOptions } from '@studio/schema';
+import { PUBLICATION_GRANT_HEADER, mapAssetCalls, authCalls, searchCalls, clientErrorCalls, legalCalls, passwordResetCalls, mapPublishingCalls, type BodyOf, type DatasetUploadQuery, type QueryOf, type SpreadsheetForm, type UploadReadOptions } from '@studio/schema';
 import type { ItemsOf, MapAssetItem, RecordListQuery, MapAssetCreateBody, MapAssetType, MapAssetUpdateBody, ImageType } from '@studio/schema';
 import type { DatasetRefreshUpdate, DatasetTilesBuild, HexTileCreate, Job, TileLinks, VectorTileCreate } from '@studio/schema';
 import type { Dataset, DatasetDownloadFormat, Quota, TempViewWire, Parameter, Publication, PublicationInfo, PublicationKind, Widget, WidgetBatchBody, WidgetBatchLine, WidgetResult, WidgetRunBody, UploadOptions } from '@studio/schema';
@@ -69,6 +69,9 @@ const grantHeader = (grant: string | undefined): Record<string, string> => (gran
 
 /** A temporary view (catalog §9): a result kept 60 s under a `temp_` name, for its maker only. */
 export type TempView = TempViewWire;
+
+/** A thumbnail's media type, as the file policy call takes it. */
+type AssetThumbnailType = Extract<BodyOf<typeof mapAssetCalls.filePolicy>, { thumbnailContentType: unknown }>['thumbnailContentType'];
 
 /** A map style or color palette as the catalog answers it: the record and its asset fields. */
 export type MapAsset = MapAssetItem;
@@ -339,11 +342,11 @@ export class StudioClient extends HttpClient {
     delete: (id: string) => this.request<void>('DELETE', `/v1/map-assets/${id}`),
     /** Uploads a map style's style file (a MapLibre style JSON, checked by the server: 422 when it is not one). */
     uploadStyleFile: async (id: string, file: BodyInit) => {
-      const { item } = await this.request<{ item: UploadPolicy }>('POST', `/v1/map-assets/${id}/files`, { body: { assetContentType: 'application/json' } });
+      const { item } = await this.call(mapAssetCalls.filePolicy, { params: { id }, body: { assetContentType: 'application/json' } });
       return this.uploadWithPolicy(item, file);
     },
-    uploadThumbnail: async (id: string, image: Blob, contentType: 'image/png' | 'image/jpeg' | 'image/webp' = 'image/png') => {
-      const { item } = await this.request<{ item: UploadPolicy }>('POST', `/v1/map-assets/${id}/files`, { body: { thumbnailContentType: contentType } });
+    uploadThumbnail: async (id: string, image: Blob, contentType: AssetThumbnailType = 'image/png') => {
+      const { item } = await this.call(mapAssetCalls.filePolicy, { params: { id }, body: { thumbnailContentType: contentType } });
       return this.uploadWithPolicy(item, image);
     },
     /** The style document of a map style: the one saved in the asset, else its uploaded file; null when it has neither. */

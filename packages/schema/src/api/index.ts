@@ -20,3 +20,4 @@ export * from './auth';
 export * from './search';
 export * from './locks';
 export * from './projects';
+export * from './map-assets';

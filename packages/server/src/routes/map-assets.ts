@@ -1,8 +1,5 @@
-import { z } from 'zod';
 import {
-  Id,
   MapAssetCreate,
-  MapAssetFileRequest,
   MapAssetGetQuery,
   MapAssetListQuery,
   MapAssetUpdate,
@@ -10,10 +7,7 @@ import {
   type MapAssetFields,
   type MapAssetType,
   THUMBNAIL_MAX_BYTES,
-  ASSET_THUMBNAIL_TYPES,
-  MAP_STYLE_CONTENT_TYPES,
-  UploadPolicy,
-  itemOf,
+  mapAssetCalls,
 } from '@studio/schema';
 import { defineRoute, requireCaller, type RouteDef } from '../http/route';
 import type { Services } from '../services';
@@ -82,17 +76,7 @@ async function serveFile(services: Services, row: ResourceRow, which: 'asset' | 
 
 export const mapAssetRoutes: RouteDef[] = [
   ...kindRoutes(kind),
-  defineRoute({
-    spec: ['CAT-124'],
-    method: 'POST',
-    url: `${BASE}/{id}/files`,
-    summary: 'A signed upload policy for the style file ({assetContentType}) or the thumbnail ({thumbnailContentType})',
-    tag: 'map-assets',
-    auth: 'user',
-    params: z.object({ id: Id }),
-    body: MapAssetFileRequest,
-    response: itemOf(UploadPolicy),
-    resource: { type: 'map-asset', param: 'id', action: 'write' },
+  defineRoute(mapAssetCalls.filePolicy, {
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
       const row = ctx.resource!;
@@ -108,16 +92,8 @@ export const mapAssetRoutes: RouteDef[] = [
       return { item: policy };
     },
   }),
-  ...(['asset', 'thumbnail'] as const).map((which) =>
-    defineRoute({
-      method: 'GET',
-      url: `${BASE}/{id}/files/${which}`,
-      summary: which === 'asset' ? 'The uploaded style file (the read path)' : 'The uploaded thumbnail',
-      tag: 'map-assets',
-      auth: 'user',
-      params: z.object({ id: Id }),
-      produces: which === 'asset' ? MAP_STYLE_CONTENT_TYPES : ASSET_THUMBNAIL_TYPES,
-      resource: { type: 'map-asset', param: 'id', action: 'read' },
+  ...([[mapAssetCalls.styleFile, 'asset'], [mapAssetCalls.thumbnailFile, 'thumbnail']] as const).map(([call, which]) =>
+    defineRoute(call, {
       handler: async ({ resource, services, reply }) => {
         const { bytes, contentType } = await serveFile(services, resource!, which);
         return reply.header('content-type', contentType).header('cache-control', 'private, max-age=300').send(bytes);
