@@ -29,7 +29,8 @@ describe('administration', () => {
     const pendingRows = (address: string) => page.getByRole('table', { name: 'Pending invitations' }).getByRole('row', { name: new RegExp(address) });
     await pendingRows(email).waitFor();
     // Sent again (the person lost the link): a new link, the old one stops working, still one pending invitation.
-    await page.getByRole('button', { name: `Send the invitation for ${email} again` }).click();
+    await page.getByRole('button', { name: `Actions for ${email}`, exact: true }).click();
+    await page.getByRole('menuitem', { name: `Send the invitation for ${email} again` }).click();
     await page.getByRole('status').filter({ hasText: 'the link sent before no longer works' }).waitFor();
     const link = await page.getByLabel('Invitation link').inputValue();
     expect(link).not.toBe(first);
@@ -39,7 +40,8 @@ describe('administration', () => {
     await page.getByLabel('Email').fill(mistaken);
     await page.getByRole('button', { name: 'Create invitation' }).click();
     await pendingRows(mistaken).waitFor();
-    await page.getByRole('button', { name: `Delete the invitation for ${mistaken}` }).click();
+    await page.getByRole('button', { name: `Actions for ${mistaken}`, exact: true }).click();
+    await page.getByRole('menuitem', { name: `Delete the invitation for ${mistaken}` }).click();
     await page.getByRole('dialog', { name: 'Delete invitation' }).getByRole('button', { name: 'Delete invitation' }).click();
     await expect.poll(() => pendingRows(mistaken).count()).toBe(0);
     await expect.poll(() => page.getByLabel('Invitation link').count()).toBe(0);

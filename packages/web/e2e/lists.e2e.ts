@@ -58,7 +58,23 @@ function outside(page: Page): Promise<string[]> {
         if (lines(range) > 1 || box.top < bar.top || box.bottom > bar.bottom) found.push(`the top bar wraps: “${node.textContent!.trim().slice(0, 40)}” on ${lines(range)} lines`);
       }
     }
-    return found.slice(0, 10);
+    // No word of a table cell cut in two: a word (a run without spaces or hyphens, split where the cell offers a
+    // break, as after a long email's punctuation) whose boxes sit on two lines was broken inside it. A cell that clips (the
+    // record lists' one-line names with the full text on hover) is not a cut word.
+    for (const cell of Array.from(document.querySelectorAll('table td'))) {
+      if (getComputedStyle(cell).overflow === 'hidden' || cell.closest('[hidden]')) continue;
+      for (const node of texts(cell)) {
+        const text = node.textContent!;
+        // A hyphen is a place to break too (an id's, a compound word's), as browsers break there themselves.
+        for (const m of text.matchAll(/[^\s-]+-?/g)) {
+          const range = document.createRange();
+          range.setStart(node, m.index);
+          range.setEnd(node, m.index + m[0].length);
+          if (lines(range) > 1) found.push(`a word is cut in a table cell: “${m[0].slice(0, 40)}”`);
+        }
+      }
+    }
+    return [...new Set(found)].slice(0, 10);
   });
 }
 

@@ -19,7 +19,8 @@ describe('a forgotten password', () => {
     const desk = await openStudio(browser(), baseUrl());
     await signInThroughUi(desk.page, baseUrl(), inject('adminEmail'), inject('adminPassword'));
     await desk.page.goto(`${baseUrl()}/workspace/admin/users`);
-    await desk.page.getByRole('table', { name: 'Users' }).getByRole('button', { name: 'Password reset link for Rob Forgetful' }).click();
+    await desk.page.getByRole('table', { name: 'Users' }).getByRole('button', { name: 'Actions for Rob Forgetful', exact: true }).click();
+    await desk.page.getByRole('menuitem', { name: 'Password reset link for Rob Forgetful' }).click();
     const dialog = desk.page.getByRole('dialog', { name: 'Password reset link for Rob Forgetful' });
     await dialog.getByRole('button', { name: 'Make link' }).click();
     const link = await dialog.getByLabel('Reset link').inputValue();

@@ -19,7 +19,8 @@ describe('roles and quota', () => {
     const row = adminPage.getByRole('table', { name: 'Users' }).getByRole('row', { name: new RegExp(quinn.email) });
     await expect.poll(() => row.textContent()).toContain(`${team.name} (maker, standard seat)`);
     const edit = async (seat: string, quota: string) => {
-      await row.getByRole('button', { name: `Edit ${quinn.user.name}` }).click();
+      await row.getByRole('button', { name: `Actions for ${quinn.user.name}`, exact: true }).click();
+      await adminPage.getByRole('menuitem', { name: `Edit ${quinn.user.name}` }).click();
       const dialog = adminPage.getByRole('dialog', { name: `Edit ${quinn.user.name}` });
       await dialog.getByLabel(`Seat in ${team.name}`).selectOption(seat);
       await dialog.getByLabel(/^Quota/).fill('70000');

@@ -3,6 +3,7 @@ import type { InvitationCreated, PendingInvitation } from '@studio/schema';
 import { client } from '../app/api';
 import { useLoad } from '../app/useLoad';
 import { ConfirmDialog, DataTable, ErrorMessage, Field, TextField, formatDate, useAction } from '../app/ui';
+import { RowMenu } from '../list/RowMenu';
 import { PageHeader } from './AdminPages';
 
 /**
@@ -79,15 +80,15 @@ export function InvitePage() {
             {
               header: <span className="visually-hidden">Actions</span>,
               className: 'row-actions',
+              // One "Actions" menu, not a button each: the row stays narrow enough for 1024 px with long addresses.
               cell: (i) => (
-                <>
-                  <button type="button" className="button button-small" aria-label={`Send the invitation for ${i.email} again`} disabled={action.pending} onClick={() => void invite(i.organizationId, i.email, i.role)}>
-                    Send again
-                  </button>
-                  <button type="button" className="button button-small" aria-label={`Delete the invitation for ${i.email}`} onClick={() => setDeleting(i)}>
-                    Delete
-                  </button>
-                </>
+                <RowMenu
+                  name={i.email}
+                  items={[
+                    { label: 'Send again', aria: `Send the invitation for ${i.email} again`, onSelect: () => void (action.pending || invite(i.organizationId, i.email, i.role)) },
+                    { label: 'Delete', aria: `Delete the invitation for ${i.email}`, danger: true, onSelect: () => setDeleting(i) },
+                  ]}
+                />
               ),
             },
           ]}

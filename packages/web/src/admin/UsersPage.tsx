@@ -3,6 +3,7 @@ import { MAX_QUOTA, SEATS, type Seat, type User } from '@studio/schema';
 import { client } from '../app/api';
 import { useLoad } from '../app/useLoad';
 import { DataTable, Dialog, ErrorMessage, Field, TextField, useAction, type Column } from '../app/ui';
+import { RowMenu } from '../list/RowMenu';
 import { MergeAccountsDialog } from './MergeAccountsDialog';
 import { ResetLinkDialog } from './ResetLinkDialog';
 
@@ -40,11 +41,15 @@ export function UsersPage() {
     {
       header: <span className="visually-hidden">Actions</span>,
       className: 'row-actions',
+      // One "Actions" menu, not a button each: the row stays narrow enough for 1024 px with long names.
       cell: (u) => (
-        <>
-          <button type="button" className="button button-small" aria-label={`Edit ${u.name}`} onClick={() => setEditing(u)}>Edit</button>
-          <button type="button" className="button button-small" aria-label={`Password reset link for ${u.name}`} onClick={() => setResetting(u)}>Reset link</button>
-        </>
+        <RowMenu
+          name={u.name}
+          items={[
+            { label: 'Edit', aria: `Edit ${u.name}`, onSelect: () => setEditing(u) },
+            { label: 'Reset link', aria: `Password reset link for ${u.name}`, onSelect: () => setResetting(u) },
+          ]}
+        />
       ),
     },
   ];

@@ -62,8 +62,9 @@ export function DataTable<T>({ label, columns, rows, rowKey, busy, rowCount, onE
   );
 }
 
-/** A text's long unbroken run (an email, an address, an id) is longer than this many characters. */
-const LONG_TOKEN = 24;
+/** A text's long unbroken run (an email, an address, an id) is longer than this many characters: 16 lets a short
+ * email (`admin@e2e.studio.test`) break at its dots too, which the admin tables need at 1024 px. */
+const LONG_TOKEN = 16;
 
 /**
  * A cell's text with places to break a long run at its punctuation (after `@ . / _ -`), so that table cells wrap
