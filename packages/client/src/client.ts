@@ -1,23 +1,10 @@
 import type { z } from 'zod';
-import type {
-  Folder,
-  Seat,
-  Organization,
-  RecordCollection,
-  ResourceType,
-  Session,
-  ShareBody,
-  StudioRecord,
-  UploadPolicy,
-  User,
-  Visibility,
-  RefusedConnection,
-} from '@studio/schema';
-import { PUBLICATION_GRANT_HEADER, mapAssetCalls, authCalls, searchCalls, clientErrorCalls, legalCalls, passwordResetCalls, mapPublishingCalls, type BodyOf, type DatasetUploadQuery, type QueryOf, type SpreadsheetForm, type UploadReadOptions } from '@studio/schema';
+import type { Folder, RecordCollection, Session, ShareBody, StudioRecord, UploadPolicy } from '@studio/schema';
+import { PUBLICATION_GRANT_HEADER, mapAssetCalls, userCalls, authCalls, searchCalls, clientErrorCalls, legalCalls, passwordResetCalls, mapPublishingCalls, type BodyOf, type DatasetUploadQuery, type QueryOf, type SpreadsheetForm, type UploadReadOptions } from '@studio/schema';
 import type { ItemsOf, MapAssetItem, RecordListQuery, MapAssetCreateBody, MapAssetType, MapAssetUpdateBody, ImageType } from '@studio/schema';
 import type { DatasetRefreshUpdate, DatasetTilesBuild, HexTileCreate, Job, TileLinks, VectorTileCreate } from '@studio/schema';
-import type { Dataset, DatasetDownloadFormat, Quota, TempViewWire, Parameter, Publication, PublicationInfo, PublicationKind, Widget, WidgetBatchBody, WidgetBatchLine, WidgetResult, WidgetRunBody, UploadOptions } from '@studio/schema';
-import type { LegalAgreementId, MergePreview, InvitationCreated, PendingInvitation, AuditEntry, AuditLogFilter } from '@studio/schema';
+import type { Dataset, DatasetDownloadFormat, TempViewWire, Parameter, Publication, PublicationInfo, PublicationKind, Widget, WidgetBatchBody, WidgetBatchLine, WidgetResult, WidgetRunBody, UploadOptions } from '@studio/schema';
+import type { LegalAgreementId } from '@studio/schema';
 import { HttpClient, NOT_SIGNED_IN, type RequestOptions } from './http';
 import { checkStatus } from './errors';
 import { tagsClient } from './tags';
@@ -27,6 +14,7 @@ import { analyticsClient } from './analytics';
 import { mapsClient } from './map-publishing';
 import { permissionsClient } from './permissions';
 import { projectFoldersClient } from './projects';
+import { adminClient } from './admin';
 import { bookmarksClient, connectionsClient, templatesClient } from './connections';
 import { readLines } from './ndjson';
 
@@ -107,8 +95,8 @@ export class StudioClient extends HttpClient {
     return item;
   }
   /** The caller's quota (how many records they may own; 0: no limit set) and how many of each kind they own. */
-  myQuota = () => this.request<{ item: Quota }>('GET', '/v1/users/me/quota').then((r) => r.item);
-  me = (includeFlags = false) => this.request<{ item: User }>('GET', '/v1/users/me', { query: { includeFlags } }).then((r) => r.item);
+  myQuota = () => this.call(userCalls.myQuota, {}).then((r) => r.item);
+  me = (includeFlags = false) => this.call(userCalls.me, { query: { includeFlags } }).then((r) => r.item);
 
   apiKeys = apiKeysClient(this);
 
@@ -170,48 +158,9 @@ export class StudioClient extends HttpClient {
   tags = tagsClient(this);
 
   admin = {
-    organizations: () => this.request<Page<Organization>>('GET', '/v1/organizations'),
-    createOrganization: (name: string) => this.request<{ item: Organization }>('POST', '/v1/organizations', { body: { name } }).then((r) => r.item),
-    findUserByEmail: (email: string) => this.request<{ item: User }>('GET', '/v1/users', { query: { email } }).then((r) => r.item),
-    /** ADM-002: invites an address into an organization, or sends a pending invitation again with a new link. */
-    invite: (orgId: string, email: string, role: 'viewer' | 'maker' = 'maker') =>
-      this.request<{ item: InvitationCreated }>('POST', `/v1/organizations/${orgId}/invitations/${encodeURIComponent(email)}`, { query: { role } }).then((r) => r.item),
-    /** ADM-001: pending invitations, newest first. */
-    invitations: (q: { organizationId?: string; email?: string; offset?: number; limit?: number } = {}) =>
-      this.request<{ items: PendingInvitation[] }>('GET', '/v1/organizations/invitations', { query: q }).then((r) => r.items),
-    /** ADM-003: deletes a pending invitation; its link stops working. */
-    deleteInvitation: (id: string) => this.request<void>('DELETE', `/v1/organizations/invitations/${id}`),
-    setVisibility: (resourceType: ResourceType, id: string, privacy: Visibility) =>
-      this.request<{ item: { id: string; resourceType: ResourceType; visibility: Visibility } }>('PUT', `/v1/admin/${resourceType}/${id}/update-visibility`, { body: { privacy } }).then((r) => r.item),
-    /** ADM-004: a page of the audit log, newest first, narrowed by the filter. */
-    auditLogs: (q: Partial<AuditLogFilter> & { offset?: number; limit?: number } = {}) => this.request<Page<AuditEntry>>('GET', '/v1/admin/audit-logs', { query: q }),
-    /** Every entry the filter matches as a CSV file (at most AUDIT_EXPORT_MAX). */
-    auditLogCsv: (q: Partial<AuditLogFilter> = {}) => this.raw('GET', '/v1/admin/audit-logs', { query: { ...q, format: 'csv' } }).then((r) => r.blob()),
-    /** ADM-007: every user (at most 1,000), each with memberships, seats and quota. */
-    users: () => this.request<Page<User>>('GET', '/v1/users'),
-    /** ADM-009: a member's seat in one organization (a viewer seat makes them a viewer, any other a maker). */
-    setSeat: (userId: string, orgId: string, seat: Seat) =>
-      this.request<{ item: { role: 'viewer' | 'maker' } }>('PUT', `/v1/admin/users/${userId}/organization/${orgId}/seat/${seat}`).then((r) => r.item),
-    /** ADM-014: the named quota presets (Viewer 0, Maker 100, …). */
-    quotaPolicies: () => this.request<{ items: { id: string; name: string; value: number }[] }>('GET', '/v1/quotapolicies').then((r) => r.items),
-    /** ADM-023: users who own more records than their quota; with `dryRun: false` their quotas are raised to their usage. */
-    reconcileQuota: (dryRun: boolean) =>
-      this.request<{ item: { message: string; users: { id: string; email: string; quota: number; usage: number }[] } }>('POST', '/v1/admin/reconcile-quota', { body: { quotaType: 'records', dryRun } }).then((r) => r.item),
-    /** ADM-024: an organization's default tags ("Needs review", "Published"); answers those made now. */
-    provisionAccount: (organizationId: string) =>
-      this.request<{ item: { organizationId: string; createdTags: string[] } }>('POST', '/v1/admin/pipelines/provision-account', { body: { organizationId } }).then((r) => r.item),
-    /** ADM-008: how many records a user may own (0..65535). */
-    setQuota: (userId: string, policy: number) => this.request<unknown>('PUT', `/v1/users/${userId}/quotapolicy/${policy}`),
-    /** Saved data connections the server's network rule (STUDIO_CONNECTION_HOSTS) refuses. */
-    refusedConnections: () => this.request<{ items: RefusedConnection[] }>('GET', '/v1/admin/refused-connections').then((r) => r.items),
+    ...adminClient(this),
     /** A reset link for a user, shown once: it sets a new password once within an hour. */
     passwordResetLink: (userId: string) => this.call(passwordResetCalls.adminLink, { params: { id: userId } }).then((r) => r.item),
-    /** What merging `secondaryIds` into `primaryId` would move and delete; changes nothing. */
-    mergePreview: (primaryId: string, secondaryIds: string[]) =>
-      this.request<{ item: MergePreview }>('GET', '/v1/admin/merge-accounts/preview', { query: { primaryId, secondaryIds: secondaryIds.join(',') } }).then((r) => r.item),
-    /** ADM-022: the secondaries' records, shares, tags and memberships move to the primary; the secondaries are deleted. */
-    mergeAccounts: (primaryId: string, secondaryIds: string[]) =>
-      this.request<{ item: { primaryId: string; mergedIds: string[]; movedRecords: number } }>('POST', '/v1/admin/merge-accounts', { body: { primaryId, secondaryIds } }).then((r) => r.item),
     /** ADM-005: every published map with its views, owner and visibility; most viewed first unless sorted by date. */
     publishedMaps: (q: QueryOf<typeof mapPublishingCalls.adminPublished> = {}) => this.call(mapPublishingCalls.adminPublished, { query: q }).then((r) => r.items),
     /** CAT-001/002/003 in admin mode: hands a map, dashboard or dataset to another user. */

@@ -21,3 +21,5 @@ export * from './search';
 export * from './locks';
 export * from './projects';
 export * from './map-assets';
+export * from './users';
+export * from './admin';
