@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import type { Geometry, Position } from 'geojson';
-import { loadSqlite, quoteSqliteIdent } from './formats/sqlite';
+import type { DuckDBVector } from '@duckdb/node-api';
+import { quoteSqliteIdent } from './formats/sqlite';
 import { geoJsonToWkb } from './formats/wkb';
-import { exportAttributes, exportColumnChunks, pointAt, type AttributeKind, type AttributeValue } from './export-rows';
+import { exportAttributes, exportColumnChunks, pointAt, type Attribute, type AttributeKind } from './export-rows';
 import { BoxList, writePackedRtree } from './export-rtree';
-import { BatchedInsert } from './sqlite-batch';
+import { integerValues, vectorValues } from './export-vectors';
+import { SqliteWorker, type RowColumn } from './sqlite-worker';
 import { tempFileDownload, type ExportLocation } from './exports';
 import type { PooledConnection } from './pool';
 
@@ -13,7 +15,8 @@ import type { PooledConnection } from './pool';
  * A GeoPackage 1.3 download (OGC 12-128r18) written with node:sqlite into a temp file, then streamed and removed:
  * gpkg_spatial_ref_sys with EPSG:4326, gpkg_contents (with the extent), gpkg_geometry_columns (the one geometry type
  * of the rows, or GEOMETRY for mixed ones), and one feature table `features` of typed columns and GP-header WKB
- * blobs. Rows go in a transaction a chunk at a time; the spatial index (an R-tree, as GDAL's gpkg_rtree_index
+ * blobs. SQLite runs on a worker thread (sqlite-worker.ts) fed a DuckDB chunk at a time, so reading and writing take
+ * two cores; rows go in transactions of 50,000; the spatial index (an R-tree, as GDAL's gpkg_rtree_index
  * extension names it) is bulk loaded after the rows (export-rtree.ts), without GDAL's triggers (they call functions
  * only GDAL registers).
  */
@@ -60,9 +63,8 @@ function gpkgBlob(g: Geometry, box: number[]): Uint8Array {
 /** A point's blob: the GP header without an envelope (a point is its own, as GDAL writes them) and its WKB. */
 const POINT_BLOB_BYTES = 8 + 21;
 
-/** Writes the `r`-th point blob of a chunk's buffer (viewed by `view`) and answers it. */
-function pointBlob(buffer: Uint8Array, view: DataView, r: number, x: number, y: number): Uint8Array {
-  const at = r * POINT_BLOB_BYTES;
+/** Writes a point's blob into a chunk's buffer (viewed by `view`) at `at`. */
+function pointBlob(buffer: Uint8Array, view: DataView, at: number, x: number, y: number): void {
   buffer[at] = 0x47;
   buffer[at + 1] = 0x50;
   buffer[at + 2] = 0;
@@ -72,21 +74,35 @@ function pointBlob(buffer: Uint8Array, view: DataView, r: number, x: number, y: 
   view.setUint32(at + 9, 1, true); // Point
   view.setFloat64(at + 13, x, true);
   view.setFloat64(at + 21, y, true);
-  return buffer.subarray(at, at + POINT_BLOB_BYTES);
 }
 
-const sqliteValue = (kind: AttributeKind, v: AttributeValue): bigint | number | string | null => {
-  if (v === null || v === undefined) return null;
-  if (kind === 'boolean') return v ? 1 : 0;
-  if (typeof v === 'boolean') return v ? 1 : 0;
-  return v as bigint | number | string;
-};
+/**
+ * An attribute's vector as a column for the writer: numbers (integers where a double holds them) as a typed array
+ * with a null mask, moved to the worker rather than cloned; a column with a bigint past 2^53, and the other kinds,
+ * as DuckDB's values.
+ */
+function attributeColumn(a: Attribute, v: DuckDBVector): RowColumn {
+  const values = a.kind === 'integer' ? integerValues(v) : vectorValues(v);
+  if (values instanceof Float64Array) return { f64: values.slice() };
+  if (a.kind !== 'integer' && a.kind !== 'real') return { values };
+  const f64 = new Float64Array(values.length);
+  let nulls: Uint8Array | undefined;
+  for (let r = 0; r < values.length; r++) {
+    const x = values[r];
+    if (typeof x === 'number') f64[r] = x;
+    else if (x === null || x === undefined) (nulls ??= new Uint8Array(values.length))[r] = 1;
+    else return { values };
+  }
+  return nulls ? { f64, nulls } : { f64 };
+}
+
+/** Chunks sent to the writer and not yet written that the reader may run ahead by (each a DuckDB chunk of rows). */
+const CHUNKS_AHEAD = 8;
 
 /** Writes the GeoPackage of a dataset's rows to `out`. */
 export async function writeGeoPackage(acquire: () => Promise<PooledConnection>, file: string, loc: ExportLocation, out: string, signal?: AbortSignal): Promise<number> {
   const attributes = await exportAttributes(acquire, file, loc);
-  const { DatabaseSync } = await loadSqlite();
-  const db = new DatabaseSync(out);
+  const db = new SqliteWorker(out);
   try {
     const table = quoteSqliteIdent(GEOPACKAGE_TABLE);
     db.exec(`PRAGMA page_size = 16384; PRAGMA application_id = 1196444487; PRAGMA user_version = 10300; PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;
@@ -94,10 +110,14 @@ export async function writeGeoPackage(acquire: () => Promise<PooledConnection>, 
       CREATE TABLE gpkg_contents (table_name TEXT NOT NULL PRIMARY KEY, data_type TEXT NOT NULL, identifier TEXT UNIQUE, description TEXT DEFAULT '', last_change DATETIME NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')), min_x DOUBLE, min_y DOUBLE, max_x DOUBLE, max_y DOUBLE, srs_id INTEGER REFERENCES gpkg_spatial_ref_sys(srs_id));
       CREATE TABLE gpkg_geometry_columns (table_name TEXT NOT NULL, column_name TEXT NOT NULL, geometry_type_name TEXT NOT NULL, srs_id INTEGER NOT NULL, z TINYINT NOT NULL, m TINYINT NOT NULL, CONSTRAINT pk_geom_cols PRIMARY KEY (table_name, column_name));
       CREATE TABLE gpkg_extensions (table_name TEXT, column_name TEXT, extension_name TEXT NOT NULL, definition TEXT NOT NULL, scope TEXT NOT NULL, CONSTRAINT ge_tce UNIQUE (table_name, column_name, extension_name));`);
-    const srs = db.prepare('INSERT INTO gpkg_spatial_ref_sys VALUES (?, ?, ?, ?, ?, ?)');
-    srs.run('Undefined cartesian SRS', -1, 'NONE', -1, 'undefined', 'undefined cartesian coordinate reference system');
-    srs.run('Undefined geographic SRS', 0, 'NONE', 0, 'undefined', 'undefined geographic coordinate reference system');
-    srs.run('WGS 84 geodetic', 4326, 'EPSG', 4326, WGS84_WKT, 'longitude/latitude coordinates in decimal degrees on the WGS 84 spheroid');
+    db.insert('INSERT INTO gpkg_spatial_ref_sys', 3, [
+      { values: ['Undefined cartesian SRS', 'Undefined geographic SRS', 'WGS 84 geodetic'] },
+      { values: [-1, 0, 4326] },
+      { values: ['NONE', 'NONE', 'EPSG'] },
+      { values: [-1, 0, 4326] },
+      { values: ['undefined', 'undefined', WGS84_WKT] },
+      { values: ['undefined cartesian coordinate reference system', 'undefined geographic coordinate reference system', 'longitude/latitude coordinates in decimal degrees on the WGS 84 spheroid'] },
+    ]);
     // The feature id is the table's own; a column of the data named fid keeps its values under fid_2.
     const taken = new Set(['fid', 'geom']);
     const names = attributes.map((a) => {
@@ -108,61 +128,66 @@ export async function writeGeoPackage(acquire: () => Promise<PooledConnection>, 
     });
     const columns = attributes.map((a, i) => `${quoteSqliteIdent(names[i]!)} ${SQL_TYPE[a.kind]}`);
     db.exec(`CREATE TABLE ${table} (fid INTEGER PRIMARY KEY AUTOINCREMENT NOT NULL, geom GEOMETRY${columns.map((c) => `, ${c}`).join('')})`);
-    const insert = new BatchedInsert(db, `${table} (geom${names.map((n) => `, ${quoteSqliteIdent(n)}`).join('')})`, names.length + 1);
+    const head = `INSERT INTO ${table} (geom${names.map((n) => `, ${quoteSqliteIdent(n)}`).join('')})`;
     const extent = [Infinity, Infinity, -Infinity, -Infinity];
     const types = new Set<string>();
     const boxes = new BoxList();
     let n = 0;
     db.exec('BEGIN');
     for await (const chunk of exportColumnChunks(acquire, file, loc, attributes, signal)) {
-      // Points from a latitude/longitude pair: their blobs cut from one buffer a chunk.
-      const points = chunk.x && chunk.y ? new Uint8Array(POINT_BLOB_BYTES * chunk.rowCount) : null;
-      const view = points && new DataView(points.buffer);
-      for (let r = 0; r < chunk.rowCount; r++) {
-        let blob: Uint8Array | null = null;
-        if (points) {
-          const p = pointAt(chunk.x!, chunk.y!, r);
-          if (p) {
-            blob = pointBlob(points, view!, r, p[0], p[1]);
-            boxes.push(n + 1, p[0], p[1], p[0], p[1]);
-            if (p[0] < extent[0]!) extent[0] = p[0];
-            if (p[1] < extent[1]!) extent[1] = p[1];
-            if (p[0] > extent[2]!) extent[2] = p[0];
-            if (p[1] > extent[3]!) extent[3] = p[1];
-            types.add('Point');
-          }
-        } else {
+      let geometry: RowColumn;
+      if (chunk.x && chunk.y) {
+        // Points from a latitude/longitude pair: their blobs laid end to end in one buffer a chunk.
+        const bytes = new Uint8Array(POINT_BLOB_BYTES * chunk.rowCount);
+        const lengths = new Int32Array(chunk.rowCount).fill(-1);
+        const view = new DataView(bytes.buffer);
+        let at = 0;
+        for (let r = 0; r < chunk.rowCount; r++) {
+          const p = pointAt(chunk.x, chunk.y, r);
+          if (!p) continue;
+          pointBlob(bytes, view, at, p[0], p[1]);
+          at += POINT_BLOB_BYTES;
+          lengths[r] = POINT_BLOB_BYTES;
+          boxes.push(n + r + 1, p[0], p[1], p[0], p[1]);
+          if (p[0] < extent[0]!) extent[0] = p[0];
+          if (p[1] < extent[1]!) extent[1] = p[1];
+          if (p[0] > extent[2]!) extent[2] = p[0];
+          if (p[1] > extent[3]!) extent[3] = p[1];
+          types.add('Point');
+        }
+        geometry = { bytes, lengths };
+      } else {
+        const blobs: (Uint8Array | null)[] = new Array(chunk.rowCount).fill(null);
+        for (let r = 0; r < chunk.rowCount; r++) {
           const text = chunk.geojson![r];
-          const geometry = text ? (JSON.parse(text) as Geometry) : null;
-          if (geometry) {
-            const box = grow([Infinity, Infinity, -Infinity, -Infinity], geometry);
-            grow(extent, geometry);
-            types.add(geometry.type);
-            blob = gpkgBlob(geometry, box);
-            boxes.push(n + 1, box[0]!, box[1]!, box[2]!, box[3]!);
-          }
+          const g = text ? (JSON.parse(text) as Geometry) : null;
+          if (!g) continue;
+          const box = grow([Infinity, Infinity, -Infinity, -Infinity], g);
+          grow(extent, g);
+          types.add(g.type);
+          blobs[r] = gpkgBlob(g, box);
+          boxes.push(n + r + 1, box[0]!, box[1]!, box[2]!, box[3]!);
         }
-        insert.value(blob);
-        for (let i = 0; i < attributes.length; i++) insert.value(sqliteValue(attributes[i]!.kind, chunk.values[i]![r]!));
-        insert.endRow();
-        if (++n % ROWS_A_TRANSACTION === 0) {
-          insert.flush();
-          db.exec('COMMIT');
-          db.exec('BEGIN');
-        }
+        geometry = { values: blobs };
       }
+      db.insert(head, chunk.rowCount, [geometry, ...attributes.map((a, i) => attributeColumn(a, chunk.vectors[i]!))]);
+      const before = n;
+      n += chunk.rowCount;
+      if (Math.floor(n / ROWS_A_TRANSACTION) > Math.floor(before / ROWS_A_TRANSACTION)) db.exec('COMMIT; BEGIN');
+      await db.drain(CHUNKS_AHEAD);
     }
-    insert.flush();
     db.exec('COMMIT');
-    writePackedRtree(db, `rtree_${GEOPACKAGE_TABLE}_geom`, boxes);
+    await writePackedRtree(db, `rtree_${GEOPACKAGE_TABLE}_geom`, boxes);
     const geometryType = types.size === 1 ? [...types][0]!.toUpperCase() : 'GEOMETRY';
     const box = n && Number.isFinite(extent[0]) ? extent : [null, null, null, null];
-    db.prepare('INSERT INTO gpkg_contents (table_name, data_type, identifier, min_x, min_y, max_x, max_y, srs_id) VALUES (?, ?, ?, ?, ?, ?, ?, 4326)').run(GEOPACKAGE_TABLE, 'features', GEOPACKAGE_TABLE, ...box);
-    db.prepare('INSERT INTO gpkg_geometry_columns VALUES (?, ?, ?, 4326, 0, 0)').run(GEOPACKAGE_TABLE, 'geom', geometryType);
-    db.prepare("INSERT INTO gpkg_extensions VALUES (?, 'geom', 'gpkg_rtree_index', 'http://www.geopackage.org/spec120/#extension_rtree', 'write-only')").run(GEOPACKAGE_TABLE);
+    db.insert('INSERT INTO gpkg_contents (table_name, data_type, identifier, min_x, min_y, max_x, max_y, srs_id)', 1, [GEOPACKAGE_TABLE, 'features', GEOPACKAGE_TABLE, ...box, 4326].map((v) => ({ values: [v] })));
+    db.insert('INSERT INTO gpkg_geometry_columns', 1, [GEOPACKAGE_TABLE, 'geom', geometryType, 4326, 0, 0].map((v) => ({ values: [v] })));
+    db.insert('INSERT INTO gpkg_extensions', 1, [GEOPACKAGE_TABLE, 'geom', 'gpkg_rtree_index', 'http://www.geopackage.org/spec120/#extension_rtree', 'write-only'].map((v) => ({ values: [v] })));
+    await db.close();
     return n;
-  } finally {
-    db.close();
+  } catch (e) {
+    await db.terminate();
+    throw e;
   }
 }
 

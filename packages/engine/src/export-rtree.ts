@@ -1,14 +1,13 @@
-import type { DatabaseSync } from 'node:sqlite';
 import { hilbert } from '@studio/spatial';
 import { quoteSqliteIdent } from './formats/sqlite';
-import { BatchedInsert } from './sqlite-batch';
+import type { SqliteWorker } from './sqlite-worker';
 
 /**
  * A packed SQLite R-tree of 2-D boxes, bulk loaded: the boxes sorted along a Hilbert curve, cut into full leaves,
  * the levels above built the same way, and the nodes written straight into the R-tree's shadow tables
  * (`<name>_node`, `<name>_rowid`, `<name>_parent`), as GDAL's own bulk loader does (gdal_sqlite_rtree_bl.cpp).
  * Inserting row by row made SQLite split nodes all the time (1M points: 95 s of a 105 s GeoPackage download);
- * this takes about a second. The result is an ordinary R-tree: SQLite queries, updates and checks it
+ * this takes a few tenths of a second. The result is an ordinary R-tree: SQLite queries, updates and checks it
  * (`rtreecheck`), and QGIS or GDAL may go on inserting into it.
  *
  * Layout (sqlite/ext/rtree/rtree.c): a node is a blob of the table's node size — 2 bytes of tree depth (read from
@@ -80,7 +79,8 @@ function hilbertOrder(list: BoxList): Uint32Array {
 
 /** The positions of `keys` in ascending order of their values (a stable radix sort, 16 bits a pass). */
 function radixOrder(keys: Uint32Array): Uint32Array {
-  let order = Uint32Array.from({ length: keys.length }, (_, i) => i);
+  let order = new Uint32Array(keys.length);
+  for (let i = 0; i < order.length; i++) order[i] = i;
   let next = new Uint32Array(keys.length);
   for (const shift of [0, 16]) {
     const counts = new Uint32Array(65537);
@@ -98,17 +98,22 @@ interface Level {
   boxes: Float32Array;
 }
 
+/** Nodes sent to the writer at a time (51 boxes each at the usual node size). */
+const NODES_A_BATCH = 512;
+/** `_rowid` rows sent to the writer at a time. */
+const ROWIDS_A_BATCH = 65_536;
+
 /**
- * Creates the R-tree `name` (id, minx, maxx, miny, maxy) holding `list`'s boxes, inside one transaction of its own.
+ * Creates the R-tree `name` (id, minx, maxx, miny, maxy) holding `list`'s boxes in the database `db` writes, inside
+ * one transaction of its own; the nodes are made here while `db`'s thread still inserts what was sent before.
  * `db` must not run in SQLite's defensive mode (it forbids writing shadow tables; node:sqlite leaves it off).
  */
-export function writePackedRtree(db: DatabaseSync, name: string, list: BoxList): void {
+export async function writePackedRtree(db: SqliteWorker, name: string, list: BoxList): Promise<void> {
   const q = (suffix: string) => quoteSqliteIdent(`${name}${suffix}`);
   db.exec(`CREATE VIRTUAL TABLE ${q('')} USING rtree(id, minx, maxx, miny, maxy)`);
   if (!list.length) return;
   // The node size SQLite chose at creation (from the page size), read back from the empty root it wrote.
-  const nodeSize = Number((db.prepare(`SELECT length(data) AS size FROM ${q('_node')} WHERE nodeno = 1`).get() as { size: number }).size);
-  const perNode = Math.floor((nodeSize - 4) / 24);
+  const nodeSizeAnswer = db.get<{ size: number }>(`SELECT length(data) AS size FROM ${q('_node')} WHERE nodeno = 1`);
   const order = hilbertOrder(list);
   let level: Level = { ids: new Float64Array(list.length), boxes: new Float32Array(list.length * 4) };
   for (let i = 0; i < order.length; i++) {
@@ -116,55 +121,67 @@ export function writePackedRtree(db: DatabaseSync, name: string, list: BoxList):
     level.ids[i] = list.ids[from]!;
     for (let c = 0; c < 4; c++) level.boxes[i * 4 + c] = list.boxes[from * 4 + c]!;
   }
-  const putNode = db.prepare(`INSERT OR REPLACE INTO ${q('_node')} (nodeno, data) VALUES (?, ?)`);
-  const putRowid = new BatchedInsert(db, `${q('_rowid')} (rowid, nodeno)`, 2);
-  const putParent = db.prepare(`INSERT INTO ${q('_parent')} (nodeno, parentnode) VALUES (?, ?)`);
+  const nodeSize = Number((await nodeSizeAnswer).size);
+  const perNode = Math.floor((nodeSize - 4) / 24);
+  // Nodes and parent links gathered a batch at a time, sent as columns (the root replaces the empty one).
+  let nodes = { nodeno: new Float64Array(NODES_A_BATCH), bytes: new Uint8Array(NODES_A_BATCH * nodeSize), count: 0 };
+  const sendNodes = () => {
+    if (!nodes.count) return;
+    const lengths = new Int32Array(nodes.count).fill(nodeSize);
+    db.insert(`INSERT OR REPLACE INTO ${q('_node')} (nodeno, data)`, nodes.count, [{ f64: nodes.nodeno }, { bytes: nodes.bytes.slice(0, nodes.count * nodeSize), lengths }]);
+    nodes = { nodeno: new Float64Array(NODES_A_BATCH), bytes: new Uint8Array(NODES_A_BATCH * nodeSize), count: 0 };
+  };
+  const parents: number[] = [];
   // Each box's leaf, by the box's place in `list`: `_rowid` is filled in the list's order, ascending ids as rows are
   // numbered, since inserting it in curve order (random ids) sent SQLite all over a B-tree past its page cache.
   const leafOf = new Float64Array(list.length);
   db.exec('BEGIN');
-  try {
-    let nextNode = 2;
-    let depth = 0;
-    for (;;) {
-      const nodes = Math.ceil(level.ids.length / perNode);
-      const root = nodes === 1;
-      const up: Level = { ids: new Float64Array(nodes), boxes: new Float32Array(nodes * 4) };
-      for (let k = 0; k < nodes; k++) {
-        const nodeno = root ? 1 : nextNode++;
-        const [start, end] = [k * perNode, Math.min(level.ids.length, (k + 1) * perNode)];
-        const data = new Uint8Array(nodeSize);
-        const view = new DataView(data.buffer);
-        view.setUint16(0, root ? depth : 0);
-        view.setUint16(2, end - start);
-        const box = [Infinity, -Infinity, Infinity, -Infinity];
-        for (let i = start; i < end; i++) {
-          const at = 4 + (i - start) * 24;
-          const id = level.ids[i]!;
-          // A 64-bit id as two 32-bit halves (ids are positive and below 2^53).
-          view.setUint32(at, Math.floor(id / 2 ** 32));
-          view.setUint32(at + 4, id % 2 ** 32);
-          for (let c = 0; c < 4; c++) view.setFloat32(at + 8 + c * 4, level.boxes[i * 4 + c]!);
-          box[0] = Math.min(box[0]!, level.boxes[i * 4]!);
-          box[1] = Math.max(box[1]!, level.boxes[i * 4 + 1]!);
-          box[2] = Math.min(box[2]!, level.boxes[i * 4 + 2]!);
-          box[3] = Math.max(box[3]!, level.boxes[i * 4 + 3]!);
-          if (depth === 0) leafOf[order[i]!] = nodeno;
-          else putParent.run(id, nodeno);
-        }
-        putNode.run(nodeno, data);
-        up.ids[k] = nodeno;
-        up.boxes.set(box, k * 4);
+  let nextNode = 2;
+  let depth = 0;
+  for (;;) {
+    const count = Math.ceil(level.ids.length / perNode);
+    const root = count === 1;
+    const up: Level = { ids: new Float64Array(count), boxes: new Float32Array(count * 4) };
+    for (let k = 0; k < count; k++) {
+      const nodeno = root ? 1 : nextNode++;
+      const [start, end] = [k * perNode, Math.min(level.ids.length, (k + 1) * perNode)];
+      const view = new DataView(nodes.bytes.buffer, nodes.count * nodeSize, nodeSize);
+      nodes.nodeno[nodes.count++] = nodeno;
+      view.setUint16(0, root ? depth : 0);
+      view.setUint16(2, end - start);
+      let [minx, maxx, miny, maxy] = [Infinity, -Infinity, Infinity, -Infinity];
+      for (let i = start; i < end; i++) {
+        const at = 4 + (i - start) * 24;
+        const id = level.ids[i]!;
+        // A 64-bit id as two 32-bit halves (ids are positive and below 2^53).
+        view.setUint32(at, Math.floor(id / 2 ** 32));
+        view.setUint32(at + 4, id % 2 ** 32);
+        const b = level.boxes;
+        view.setFloat32(at + 8, b[i * 4]!);
+        view.setFloat32(at + 12, b[i * 4 + 1]!);
+        view.setFloat32(at + 16, b[i * 4 + 2]!);
+        view.setFloat32(at + 20, b[i * 4 + 3]!);
+        if (b[i * 4]! < minx) minx = b[i * 4]!;
+        if (b[i * 4 + 1]! > maxx) maxx = b[i * 4 + 1]!;
+        if (b[i * 4 + 2]! < miny) miny = b[i * 4 + 2]!;
+        if (b[i * 4 + 3]! > maxy) maxy = b[i * 4 + 3]!;
+        if (depth === 0) leafOf[order[i]!] = nodeno;
+        else parents.push(id, nodeno);
       }
-      if (root) break;
-      level = up;
-      depth++;
+      if (nodes.count === NODES_A_BATCH) sendNodes();
+      up.ids[k] = nodeno;
+      up.boxes.set([minx, maxx, miny, maxy], k * 4);
     }
-    for (let i = 0; i < list.length; i++) putRowid.add(list.ids[i]!, leafOf[i]!);
-    putRowid.flush();
-    db.exec('COMMIT');
-  } catch (e) {
-    db.exec('ROLLBACK');
-    throw e;
+    if (root) break;
+    level = up;
+    depth++;
   }
+  sendNodes();
+  if (parents.length) db.insert(`INSERT INTO ${q('_parent')} (nodeno, parentnode)`, parents.length / 2, [{ f64: Float64Array.from(parents.filter((_, i) => i % 2 === 0)) }, { f64: Float64Array.from(parents.filter((_, i) => i % 2 === 1)), integer: true }]);
+  for (let from = 0; from < list.length; from += ROWIDS_A_BATCH) {
+    const to = Math.min(list.length, from + ROWIDS_A_BATCH);
+    db.insert(`INSERT INTO ${q('_rowid')} (rowid, nodeno)`, to - from, [{ f64: list.ids.slice(from, to) }, { f64: leafOf.slice(from, to), integer: true }]);
+    await db.drain(4);
+  }
+  db.exec('COMMIT');
 }

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BoxList, writePackedRtree } from '../src/export-rtree';
 import { loadSqlite } from '../src/formats/sqlite';
+import { SqliteWorker } from '../src/sqlite-worker';
 import { hasGdal } from './gdal-files';
 import { collect, setup, type Ctx } from './helpers';
 
@@ -42,15 +43,20 @@ const WINDOWS = [
 ];
 
 describe('a packed R-tree', () => {
-  it.each([0, 1, 51, 52, 3000])('of %i boxes: sound, and answers window queries as SQLite’s own inserts do', (n) => {
-    const db = new DatabaseSync(':memory:');
+  it.each([0, 1, 51, 52, 3000])('of %i boxes: sound, and answers window queries as SQLite’s own inserts do', async (n) => {
+    const file = path.join(ctx.dir, `packed-${n}.sqlite`);
+    const writer = new SqliteWorker(file);
     const list = new BoxList();
     const all = boxes(n);
     all.forEach((b, i) => list.push(i + 1, ...b));
-    writePackedRtree(db, 'packed', list);
+    await writePackedRtree(writer, 'packed', list);
+    await writer.close();
+    const db = new DatabaseSync(file);
     db.exec('CREATE VIRTUAL TABLE oracle USING rtree(id, minx, maxx, miny, maxy)');
     const add = db.prepare('INSERT INTO oracle VALUES (?, ?, ?, ?, ?)');
+    db.exec('BEGIN'); // one transaction: each insert on its own waited for the disk (3,000 boxes: 46 s)
     all.forEach(([x0, y0, x1, y1], i) => add.run(i + 1, x0, x1, y0, y1));
+    db.exec('COMMIT');
     expect((db.prepare("SELECT rtreecheck('packed') AS c").get() as { c: string }).c).toBe('ok');
     expect(ids(db, 'SELECT id FROM packed')).toEqual(ids(db, 'SELECT id FROM oracle'));
     for (const [x0, y0, x1, y1] of WINDOWS) {
