@@ -33,7 +33,23 @@ export interface StudioMapStateV1 {
    * (STUDIO_MAP_TILE_ROWS, STUDIO_MAP_TILE_BYTES). Optional rather than a version 2: a studio before it ignores it.
    */
   draw?: Record<string, DataDraw>;
+  /**
+   * Optional (#50, kepler.gl #3198): a time filter's end-time field, by kepler filter id then dataset id. With one, the
+   * playback draws a feature while its [start, end] interval overlaps the window, not only when its start falls in it.
+   * Kept here, not in kepler's config: kepler 3.2's filter schema saves no such field and drops it on load.
+   */
+  timeEnds?: TimeEnds;
+  /**
+   * Optional (#50): the size (radius) legend's manual labels, by kepler layer id then legend value (its number as
+   * text), as kepler keeps the colour legend's in the layer's colorRange. kepler's loader drops a visConfig key it
+   * does not know, so they are kept here.
+   */
+  sizeLegends?: SizeLegends;
 }
+/** Layer id -> legend value -> the label shown instead of the value. */
+export type SizeLegends = Record<string, Record<string, string>>;
+/** Filter id -> dataset id -> the name of that dataset's end-time field. */
+export type TimeEnds = Record<string, Record<string, string>>;
 export type StudioMapState = StudioMapStateV1;
 
 /** Version 0 is a bare kepler config (`{version, config}`): what kepler exports and a kepler.gl JSON import carries. */
@@ -45,6 +61,8 @@ const StudioMapStateSchema = z.object({
   studioVersion: z.literal(MAP_STATE_VERSION),
   kepler: z.looseObject({ version: z.string().min(1), config: z.record(z.string(), z.unknown()) }, { error: 'the kepler config is missing' }),
   draw: z.record(z.string(), z.enum(DATA_DRAWS)).optional(),
+  timeEnds: z.record(z.string().min(1), z.record(z.string().min(1), z.string().min(1, { error: 'an end-time field needs a name' }))).optional(),
+  sizeLegends: z.record(z.string().min(1), z.record(z.string().min(1), z.string().max(200, { error: 'a legend label is at most 200 characters' }))).optional(),
 });
 
 function mapVersionOf(state: Record<string, unknown>): number {
@@ -88,9 +106,18 @@ export function savedView(kepler: KeplerSavedConfig | null | undefined): MapView
   return { latitude, longitude, zoom, ...(typeof bearing === 'number' ? { bearing } : {}), ...(typeof pitch === 'number' ? { pitch } : {}) };
 }
 
-/** The state a map saves: kepler's config, with the layers' draw overrides when there are any. */
-export function wrapKeplerConfig(kepler: KeplerSavedConfig, draw: Record<string, DataDraw> = {}): StudioMapState {
-  return { studioVersion: STUDIO_STATE_VERSION, kepler, ...(Object.keys(draw).length ? { draw } : {}) };
+/** What a map saves beside kepler's config (each left out when empty). */
+export interface StudioMapExtras {
+  timeEnds?: TimeEnds;
+  sizeLegends?: SizeLegends;
+}
+
+/** The state a map saves: kepler's config, with the layers' draw overrides, time filters' end fields and size-legend labels when there are any. */
+export function wrapKeplerConfig(kepler: KeplerSavedConfig, draw: Record<string, DataDraw> = {}, extras: StudioMapExtras = {}): StudioMapState {
+  const some = <T extends object>(o: T | undefined) => (o && Object.keys(o).length ? o : undefined);
+  const timeEnds = some(extras.timeEnds);
+  const sizeLegends = some(extras.sizeLegends);
+  return { studioVersion: STUDIO_STATE_VERSION, kepler, ...(Object.keys(draw).length ? { draw } : {}), ...(timeEnds && { timeEnds }), ...(sizeLegends && { sizeLegends }) };
 }
 
 /**

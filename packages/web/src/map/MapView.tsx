@@ -20,6 +20,8 @@ import { KeplerMap, captureMapPng } from './kepler/KeplerMap';
 import { addDatasets, currentConfig, datasetIdsOnMap, exposeMap, showDatasets } from './kepler/actions';
 import { AddDataContext, type AddDataTarget } from './add-data/CatalogPicker';
 import { savedView, upgradeMapState, wrapKeplerConfig } from './state/versions';
+import { timeEndsToSave } from './time-span/saved-ends';
+import { sizeLegendsToSave } from './legend/size-labels';
 import { PublishDialog } from './PublishDialog';
 import { SpatialToolsDialog } from './spatial-tools/SpatialToolsDialog';
 import { ExportImageDialog } from './export/ExportImageDialog';
@@ -126,7 +128,7 @@ export default function MapView({ preview = false, embed = false }: { preview?: 
       const s = createMapStore({ readOnly, look, view: savedView(saved?.kepler), middleware: [rememberBasemapPicks(user.id)] });
       pending.current = datasetIds.length
         ? () => {
-            datasets.then((ds) => !cancelled && showDatasets(s, ds.filter((d) => d !== null), saved?.kepler ?? null, readOnly)).catch((e: unknown) => !cancelled && setError(e instanceof Error ? e.message : String(e)));
+            datasets.then((ds) => !cancelled && showDatasets(s, ds.filter((d) => d !== null), saved?.kepler ?? null, readOnly, saved ?? undefined)).catch((e: unknown) => !cancelled && setError(e instanceof Error ? e.message : String(e)));
           }
         : null;
       storeGeneration.current += 1;
@@ -183,7 +185,7 @@ export default function MapView({ preview = false, embed = false }: { preview?: 
     setError(null);
     setNotice(null);
     try {
-      const latestState = wrapKeplerConfig(currentConfig(store), draws?.overridesToSave(datasetIdsOnMap(store)));
+      const latestState = wrapKeplerConfig(currentConfig(store), draws?.overridesToSave(datasetIdsOnMap(store)), { timeEnds: timeEndsToSave(store), sizeLegends: sizeLegendsToSave(store) });
       // The datasets on the map now: those it opened with and those added through "Add Data". Data that
       // has not arrived (or failed to) is not dropped from the map by a save.
       const onMap = datasetIdsOnMap(store);

@@ -43,7 +43,7 @@ export default function PublicMapView() {
       if (!map.datasetIds.length) return;
       datasets
         .then((ds) => {
-          showDatasets(store, ds, saved?.kepler ?? null, true);
+          showDatasets(store, ds, saved?.kepler ?? null, true, saved ?? undefined);
           setView((v) => (v.state === 'map' && v.store === store ? { ...v, shown: true } : v));
         })
         .catch((e: unknown) => setView({ state: 'error', message: e instanceof Error ? e.message : String(e) }));

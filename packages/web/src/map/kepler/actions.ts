@@ -2,7 +2,9 @@ import type { Store } from 'redux';
 import { addDataToMap, fitBounds, layerConfigChange, updateMap } from '@kepler.gl/actions';
 import { KeplerGlSchema } from '@kepler.gl/schemas';
 import type { Bounds, KeplerDataset } from '../datasets';
-import type { KeplerSavedConfig } from '../state/versions';
+import type { KeplerSavedConfig, StudioMapExtras } from '../state/versions';
+import { applyTimeEnds } from '../time-span/saved-ends';
+import { applySizeLegends } from '../legend/size-labels';
 import { markMap } from '../timing';
 import { MAP_ID } from './store';
 import { formatFields, oneLayerPerDataset } from './new-datasets';
@@ -34,8 +36,10 @@ async function fitFirst(store: Store, datasets: KeplerDataset[]): Promise<boolea
 /**
  * Adds the datasets; with a saved config, applies it (layers, colors, filters, view come back as
  * saved), otherwise lets kepler create layers (lat/lng pairs become point layers) and fit the view.
+ * `extras`: what the saved state keeps beside kepler's config (time filters' end fields, size-legend labels), put
+ * on the filters and layers kepler has just made.
  */
-export function showDatasets(store: Store, datasets: KeplerDataset[], saved: KeplerSavedConfig | null, readOnly: boolean): void {
+export function showDatasets(store: Store, datasets: KeplerDataset[], saved: KeplerSavedConfig | null, readOnly: boolean, extras?: StudioMapExtras): void {
   // Idempotent: React's StrictMode (dev) mounts kepler twice, and the second mount starts empty.
   const root = store.getState() as { keplerGl: Record<string, { visState?: { datasets?: Record<string, unknown> } } | undefined> };
   if (Object.keys(root.keplerGl[MAP_ID]?.visState?.datasets ?? {}).length > 0) return;
@@ -46,6 +50,10 @@ export function showDatasets(store: Store, datasets: KeplerDataset[], saved: Kep
     ...(config ? { config } : {}),
   } as unknown as AddDataPayload;
   store.dispatch(addDataToMap(payload));
+  if (config) {
+    applyTimeEnds(store, extras?.timeEnds);
+    applySizeLegends(store, extras?.sizeLegends);
+  }
   if (!config) oneLayerPerDataset(store, datasets.map((d) => d.info.id));
   formatFields(store, datasets.map((d) => d.info.id));
   markMap('data-added');

@@ -1,11 +1,13 @@
 import type { ComponentProps } from 'react';
-import { ColorRangeSelectorFactory, DataTableFactory, LayerHoverInfoFactory, LayerListFactory, LayerTitleSectionFactory, LoadDataModalFactory, MapControlTooltipFactory, injectComponents } from '@kepler.gl/components';
+import { ColorRangeSelectorFactory, DataTableFactory, LayerHoverInfoFactory, LayerLegendContentFactory, LayerListFactory, LayerTitleSectionFactory, LoadDataModalFactory, MapControlTooltipFactory, TimeRangeFilterPanelFactory, injectComponents } from '@kepler.gl/components';
 import { KEPLER_COLOR_PALETTES } from '@kepler.gl/constants';
 import { getStudioPalettes } from '../basemaps/palettes';
 import { CatalogPicker } from '../add-data/CatalogPicker';
 import { StudioLayerListFactory, StudioLayerTitleSectionFactory, StudioMapControlTooltipFactory } from './accessible-components';
 import { StudioLayerHoverInfoFactory } from '../time-zone/hover-info';
 import { StudioDataTableFactory } from '../time-zone/data-table';
+import { StudioTimeRangeFilterPanelFactory } from '../time-span/EndTimePanel';
+import { StudioLayerLegendContentFactory } from '../legend/SizeLegend';
 
 /**
  * kepler's supported way to change one of its components is dependency injection: a factory replaces
@@ -44,4 +46,8 @@ export const StudioKeplerGl: unknown = injectComponents([
   [LayerTitleSectionFactory, StudioLayerTitleSectionFactory],
   [LayerHoverInfoFactory, StudioLayerHoverInfoFactory],
   [DataTableFactory, StudioDataTableFactory],
+  // The time filter's end-time field (time-span/): features shown while they last during the playback.
+  [TimeRangeFilterPanelFactory, StudioTimeRangeFilterPanelFactory],
+  // The size legend with manual labels, in the builder, published views, embeds and exports (legend/SizeLegend.tsx).
+  [LayerLegendContentFactory, StudioLayerLegendContentFactory],
 ] as never);

@@ -4,6 +4,7 @@ import { initApplicationConfig } from '@kepler.gl/utils';
 import type { MapLook } from '../basemaps/catalog';
 import type { MapViewState } from '../state/versions';
 import { STUDIO_LAYER_CLASSES } from './layer-classes';
+import { installTimeSpans } from '../time-span/gpu-span';
 
 /** The kepler instance id inside the store: state.keplerGl[MAP_ID]. */
 export const MAP_ID = 'map';
@@ -45,6 +46,8 @@ export function configureKepler(): void {
   if (configured) return;
   configured = true;
   initApplicationConfig({ cdnUrl: `${window.location.origin}/kepler` });
+  // Time filters with an end field: features drawn while their interval overlaps the playback window.
+  installTimeSpans();
 }
 
 /**

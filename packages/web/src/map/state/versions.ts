@@ -13,5 +13,8 @@ export {
   type StudioMapState,
   type StudioMapStateV1,
   type DataDraw,
+  type TimeEnds,
+  type SizeLegends,
+  type StudioMapExtras,
   type MapViewState,
 } from '@studio/schema';
