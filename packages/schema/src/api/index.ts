@@ -23,3 +23,4 @@ export * from './projects';
 export * from './map-assets';
 export * from './users';
 export * from './admin';
+export * from './sdk';

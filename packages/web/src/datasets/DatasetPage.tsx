@@ -124,6 +124,8 @@ export function DatasetPage() {
   // A dataset's own tiles are cut while it stays ready: the job just started, whose progress the page shows, and
   // the tiles it had then.
   const [tilesJob, setTilesJob] = useState<{ id: string; had: string | undefined } | null>(null);
+  // A job on the dataset runs now, wherever it was started (another page, another editor's map): no second cut.
+  const [jobRunning, setJobRunning] = useState(false);
   const downloading = useAction();
   const d = loaded.data?.id === id ? loaded.data : undefined;
 
@@ -185,7 +187,7 @@ export function DatasetPage() {
           {canBuildTiles(d) && (
             // One cut at a time from this page: a second would cut the same snapshot again, and the first's end
             // would reload the page while the second still runs.
-            <button type="button" className="button" onClick={() => setDialog('tiles')} disabled={tilesJob !== null} title={tilesJob ? 'Tiles are being built' : undefined}>
+            <button type="button" className="button" onClick={() => setDialog('tiles')} disabled={tilesJob !== null || jobRunning} title={tilesJob || jobRunning ? 'Tiles are being built' : undefined}>
               Build tiles
             </button>
           )}
@@ -237,7 +239,7 @@ export function DatasetPage() {
       {/* Tiles are built by a job, and so is an upload sent in the background: its progress shows while it runs. */}
       {/* A table dataset with a location may be having its own tiles cut (ready all along): keyed by the job just
           started, so a new build is looked up at once, and one left running is seen when the page opens. */}
-      {(d.status === 'pending' || canBuildTiles(d)) && <JobProgress key={tilesJob?.id ?? ''} resourceId={d.id} startedJobId={tilesJob?.id} onEnded={() => {
+      {(d.status === 'pending' || canBuildTiles(d)) && <JobProgress key={tilesJob?.id ?? ''} resourceId={d.id} startedJobId={tilesJob?.id} onActive={setJobRunning} onEnded={() => {
         setTilesJob(null);
         loaded.reload();
       }} />}

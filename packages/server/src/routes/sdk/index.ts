@@ -1,23 +1,8 @@
-import { z } from 'zod';
-import {
-  Id,
-  SDK_MEDIA_TYPES,
-  SdkDataset,
-  SdkHexTileConfig,
-  SdkMap,
-  SdkMapWrite,
-  SdkTokenAnswer,
-  SdkTokenRequest,
-  SdkVectorTileConfig,
-  UploadReadOptions,
-  notFound,
-  type Access,
-  type StudioRecord,
-} from '@studio/schema';
+import { notFound, sdkCalls, type Access, type SdkMapWrite, type SdkTokenAnswer, type StudioRecord } from '@studio/schema';
 import { defineRoute, requireCaller, type RouteContext, type RouteDef } from '../../http/route';
 import { datasetAttrs } from '../../services/datasets';
 import type { ListOptions, ResourceRow } from '../../services/records';
-import { NewUploadQuery, assertUploadReady, deleteDataset, listDatasets, readOptionsOf, sendData, uploadInto, uploadNewDataset } from '../../http/dataset-answers';
+import { assertUploadReady, deleteDataset, listDatasets, readOptionsOf, sendData, uploadInto, uploadNewDataset } from '../../http/dataset-answers';
 import { createRecord, deleteRecord, recordItem, saveRecord } from '../../http/record-answers';
 import { sdkDataset, sdkDownload, sdkMap, sdkVisible } from '../../http/sdk-wire';
 import { createHexTiles } from '../../services/hextiles';
@@ -28,7 +13,6 @@ import { tileDataset } from '../../http/dataset-tiling';
  * calls of `unfolded.data_sdk` / `foursquare.data_sdk` answered by the studio's own services with the same
  * guards as /v1, in the SDK's shapes (sdk-wire.ts). /v1 keeps its `{item}` answers.
  */
-const IdParam = z.object({ id: Id });
 type Ctx = RouteContext<unknown, unknown, unknown>;
 
 /** Every page of a list (the SDK asks once and expects all). */
@@ -75,186 +59,75 @@ const recordBody = (b: SdkMapWrite) => ({
 });
 
 export const sdkRoutes: RouteDef[] = [
-  defineRoute({
-    method: 'POST',
-    url: '/sdk/oauth/token',
-    summary: "Data SDK token refresh: an SDK key (POST /v1/api-key {kind: 'sdk'}) as refresh_token for an access token (a JWT) of an hour",
-    tag: 'sdk',
-    auth: 'public',
-    body: SdkTokenRequest,
+  defineRoute(sdkCalls.token, {
     transaction: false,
-    response: SdkTokenAnswer,
     handler: async (ctx): Promise<SdkTokenAnswer> => {
       const { accessToken, expiresIn } = await ctx.services.auth.exchangeSdkKey(ctx.body.refresh_token);
       return { access_token: accessToken, refresh_token: ctx.body.refresh_token, expires_in: expiresIn, token_type: 'Bearer', scope: 'datasets maps' };
     },
   }),
-  defineRoute({
-    method: 'GET',
-    url: '/sdk/v1/datasets',
-    summary: "Data SDK list_datasets: the caller's datasets",
-    tag: 'sdk',
-    auth: 'user',
-    response: z.object({ items: z.array(SdkDataset) }),
+  defineRoute(sdkCalls.datasets, {
     handler: async (ctx) => {
       const items = await allPages((offset, limit) => listDatasets(ctx as Ctx, { ...OWN, offset, limit }));
       return { items: items.filter(sdkVisible).map(sdkDataset) };
     },
   }),
-  defineRoute({
-    method: 'GET',
-    url: '/sdk/v1/datasets/{id}',
-    summary: 'Data SDK get_dataset_by_id',
-    tag: 'sdk',
-    auth: 'user',
-    params: IdParam,
-    resource: { type: 'dataset', param: 'id', action: 'read' },
-    response: SdkDataset,
+  defineRoute(sdkCalls.dataset, {
     handler: async (ctx) => sdkDatasetOf(ctx as Ctx, ctx.resource!),
   }),
-  defineRoute({
-    method: 'GET',
-    url: '/sdk/v1/datasets/{id}/data',
-    summary: 'Data SDK download_dataset / download_dataframe: GeoJSON uploads as application/geo+json, the rest as text/csv',
-    tag: 'sdk',
-    auth: 'user',
-    params: IdParam,
-    resource: { type: 'dataset', param: 'id', action: 'read' },
-    produces: [SDK_MEDIA_TYPES.csv, SDK_MEDIA_TYPES.geojson],
+  defineRoute(sdkCalls.download, {
     handler: async (ctx) => {
       const { format, mediaType } = sdkDownload(datasetAttrs(ctx.resource!).metadata.contentType);
       return sendData(ctx as Ctx, ctx.resource!, format, mediaType);
     },
   }),
-  defineRoute({
-    method: 'POST',
-    url: '/sdk/v1/datasets/data',
-    summary: 'Data SDK upload_file / upload_dataframe: the body is the file (gzip-encoded as the SDK sends it), name and description in the query',
-    tag: 'sdk',
-    auth: 'user',
-    query: NewUploadQuery,
-    rawBody: true,
-    status: 201,
-    response: SdkDataset,
+  defineRoute(sdkCalls.upload, {
     handler: async (ctx) => {
       const { item } = await uploadNewDataset(ctx as Ctx, { name: ctx.query.name, description: ctx.query.description }, { read: readOptionsOf(ctx.query) }, { via: 'sdk' });
       return sdkDataset(item);
     },
   }),
-  defineRoute({
-    method: 'PUT',
-    url: '/sdk/v1/datasets/{id}/data',
-    summary: "Data SDK upload_file(dataset=…) / update_dataset: replaces the dataset's data",
-    tag: 'sdk',
-    auth: 'user',
-    params: IdParam,
-    query: UploadReadOptions,
-    rawBody: true,
-    resource: { type: 'dataset', param: 'id', action: 'write' },
-    response: SdkDataset,
+  defineRoute(sdkCalls.replaceData, {
     handler: async (ctx) => {
       assertUploadReady(ctx.resource!);
       const { item } = await uploadInto(ctx as Ctx, ctx.resource!, { read: readOptionsOf(ctx.query) });
       return sdkDataset(item);
     },
   }),
-  defineRoute({
-    method: 'POST',
-    url: '/sdk/v1/datasets/hextile',
-    summary: "Data SDK generate_hextile: a hex-tile dataset built from a source the caller reads, or with target an existing one built again in place (as POST /v1/datasets/hextile); answers the dataset, pending until its job has built it",
-    tag: 'sdk',
-    auth: 'user',
+  defineRoute(sdkCalls.hexTiles, {
     transaction: false,
-    body: SdkHexTileConfig,
-    status: 201,
-    response: SdkDataset,
     handler: async (ctx) => {
       const { row } = await createHexTiles(ctx.services, requireCaller(ctx), ctx.body);
       return sdkDatasetOf(ctx as Ctx, row);
     },
   }),
-  defineRoute({
-    method: 'POST',
-    url: '/sdk/v1/datasets/vectortile',
-    summary: 'Data SDK generate_vectortile: a vector-tile dataset cut from a source the caller reads, or with target an existing one cut again in place (as POST /v1/datasets/vectortile); answers the dataset, pending until its job has cut it',
-    tag: 'sdk',
-    auth: 'user',
+  defineRoute(sdkCalls.vectorTiles, {
     transaction: false,
-    body: SdkVectorTileConfig,
-    status: 201,
-    response: SdkDataset,
     handler: async (ctx) => {
       const { row } = await tileDataset(ctx as Ctx, ctx.body);
       return sdkDatasetOf(ctx as Ctx, row);
     },
   }),
-  defineRoute({
-    method: 'DELETE',
-    url: '/sdk/v1/datasets/{id}',
-    summary: 'Data SDK delete_dataset',
-    tag: 'sdk',
-    auth: 'user',
-    params: IdParam,
-    resource: { type: 'dataset', param: 'id', action: 'delete' },
-    status: 204,
+  defineRoute(sdkCalls.deleteDataset, {
     handler: async (ctx) => deleteDataset(ctx as Ctx, ctx.resource!),
   }),
-  defineRoute({
-    method: 'GET',
-    url: '/sdk/v1/maps',
-    summary: "Data SDK list_maps: the caller's maps, without state or datasets",
-    tag: 'sdk',
-    auth: 'user',
-    response: z.object({ items: z.array(SdkMap) }),
+  defineRoute(sdkCalls.maps, {
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
       const items = await allPages((offset, limit) => ctx.services.records.list(caller, 'map', { ...OWN, offset, limit }));
       return { items: items.map((m) => sdkMap(m)) };
     },
   }),
-  defineRoute({
-    method: 'GET',
-    url: '/sdk/v1/maps/{id}',
-    summary: 'Data SDK get_map_by_id: the map with its latest state and datasets',
-    tag: 'sdk',
-    auth: 'user',
-    params: IdParam,
-    resource: { type: 'map', param: 'id', action: 'read' },
-    response: SdkMap,
+  defineRoute(sdkCalls.map, {
     handler: async (ctx) => fullMap(ctx as Ctx, ctx.resource!),
   }),
-  defineRoute({
-    method: 'POST',
-    url: '/sdk/v1/maps',
-    summary: 'Data SDK create_map: name, description, latestState {data} and dataset ids',
-    tag: 'sdk',
-    auth: 'user',
-    body: SdkMapWrite,
-    status: 201,
-    response: SdkMap,
+  defineRoute(sdkCalls.createMap, {
     handler: async (ctx) => fullMap(ctx as Ctx, await createRecord(ctx as Ctx, 'map', { name: 'Untitled map', description: '', ...recordBody(ctx.body) }, {}, { via: 'sdk' })),
   }),
-  defineRoute({
-    method: 'PUT',
-    url: '/sdk/v1/maps/{id}',
-    summary: 'Data SDK update_map: the fields sent replace those of the map (datasets: the whole list)',
-    tag: 'sdk',
-    auth: 'user',
-    params: IdParam,
-    body: SdkMapWrite,
-    resource: { type: 'map', param: 'id', action: 'write' },
-    response: SdkMap,
+  defineRoute(sdkCalls.updateMap, {
     handler: async (ctx) => fullMap(ctx as Ctx, await saveRecord(ctx as Ctx, 'map', ctx.resource!, recordBody(ctx.body), {}, { via: 'sdk' })),
   }),
-  defineRoute({
-    method: 'DELETE',
-    url: '/sdk/v1/maps/{id}',
-    summary: 'Data SDK delete_map',
-    tag: 'sdk',
-    auth: 'user',
-    params: IdParam,
-    resource: { type: 'map', param: 'id', action: 'delete' },
-    status: 204,
+  defineRoute(sdkCalls.deleteMap, {
     handler: async (ctx) => deleteRecord(ctx as Ctx, 'map', ctx.resource!, { via: 'sdk' }),
   }),
 ];
