@@ -1,6 +1,7 @@
 import { Field, FixedSizeList, Float64, List, RecordBatch, RecordBatchReader, Schema, Struct, Table, Utf8, makeData, tableToIPC, type Data, type Vector } from 'apache-arrow';
 import type { Geometry, Position } from 'geojson';
 import { parseGeometry } from './geometry-text';
+import { PolygonScanner } from './polygon-scan';
 
 /**
  * A dataset's Arrow stream with its polygon geometry column as native GeoArrow (`geoarrow.multipolygon`), for the
@@ -53,7 +54,18 @@ function multipolygonData(column: Vector): Data<List> | undefined {
   rings.push(0);
   polygons.push(0);
   let nulls = 0;
-  for (let i = 0; i < n; i++) {
+  const sink = { xy, rings, polygons };
+  // The text's bytes as Arrow holds them: the plain Polygon/MultiPolygon text is scanned there, undecoded (polygon-scan.ts).
+  const chunks = column.data as Data<Utf8>[];
+  const scanners = chunks.map((d) => new PolygonScanner(d.values, sink));
+  for (let i = 0, chunk = 0, at = 0; i < n; i++, at++) {
+    while (at >= chunks[chunk]!.length) (chunk++, (at = 0));
+    const data = chunks[chunk]!;
+    if (data.getValid(at) && scanners[chunk]!.polygons(data.valueOffsets[at]!, data.valueOffsets[at + 1]!)) {
+      valid[i >> 3]! |= 1 << (i & 7);
+      geoms[i + 1] = polygons.length - 1;
+      continue;
+    }
     const text = column.get(i) as string | null;
     // Text that does not parse is drawn as nothing today too: a null geometry, not a failed answer.
     const parts = text == null ? null : polygonsOf(parseGeometry(text));

@@ -7,7 +7,7 @@ import { applyTimeEnds } from '../time-span/saved-ends';
 import { applySizeLegends } from '../legend/size-labels';
 import { markMap } from '../timing';
 import { MAP_ID } from './store';
-import { formatFields, oneLayerPerDataset } from './new-datasets';
+import { formatFields, markLayerDataReady, oneLayerPerDataset } from './new-datasets';
 import { TEST_BUILD, testHooksOn } from '../../app/test-hooks';
 
 type AddDataPayload = Parameters<typeof addDataToMap>[0];
@@ -56,6 +56,7 @@ export function showDatasets(store: Store, datasets: KeplerDataset[], saved: Kep
   }
   if (!config) oneLayerPerDataset(store, datasets.map((d) => d.info.id));
   formatFields(store, datasets.map((d) => d.info.id));
+  markLayerDataReady(store, datasets.map((d) => d.info.id));
   markMap('data-added');
 }
 
@@ -67,6 +68,7 @@ export async function addDatasets(store: Store, datasets: KeplerDataset[]): Prom
   store.dispatch(addDataToMap({ datasets: fresh.map(withoutBounds), options: { autoCreateLayers: true, centerMap: !fitted, keepExistingConfig: true } } as unknown as AddDataPayload));
   oneLayerPerDataset(store, fresh.map((d) => d.info.id));
   formatFields(store, fresh.map((d) => d.info.id));
+  markLayerDataReady(store, fresh.map((d) => d.info.id));
 }
 
 /** The catalog ids of the datasets on the map (kepler's dataset ids are the catalog's). */

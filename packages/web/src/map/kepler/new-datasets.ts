@@ -2,6 +2,7 @@ import type { Store } from 'redux';
 import { removeLayer, setColumnDisplayFormat } from '@kepler.gl/actions';
 import { MAP_ID } from './store';
 import { TIMESTAMP_FORMAT } from '../time-zone/zones';
+import { markMap } from '../timing';
 
 /**
  * What the studio does to datasets kepler has just taken in. kepler processes Arrow data after
@@ -11,7 +12,7 @@ import { TIMESTAMP_FORMAT } from '../time-zone/zones';
 
 type LayerLike = { id: string; type: string; config: { dataId: string } };
 type FieldLike = { name: string; type: string; displayFormat?: unknown };
-type VisStateLike = { layers: LayerLike[]; datasets: Record<string, { fields: FieldLike[] } | undefined> };
+type VisStateLike = { layers: LayerLike[]; layerData: unknown[]; datasets: Record<string, { fields: FieldLike[] } | undefined> };
 const visStateOf = (store: Store): VisStateLike | undefined => (store.getState() as { keplerGl: Record<string, { visState: VisStateLike } | undefined> }).keplerGl[MAP_ID]?.visState;
 
 /** How long a step waits for its datasets: one kepler never takes in stops being watched. */
@@ -87,5 +88,21 @@ export function formatFields(store: Store, dataIds: string[]): void {
       const fields = vis.datasets[dataId]!.fields.filter((f) => FIELD_FORMATS[f.type] && !f.displayFormat);
       if (fields.length) store.dispatch(setColumnDisplayFormat(dataId, Object.fromEntries(fields.map((f) => [f.name, FIELD_FORMATS[f.type]!]))));
     },
+  );
+}
+
+/**
+ * Marks `layer-data-ready` (timing.ts) once kepler has built every one of the datasets and computed the data of each
+ * of their layers (kepler's `layerData`, index for index with its layers): the geometry is decoded then, whether it
+ * came as GeoJSON text or as GeoArrow.
+ */
+export function markLayerDataReady(store: Store, dataIds: string[]): void {
+  const ids = [...new Set(dataIds)];
+  let left = ids.length;
+  watchDatasets(
+    store,
+    ids,
+    (vis, dataId) => Boolean(vis.datasets[dataId]) && vis.layers.every((l, i) => l.config.dataId !== dataId || vis.layerData[i] !== undefined),
+    () => --left === 0 && markMap('layer-data-ready'),
   );
 }
