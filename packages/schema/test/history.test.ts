@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { changedProperties, describeChanges } from '../src/history-changes';
 import { applyStateDelta, canonicalJson, HISTORY_FULL_EVERY, nextIsFull, rebaseChain, reconstructState, stateDelta, type StoredVersionBody } from '../src/history-deltas';
@@ -79,6 +80,42 @@ describe('deltas', () => {
     const kept = states.filter((_, i) => i % 3 === 0);
     const rebased = rebaseChain(kept);
     kept.forEach((s, n) => expect(canonicalJson(reconstructState(rebased.slice(0, n + 1) as StoredVersionBody[]))).toBe(canonicalJson(s)));
+  });
+
+  // The walk that skips equal subtrees before jsondiffpatch (stateDelta) must never call a changed pair equal: JSON
+  // values that share most of their structure (one edited from the other) still round-trip, and equal ones have no delta.
+  it('random JSON values edited from each other: the delta reproduces the edit, none for an equal copy', () => {
+    const json = fc.letrec((tie) => ({
+      value: fc.oneof({ depthSize: 'small' }, fc.constantFrom(null, true, false, 0, 1, '', 'a'), fc.integer(), fc.string(), tie('array'), tie('object'), tie('layers')),
+      array: fc.array(tie('value'), { maxLength: 5 }),
+      object: fc.dictionary(fc.constantFrom('a', 'b', 'c', 'id', 'i'), tie('value'), { maxKeys: 4 }),
+      layers: fc.array(fc.record({ id: fc.constantFrom('x', 'y', 'z', 1), v: tie('value') }), { maxLength: 4 }),
+    })).value;
+    const edit = (v: unknown, path: number[]): unknown => {
+      if (!path.length || v === null || typeof v !== 'object') return path.length ? v : { edited: path.length };
+      const [p, ...rest] = path;
+      if (Array.isArray(v)) return v.length ? v.map((x, i) => (i === p! % v.length ? edit(x, rest) : structuredClone(x))) : [1];
+      const keys = Object.keys(v);
+      if (!keys.length) return { added: true };
+      return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, k === keys[p! % keys.length] ? edit(x, rest) : structuredClone(x)]));
+    };
+    fc.assert(
+      fc.property(json, fc.array(fc.nat(8), { maxLength: 5 }), (before, path) => {
+        const after = edit(before, path);
+        expect(canonicalJson(applyStateDelta(before, stateDelta(before, after)))).toBe(canonicalJson(after));
+        expect(stateDelta(before, structuredClone(before))).toBeUndefined();
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it('a chain read for the call alone (owned) is patched in place and gives the same state', () => {
+    const states = [mapState([layer('a', 'A')]), mapState([layer('a', 'A', [1, 1, 1]), layer('b', 'B')]), mapState([layer('b', 'B')])];
+    const chain = () => structuredClone(rebaseChain(states)) as StoredVersionBody[];
+    expect(canonicalJson(reconstructState(chain(), { owned: true }))).toBe(canonicalJson(states[2]));
+    const kept = chain();
+    reconstructState(kept);
+    expect(kept).toEqual(rebaseChain(states));
   });
 
   it.each([

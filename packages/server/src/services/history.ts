@@ -104,7 +104,8 @@ export async function storedState(db: Db, recordId: string, n: number): Promise<
     .orderBy('n')
     .execute();
   if (!rows.length) throw notFound('Version not found');
-  return reconstructState(rows as StoredVersionBody[]);
+  // The rows were parsed for this call alone: the chain is patched in place, not copied first.
+  return reconstructState(rows as StoredVersionBody[], { owned: true });
 }
 
 /**
