@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { Folder, RecordCollection, Session, ShareBody, StudioRecord, UploadPolicy } from '@studio/schema';
-import { PUBLICATION_GRANT_HEADER, mapAssetCalls, userCalls, authCalls, searchCalls, clientErrorCalls, legalCalls, passwordResetCalls, mapPublishingCalls, type BodyOf, type DatasetUploadQuery, type QueryOf, type SpreadsheetForm, type UploadReadOptions } from '@studio/schema';
+import { PUBLICATION_GRANT_HEADER, datasetSnapshotCalls, mapAssetCalls, userCalls, authCalls, searchCalls, clientErrorCalls, legalCalls, passwordResetCalls, mapPublishingCalls, type BodyOf, type DatasetUploadQuery, type QueryOf, type SpreadsheetForm, type UploadReadOptions } from '@studio/schema';
 import type { ItemsOf, MapAssetItem, RecordListQuery, MapAssetCreateBody, MapAssetType, MapAssetUpdateBody, ImageType } from '@studio/schema';
 import type { DatasetRefreshUpdate, DatasetTilesBuild, HexTileCreate, Job, TileLinks, VectorTileCreate } from '@studio/schema';
 import type { Dataset, DatasetDownloadFormat, TempViewWire, Parameter, Publication, PublicationInfo, PublicationKind, Widget, WidgetBatchBody, WidgetBatchLine, WidgetResult, WidgetRunBody, UploadOptions } from '@studio/schema';
@@ -202,6 +202,8 @@ export class StudioClient extends HttpClient {
     /** Rows `offset` to `offset + limit` (at most 10,000) of a ready dataset, and the row count. */
     preview: (id: string, offset: number, limit: number, signal?: AbortSignal) =>
       this.request<{ items: Record<string, unknown>[]; total: number }>('GET', `/v1/datasets/${id}/preview`, { query: { offset, limit }, signal }),
+    /** The dataset's kept snapshots (#51), newest first: data replaced and kept for the retention, and data versions pin. */
+    snapshots: (id: string) => this.call(datasetSnapshotCalls.list, { params: { id } }).then((r) => r.items),
     /** Maps that use the dataset and that the caller can read. */
     maps: (id: string) => this.request<Page<StudioRecord>>('GET', `/v1/datasets/${id}/maps`),
     /** The lines a "skip bad rows" upload left out, as CSV (line, column, error, reason, text). */

@@ -51,6 +51,16 @@ describe('pinned data', () => {
     await openVersion(page, mapId, 1);
     expect(await countPixels(page, COLOR), 'the unpinned version draws today\'s rows, out of view').toBeLessThan(10);
 
+    // The dataset page lists the replaced data version 2 pins: its date, rows, size and that one version pins it.
+    await page.goto(`${baseUrl()}/workspace/datasets/${dataset.id}`);
+    const snapshots = page.getByRole('table', { name: 'Snapshots' });
+    await snapshots.waitFor();
+    const rows = snapshots.locator('tbody tr');
+    await expect.poll(() => rows.count()).toBe(1);
+    const cells = await rows.first().locator('td').allInnerTexts();
+    expect(cells[0], 'the date the data was made').toMatch(/\d{4}/);
+    expect(cells.slice(1), 'rows, size, state, pins').toEqual(['20', expect.stringMatching(/^\d+(\.\d)? (B|kB)$/), expect.stringMatching(/^Replaced /), '1 version']);
+
     expect(s.foreign).toEqual([]);
     await s.context.close();
   }, 180_000);

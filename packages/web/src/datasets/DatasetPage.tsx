@@ -14,6 +14,7 @@ import { HexTileDialog } from './HexTileDialog';
 import { RebuildTilesDialog, canRebuildTiles } from './RebuildTilesDialog';
 import { BuildTilesDialog, canBuildTiles } from './BuildTilesDialog';
 import { DatasetTiles } from './DatasetTiles';
+import { DatasetSnapshots } from './DatasetSnapshots';
 import { JobProgress } from '../jobs/JobProgress';
 import { RefreshPanel } from './RefreshPanel';
 import { formatBytes, formatCount } from './format';
@@ -266,6 +267,8 @@ export function DatasetPage() {
       )}
 
       {d.type === 'managed' && d.status === 'ready' && d.metadata.vectorTile && <DatasetTiles d={d} info={d.metadata.vectorTile} />}
+
+      {(d.type === 'managed' || d.type === 'sql') && <DatasetSnapshots d={d} />}
 
       <MapsUsing id={d.id} />
 
