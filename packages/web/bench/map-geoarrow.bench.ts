@@ -159,11 +159,12 @@ async function open(context: BrowserContext, baseUrl: string, datasetId: string,
     await page.waitForFunction(() => window.__studioMapReady === true, undefined, { timeout: TIMEOUT_MS, polling: 50 });
     // Read once drawn: the marks are the moments they were set, whenever they are read.
     const { frame, steps, ownMs } = await page.evaluate(({ mark, dataPath }) => {
-      const at = (name: string) => performance.getEntriesByName(`studio:map-${name}`)[0]?.startTime ?? NaN;
+      // No function declared in here: tsx wraps a named one in a helper the page does not have.
+      const at = Object.fromEntries(performance.getEntriesByType('mark').map((m) => [m.name.slice('studio:map-'.length), m.startTime]));
       const marks = performance.getEntriesByType('mark').filter((m) => m.name.startsWith('studio:map-')).map((m) => `${m.name.slice('studio:map-'.length)} ${Math.round(m.startTime)}`);
       const data = performance.getEntriesByType('resource').find((r) => new URL(r.name).pathname === dataPath) as PerformanceResourceTiming | undefined;
       const request = data ? [`data request ${Math.round(data.startTime)}-${Math.round(data.responseEnd)} (${(data.transferSize / 1e6).toFixed(1)} MB)`] : [];
-      const ownMs = at('data-decoded') - (data?.startTime ?? NaN) + (at('layer-data-ready') - at('data-added'));
+      const ownMs = at['data-decoded']! - (data?.startTime ?? NaN) + (at['layer-data-ready']! - at['data-added']!);
       return { frame: performance.getEntriesByName(mark)[0]?.startTime ?? NaN, steps: [...request, ...marks].join(', '), ownMs };
     }, { mark: 'studio:map-first-frame', dataPath });
     if (cdp) {
