@@ -208,4 +208,36 @@ describe('the tiler', () => {
     await buildTiles(engine, { ...base, maxZoom: 4, early: { upTo: 4, ready: async (f) => void ready.push(f) } }, path.join(objects, `shallow-${kind}.pmtiles`));
     expect(ready).toEqual([]);
   });
+  it('low zooms first with the maximum zoom to choose, rows without a location among them: the same points, each with its id, as the full archive', async () => {
+    const objects = path.join(dir, 'objects');
+    await fs.mkdir(objects, { recursive: true });
+    const archives = new TileArchives(new LocalObjectStore(objects));
+    // Every seventh row has no latitude: ids are places in the file, so the low pass (which never writes the work table) must agree.
+    const gappy = path.join(dir, 'gappy.parquet');
+    await engine.query(`COPY (SELECT i AS id, CASE WHEN i % 7 = 3 THEN NULL ELSE 37 + i / 1e4 END AS lat, -122 + i / 1e4 AS lng FROM range(20000) t(i)) TO '${gappy}' (FORMAT parquet)`);
+    const early: Awaited<ReturnType<typeof buildTiles>>[] = [];
+    const full = await buildTiles(engine, { ...job(), file: gappy, early: { upTo: 4, ready: async (file, summary) => {
+      await fs.copyFile(file, path.join(objects, 'gappy-low.pmtiles'));
+      early.push(summary);
+    } } }, path.join(objects, 'gappy-full.pmtiles'));
+    const valid = 20000 - Math.floor((20000 - 4) / 7) - 1;
+    // Before the zoom is chosen the low summary says the deepest it may be.
+    expect(early).toMatchObject([{ minZoom: 0, maxZoom: 14, cutMaxZoom: 4, featureCount: valid }]);
+    expect(full).toMatchObject({ minZoom: 0, featureCount: valid, bounds: early[0]!.bounds });
+    expect(full.maxZoom).toBeGreaterThan(4);
+    const { VectorTile } = await import('@mapbox/vector-tile');
+    const Pbf = (await import('pbf')).default;
+    const features = async (name: string, z: number, x: number, y: number) => {
+      const layer = new VectorTile(new Pbf((await archives.tile(name, z, x, y))!)).layers.p!;
+      return Array.from({ length: layer.length }, (_, i) => layer.feature(i)).map((f) => [f.id, f.properties.id, ...f.loadGeometry()[0]!.map((p) => [p.x, p.y])]).sort((a, b) => Number(a[0]) - Number(b[0]));
+    };
+    for (let z = 0; z <= 4; z++) {
+      const n = 2 ** z;
+      const [x, y] = [Math.floor(((-121.5 + 180) / 360) * n), Math.floor(((1 - Math.log(Math.tan((37.5 * Math.PI) / 180) + 1 / Math.cos((37.5 * Math.PI) / 180)) / Math.PI) / 2) * n)];
+      const [low, whole] = [await features('gappy-low.pmtiles', z, x, y), await features('gappy-full.pmtiles', z, x, y)];
+      expect(low.length, `zoom ${z}`).toBeGreaterThan(0);
+      expect(low, `zoom ${z}`).toEqual(whole);
+      expect(low.every(([fid, id]) => fid === Number(id) + 1), `zoom ${z}`).toBe(true);
+    }
+  });
 });

@@ -10,6 +10,10 @@
 // - map.tile_first_frame: a vector-tile dataset of BENCH_MAP_TILE_POINTS (default 10,000,000) points, tiled
 //   by the studio from a query on the embedded engine, opened in /new until its tiles are drawn; against the
 //   N-point Arrow map above (target <= 1.0: with tiles, size stops mattering). BENCH_MAP_TILE_POINTS=0 skips it.
+// - map.cold_tile_first_frame (#50): a dataset of BENCH_MAP_COLD_POINTS (default 20,000,000) points with no tiles
+//   yet, added to a new map ("Add Data"): the map cuts its tiles on the spot and draws zooms 0–6 first; from the
+//   click on "Add to map" to that frame (bench/cold-tiles.ts), against the same N-point Arrow map (target <= 1.0).
+//   BENCH_MAP_COLD_POINTS=0 skips it.
 // Standalone: `npx tsx packages/web/bench/map.bench.ts`. Each page's steps (user-timing marks the app sets,
 // src/map/timing.ts) are printed after the figure; BENCH_MAP_TRACE=1 also traces the browser and prints
 // how much of each page's time the GPU process spent running WebGL commands (SwiftShader, software).
@@ -19,9 +23,13 @@ import { StudioClient } from '@studio/client';
 import type { CDPSession, Page } from 'playwright-core';
 import startServer, { ADMIN } from '../e2e/global-setup';
 import { launchBrowser, openStudio, signInThroughUi } from '../e2e/browser';
+import { coldDataset, coldTileFirstFrame } from './cold-tiles';
 
 const N = Number(process.env.BENCH_MAP_POINTS ?? 1_000_000);
 const TILE_POINTS = Number(process.env.BENCH_MAP_TILE_POINTS ?? 10_000_000);
+const COLD_POINTS = Number(process.env.BENCH_MAP_COLD_POINTS ?? 20_000_000);
+/** BENCH_MAP_CSV=0: no stock kepler.gl page (nor the figures against it), only the tile figures against the Arrow map. */
+const CSV = process.env.BENCH_MAP_CSV !== '0';
 const READY_TIMEOUT_MS = 300_000;
 const TRACE = process.env.BENCH_MAP_TRACE === '1';
 
@@ -220,6 +228,7 @@ async function main() {
       dataset = await admin.datasets.get(dataset.id);
     }
     console.log(`(setup: ${N} points uploaded and ingested in ${Math.round(performance.now() - tUp)} ms)`);
+    const cold = COLD_POINTS > 0 ? await coldDataset(admin, COLD_POINTS) : null;
 
     // A saved point layer on lat/lng, as the map view saves it: both pages apply this config.
     const latestState = {
@@ -265,11 +274,19 @@ async function main() {
       }
     };
     const measure = (url: string, label: string) => inTab((tab) => firstFrame(tab, url, dataset.id, label));
-    const baseline = await measure(`${baseUrl}/bench/kepler-csv/${map.id}`, 'baseline (CSV)');
-    const studio = await measure(`${baseUrl}/${map.id}`, 'studio (Arrow)');
-    console.log(`map.first_frame ${N} points: ${Math.round(studio)} ms (ratio ${(studio / baseline).toFixed(2)} vs baseline stock kepler.gl CSV ${Math.round(baseline)} ms; target <= 0.5)`);
-    const added = await inTab((tab) => addDataFirstFrame(tab, baseUrl, { id: dataset.id, name: dataset.name }));
-    console.log(`map.add_data_first_frame ${N} points: ${Math.round(added)} ms (ratio ${(added / baseline).toFixed(2)} vs baseline stock kepler.gl CSV ${Math.round(baseline)} ms; target <= 0.5; load ${loadLine()})`);
+    let studio: number;
+    if (CSV) {
+      const baseline = await measure(`${baseUrl}/bench/kepler-csv/${map.id}`, 'baseline (CSV)');
+      studio = await measure(`${baseUrl}/${map.id}`, 'studio (Arrow)');
+      console.log(`map.first_frame ${N} points: ${Math.round(studio)} ms (ratio ${(studio / baseline).toFixed(2)} vs baseline stock kepler.gl CSV ${Math.round(baseline)} ms; target <= 0.5)`);
+      const added = await inTab((tab) => addDataFirstFrame(tab, baseUrl, { id: dataset.id, name: dataset.name }));
+      console.log(`map.add_data_first_frame ${N} points: ${Math.round(added)} ms (ratio ${(added / baseline).toFixed(2)} vs baseline stock kepler.gl CSV ${Math.round(baseline)} ms; target <= 0.5; load ${loadLine()})`);
+    } else studio = await measure(`${baseUrl}/${map.id}`, 'studio (Arrow)'); // the tile figures' baseline alone
+
+    if (cold) {
+      const coldMs = await inTab((tab) => coldTileFirstFrame(tab, baseUrl, admin, cold));
+      console.log(`map.cold_tile_first_frame ${COLD_POINTS} points, no tiles yet: ${Math.round(coldMs)} ms (ratio ${(coldMs / studio).toFixed(2)} vs the ${N}-point Arrow map ${Math.round(studio)} ms; target <= 1.0; load ${loadLine()})`);
+    }
 
     if (TILE_POINTS > 0) {
       const tTile = performance.now();

@@ -1,35 +1,13 @@
-import fs from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
-import { DuckDBInstance } from '@duckdb/node-api';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useBrowser, openStudio, signInThroughUi } from './browser';
 import { asAdmin, baseUrl, createUser, unique } from './api';
 import { waitMapReady } from './pixels';
+import { gridParquet } from './grid-parquet';
 
 const browser = useBrowser();
 
 /** The issue's figure: five million points, past the studio's default 2,000,000-row threshold (the e2e server keeps it). */
 const POINTS = 5_000_000;
-
-/**
- * Five million points on a 2,000 × 2,500 grid over San Francisco (where a new map opens), as Parquet made by DuckDB
- * here (0.6 s): a CSV of them would be 150 MB to send.
- */
-async function gridParquet(n: number): Promise<Uint8Array<ArrayBuffer>> {
-  const file = path.join(await fs.mkdtemp(path.join(os.tmpdir(), 'studio-e2e-grid-')), 'grid.parquet');
-  const db = await DuckDBInstance.create(':memory:');
-  const c = await db.connect();
-  try {
-    await c.run(`COPY (SELECT i::INTEGER AS n, 37.6 + (i % 2000) * 0.0002 AS lat, -122.6 + (i // 2000) * 0.0002 AS lng FROM range(${n}) t(i)) TO '${file}' (FORMAT parquet)`);
-  } finally {
-    c.closeSync();
-    db.closeSync();
-  }
-  const bytes = new Uint8Array(await fs.readFile(file));
-  await fs.rm(path.dirname(file), { recursive: true, force: true });
-  return bytes;
-}
 
 /** Sixty points in the city: well within the threshold. */
 const FEW = ['name,lat,lng', ...Array.from({ length: 60 }, (_, i) => `p${i},${(37.70 + (i % 10) * 0.015).toFixed(4)},${(-122.50 + Math.floor(i / 10) * 0.03).toFixed(4)}`)].join('\n');

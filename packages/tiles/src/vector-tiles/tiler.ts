@@ -28,10 +28,12 @@ import { CANCELLED, GroupedRows, chunksOf, type Group, type Row } from './row-gr
  *    tiles); one block at a time is held as GeoJSON, indexed by geojson-vt (which clips and simplifies per
  *    zoom) and its tiles are encoded and appended to the archive. Tiles are gzipped off the main thread
  *    (pmtiles-writer.ts).
- * 5. Low zooms first (`early`): before step 4, the zooms up to `early.upTo` are cut into an archive of their
- *    own and handed over, so a map draws them while the rest is cut (thinned, they are a small share of the
- *    work: a tile holds at most 64x64 features below the maximum zoom). Step 4 then cuts every zoom again into
- *    the full archive, which replaces it.
+ * 5. Low zooms first (`early`): the zooms up to `early.upTo` are cut into an archive of their own and handed
+ *    over, so a map draws them while the rest is cut (thinned, they are a small share of the work: a tile holds
+ *    at most 64x64 features below the maximum zoom). Lat/lng points get them before step 1, from one grouping
+ *    pass over the rows (the first point of each 4-pixel cell of zoom upTo: all those zooms show); other
+ *    geometry before step 4, from the zoned work table. Step 4 then cuts every zoom into the full archive,
+ *    which replaces it.
  */
 
 /** Features smaller than this many pixels at a zoom (below the maximum) are thinned to one a cell. */
@@ -71,8 +73,10 @@ export interface TileJob {
   maxTileBytes?: number;
   /**
    * Low zooms first (step 5): zooms minZoom..upTo are cut into `file`, a PMTiles archive of their own, and
-   * `ready` is awaited before the rest is cut; its summary has the full pyramid's `maxZoom` and `cutMaxZoom:
-   * upTo`. Skipped when the pyramid goes no deeper than `upTo`. `file` is removed once `ready` settles.
+   * `ready` is awaited before the rest is cut; its summary has the full pyramid's `maxZoom` (lat/lng points whose
+   * maximum zoom is still to choose: the deepest it may be, `zoomLimit`) and `cutMaxZoom: upTo`. Skipped when the
+   * pyramid goes no deeper than `upTo` (points still to choose theirs: when zoom upTo does not thin them). `file`
+   * is removed once `ready` settles.
    */
   early?: { upTo: number; ready: (file: string, summary: TileSummary) => Promise<void> };
 }
@@ -99,6 +103,8 @@ const num = (v: DuckDBValue | undefined) => (v === null || v === undefined ? NaN
 export async function buildTiles(engine: Engine, job: TileJob, outFile: string): Promise<TileSummary> {
   const work = path.join(engine.tmpDir, `vt-${randomUUID()}.parquet`);
   const zoned = `${work}.zoned.parquet`;
+  const cells = `${work}.low-cells.parquet`;
+  const lowZoned = `${work}.low-zoned.parquet`;
   const writer = new PmtilesWriter(path.join(engine.tmpDir, `vt-${randomUUID()}.tiles`));
   try {
     if (job.location.kind === 'geometry') await ensureBoxFunction(engine);
@@ -108,43 +114,26 @@ export async function buildTiles(engine: Engine, job: TileJob, outFile: string):
     job.signal?.addEventListener('abort', stop, { once: true });
     try {
       const c = pooled.connection;
-      await c.run(workTableSql(job, props, work));
-      const [stats] = await rows(
-        c,
-        `SELECT count(*) AS n, min(x0) AS x0, min(y0) AS y0, max(x1) AS x1, max(y1) AS y1, list(DISTINCT kind) AS kinds
-         FROM read_parquet(${quoteLiteral(work)})`,
-      );
-      const n = num(stats!.n);
-      if (!n) throw badInput('No row has a location to tile', job.location.kind === 'point' ? 'Latitude and longitude must be numbers within range' : 'The geometry column holds no GeoJSON or WKT geometry');
-      const kinds = ((stats!.kinds as { items?: unknown[] } | null)?.items ?? []).map(String);
-      const geometryType = (kinds.length === 1 ? kinds[0] : 'Mixed') as TileSummary['geometryType'];
       const minZoom = job.minZoom ?? 0;
-      const chosen = job.maxZoom ?? (await chooseMaxZoom(c, work, geometryType === 'Point', n, job.zoomLimit));
-      const maxZoom = Math.max(minZoom, chosen);
-      // The zoom each feature first appears at, added to the work table.
-      // Points are stored in Morton (quadkey) order of their deepest tile: the points of any tile at any
-      // zoom are then contiguous, and one scan in file order cuts every zoom with no sort of its own.
-      const order = job.location.kind === 'point' ? ` ORDER BY ${mortonSql(maxZoom)}` : '';
-      await c.run(`COPY (${zonedSql(`read_parquet(${quoteLiteral(work)})`, minZoom, maxZoom, geometryType === 'Point')}${order}) TO ${quoteLiteral(zoned)} (FORMAT parquet)`);
-      await rm(work, { force: true });
+      const points = job.location.kind === 'point';
       const cap = job.maxGroupFeatures ?? MAX_GROUP_FEATURES;
-      /** Cuts zooms minZoom..last into `into`; answers the tiles trimmed to the byte budget or over the cap of features. */
-      const cutInto = async (into: PmtilesWriter, last: number): Promise<number> => {
+      const fields = Object.fromEntries(props.map((p) => [p.name, p.type]));
+      /** Cuts zooms minZoom..last of the zoned table `from` into `into`; answers the tiles trimmed to the byte budget or over the cap of features. */
+      const cutInto = async (into: PmtilesWriter, from: string, last: number): Promise<number> => {
         let trimmed = 0;
         const add: AddTile = async (z, x, y, encoded) => {
           if (encoded.trimmed) trimmed++;
           if (encoded.bytes) await into.add(z, x, y, encoded.bytes);
         };
         let overCap = 0;
-        if (job.location.kind === 'point') overCap = await cutPointTiles(c, { file: zoned, layer: job.layer, props, minZoom, maxZoom: last, cap, maxTileBytes: job.maxTileBytes, signal: job.signal }, add);
-        else for (let z = minZoom; z <= last; z++) overCap += await cutGeometryZoom(c, zoned, job, props, z, add);
+        if (points) overCap = await cutPointTiles(c, { file: from, layer: job.layer, props, minZoom, maxZoom: last, cap, maxTileBytes: job.maxTileBytes, signal: job.signal }, add);
+        else for (let z = minZoom; z <= last; z++) overCap += await cutGeometryZoom(c, from, job, props, z, add);
         return trimmed + overCap;
       };
-      const bounds: [number, number, number, number] = [lngOf(num(stats!.x0)), latOf(num(stats!.y1)), lngOf(num(stats!.x1)), latOf(num(stats!.y0))];
-      const fields = Object.fromEntries(props.map((p) => [p.name, p.type]));
       /** Writes `from`'s archive to `file`, its header and layer saying zooms minZoom..last; answers the summary. */
-      const finish = async (from: PmtilesWriter, file: string, last: number, cappedTiles: number): Promise<TileSummary> => {
-        const center: [number, number, number] = [(bounds[0] + bounds[2]) / 2, (bounds[1] + bounds[3]) / 2, Math.min(last, Math.max(minZoom, centerZoom(stats!)))];
+      const finish = async (from: PmtilesWriter, file: string, last: number, cappedTiles: number, { n, stats, geometryType, maxZoom }: Shape): Promise<TileSummary> => {
+        const bounds: [number, number, number, number] = [lngOf(num(stats.x0)), latOf(num(stats.y1)), lngOf(num(stats.x1)), latOf(num(stats.y0))];
+        const center: [number, number, number] = [(bounds[0] + bounds[2]) / 2, (bounds[1] + bounds[3]) / 2, Math.min(last, Math.max(minZoom, centerZoom(stats)))];
         const tileCount = from.tileCount;
         const byteSize = await from.finish(file, {
           minZoom,
@@ -161,21 +150,71 @@ export async function buildTiles(engine: Engine, job: TileJob, outFile: string):
         });
         return { layer: job.layer, minZoom, maxZoom, bounds, center, geometryType, fields, featureCount: n, tileCount, byteSize, cappedTiles };
       };
-      if (job.early && job.early.upTo >= minZoom && job.early.upTo < maxZoom) {
-        const upTo = job.early.upTo;
+      const early = job.early && job.early.upTo >= minZoom ? job.early : undefined;
+      /** Step 5: zooms minZoom..upTo of the zoned table `from` cut into an archive of their own and handed over. */
+      const serveLow = async (from: string, shape: Shape) => {
+        const upTo = early!.upTo;
         const low = new PmtilesWriter(path.join(engine.tmpDir, `vt-${randomUUID()}.tiles`));
         const lowFile = `${outFile}.low-${randomUUID()}`;
         try {
-          const summary = await finish(low, lowFile, upTo, await cutInto(low, upTo));
-          await job.early.ready(lowFile, { ...summary, cutMaxZoom: upTo });
+          const summary = await finish(low, lowFile, upTo, await cutInto(low, from, upTo), shape);
+          await early!.ready(lowFile, { ...summary, cutMaxZoom: upTo });
         } catch (e) {
           await low.discard();
           throw e;
         } finally {
           await rm(lowFile, { force: true });
         }
+      };
+      const noRows = () => badInput('No row has a location to tile', points ? 'Latitude and longitude must be numbers within range' : 'The geometry column holds no GeoJSON or WKT geometry');
+
+      let shape: Shape | undefined;
+      if (early && points) {
+        // Step 5 for lat/lng points, before the work table (writing it, and sorting it, is most of a large cut's
+        // time): below the maximum zoom a 4-pixel cell shows only its first point, so the low zooms need only the
+        // first point of each cell of zoom upTo, which one grouping pass over the rows finds, with the rows' count
+        // and bounds. A maximum zoom to choose is chosen later, from the work table: meanwhile the low zooms are
+        // served when zoom upTo thins the points (fewer cells than 95% of them), so that the zoom chosen will be
+        // deeper (unless the points pile up on fewer places than that: the whole cut, replacing the low zooms,
+        // then shows them all), and their summary says the deepest zoom it may be. 20M points at load 17 on two
+        // cores: low zooms after 17-20 s instead of about 75 (docs/decisions.md, "A 20M-point dataset's first frame").
+        await c.run(firstOfCellsSql(pointsAsCellsSql(job, props), props, early.upTo, cells));
+        const [stats] = await rows(c, `SELECT sum(k) AS n, count(*) AS cells, min(bx0) AS x0, min(by0) AS y0, max(bx1) AS x1, max(by1) AS y1 FROM read_parquet(${quoteLiteral(cells)})`);
+        const n = num(stats!.n);
+        if (!n) throw noRows();
+        const given = job.maxZoom === undefined ? undefined : Math.max(minZoom, job.maxZoom);
+        const low: Shape = { n, stats: stats!, geometryType: 'Point', maxZoom: given ?? Math.max(minZoom, job.zoomLimit) };
+        if (given !== undefined) shape = low;
+        if (given === undefined ? num(stats!.cells) < DISTINCT_SHARE * n : early.upTo < given) {
+          // In the full cut's order (and its tie-break) when its zoom is known: both archives then hold the same bytes at these zooms.
+          await c.run(`COPY (${zonedSql(`read_parquet(${quoteLiteral(cells)})`, minZoom, early.upTo + 1, true)} ORDER BY ${mortonSql(low.maxZoom)}, fid) TO ${quoteLiteral(lowZoned)} (FORMAT parquet)`);
+          await serveLow(lowZoned, low);
+        }
+        await Promise.all([rm(cells, { force: true }), rm(lowZoned, { force: true })]);
       }
-      return await finish(writer, outFile, maxZoom, await cutInto(writer, maxZoom));
+      await c.run(workTableSql(job, props, work));
+      if (!shape) {
+        const [stats] = await rows(
+          c,
+          `SELECT count(*) AS n, min(x0) AS x0, min(y0) AS y0, max(x1) AS x1, max(y1) AS y1, list(DISTINCT kind) AS kinds
+           FROM read_parquet(${quoteLiteral(work)})`,
+        );
+        const n = num(stats!.n);
+        if (!n) throw noRows();
+        const kinds = ((stats!.kinds as { items?: unknown[] } | null)?.items ?? []).map(String);
+        const geometryType = (kinds.length === 1 ? kinds[0] : 'Mixed') as TileSummary['geometryType'];
+        const chosen = job.maxZoom ?? (await chooseMaxZoom(c, `read_parquet(${quoteLiteral(work)})`, geometryType === 'Point', n, job.zoomLimit));
+        shape = { n, stats: stats!, geometryType, maxZoom: Math.max(minZoom, chosen) };
+      }
+      const { maxZoom } = shape;
+      // The zoom each feature first appears at, added to the work table.
+      // Points are stored in Morton (quadkey) order of their deepest tile (ties by id): the points of any tile at
+      // any zoom are then contiguous, and one scan in file order cuts every zoom with no sort of its own.
+      const order = points ? ` ORDER BY ${mortonSql(maxZoom)}, fid` : '';
+      await c.run(`COPY (${zonedSql(`read_parquet(${quoteLiteral(work)})`, minZoom, maxZoom, shape.geometryType === 'Point')}${order}) TO ${quoteLiteral(zoned)} (FORMAT parquet)`);
+      await rm(work, { force: true });
+      if (early && !points && early.upTo < maxZoom) await serveLow(zoned, shape);
+      return await finish(writer, outFile, maxZoom, await cutInto(writer, zoned, maxZoom), shape);
     } finally {
       job.signal?.removeEventListener('abort', stop);
       pooled.release();
@@ -185,7 +224,7 @@ export async function buildTiles(engine: Engine, job: TileJob, outFile: string):
     await rm(outFile, { force: true });
     throw job.signal?.aborted ? CANCELLED() : e;
   } finally {
-    await Promise.all([rm(work, { force: true }), rm(zoned, { force: true })]);
+    await Promise.all([work, zoned, cells, lowZoned].map((f) => rm(f, { force: true })));
   }
 }
 
@@ -195,34 +234,69 @@ function centerZoom(stats: Record<string, DuckDBValue>): number {
   return Math.max(0, Math.floor(Math.log2(1 / span)));
 }
 
+/** What a cut knows of its rows before cutting: their count and Mercator bounds, geometry type and maximum zoom. */
+interface Shape {
+  n: number;
+  stats: Record<string, DuckDBValue>;
+  geometryType: TileSummary['geometryType'];
+  maxZoom: number;
+}
+
+type Prop = { name: string; alias: string; type: keyof typeof CAST };
+const propSqlOf = (props: Prop[]) => props.map((p) => `, TRY_CAST(${quoteIdent(p.name)} AS ${CAST[p.type]}) AS ${p.alias}`).join('');
+
+/**
+ * Lat/lng points as rows: fid (the row's place in the file, from 1), Mercator x0 and y0, properties p0..pN; rows
+ * with no location left out. The id is the file's row number, not a count of the rows kept, so that a pass over
+ * part of the rows (the low zooms first) gives each point the id the whole cut gives it.
+ */
+function pointRowsSql(job: TileJob, props: Prop[]): string {
+  if (job.location.kind !== 'point') throw new Error('pointRowsSql: not a lat/lng location');
+  const lat = `TRY_CAST(${quoteIdent(job.location.lat)} AS DOUBLE)`;
+  const lng = `TRY_CAST(${quoteIdent(job.location.lng)} AS DOUBLE)`;
+  return `SELECT CAST(file_row_number + 1 AS BIGINT) AS fid, ${lng} / 360 + 0.5 AS x0, ${mercYSql(lat)} AS y0${propSqlOf(props)}
+    FROM read_parquet(${quoteLiteral(job.file)}, file_row_number = true) WHERE ${lat} BETWEEN -90 AND 90 AND ${lng} BETWEEN -180 AND 180`;
+}
+
 /** fid, Mercator box (x0, y0, x1, y1), geometry kind, the location (text, or lng/lat), properties p0..pN. */
-function workTableSql(job: TileJob, props: { name: string; alias: string; type: keyof typeof CAST }[], out: string): string {
-  const propSql = props.map((p) => `TRY_CAST(${quoteIdent(p.name)} AS ${CAST[p.type]}) AS ${p.alias}`);
-  const src = `read_parquet(${quoteLiteral(job.file)})`;
-  let inner: string;
+function workTableSql(job: TileJob, props: Prop[], out: string): string {
   if (job.location.kind === 'point') {
-    const lat = `TRY_CAST(${quoteIdent(job.location.lat)} AS DOUBLE)`;
-    const lng = `TRY_CAST(${quoteIdent(job.location.lng)} AS DOUBLE)`;
-    inner = `SELECT ${lng} / 360 + 0.5 AS x0, ${mercYSql(lat)} AS y0, ${lng} / 360 + 0.5 AS x1, ${mercYSql(lat)} AS y1, 'Point' AS kind,
-               NULL::VARCHAR AS geom${propSql.map((p) => `, ${p}`).join('')}
-             FROM ${src} WHERE ${lat} BETWEEN -90 AND 90 AND ${lng} BETWEEN -180 AND 180`;
-  } else {
-    const col = `CAST(${quoteIdent(job.location.column)} AS VARCHAR)`;
-    inner = `SELECT CAST(b[1] AS DOUBLE) AS x0, CAST(b[2] AS DOUBLE) AS y0, CAST(b[3] AS DOUBLE) AS x1, CAST(b[4] AS DOUBLE) AS y1, b[5] AS kind,
-               geom${props.map((p) => `, ${p.alias}`).join('')}
-             FROM (SELECT string_split(${BOX_FUNCTION}(${col}), ',') AS b, ${col} AS geom${propSql.map((p) => `, ${p}`).join('')} FROM ${src})
-             WHERE b IS NOT NULL`;
+    const cols = props.map((p) => `, ${p.alias}`).join('');
+    return `COPY (SELECT fid, x0, y0, x0 AS x1, y0 AS y1, 'Point' AS kind, NULL::VARCHAR AS geom${cols} FROM (${pointRowsSql(job, props)})) TO ${quoteLiteral(out)} (FORMAT parquet)`;
   }
+  const src = `read_parquet(${quoteLiteral(job.file)})`;
+  const col = `CAST(${quoteIdent(job.location.column)} AS VARCHAR)`;
+  const inner = `SELECT CAST(b[1] AS DOUBLE) AS x0, CAST(b[2] AS DOUBLE) AS y0, CAST(b[3] AS DOUBLE) AS x1, CAST(b[4] AS DOUBLE) AS y1, b[5] AS kind,
+               geom${props.map((p) => `, ${p.alias}`).join('')}
+             FROM (SELECT string_split(${BOX_FUNCTION}(${col}), ',') AS b, ${col} AS geom${propSqlOf(props)} FROM ${src})
+             WHERE b IS NOT NULL`;
   return `COPY (SELECT CAST(row_number() OVER () AS BIGINT) AS fid, * FROM (${inner})) TO ${quoteLiteral(out)} (FORMAT parquet)`;
 }
+
+/**
+ * The first point (lowest fid: the one the whole cut keeps there) of each occupied 4-pixel cell of `level`, from
+ * `source`'s rows (fid, x0, y0, p0..pN, and k, bx0, by0, bx1, by1: how many rows each stands for and their
+ * bounds), as the same columns: one grouping pass, a row per cell kept, no sort. Grouping its answer again at a
+ * lower level gives that level's first points, counts and bounds (cells nest).
+ */
+function firstOfCellsSql(source: string, props: Prop[], level: number, out: string): string {
+  const k = 2 ** (level + CELL_SHIFT);
+  const fields = ['x0', 'y0', ...props.map((p) => p.alias)];
+  const first = `arg_min({${fields.map((f) => `'${f}': ${f}`).join(', ')}}, fid)`;
+  return `COPY (SELECT fid, ${fields.map((f) => `struct_extract(w, '${f}') AS ${f}`).join(', ')}, k, bx0, by0, bx1, by1
+    FROM (SELECT min(fid) AS fid, ${first} AS w, sum(k) AS k, min(bx0) AS bx0, min(by0) AS by0, max(bx1) AS bx1, max(by1) AS by1
+      FROM ${source} GROUP BY floor(x0 * ${k}), floor(y0 * ${k}))) TO ${quoteLiteral(out)} (FORMAT parquet)`;
+}
+
+/** Lat/lng rows (pointRowsSql) as firstOfCellsSql reads them: each stands for itself. */
+const pointsAsCellsSql = (job: TileJob, props: Prop[]) => `(SELECT *, 1 AS k, x0 AS bx0, y0 AS by0, x0 AS bx1, y0 AS by1 FROM (${pointRowsSql(job, props)}))`;
 
 /**
  * Points: the smallest zoom at which 95% of them sit in 4-pixel cells of their own (so the deepest tiles
  * place them to within a few pixels and the map overzooms from there). Lines and polygons: the zoom at
  * which the median feature spans about one tile.
  */
-async function chooseMaxZoom(c: DuckDBConnection, work: string, points: boolean, n: number, limit: number): Promise<number> {
-  const source = `read_parquet(${quoteLiteral(work)})`;
+async function chooseMaxZoom(c: DuckDBConnection, source: string, points: boolean, n: number, limit: number): Promise<number> {
   if (!points) {
     const [r] = await rows(c, `SELECT median(greatest(x1 - x0, y1 - y0)) AS size FROM ${source}`);
     return Math.min(limit, Math.max(0, Math.ceil(Math.log2(1 / Math.max(num(r!.size), 1e-9)))));
