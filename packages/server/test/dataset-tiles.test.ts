@@ -149,6 +149,35 @@ describe.each(STORES)('a dataset\'s own tiles (%s)', (store) => {
     expect(await ctx.s.services.engine.store.exists(lowKey)).toBe(false);
   }, 120_000);
 
+  it("an editor asking while the owner's cut runs follows that cut (one job, seen and cancellable by both); a viewer sees none of it", async () => {
+    const id = await upload(POINTS(2_000), 'shared');
+    const share = (role: string, email: string) => as('owner', 'POST', '/v1/permissions', { resourceType: 'dataset', resourceId: id, role, email });
+    expect((await share('editor', 'editor@globex.test')).statusCode).toBe(201);
+    expect((await share('viewer', 'viewer@globex.test')).statusCode).toBe(201);
+    const hold = holdAtLowZooms(id);
+    const { job } = (await as('owner', 'POST', `/v1/datasets/${id}/tiles`, { maxZoom: 9 })).json();
+    await hold.atLowZooms;
+    try {
+      const again = await as('editor', 'POST', `/v1/datasets/${id}/tiles`, {});
+      expect(again.statusCode, again.body).toBe(202);
+      expect(again.json().job.id).toBe(job.id);
+      expect((await as('editor', 'GET', `/v1/jobs/${job.id}`)).json().item).toMatchObject({ id: job.id, status: 'running' });
+      expect((await as('editor', 'GET', `/v1/jobs?resourceId=${id}&status=active`)).json().items.map((j: { id: string }) => j.id)).toEqual([job.id]);
+      // A reader of the dataset is not one of its editors: the owner's job stays the owner's.
+      expect((await as('viewer', 'GET', `/v1/jobs/${job.id}`)).statusCode).toBe(404);
+      expect((await as('viewer', 'GET', `/v1/jobs?resourceId=${id}`)).json().items).toEqual([]);
+      expect((await as('outsider', 'POST', `/v1/jobs/${job.id}/cancel`)).statusCode).toBe(404);
+      expect((await as('editor', 'POST', `/v1/jobs/${job.id}/cancel`)).statusCode).toBe(200);
+    } finally {
+      hold.release();
+    }
+    expect((await jobEnded((url) => as('owner', 'GET', url), job.id)).status).toBe('cancelled');
+    // Once it ended, asking again starts a new cut.
+    const next = (await as('editor', 'POST', `/v1/datasets/${id}/tiles`, { maxZoom: 5 })).json().job;
+    expect(next.id).not.toBe(job.id);
+    expect((await jobEnded((url) => as('editor', 'GET', url), next.id)).status).toBe('succeeded');
+  }, 120_000);
+
   it('a build cancelled after its low zooms were served puts back the tiles the dataset had', async () => {
     const id = await upload(POINTS(20_000), 'putback');
     // A first cut to zoom 5: no deeper than the low zooms, so cut in one piece.

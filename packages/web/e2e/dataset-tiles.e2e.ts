@@ -9,7 +9,8 @@ const browser = useBrowser();
  * enough that cutting them to zoom 14 (a tile of their own each from zoom 10) takes the job a few seconds, so its
  * progress shows on the page before the tiles are built.
  */
-const CSV = ['name,lat,lng,score', ...Array.from({ length: 20_000 }, (_, i) => `p${i},${(30 + (i % 200) * 0.05).toFixed(4)},${(-120 + Math.floor(i / 200) * 0.05).toFixed(4)},${i % 97}`)].join('\n');
+const grid = (n: number) => ['name,lat,lng,score', ...Array.from({ length: n }, (_, i) => `p${i},${(30 + (i % 200) * 0.05).toFixed(4)},${(-120 + Math.floor(i / 200) * 0.05).toFixed(4)},${i % 97}`)].join('\n');
+const CSV = grid(20_000);
 
 describe("a dataset's own tiles from its page", () => {
   it('Build tiles shows the job’s progress, then the tiles built and drawn as a layer from the studio’s tile links', async () => {
@@ -61,6 +62,26 @@ describe("a dataset's own tiles from its page", () => {
     expect([job.kind, job.status]).toEqual(['dataset-tiles', 'succeeded']);
     await built.screenshot({ path: '/tmp/studio-dataset-tiles.png' });
     expect(s.foreign).toEqual([]);
+    await s.context.close();
+  }, 120_000);
+
+  it('a cut started elsewhere (the API, another page, another editor) shows on the page, and Build tiles waits for it', async () => {
+    const maker = await makerInNewTeam('Tiles elsewhere team', 'Elsa Elsewhere');
+    const source = await maker.client.datasets.upload(grid(60_000), { contentType: 'text/csv', name: `Grid points ${unique()}` });
+    const s = await openStudio(browser(), baseUrl());
+    const { page } = s;
+    await signInThroughUi(page, baseUrl(), maker.email, maker.password);
+    // Zooms to 14 of three times the first test's points (the grid goes on eastwards): it runs while the page opens.
+    const job = await maker.client.datasets.buildTiles(source.id, { maxZoom: 14 });
+    await page.goto(`${baseUrl()}/workspace/datasets/${source.id}`);
+    await page.getByRole('heading', { name: source.name, level: 1 }).waitFor();
+    const progress = page.getByRole('status', { name: "Building a dataset's tiles" });
+    await progress.waitFor();
+    expect(await page.getByRole('button', { name: 'Build tiles' }).isDisabled()).toBe(true);
+    await progress.getByRole('button', { name: 'Cancel' }).click();
+    await progress.waitFor({ state: 'detached', timeout: 60_000 });
+    await expect.poll(() => page.getByRole('button', { name: 'Build tiles' }).isEnabled()).toBe(true);
+    expect((await maker.client.jobs.get(job.id)).status).toBe('cancelled');
     await s.context.close();
   }, 120_000);
 });

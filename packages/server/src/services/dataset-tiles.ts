@@ -49,6 +49,10 @@ export class DatasetTileService {
     if (a.status !== 'ready' || !a.storageKey) throw new StudioError(409, `Dataset ${row.name} is not ready (status: ${a.status})`);
     locationOf(a.metadata.columns, { ...opts, description: row.description }); // no location, or an unknown column: 422 before anything is queued
     const key = a.storageKey;
+    // A cut of this same data already queued or running (the owner's from the dataset page, another editor's map)
+    // is answered instead of a second cut of the same rows; one started before the data was replaced is not.
+    const running = await this.deps.jobs.active('dataset-tiles', row.id);
+    if (running && (!a.metadata.ingestedAt || Date.parse(running.createdAt) >= Date.parse(a.metadata.ingestedAt))) return running;
     const id = await this.deps.units.run(async () => {
       await this.deps.audit.record(caller, 'dataset.tiles', 'dataset', row.id, { minZoom: opts.minZoom ?? null, maxZoom: opts.maxZoom ?? null });
       return this.deps.jobs.create(caller, 'dataset-tiles', row.id);

@@ -214,7 +214,10 @@ export async function buildServices(config: StudioConfig, catalog: Db): Promise<
     apiKeys: new ApiKeyService(db),
     organizations: new OrganizationService(db, config),
     admin: new AdminService(db),
-    jobs: new JobService(db, nodeId),
+    jobs: new JobService(db, nodeId, async (caller, resourceId) => {
+      const row = await records.get(resourceId);
+      return Boolean(row) && ['editor', 'owner'].includes(await access.accessOf(caller, row!, false));
+    }),
     clientErrors: new ClientErrorService(db, config.sentryDsn),
     legal: new LegalService(db),
     passwordResets: new PasswordResetService(db, config, auth),

@@ -10,8 +10,10 @@ import { JOB_POLL_MS, jobStatusText, jobTitle } from './jobText';
  * again every second until the job ends, then calls `onEnded` (the page reloads the record).
  * `startedJobId`: a job the page has just started. Its end reloads the record even when it ended before
  * the first look (a refresh whose query fails at once), which a job never seen running would not.
+ * `onActive`: told whether a job runs now, whoever started it (a record's editors see each other's jobs), so the
+ * page can hold back a second start of the same work.
  */
-export function JobProgress({ resourceId, onEnded, startedJobId = null }: { resourceId: string; onEnded: () => void; startedJobId?: string | null }) {
+export function JobProgress({ resourceId, onEnded, startedJobId = null, onActive }: { resourceId: string; onEnded: () => void; startedJobId?: string | null; onActive?: (active: boolean) => void }) {
   const jobs = useLoad(() => client.jobs.list({ resourceId, limit: 1 }), [resourceId]);
   const cancel = useAction();
   const job = jobs.data?.items[0];
@@ -20,6 +22,7 @@ export function JobProgress({ resourceId, onEnded, startedJobId = null }: { reso
 
   const active = Boolean(job && !isFinished(job.status));
   useReloadWhile(active, jobs, JOB_POLL_MS);
+  useEffect(() => onActive?.(active), [active, onActive]);
   // The job seen running, or the one just started, ended: the page reloads its record, once.
   useEffect(() => {
     if (!job || jobs.loading) return;

@@ -54,9 +54,15 @@ export class JobService {
   private readonly kinds = new Map<JobKind, StudioJobKind<never>>();
   private stopSweeping: (() => void) | null = null;
 
+  /**
+   * `mayEdit`: whether the caller may edit the record a job works on. A record's jobs are its editors' to follow
+   * and cancel, whoever started them: an editor who opens a map on a dataset whose owner's tile cut is under way
+   * follows that cut instead of starting a second one (#50). Default: nobody but the job's starter and administrators.
+   */
   constructor(
     private readonly db: Db,
     private readonly nodeId: string,
+    private readonly mayEdit: (caller: Caller, resourceId: string) => Promise<boolean> = async () => false,
   ) {}
 
   /** Declares a kind; all kinds are declared before `start`. */
@@ -100,15 +106,16 @@ export class JobService {
     return toWire((await this.row(id))!);
   }
 
-  /** A job the caller started (administrators: any job). */
+  /** A job the caller started, or one on a record the caller may edit (administrators: any job). */
   async get(caller: Caller, id: string): Promise<Job> {
     return toWire(await this.visible(caller, id));
   }
 
-  /** The caller's jobs (administrators with `resourceId`: anyone's on that record), newest first. */
+  /** The caller's jobs (with `resourceId`, for administrators and the record's editors: anyone's on it), newest first. */
   async list(caller: Caller, query: JobListQuery): Promise<Job[]> {
     let q = this.db.selectFrom('jobs').selectAll().orderBy('created_at', 'desc').limit(query.limit);
-    if (!(caller.isAdmin && query.resourceId)) q = q.where('created_by', '=', caller.user.id);
+    const everyones = query.resourceId !== undefined && (caller.isAdmin || (await this.mayEdit(caller, query.resourceId)));
+    if (!everyones) q = q.where('created_by', '=', caller.user.id);
     if (query.resourceId) q = q.where('resource_id', '=', query.resourceId);
     if (query.status === 'active') q = q.where('status', 'in', ['queued', 'running']);
     if (query.status === 'finished') q = q.where('status', 'in', ['succeeded', 'failed', 'cancelled']);
@@ -249,7 +256,8 @@ export class JobService {
 
   private async visible(caller: Caller, id: string): Promise<JobRow> {
     const row = await this.row(id);
-    if (!row || (row.created_by !== caller.user.id && !caller.isAdmin)) throw notFound('Job not found');
+    const mine = row && (row.created_by === caller.user.id || caller.isAdmin);
+    if (!row || !(mine || (row.resource_id !== null && (await this.mayEdit(caller, row.resource_id))))) throw notFound('Job not found');
     return row;
   }
 
