@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { useBrowser, openStudio, signInThroughUi } from './browser';
 import { asAdmin, baseUrl, createUser, unique } from './api';
 import { waitMapReady } from './pixels';
+import { legendsWithTextDuringExport } from './legend-export';
 import { closeKeplerPopovers, colorFirstLayerBy } from './kepler-panels';
 
 const browser = useBrowser();
@@ -44,19 +45,7 @@ describe('manual legend labels (kepler.gl #533)', () => {
 
     // The PNG export draws kepler's legend again off-screen (isExport): the label is in that one too. Counted
     // while it lives: legends showing the label, the screen's one and the export's.
-    await page.evaluate(() => {
-      const w = window as unknown as { labelledLegends: number };
-      w.labelledLegends = 0;
-      new MutationObserver(() => {
-        const n = [...document.querySelectorAll('.map-legend')].filter((l) => l.textContent?.includes('Ferry stops')).length;
-        w.labelledLegends = Math.max(w.labelledLegends, n);
-      }).observe(document.body, { childList: true, subtree: true, characterData: true });
-    });
-    await page.getByRole('button', { name: 'Export image' }).click();
-    const dialog = page.getByRole('dialog', { name: 'Export image' });
-    await dialog.getByLabel('Size').selectOption('1280 × 720');
-    await Promise.all([page.waitForEvent('download', { timeout: 90_000 }), dialog.getByRole('button', { name: 'Export', exact: true }).click()]);
-    expect(await page.evaluate(() => (window as unknown as { labelledLegends: number }).labelledLegends)).toBe(2);
+    expect(await legendsWithTextDuringExport(page, 'Ferry stops')).toBe(2);
     expect(anon.foreign).toEqual([]);
     await anon.context.close();
     await s.context.close();
