@@ -49,7 +49,9 @@ const handWritten = (table: string) => `
 
 async function main() {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'studio-workbook-bench-'));
-  const studio = await buildStudio({ ...configFromEnv({}), dataDir, databaseUrl: null, secret: 'bench', webDir: null }, { inMemoryCatalog: true });
+  // Each run makes six temporary views, kept 60 s: the warm-up and three runs within a minute are 24, past the
+  // default 20 a user may hold at once (STUDIO_TEMP_VIEWS_PER_USER), which would refuse the bench's fourth run.
+  const studio = await buildStudio({ ...configFromEnv({ STUDIO_TEMP_VIEWS_PER_USER: '100' }), dataDir, databaseUrl: null, secret: 'bench', webDir: null }, { inMemoryCatalog: true });
   try {
     const org = await createOrganization(studio.services.db, 'Bench');
     await createUser(studio.services.db, { email: 'bench@studio.test', password: 'bench-password', organizationId: org.id });
