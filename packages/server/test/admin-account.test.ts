@@ -246,6 +246,19 @@ describe.each(STORES)('administration and account calls, on %s', (kind) => {
     });
   });
 
+  describe('finding users', () => {
+    it('answers the one user asked by email (any case, spaces around), every match by id, and 404 for an unknown email', async () => {
+      const found = await person('find.me@acme.test');
+      const byEmail = await as('admin', 'GET', `/v1/users?email=${encodeURIComponent('  Find.Me@ACME.test ')}`);
+      expect([byEmail.statusCode, byEmail.json().item?.id, byEmail.json().item?.organization?.id]).toEqual([200, found.id, ctx.cast.org.id]);
+      const byId = await as('admin', 'GET', `/v1/users?id=${found.id}`);
+      expect(byId.json().items.map((u: { email: string }) => u.email)).toEqual(['find.me@acme.test']);
+      const none = await as('admin', 'GET', '/v1/users?email=nobody@acme.test');
+      expect([none.statusCode, none.json().message]).toEqual([404, 'No user found for email nobody@acme.test']);
+      expect((await as('owner', 'GET', `/v1/users?email=find.me@acme.test`)).statusCode).toBe(403);
+    });
+  });
+
   describe('seats', () => {
     it('a viewer seat stops a maker creating at once; a standard seat lets them create again', async () => {
       const member = await person('seat.member@acme.test');

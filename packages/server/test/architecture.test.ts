@@ -175,13 +175,41 @@ describe('the repository layout (#49)', () => {
     expect(new Set(inline.map((at) => at.split(':')[0])).size).toBeLessThanOrEqual(18);
   });
 
+  /**
+   * Where route files take `name` out of the services by destructuring, as file:line: `const { db } = ctx.services`,
+   * `const { db: catalog } = services`, or a handler's `({ services: { db } })`; the `services.db` text rule misses those.
+   */
+  const destructuredFromServices = (name: string) =>
+    routeFiles.flatMap((f) => {
+      const sf = ts.createSourceFile(f, text.get(f)!, ts.ScriptTarget.Latest, true);
+      const found: string[] = [];
+      const isServices = (e: ts.Node | undefined) =>
+        e !== undefined && ((ts.isIdentifier(e) && e.text === 'services') || (ts.isPropertyAccessExpression(e) && e.name.text === 'services'));
+      const keyOf = (el: ts.BindingElement) => (el.propertyName ?? el.name).getText(sf);
+      const visit = (node: ts.Node) => {
+        if (ts.isObjectBindingPattern(node)) {
+          const parent = node.parent;
+          const fromServices =
+            (ts.isVariableDeclaration(parent) && isServices(parent.initializer)) || (ts.isBindingElement(parent) && keyOf(parent) === 'services');
+          for (const el of node.elements) {
+            if (fromServices && keyOf(el) === name) found.push(`${rel(f)}:${sf.getLineAndCharacterOfPosition(el.getStart(sf)).line + 1}`);
+          }
+        }
+        ts.forEachChild(node, visit);
+      };
+      visit(sf);
+      return found;
+    });
+
   it('has no route file reaching the catalog itself: routes call services', () => {
     expect(routeLines(/\bservices\.db\b/)).toEqual([]);
+    expect(destructuredFromServices('db')).toEqual([]);
   });
 
   it('has no route file running the data engine itself: routes call services', () => {
     // The engine (DuckDB, the dataset store, its temp folder) is reached through the services that own the work:
     // datasets, executions, query results, readiness.
     expect(routeLines(/\bservices\.engine\b/)).toEqual([]);
+    expect(destructuredFromServices('engine')).toEqual([]);
   });
 });

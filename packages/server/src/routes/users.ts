@@ -1,6 +1,6 @@
-import { StudioError, adminCalls, forbidden, notFound, userCalls } from '@studio/schema';
+import { adminCalls, forbidden, notFound, userCalls } from '@studio/schema';
 import { defineRoute, requireCaller } from '../http/route';
-import { userToWire, DEFAULT_FLAGS, findUsers } from '../services/users';
+import { DEFAULT_FLAGS } from '../services/users';
 
 /** Industries a user can pick on their profile. */
 const INDUSTRIES = [
@@ -62,14 +62,9 @@ export const userRoutes = [
   }),
   defineRoute(adminCalls.findUsers, {
     handler: async (ctx) => {
-      const { db } = ctx.services;
-      const rows = await findUsers(db, ctx.query);
-      if (ctx.query.email !== undefined) {
-        if (rows.length === 0) throw notFound(`No user found for email ${ctx.query.email}`);
-        if (rows.length > 1) throw new StudioError(500, `Multiple users found for email ${ctx.query.email}`);
-        return { item: await userToWire(db, rows[0]!) };
-      }
-      return { items: await Promise.all(rows.map((r) => userToWire(db, r))) };
+      const users = await ctx.services.admin.findUsers(ctx.query);
+      // Asked by email, the one user (the service answers 404 for none); else every match.
+      return ctx.query.email !== undefined ? { item: users[0]! } : { items: users };
     },
   }),
 ];

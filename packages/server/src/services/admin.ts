@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import { AUDIT_EXPORT_MAX, badInput, conflict, notFound, type AuditEntry, type AuditLogFilter, type MergePreview, type ResourceType, type User, type Visibility } from '@studio/schema';
+import { AUDIT_EXPORT_MAX, StudioError, badInput, conflict, notFound, type AuditEntry, type AuditLogFilter, type MergePreview, type ResourceType, type User, type Visibility } from '@studio/schema';
 import type { Selectable } from 'kysely';
 import type { AuditLogTable } from '../store/tables';
 import { csvLine, spreadsheetField } from './csv-text';
@@ -97,6 +97,23 @@ export class AdminService {
     const r = await this.db.updateTable('memberships').set({ seat, role }).where('user_id', '=', userId).where('organization_id', '=', orgId).executeTakeFirst();
     if (!Number(r.numUpdatedRows)) throw notFound('Membership not found');
     return role;
+  }
+
+  /**
+   * Users with this email, name or id (all given must match), by email, at most 1,000. Asked by email, exactly one:
+   * 404 when none, 500 when several (emails are unique, so several means the catalog is broken).
+   */
+  async findUsers(by: { email?: string; name?: string; id?: string }): Promise<User[]> {
+    let q = this.db.selectFrom('users').selectAll();
+    if (by.email !== undefined) q = q.where('email', '=', by.email.trim().toLowerCase());
+    if (by.name !== undefined) q = q.where('name', '=', by.name);
+    if (by.id !== undefined) q = q.where('id', '=', by.id);
+    const rows = await q.orderBy('email').limit(1000).execute();
+    if (by.email !== undefined) {
+      if (rows.length === 0) throw notFound(`No user found for email ${by.email}`);
+      if (rows.length > 1) throw new StudioError(500, `Multiple users found for email ${by.email}`);
+    }
+    return Promise.all(rows.map((r) => userToWire(this.db, r)));
   }
 
   async admins(): Promise<User[]> {

@@ -157,12 +157,3 @@ export async function setScreeningStatuses(db: Db, updates: { userId: string; st
     for (const u of updates) await trx.updateTable('users').set({ screening_status: u.status, last_screening_update: new Date() }).where('id', '=', u.userId).execute();
   });
 }
-
-/** Users with this email, name or id (all given must match), by email, at most 1,000. */
-export async function findUsers(db: Db, by: { email?: string; name?: string; id?: string }): Promise<Selectable<UsersTable>[]> {
-  let q = db.selectFrom('users').selectAll();
-  if (by.email !== undefined) q = q.where('email', '=', by.email.trim().toLowerCase());
-  if (by.name !== undefined) q = q.where('name', '=', by.name);
-  if (by.id !== undefined) q = q.where('id', '=', by.id);
-  return q.orderBy('email').limit(1000).execute();
-}
