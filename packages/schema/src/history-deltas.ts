@@ -42,28 +42,52 @@ const patcher = create({
  */
 let equalPairs: WeakMap<object, object> | null = null;
 
-/** Whether a and b are the same JSON value, recording every equal pair of objects under them (the walk does not stop at the first difference). */
+const isObject = (v: unknown): v is object => typeof v === 'object' && v !== null;
+
+/**
+ * Whether a and b are the same JSON value. Under a pair that differs, each equal pair of objects is recorded: those
+ * are what jsondiffpatch reaches from the changed path, and it stops there. Inside an equal pair nothing is recorded
+ * (recording every node was two thirds of the walk). The walk goes on past a difference, to the pairs after it.
+ */
 function markEqual(a: unknown, b: unknown, pairs: WeakMap<object, object>): boolean {
   if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  let equal: boolean;
+  if (!isObject(a) || !isObject(b)) return false;
   if (Array.isArray(a)) {
     if (!Array.isArray(b)) return false;
-    equal = a.length === b.length;
-    for (let i = 0; i < a.length && i < b.length; i++) if (!markEqual(a[i], b[i], pairs)) equal = false;
-  } else {
-    if (Array.isArray(b)) return false;
-    const ka = Object.keys(a);
-    equal = ka.length === Object.keys(b).length;
-    for (const k of ka) {
-      // A key only one side has (or holds undefined on) is a difference for jsondiffpatch to describe.
-      const va = (a as Record<string, unknown>)[k];
-      const vb = (b as Record<string, unknown>)[k];
-      if (va === undefined || vb === undefined || !Object.hasOwn(b, k)) equal = false;
-      else if (!markEqual(va, vb, pairs)) equal = false;
+    let equal = a.length === b.length;
+    for (let i = 0; i < a.length && i < b.length; i++) {
+      if (markEqual(a[i], b[i], pairs)) {
+        if (!equal && isObject(a[i])) pairs.set(a[i], b[i]);
+      } else if (equal) {
+        // The first difference: the items before it were equal, unrecorded until now.
+        equal = false;
+        for (let j = 0; j < i; j++) if (isObject(a[j])) pairs.set(a[j], b[j]);
+      }
+    }
+    return equal;
+  }
+  if (Array.isArray(b)) return false;
+  const oa = a as Record<string, unknown>;
+  const ob = b as Record<string, unknown>;
+  let keys = 0;
+  for (const _ in oa) keys++;
+  for (const _ in ob) keys--;
+  let equal = keys === 0;
+  for (const k in oa) {
+    const va = oa[k];
+    const vb = ob[k];
+    // A key only one side has (or holds undefined on) is a difference for jsondiffpatch to describe.
+    if (va !== undefined && vb !== undefined && Object.hasOwn(ob, k) && markEqual(va, vb, pairs)) {
+      if (!equal && isObject(va)) pairs.set(va, vb as object);
+    } else if (equal) {
+      equal = false;
+      for (const j in oa) {
+        if (j === k) break;
+        const vj = oa[j];
+        if (isObject(vj)) pairs.set(vj, ob[j] as object);
+      }
     }
   }
-  if (equal) pairs.set(a, b);
   return equal;
 }
 
