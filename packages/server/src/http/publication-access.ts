@@ -1,8 +1,7 @@
 import { can, notFound } from '@studio/schema';
 import { type RouteContext } from './route';
-import { MAP_GRANT_HEADER, MAP_PASSWORD_HEADER, PublishingService } from '../services/publishing';
+import { MAP_GRANT_HEADER, MAP_PASSWORD_HEADER } from '../services/publishing';
 import type { ResourceRow } from '../services/records';
-import type { Services } from '../services';
 
 /**
  * Who may read a publication (maps and dashboards): the record's own readers, a grant header, or a password.
@@ -10,8 +9,6 @@ import type { Services } from '../services';
  */
 /** The header that carries the grant POST …/published-map/password answers (instead of the password). */
 export { MAP_GRANT_HEADER, MAP_PASSWORD_HEADER };
-
-export const publishing = (ctx: { services: Pick<Services, 'db' | 'limits'> }) => new PublishingService(ctx.services.db, ctx.services.limits);
 
 /** Whether the caller may read the published record itself (then no password is asked). */
 export async function canReadRecord(ctx: RouteContext<unknown, unknown, unknown>, id: string, type: 'map' | 'insight'): Promise<boolean> {
@@ -29,7 +26,7 @@ export const canReadMap = (ctx: RouteContext<unknown, unknown, unknown>, mapId: 
  */
 export async function publishedDataset(ctx: RouteContext<unknown, unknown, unknown>, mapId: string, datasetId: string): Promise<ResourceRow> {
   const canBypass = await canReadMap(ctx, mapId);
-  const allowed = await publishing(ctx).datasetIdsFor(mapId, mapKey(ctx, canBypass, headerPassword(ctx)));
+  const allowed = await ctx.services.publishing.datasetIdsFor(mapId, mapKey(ctx, canBypass, headerPassword(ctx)));
   const [row, map] = allowed.includes(datasetId) ? await Promise.all([ctx.services.records.get(datasetId), ctx.services.records.get(mapId)]) : [];
   if (!row || row.type !== 'dataset' || !map) throw notFound('Dataset not found');
   const owner = await ctx.services.auth.callerOf(map.owner_id, 'session', '');

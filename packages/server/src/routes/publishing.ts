@@ -3,7 +3,7 @@ import { defineRoute, requireCaller, type RouteContext, type RouteDef } from '..
 import { datasetAttrs } from '../services/datasets';
 import { ARROW_STREAM } from '../http/media-types';
 import { streamData } from '../http/dataset-answers';
-import { canReadMap, mapKey, publishedDataset, publishing } from '../http/publication-access';
+import { canReadMap, mapKey, publishedDataset } from '../http/publication-access';
 
 /**
  * Publishing of maps (catalog §7 Maps, "same pattern" as insights). {x} in POST /publish/{x} is the
@@ -14,17 +14,17 @@ import { canReadMap, mapKey, publishedDataset, publishing } from '../http/public
  */
 export const publishingRoutes: RouteDef[] = [
   defineRoute(mapPublishingCalls.adminPublished, {
-    handler: async (ctx) => ({ items: await publishing(ctx).all(ctx.query) }),
+    handler: async (ctx) => ({ items: await ctx.services.publishing.all(ctx.query) }),
   }),
   defineRoute(mapPublishingCalls.published, {
     handler: async (ctx) => {
-      const items = await publishing(ctx).list({ ownerId: requireCaller(ctx).user.id });
+      const items = await ctx.services.publishing.list({ ownerId: requireCaller(ctx).user.id });
       return { items, total: items.length };
     },
   }),
   defineRoute(mapPublishingCalls.publishedSamples, {
     handler: async (ctx) => {
-      const items = await publishing(ctx).list({ samples: true });
+      const items = await ctx.services.publishing.list({ samples: true });
       return { items, total: items.length };
     },
   }),
@@ -33,7 +33,7 @@ export const publishingRoutes: RouteDef[] = [
       const wanted = ctx.query.maps.split(',').map((s) => s.trim()).filter(Boolean);
       const bad = wanted.find((w) => !Id.safeParse(w).success);
       if (bad !== undefined) throw new StudioError(422, 'Invalid query parameters: maps must be map ids separated by commas');
-      const items = await publishing(ctx).infos(wanted.slice(0, 500));
+      const items = await ctx.services.publishing.infos(wanted.slice(0, 500));
       return { items, total: items.length };
     },
   }),
@@ -43,7 +43,7 @@ export const publishingRoutes: RouteDef[] = [
       const { mapId, insightId, ...options } = ctx.body.uploadOptions;
       if (insightId) throw new StudioError(422, 'uploadOptions.insightId names an insight: this publishes a map');
       if (mapId && mapId !== ctx.resource!.id) throw new StudioError(422, 'uploadOptions.mapId names another map than the path');
-      const item = await publishing(ctx).publish(ctx.resource!, 'map', caller.user.id, options);
+      const item = await ctx.services.publishing.publish(ctx.resource!, 'map', caller.user.id, options);
       await ctx.services.audit.record(caller, 'map.publish', 'map', ctx.resource!.id, { kind: 'map', passwordProtected: item.passwordProtected });
       return { item };
     },
@@ -51,14 +51,14 @@ export const publishingRoutes: RouteDef[] = [
   defineRoute(mapPublishingCalls.publish, {
     handler: async (ctx) => {
       const caller = requireCaller(ctx);
-      const item = await publishing(ctx).publish(ctx.resource!, ctx.params.x, caller.user.id, { password: ctx.body?.password });
+      const item = await ctx.services.publishing.publish(ctx.resource!, ctx.params.x, caller.user.id, { password: ctx.body?.password });
       await ctx.services.audit.record(caller, 'map.publish', 'map', ctx.resource!.id, { kind: ctx.params.x, passwordProtected: item.passwordProtected });
       return { item };
     },
   }),
   defineRoute(mapPublishingCalls.unpublish, {
     handler: async (ctx) => {
-      if (!(await publishing(ctx).unpublish(ctx.resource!.id))) throw notFound('Published map not found');
+      if (!(await ctx.services.publishing.unpublish(ctx.resource!.id))) throw notFound('Published map not found');
       await ctx.services.audit.record(ctx.caller, 'map.unpublish', 'map', ctx.resource!.id);
       return undefined;
     },
@@ -66,7 +66,7 @@ export const publishingRoutes: RouteDef[] = [
   defineRoute(mapPublishingCalls.publishedMap, {
     embeddable: true,
     handler: async (ctx) => {
-      const svc = publishing(ctx);
+      const svc = ctx.services.publishing;
       if (ctx.query.infoOnly) {
         const item = await svc.info(ctx.params.id);
         if (!item) throw notFound('Published map not found');
@@ -81,7 +81,7 @@ export const publishingRoutes: RouteDef[] = [
     embeddable: true,
     rateLimit: 'publishedPassword',
     handler: async (ctx) => {
-      const { map, grant } = await publishing(ctx).unlock(ctx.params.id, ctx.body.password, ctx.req.ip);
+      const { map, grant } = await ctx.services.publishing.unlock(ctx.params.id, ctx.body.password, ctx.req.ip);
       return { item: map, grant };
     },
   }),
@@ -97,27 +97,27 @@ export const publishingRoutes: RouteDef[] = [
   }),
   defineRoute(mapPublishingCalls.featured, {
     handler: async (ctx) => {
-      const items = await publishing(ctx).featured();
+      const items = await ctx.services.publishing.featured();
       return { items, total: items.length };
     },
   }),
   defineRoute(mapPublishingCalls.feature, {
     handler: async (ctx) => {
-      const item = await publishing(ctx).feature(ctx.body);
+      const item = await ctx.services.publishing.feature(ctx.body);
       await ctx.services.audit.record(ctx.caller, 'map.feature', 'map', ctx.body.mapId, { featuredId: item.id });
       return { item };
     },
   }),
   defineRoute(mapPublishingCalls.updateFeatured, {
-    handler: async (ctx) => ({ item: await publishing(ctx).updateFeatured(ctx.params.id, ctx.body) }),
+    handler: async (ctx) => ({ item: await ctx.services.publishing.updateFeatured(ctx.params.id, ctx.body) }),
   }),
   defineRoute(mapPublishingCalls.unfeature, {
     handler: async (ctx) => {
-      await publishing(ctx).unfeature(ctx.params.id);
+      await ctx.services.publishing.unfeature(ctx.params.id);
       return undefined;
     },
   }),
   defineRoute(mapPublishingCalls.highlight, {
-    handler: async (ctx) => ({ item: await publishing(ctx).highlight(ctx.params.id) }),
+    handler: async (ctx) => ({ item: await ctx.services.publishing.highlight(ctx.params.id) }),
   }),
 ];

@@ -22,7 +22,7 @@ import { datasetAttrs } from '../services/datasets';
 import { LINK_BASE, TILE_LINK_TTL_MS, checkTile, linkQuery, signTileLink, verifyTileLink } from '@studio/tiles';
 import { clientGone, engineError } from '../http/streams';
 import { REVALIDATE, notModified, publicImmutable, versionOf } from '../http/tile-headers';
-import { MAP_GRANT_HEADER, MAP_PASSWORD_HEADER, publishedDataset, publishing } from '../http/publication-access';
+import { MAP_GRANT_HEADER, MAP_PASSWORD_HEADER, publishedDataset } from '../http/publication-access';
 import type { ResourceRow } from '../services/records';
 import { datasetTiles, vectorTiles, type TileSource } from '../services/vector-tiles';
 import { tileDataset } from '../http/dataset-tiling';
@@ -233,7 +233,7 @@ async function linked(ctx: Ctx, id: string, q: LinkParams): Promise<{ row: Resou
   let immutable: string | undefined;
   if (q.map) {
     const mapId = q.map;
-    const publication = await vectorTiles(ctx.services).publication(mapId, () => publishing(ctx).publicationOf(mapId));
+    const publication = await vectorTiles(ctx.services).publication(mapId, () => ctx.services.publishing.publicationOf(mapId));
     if (!publication?.datasetIds.includes(id)) throw notFound('Dataset not found');
     if (!publication.protected) immutable = publicImmutable((q.exp - Date.now()) / 1000);
   }

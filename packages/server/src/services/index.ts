@@ -31,6 +31,7 @@ import { StudioMetrics } from './metrics';
 import { unitOfWork, type UnitOfWork } from '../store/unit-of-work';
 import { DashboardWidgets } from './dashboards/widgets';
 import { PublicationService } from './dashboards/publications';
+import { PublishingService } from './publishing';
 import { TagService } from './tags';
 import { LockRequestService } from './lock-requests';
 import { ApiKeyService } from './api-keys';
@@ -79,6 +80,8 @@ export interface Services extends CatalogCalls {
   widgets: DashboardWidgets;
   /** Published insights (dashboards) and reports. */
   publications: PublicationService;
+  /** Published maps: snapshots, passwords and their grants, featured maps. */
+  publishing: PublishingService;
   /** Request, work and engine metrics for Prometheus (GET /metrics). */
   metrics: StudioMetrics;
   /** Tags and their links to resources. */
@@ -206,6 +209,7 @@ export async function buildServices(config: StudioConfig, catalog: Db): Promise<
     listCache: new ListCache(db, { maxEntries: config.listCacheEntries, maxAgeMs: 60_000 }),
     analytics: new AnalyticsService(db, engine, access, { sampleDir: path.join(config.dataDir, 'analytics', 'sample'), cache: AnalyticsService.cacheFor(config) }),
     publications: new PublicationService(db, limits),
+    publishing: new PublishingService(db, limits),
     tags: new TagService(db, access),
     lockRequests: new LockRequestService(db, records, async (userId, row) => {
       const who = await auth.callerOfExisting(userId);
