@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { STORES, useStudio } from './harness';
 
 /** What an operator's probes and a user's error report rely on, on both catalogs. */
@@ -10,6 +10,27 @@ describe.each(STORES)('readiness and request ids on %s', (kind) => {
     expect(res.statusCode).toBe(200);
     expect(res.json().item).toMatchObject({ status: 'ready', checks: { catalog: 'ok', engine: 'ok' } });
     expect(['ok', 'not configured']).toContain(res.json().item.checks.redis);
+  });
+
+  it('answers 503 naming the part that does not answer, with every check', async () => {
+    const down = vi.spyOn(ctx.s.services.engine, 'query').mockRejectedValueOnce(new Error('engine down'));
+    try {
+      const res = await ctx.s.app.inject({ method: 'GET', url: '/v1/ready' });
+      expect(res.statusCode).toBe(503);
+      expect(res.json().item).toMatchObject({ status: 'not ready', checks: { catalog: 'ok', engine: 'unreachable' } });
+      expect(['ok', 'not configured']).toContain(res.json().item.checks.redis);
+    } finally {
+      down.mockRestore();
+    }
+  });
+
+  it('answers health and the tiers to anyone, every field of each', async () => {
+    const health = await ctx.s.app.inject({ method: 'GET', url: '/v1/health' });
+    expect(health.json()).toEqual({ item: { status: 'ok', store: kind === 'postgres' ? 'postgres' : 'pglite', version: '0.1.0' } });
+    const tiers = (await ctx.s.app.inject({ method: 'GET', url: '/v1/tiers' })).json().items;
+    expect(tiers.map((t: { id: string }) => t.id)).toEqual(['self-hosted']);
+    expect(Object.keys(tiers[0]).sort()).toEqual(['description', 'features', 'id', 'maxQuota', 'name']);
+    expect(tiers[0].features.length).toBeGreaterThan(0);
   });
 
   it('names each request in X-Request-Id, and an error answer by the same id', async () => {

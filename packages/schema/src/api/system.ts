@@ -28,8 +28,56 @@ export const StaticConfigs = z.object({
 });
 export type StaticConfigs = z.infer<typeof StaticConfigs>;
 
-/** Facts of this installation the web app reads at start. */
+/** A reachability check of /v1/ready: a part answers, or does not. */
+const ReadinessCheck = z.enum(['ok', 'unreachable']);
+
+/** Whether this node takes traffic: ready when no part it needs is unreachable (Redis only when configured). */
+export const Readiness = z.object({
+  status: z.enum(['ready', 'not ready']),
+  checks: z.object({ catalog: ReadinessCheck, engine: ReadinessCheck, redis: ReadinessCheck.or(z.literal('not configured')) }),
+});
+export type Readiness = z.infer<typeof Readiness>;
+
+/** A service tier: what an installation of it may do. */
+export const Tier = z.object({ id: z.string(), name: z.string(), description: z.string(), maxQuota: z.number(), features: z.array(z.string()) });
+export type Tier = z.infer<typeof Tier>;
+
+/** Facts of this installation: whether it is up and ready, its metrics, its tiers, what the web app reads at start. */
 export const systemCalls = {
+  health: contract({
+    spec: ['CAT-189'],
+    method: 'GET',
+    url: '/v1/health',
+    summary: 'Liveness and catalog reachability',
+    tag: 'system',
+    auth: 'public',
+    response: itemOf(z.object({ status: z.literal('ok'), store: z.string(), version: z.string() })),
+  }),
+  ready: contract({
+    method: 'GET',
+    url: '/v1/ready',
+    summary: 'Readiness for traffic: the catalog, the data engine and Redis (when configured) answer; 503 naming what does not',
+    tag: 'system',
+    auth: 'public',
+    response: itemOf(Readiness),
+  }),
+  metrics: contract({
+    method: 'GET',
+    url: '/metrics',
+    summary: 'Metrics for Prometheus (text exposition format): requests and latencies by route, work waiting, DuckDB memory, the process; administrators only',
+    tag: 'system',
+    auth: 'admin',
+    produces: ['text/plain'],
+  }),
+  tiers: contract({
+    spec: ['CAT-188'],
+    method: 'GET',
+    url: '/v1/tiers',
+    summary: 'Service tiers',
+    tag: 'system',
+    auth: 'public',
+    response: z.object({ items: z.array(Tier) }),
+  }),
   staticConfigs: contract({
     spec: ['CAT-187'],
     method: 'GET',

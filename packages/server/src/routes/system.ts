@@ -1,10 +1,9 @@
-import { z } from 'zod';
-import { FEATURE_FLAGS, MAX_QUOTA, itemOf, systemCalls } from '@studio/schema';
+import { FEATURE_FLAGS, MAX_QUOTA, systemCalls, type Tier } from '@studio/schema';
 import { defineRoute } from '../http/route';
 import { readiness } from '../services/readiness';
 
 /** Tiers of this self-hosted studio: one, with the quota ceiling of the spec. */
-const TIERS = [
+const TIERS: Tier[] = [
   {
     id: 'self-hosted',
     name: 'Self-hosted',
@@ -14,60 +13,25 @@ const TIERS = [
   },
 ];
 
-const ReadinessCheck = z.enum(['ok', 'unreachable']);
-
 export const systemRoutes = [
-  defineRoute({
-    spec: ['CAT-189'],
-    method: 'GET',
-    url: '/v1/health',
-    summary: 'Liveness and catalog reachability',
-    tag: 'system',
-    auth: 'public',
-    response: itemOf(z.object({ status: z.literal('ok'), store: z.string(), version: z.string() })),
+  defineRoute(systemCalls.health, {
     handler: async ({ services }) => {
       await services.catalog.ping();
-      return { item: { status: 'ok', store: services.config.databaseUrl ? 'postgres' : 'pglite', version: '0.1.0' } };
+      return { item: { status: 'ok' as const, store: services.config.databaseUrl ? 'postgres' : 'pglite', version: '0.1.0' } };
     },
   }),
-  defineRoute({
-    method: 'GET',
-    url: '/v1/ready',
-    summary: 'Readiness for traffic: the catalog, the data engine and Redis (when configured) answer; 503 naming what does not',
-    tag: 'system',
-    auth: 'public',
-    response: itemOf(
-      z.object({
-        status: z.enum(['ready', 'not ready']),
-        checks: z.object({ catalog: ReadinessCheck, engine: ReadinessCheck, redis: ReadinessCheck.or(z.literal('not configured')) }),
-      }),
-    ),
+  defineRoute(systemCalls.ready, {
     handler: async ({ services, reply }) => {
       const checks = await readiness(services);
       const ready = Object.values(checks).every((c) => c !== 'unreachable');
       if (!ready) reply.code(503);
-      return { item: { status: ready ? 'ready' : 'not ready', checks } };
+      return { item: { status: ready ? ('ready' as const) : ('not ready' as const), checks } };
     },
   }),
-  defineRoute({
-    method: 'GET',
-    url: '/metrics',
-    summary: 'Metrics for Prometheus (text exposition format): requests and latencies by route, work waiting, DuckDB memory, the process; administrators only',
-    tag: 'system',
-    auth: 'admin',
-    produces: ['text/plain'],
+  defineRoute(systemCalls.metrics, {
     handler: async ({ services, reply }) => reply.type(services.metrics.contentType).send(await services.metrics.text()),
   }),
-  defineRoute({
-    spec: ['CAT-188'],
-    method: 'GET',
-    url: '/v1/tiers',
-    summary: 'Service tiers',
-    tag: 'system',
-    auth: 'public',
-    response: z.object({
-      items: z.array(z.object({ id: z.string(), name: z.string(), description: z.string(), maxQuota: z.number(), features: z.array(z.string()) })),
-    }),
+  defineRoute(systemCalls.tiers, {
     handler: async () => ({ items: TIERS }),
   }),
   defineRoute(systemCalls.staticConfigs, {

@@ -1,11 +1,9 @@
+import type { Readiness as ReadyAnswer } from '@studio/schema';
 import type { Services } from './index';
 
-export type ReadinessCheck = 'ok' | 'unreachable';
-export interface Readiness {
-  catalog: ReadinessCheck;
-  engine: ReadinessCheck;
-  redis: ReadinessCheck | 'not configured';
-}
+/** Each part's check, as GET /v1/ready's contract declares it (packages/schema/src/api/system.ts). */
+export type Readiness = ReadyAnswer['checks'];
+export type ReadinessCheck = Readiness['catalog'];
 
 /** Whether the catalog, the data engine and Redis (when configured) answer a trivial request right now. */
 export async function readiness(services: Pick<Services, 'catalog' | 'engine' | 'limits'>): Promise<Readiness> {
