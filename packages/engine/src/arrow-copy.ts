@@ -43,7 +43,7 @@ export function arrowCopyCouldFit(rows: number, columnTypes: readonly string[]):
 }
 
 /** The copy's bytes, READ_BYTES at a time, in buffers from `pool` when given (the consumer gives them back). */
-async function* readCopy(file: string, signal?: AbortSignal, pool?: BufferPool): AsyncGenerator<Uint8Array> {
+export async function* readCopy(file: string, signal?: AbortSignal, pool?: BufferPool): AsyncGenerator<Uint8Array> {
   const fh = await open(file, 'r');
   try {
     for (;;) {
@@ -61,7 +61,7 @@ async function* readCopy(file: string, signal?: AbortSignal, pool?: BufferPool):
   }
 }
 
-/** A copy being written: a temp file that becomes `<key>.arrows` on commit, dropped once past MAX_COPY_BYTES. */
+/** A copy being written: a temp file that becomes its copy key on commit, dropped once past MAX_COPY_BYTES. */
 class CopyFile {
   private written = 0;
   private constructor(
@@ -87,13 +87,13 @@ class CopyFile {
     while (done < piece.byteLength) done += (await this.fh.write(piece, done, piece.byteLength - done)).bytesWritten;
   }
 
-  /** Moves a complete copy into place under `key`'s copy name; false when it was dropped. */
-  async commit(store: ObjectStore, key: string): Promise<boolean> {
+  /** Moves a complete copy into place under `copyKey`; false when it was dropped. */
+  async commit(store: ObjectStore, copyKey: string): Promise<boolean> {
     if (!this.fh) return false;
     await this.fh.close();
     this.fh = null;
     try {
-      await store.put(arrowCopyKey(key), this.tmp);
+      await store.put(copyKey, this.tmp);
       return true;
     } finally {
       await removeQuietly(this.tmp);
@@ -139,7 +139,7 @@ export async function* arrowWithCopy(
     }
     complete = true;
   } finally {
-    if (complete) await bestEffort(file.commit(store, key), `Storing the Arrow copy ${key}`);
+    if (complete) await bestEffort(file.commit(store, copyKey), `Storing the Arrow copy ${key}`);
     else await file.discard();
   }
 }
@@ -148,15 +148,20 @@ export async function* arrowWithCopy(
  * Writes the copy of `key` from `build()` without serving it (after ingestion). Stops building once past
  * MAX_COPY_BYTES. Answers whether a copy exists afterwards; an existing copy is kept as it is.
  */
-export async function writeArrowCopy(store: ObjectStore, tmpDir: string, key: string, build: () => AsyncGenerator<Uint8Array>): Promise<boolean> {
-  if (await store.exists(arrowCopyKey(key))) return true;
+export function writeArrowCopy(store: ObjectStore, tmpDir: string, key: string, build: () => AsyncGenerator<Uint8Array>): Promise<boolean> {
+  return writeCopy(store, tmpDir, arrowCopyKey(key), build);
+}
+
+/** writeArrowCopy under any copy key (the GeoArrow copy's too, geoarrow-copy.ts): through a temp file, within MAX_COPY_BYTES. */
+export async function writeCopy(store: ObjectStore, tmpDir: string, copyKey: string, build: () => AsyncGenerator<Uint8Array>): Promise<boolean> {
+  if (await store.exists(copyKey)) return true;
   const file = await CopyFile.open(tmpDir);
   try {
     for await (const piece of build()) {
       await file.write(piece);
       if (!file.open) return false; // leaving the loop ends the build (its connection goes back)
     }
-    return await file.commit(store, key);
+    return await file.commit(store, copyKey);
   } finally {
     await file.discard();
   }

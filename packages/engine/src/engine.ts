@@ -19,6 +19,7 @@ import { quoteLiteral } from './sql';
 import { LocalObjectStore, type ObjectStore } from './store';
 import { arrowIpc, csvText, type StreamOptions } from './stream';
 import { arrowCopyCouldFit, arrowWithCopy, writeArrowCopy } from './arrow-copy';
+import { GeoArrowCopies } from './geoarrow-copy';
 import { geojsonText, parquetFile, registerGeometryFunctions, type ExportFormat, type ExportLocation, type ExportShape } from './exports';
 import { registerReprojection } from './formats/reproject';
 import { registerGeometryRepair, repairStoredGeometry, type GeometryRepairs } from './geometry-repair';
@@ -105,6 +106,8 @@ export class Engine {
   private copyQueue: Promise<unknown> = Promise.resolve();
   /** Stops running and queued copies when the engine closes. */
   private readonly copyAbort = new AbortController();
+  /** The map builder's GeoArrow answers, kept beside the Arrow copies (geoarrow-copy.ts). */
+  private readonly geoArrowCopies: GeoArrowCopies;
   private closed = false;
 
   /** True once close() was called: work stopped by it (an Arrow copy in progress) was interrupted, not failed. */
@@ -120,7 +123,9 @@ export class Engine {
     private readonly largeIngest: { bytes: number; pool: () => Promise<ConnectionPool> },
     private readonly closeLarge: () => void,
     private readonly convert?: Converter,
-  ) {}
+  ) {
+    this.geoArrowCopies = new GeoArrowCopies(store, tmpDir, (key, signal) => this.datasetArrowStream(key, { signal }), this.copyAbort.signal);
+  }
 
   static async open(opts: EngineOptions): Promise<Engine> {
     const tmpDir = path.join(opts.dataDir, 'tmp');
@@ -258,6 +263,15 @@ export class Engine {
   datasetArrowStream(key: string, opts: StreamOptions = {}): AsyncGenerator<Uint8Array> {
     const keep = async () => !this.copying.has(key) && (await this.copyCouldFit(key));
     return arrowWithCopy(this.store, this.tmpDir, key, () => this.arrowStream(key, opts), { ...opts, keep });
+  }
+
+  /**
+   * The Arrow stream of a stored dataset with polygon `column` as GeoArrow (geoarrow.ts), from its GeoArrow copy
+   * when there is one, else built once from its Arrow stream and kept (geoarrow-copy.ts). Its pieces are shared
+   * between concurrent reads: never give them to a BufferPool.
+   */
+  datasetGeoArrowStream(key: string, column: string, opts: { signal?: AbortSignal } = {}): AsyncGenerator<Uint8Array> {
+    return this.geoArrowCopies.stream(key, column, opts.signal);
   }
 
   /**

@@ -20,4 +20,5 @@ export { bindable, runArgs, type BoundParams } from './params';
 export { EXPORTS, EXPORT_FORMATS, type ExportFormat, type ExportLocation, type ExportShape } from './exports';
 export { parseGeometry, toWkt } from './geometry-text';
 export { geoArrowStream, GEOARROW_EXTENSION, GEOARROW_MULTIPOLYGON } from './geoarrow';
+export { geoArrowCopyKey } from './geoarrow-copy';
 export type { GeometryRepairs } from './geometry-repair';

@@ -1,12 +1,15 @@
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
 import { tableFromIPC, type Vector } from 'apache-arrow';
-import { describe, expect, it } from 'vitest';
-import { parseGeometry } from '@studio/engine';
+import { describe, expect, it, vi } from 'vitest';
+import { geoArrowCopyKey, parseGeometry } from '@studio/engine';
 import { STORES, useStudio } from './harness';
 
 /**
  * GET /v1/datasets/{id}/data for the map builder (#46): with `geoarrow=1` on the Arrow media type, a polygon geometry
  * column leaves as `geoarrow.multipolygon` holding the same shapes as the text; without it (the SDK, downloads) the
- * text as before; a column that is not all polygons keeps its text.
+ * text as before; a column that is not all polygons keeps its text. The answer is kept as the data's GeoArrow copy.
  */
 const ARROW = 'application/vnd.apache.arrow.stream';
 const GEOARROW = `${ARROW}; geoarrow=1`;
@@ -38,7 +41,7 @@ function multiOf(text: string | null): Multi | null {
 }
 
 describe.each(STORES)('dataset data as GeoArrow on %s', (kind) => {
-  const { as } = useStudio(kind);
+  const { ctx, as, rowOf } = useStudio(kind);
 
   async function upload(collection: unknown) {
     const res = await as('owner', 'POST', '/v1/datasets/data?name=Shapes', JSON.stringify(collection), { 'content-type': 'application/geo+json' });
@@ -47,12 +50,15 @@ describe.each(STORES)('dataset data as GeoArrow on %s', (kind) => {
     expect(item.metadata.detected.geometry).toBeTruthy();
     return { id: item.id, geometry: item.metadata.detected.geometry! };
   }
-  const read = async (id: string, accept: string) => {
+  const bytes = async (id: string, accept: string) => {
     const res = await as('owner', 'GET', `/v1/datasets/${id}/data`, undefined, { accept });
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toBe(ARROW);
-    return tableFromIPC(res.rawPayload);
+    return res.rawPayload;
   };
+  const read = async (id: string, accept: string) => tableFromIPC(await bytes(id, accept));
+  const store = () => ctx.s.services.engine.store;
+  const copyOf = async (id: string) => geoArrowCopyKey(((await rowOf(id)).attrs as { storageKey: string }).storageKey);
 
   it('sends polygons as geoarrow.multipolygon with the shapes of the text; other readers keep the text', async () => {
     const { id, geometry } = await upload(POLYGONS);
@@ -79,5 +85,45 @@ describe.each(STORES)('dataset data as GeoArrow on %s', (kind) => {
     const geo = await read(id, GEOARROW);
     expect(geo.schema.fields.find((f) => f.name === geometry)!.metadata.get('ARROW:extension:name')).toBeUndefined();
     expect(typeof geo.getChild(geometry)!.get(0)).toBe('string');
+  });
+
+  it('keeps the answer as a copy beside the data: built once for concurrent first reads, then streamed from the copy', async () => {
+    const { id } = await upload(POLYGONS);
+    const copy = await copyOf(id);
+    expect(await store().exists(copy)).toBe(false);
+    const builds = vi.spyOn(ctx.s.services.engine, 'datasetArrowStream');
+    try {
+      const [a, b] = await Promise.all([bytes(id, GEOARROW), bytes(id, GEOARROW)]);
+      expect(builds).toHaveBeenCalledTimes(1);
+      expect(Buffer.compare(a, b)).toBe(0);
+      expect(Buffer.compare(await fs.readFile(await store().localPath(copy)), a)).toBe(0);
+      // Another answer put in the copy's place: a read that rebuilt would not send it.
+      const other = path.join(ctx.s.services.engine.tmpDir, `other-${randomUUID()}`);
+      const text = await bytes(id, ARROW);
+      builds.mockClear();
+      await fs.writeFile(other, text);
+      await store().put(copy, other);
+      expect(Buffer.compare(await bytes(id, GEOARROW), text)).toBe(0);
+      expect(builds).not.toHaveBeenCalled();
+    } finally {
+      builds.mockRestore();
+    }
+  });
+
+  it('answers replaced data, not the copy of the data it replaced; a deleted dataset takes its copy', async () => {
+    const { id, geometry } = await upload(POLYGONS);
+    await bytes(id, GEOARROW);
+    const before = await copyOf(id);
+    expect(await store().exists(before)).toBe(true);
+    const put = await as('owner', 'PUT', `/v1/datasets/${id}/data`, JSON.stringify(MIXED), { 'content-type': 'application/geo+json' });
+    expect(put.statusCode).toBe(200);
+    const after = await read(id, GEOARROW);
+    expect(after.getChild('name')!.toArray()).toEqual(['a', 'b']);
+    expect(typeof after.getChild(geometry)!.get(0)).toBe('string');
+    expect(await store().exists(before)).toBe(false);
+    const current = await copyOf(id);
+    expect(await store().exists(current)).toBe(true);
+    expect((await as('owner', 'DELETE', `/v1/datasets/${id}`)).statusCode).toBe(204);
+    expect(await store().exists(current)).toBe(false);
   });
 });

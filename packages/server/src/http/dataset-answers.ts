@@ -1,5 +1,5 @@
 import { StudioError, UploadReadOptions, badInput, downloadFileBase, isStudioError, type Dataset, type DatasetDownloadFormat, type SpreadsheetForm } from '@studio/schema';
-import { BufferPool, EXPORTS, geoArrowStream } from '@studio/engine';
+import { BufferPool, EXPORTS } from '@studio/engine';
 import { wantsGeoArrow } from './media-types';
 import { requireCaller, type RouteContext } from './route';
 import type { Caller } from './caller';
@@ -62,12 +62,14 @@ export async function dataOf(services: Pick<Services, 'snapshots'>, row: Resourc
 /** sendData without the download's file name: data a page reads (a published map's layers). */
 export async function streamData(ctx: RouteContext<unknown, unknown, unknown>, row: ResourceRow, format: DatasetDownloadFormat, mediaType = EXPORTS[format].mediaType, disposition?: string, spreadsheet?: SpreadsheetForm, a = readableData(row)) {
   const signal = clientGone(ctx.reply);
-  // The map builder's GeoArrow (its Accept parameter): the table is re-encoded, so its buffers are not pooled.
+  // The map builder's GeoArrow (its Accept parameter), from the dataset's GeoArrow copy: its pieces may be shared by
+  // concurrent reads, so they are not pooled.
   const geometry = format === 'arrow' && wantsGeoArrow(String(ctx.req.headers.accept ?? '')) ? a.metadata.detected.geometry : undefined;
   const pool = format === 'arrow' && !geometry ? new BufferPool() : undefined;
   const shape = { columns: a.metadata.columns.map((c) => c.name), rowCount: a.metadata.rowCount };
-  const rows = ctx.services.engine.exportStream(a.storageKey, format, { signal, pool, location: a.metadata.detected, shape, spreadsheet });
-  const stream = await primed(geometry ? geoArrowStream(rows, geometry) : rows);
+  const engine = ctx.services.engine;
+  const rows = geometry ? engine.datasetGeoArrowStream(a.storageKey, geometry, { signal }) : engine.exportStream(a.storageKey, format, { signal, pool, location: a.metadata.detected, shape, spreadsheet });
+  const stream = await primed(rows);
   ctx.reply.header('content-type', mediaType);
   if (disposition) ctx.reply.header('content-disposition', disposition);
   return sendStream(ctx.reply, stream, pool);

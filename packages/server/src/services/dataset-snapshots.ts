@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { bestEffort, notFound, StoredDataset, type DatasetMetadata, type DatasetSnapshot, type VersionPin } from '@studio/schema';
-import { arrowCopyKey, rejectedLinesKey, type ObjectStore } from '@studio/engine';
+import { arrowCopyKey, geoArrowCopyKey, rejectedLinesKey, type ObjectStore } from '@studio/engine';
 import type { Db } from '../store/db';
 
 /**
@@ -29,8 +29,8 @@ const snapshotRow = (datasetId: string, key: string, metadata: DatasetMetadata, 
   created_at: metadata.ingestedAt ?? now,
 });
 
-/** A kept snapshot's files: the table, its Arrow copy and its rejected lines, as they sat beside it when it was current. */
-const filesOf = (key: string) => [key, arrowCopyKey(key), rejectedLinesKey(key)];
+/** A kept snapshot's files: the table, its Arrow and GeoArrow copies and its rejected lines, as they sat beside it when it was current. */
+const filesOf = (key: string) => [key, arrowCopyKey(key), geoArrowCopyKey(key), rejectedLinesKey(key)];
 
 /**
  * Records that a dataset's data under `key` was replaced (instead of removing it at once): the snapshot's row, made

@@ -6,7 +6,7 @@ import { pipeline } from 'node:stream/promises';
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { EMPTY_METADATA, StudioError, StoredDataset, badInput, initialRefresh, isStudioError, type Access, type DatasetRefresh, type Dataset, type DatasetMetadata, type DatasetStatus, DATASET_TRANSITIONS, bestEffort } from '@studio/schema';
-import { UPLOAD_MAX_BYTES, arrowCopyKey, rejectedLinesKey, type CsvOverrides, type Engine } from '@studio/engine';
+import { UPLOAD_MAX_BYTES, arrowCopyKey, geoArrowCopyKey, rejectedLinesKey, type CsvOverrides, type Engine } from '@studio/engine';
 import { every } from './every';
 import { copyDatasetFiles } from './dataset-copy';
 import { keepReplaced } from './dataset-snapshots';
@@ -188,21 +188,21 @@ export class DatasetService {
 
   /**
    * Removes data a dataset no longer points at, once it has switched to new data: the snapshot under `key`, its
-   * Arrow copy and rejected lines, and `beside` (a tileset's archive kept next to its snapshot).
+   * Arrow and GeoArrow copies and rejected lines, and `beside` (a tileset's archive kept next to its snapshot).
    */
   async removeReplaced(key: string, beside: string[] = []): Promise<void> {
-    for (const old of [...beside, key, arrowCopyKey(key), rejectedLinesKey(key)]) await bestEffort(this.engine.store.delete(old), `Removing the replaced ${old}`);
+    for (const old of [...beside, key, arrowCopyKey(key), geoArrowCopyKey(key), rejectedLinesKey(key)]) await bestEffort(this.engine.store.delete(old), `Removing the replaced ${old}`);
   }
 
   /**
    * Keeps table data a dataset no longer points at as a snapshot (#51, services/dataset-snapshots.ts): versions may
-   * pin it, and retention removes it later. Its Arrow copy goes now: it is as large as the data and only speeds up
-   * reads, which a snapshot seldom has. A failure to record it is logged and leaves the files (space, not data
+   * pin it, and retention removes it later. Its Arrow and GeoArrow copies go now: each is as large as the data and only
+   * speeds up reads, which a snapshot seldom has. A failure to record it is logged and leaves the files (space, not data
    * lost); a dataset deleted meanwhile takes them with its folder.
    */
   private async keepSnapshot(id: string, key: string, metadata: DatasetMetadata): Promise<void> {
     await bestEffort(keepReplaced(this.db, id, key, metadata), `Keeping the replaced ${key} as a snapshot`);
-    await bestEffort(this.engine.store.delete(arrowCopyKey(key)), `Removing the Arrow copy of the replaced ${key}`);
+    for (const copy of [arrowCopyKey(key), geoArrowCopyKey(key)]) await bestEffort(this.engine.store.delete(copy), `Removing the copy ${copy} of the replaced data`);
   }
 
   /** Resolves once the Arrow copies started for this dataset have been written (or given up). */
