@@ -9,6 +9,7 @@ import { boundsOf, loadArrowDataset, type KeplerDataset } from '../datasets';
 import { isVectorTileDataset, vectorTileDataset } from '../vector-tiles';
 import { addDatasets, datasetIdsOnMap } from '../kepler/actions';
 import { drawChoice, tileThreshold, tileable, type DrawChoice } from './choice';
+import { addKeepingStyle, captureStyle, type SavedLayer } from './keep-style';
 
 /** What the layer panel shows of one dataset: how it is drawn and why, and the cut of its tiles while it runs. */
 export interface LayerDraw {
@@ -37,6 +38,8 @@ export class MapDraws {
   private entries: Record<string, LayerDraw> = {};
   private listeners = new Set<() => void>();
   private store: Store | null = null;
+  /** Each dataset's layers as last drawn each way, for a switch back (what the other way cannot hold). */
+  private drawn: Record<string, Partial<Record<DataDraw, SavedLayer[]>>> = {};
 
   constructor(private readonly overrides: Record<string, DataDraw> = {}) {}
 
@@ -90,14 +93,21 @@ export class MapDraws {
     for (const s of started) if (s.later) s.later.then((d) => addDatasets(store, [d])).catch(() => undefined); // the error is in the panel
   }
 
-  /** The layer's override: the dataset is taken off the map and drawn again the chosen way (a new layer). */
+  /**
+   * The layer's override: the dataset is taken off the map and drawn again the chosen way, its layers keeping the
+   * style the two ways share (keep-style.ts); what only one way has is kept for the way back.
+   */
   async setDraw(id: string, draw: DataDraw): Promise<void> {
     this.overrides[id] = draw;
     const store = this.store;
     if (!store) return;
+    const style = captureStyle(store, id);
+    if (style) this.drawn[id] = { ...this.drawn[id], [style.layers[0]!.type === 'vectorTile' ? 'tiles' : 'rows']: style.layers };
     if (datasetIdsOnMap(store).includes(id)) store.dispatch(removeDataset(id));
     try {
-      await addDatasets(store, [await this.load(id)]);
+      const dataset = await this.load(id);
+      if (style) await addKeepingStyle(store, dataset, style, this.drawn[id]?.[draw]);
+      else await addDatasets(store, [dataset]);
     } catch (e) {
       this.patch(id, { error: errorMessage(e) });
     }
