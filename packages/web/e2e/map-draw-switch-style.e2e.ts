@@ -3,6 +3,7 @@ import { useBrowser } from './browser';
 import { asAdmin, createUser, unique } from './api';
 import { countPixels } from './pixels';
 import { newMapOf } from './new-map';
+import { colorFirstLayerBy } from './kepler-panels';
 
 const browser = useBrowser();
 
@@ -11,6 +12,8 @@ const FEW = ['name,lat,lng', ...Array.from({ length: 60 }, (_, i) => `p${i},${(3
 
 /** A colour no basemap and no kepler palette default draws. */
 const MAGENTA: [number, number, number] = [230, 20, 210];
+/** The last colour of kepler's default colour range (Global Warming, #FFC300) as drawn at the layer's opacity. */
+const YELLOW: [number, number, number] = [250, 200, 50];
 
 describe("switching a layer between all rows and tiles keeps its style (#50)", () => {
   let maker: Awaited<ReturnType<typeof createUser>>;
@@ -50,6 +53,37 @@ describe("switching a layer between all rows and tiles keeps its style (#50)", (
     expect(await name.inputValue()).toBe('Shops in magenta');
     await expect.poll(magentaPixels, { timeout: 20_000 }).toBeGreaterThan(30);
     await page.screenshot({ path: '/tmp/studio-map-draw-switch-rows.png' });
+    expect(s.foreign).toEqual([]);
+    await s.context.close();
+  }, 150_000);
+
+  it('a colour field set on the point layer colours its tile layer, and again on the way back', async () => {
+    const csv = ['name,v,lat,lng', ...FEW.split('\n').slice(1).map((line, i) => line.replace(',', `,${i},`))].join('\n');
+    const small = await maker.client.datasets.upload(csv, { contentType: 'text/csv', name: `Valued points ${unique()}` });
+    const s = await newMapOf(browser(), maker, small.id);
+    const { page } = s;
+    const types = () => page.evaluate(() => window.__studioMap!.layers().map((l) => l.type));
+    await expect.poll(types, { timeout: 30_000 }).toEqual(['point']);
+    await colorFirstLayerBy(page, 'v');
+    // The points of the highest values are yellow: a sixth of them (ten columns of six values' colours).
+    await expect.poll(() => countPixels(page, YELLOW), { timeout: 20_000 }).toBeGreaterThan(10);
+    const yellowOnRows = await countPixels(page, YELLOW);
+    const colorBy = async () => {
+      const panel = page.locator('.layer-panel .channel-by-value-selector').first();
+      if (!(await panel.isVisible())) await page.locator('.layer__enable-config').first().click();
+      return panel.innerText();
+    };
+    const note = page.getByTestId('layer-draw-note');
+    await note.getByRole('button', { name: 'Use tiles' }).click();
+    await expect.poll(types, { timeout: 60_000 }).toEqual(['vectorTile']);
+    await expect.poll(colorBy, { timeout: 20_000 }).toContain('v');
+    // Its colours spread over the values (taken from the tiles in view), not all in the last colour of a [0, 1] domain.
+    await expect.poll(() => countPixels(page, YELLOW), { timeout: 20_000 }).toBeGreaterThan(0);
+    expect(await countPixels(page, YELLOW)).toBeLessThan(2 * yellowOnRows);
+    await page.screenshot({ path: '/tmp/studio-map-draw-switch-field.png' });
+    await note.getByRole('button', { name: 'Draw all rows' }).click();
+    await expect.poll(types, { timeout: 30_000 }).toEqual(['point']);
+    await expect.poll(colorBy, { timeout: 20_000 }).toContain('v');
     expect(s.foreign).toEqual([]);
     await s.context.close();
   }, 150_000);

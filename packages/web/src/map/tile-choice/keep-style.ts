@@ -86,6 +86,9 @@ export function carryStyle(from: SavedLayer, onto: SavedLayer, latitude: number)
   const channels = { ...onto.visualChannels };
   for (const key of ['colorField', 'colorScale', 'strokeColorField', 'strokeColorScale'])
     if (key in from.visualChannels && key in channels) channels[key] = from.visualChannels[key];
+  // The studio's TileJSON has no value statistics, so a tile layer's colour domain would stay kepler's [0, 1] (every
+  // point in the last colour): its domain is taken from the tiles in view instead (kepler's dynamic colour).
+  if (onto.type === 'vectorTile' && channels.colorField && 'dynamicColor' in visConfig) visConfig.dynamicColor = true;
   const shared = Object.fromEntries((['label', 'color', 'isVisible', 'hidden', 'highlightColor'] as const).flatMap((k) => (from.config[k] === undefined ? [] : [[k, from.config[k]]])));
   return { ...onto, id: from.id, config: { ...onto.config, ...shared, visConfig }, visualChannels: channels };
 }
