@@ -93,17 +93,22 @@ export function carryStyle(from: SavedLayer, onto: SavedLayer, latitude: number)
   return { ...onto, id: from.id, config: { ...onto.config, ...shared, visConfig }, visualChannels: channels };
 }
 
-/** Calls `act` once `ready` holds (checked now and after each change of the store). */
-function when(store: Store, ready: (vis: VisLike) => boolean, act: (vis: VisLike) => void): Promise<void> {
-  return new Promise((resolve) => {
-    let done = false;
+/** How long the switch waits for kepler to take the dataset in (as new-datasets.ts waits). */
+const WAIT_MS = 120_000;
+
+/** Resolves once `ready` holds (checked now and after each change of the store); rejects after WAIT_MS. */
+function when(store: Store, ready: (vis: VisLike) => boolean): Promise<void> {
+  return new Promise((resolve, reject) => {
     let unsubscribe = () => {};
+    const timer = window.setTimeout(() => {
+      unsubscribe();
+      reject(new Error('The map did not take the dataset in: add it again'));
+    }, WAIT_MS);
     const check = () => {
       const vis = instance(store)?.visState;
-      if (done || !vis || !ready(vis)) return;
-      done = true;
+      if (!vis || !ready(vis)) return;
       unsubscribe();
-      act(vis);
+      window.clearTimeout(timer);
       resolve();
     };
     unsubscribe = store.subscribe(check);
@@ -123,7 +128,7 @@ export async function addKeepingStyle(store: Store, dataset: KeplerDataset, from
   store.dispatch(addDataToMap({ datasets: [data], options: { autoCreateLayers: !base, centerMap: false, keepExistingConfig: true } } as never));
   formatFields(store, [dataId]);
   const own = (vis: VisLike) => vis.layers.filter((l) => l.config.dataId === dataId);
-  await when(store, (vis) => Boolean(vis.datasets[dataId]) && (Boolean(base) || own(vis).length > 0), () => undefined);
+  await when(store, (vis) => Boolean(vis.datasets[dataId]) && (Boolean(base) || own(vis).length > 0));
   const [top] = from.layers;
   let layers: SavedLayer[];
   if (base) {
