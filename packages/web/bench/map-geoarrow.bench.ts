@@ -17,10 +17,10 @@
 // JavaScript in the last run of each kind and prints the functions that took most of it until the mark.
 import os from 'node:os';
 import { tableFromIPC } from 'apache-arrow';
-import { StudioClient } from '@studio/client';
 import type { BrowserContext, CDPSession, Page } from 'playwright-core';
-import startServer, { ADMIN } from '../e2e/global-setup';
-import { launchBrowser, openStudio, signInThroughUi } from '../e2e/browser';
+import { ADMIN } from '../e2e/global-setup';
+import { openStudio, signInThroughUi } from '../e2e/browser';
+import { uploadReady, withBenchStudio } from './bench-studio';
 import { line } from '../../engine/bench/util';
 
 const N = Number(process.env.BENCH_MAP_POLYGONS ?? 100_000);
@@ -184,21 +184,10 @@ async function open(context: BrowserContext, baseUrl: string, datasetId: string,
 async function main() {
   // The server's sample data (generated in the background on a first start) would compete for the two cores.
   process.env.STUDIO_SAMPLES ??= 'off';
-  const provided: Record<string, string> = {};
-  const stop = await startServer({ provide: (k: string, v: string) => (provided[k] = v) } as unknown as Parameters<typeof startServer>[0]);
-  const baseUrl = provided.baseUrl!;
-  const browser = await launchBrowser();
-  try {
-    const admin = new StudioClient({ baseUrl });
-    await admin.signIn(ADMIN.email, ADMIN.password);
+  await withBenchStudio(async ({ baseUrl, browser, admin }) => {
     const tUp = performance.now();
     const geojson = squares(N);
-    let dataset = await admin.datasets.upload(geojson, { contentType: 'application/geo+json', name: `Bench squares ${N}` });
-    while (dataset.status !== 'ready') {
-      if (dataset.status === 'error') throw new Error(`ingestion failed: ${JSON.stringify(dataset.metadata)}`);
-      await new Promise((r) => setTimeout(r, 500));
-      dataset = await admin.datasets.get(dataset.id);
-    }
+    const dataset = await uploadReady(admin, geojson, { contentType: 'application/geo+json', name: `Bench squares ${N}` });
     console.log(`(setup: ${N} polygons, ${(geojson.length / 1e6).toFixed(1)} MB of GeoJSON, uploaded and ingested in ${Math.round(performance.now() - tUp)} ms)`);
 
     const { context, page } = await openStudio(browser, baseUrl);
@@ -223,10 +212,7 @@ async function main() {
     console.log(`  medians of ${RUNS}: from navigation GeoJSON text ${Math.round(base)} ms, GeoArrow ${Math.round(ours)} ms; the data's own GeoJSON text ${Math.round(ownBase)} ms, GeoArrow ${Math.round(ownOurs)} ms; load ${loadLine()}`);
     line('map.geoarrow_polygons_layer_data (from navigation)', ours, 'ms', ours / base, '<= 0.5');
     line('map.geoarrow_polygons_layer_data_own (request to decoded, no page start or basemap wait)', ownOurs, 'ms', ownOurs / ownBase, '<= 0.5');
-  } finally {
-    await browser.close();
-    await stop();
-  }
+  });
 }
 
 main().catch((e) => {

@@ -19,10 +19,10 @@
 // how much of each page's time the GPU process spent running WebGL commands (SwiftShader, software).
 import http from 'node:http';
 import os from 'node:os';
-import { StudioClient } from '@studio/client';
 import type { CDPSession, Page } from 'playwright-core';
-import startServer, { ADMIN } from '../e2e/global-setup';
-import { launchBrowser, openStudio, signInThroughUi } from '../e2e/browser';
+import { ADMIN } from '../e2e/global-setup';
+import { openStudio, signInThroughUi } from '../e2e/browser';
+import { uploadReady, withBenchStudio } from './bench-studio';
 import { coldDataset, coldTileFirstFrame } from './cold-tiles';
 
 const N = Number(process.env.BENCH_MAP_POINTS ?? 1_000_000);
@@ -212,21 +212,10 @@ async function main() {
   // The server's sample data (generated in the background on a first start) would compete for the two
   // cores with the measured pages.
   process.env.STUDIO_SAMPLES ??= 'off';
-  const provided: Record<string, string> = {};
-  const stop = await startServer({ provide: (k: string, v: string) => (provided[k] = v) } as unknown as Parameters<typeof startServer>[0]);
-  const baseUrl = provided.baseUrl!;
-  const browser = await launchBrowser();
-  try {
-    const admin = new StudioClient({ baseUrl });
-    await admin.signIn(ADMIN.email, ADMIN.password);
+  await withBenchStudio(async ({ baseUrl, browser, admin }) => {
 
     const tUp = performance.now();
-    let dataset = await admin.datasets.upload(pointsCsv(N), { contentType: 'text/csv', name: `Bench points ${N}` });
-    while (dataset.status !== 'ready') {
-      if (dataset.status === 'error') throw new Error(`ingestion failed: ${JSON.stringify(dataset)}`);
-      await new Promise((r) => setTimeout(r, 500));
-      dataset = await admin.datasets.get(dataset.id);
-    }
+    const dataset = await uploadReady(admin, pointsCsv(N), { contentType: 'text/csv', name: `Bench points ${N}` });
     console.log(`(setup: ${N} points uploaded and ingested in ${Math.round(performance.now() - tUp)} ms)`);
     const cold = COLD_POINTS > 0 ? await coldDataset(admin, COLD_POINTS) : null;
 
@@ -304,10 +293,7 @@ async function main() {
       const tileMs = await inTab((tab) => tileFirstFrame(tab, baseUrl, tiled.id));
       console.log(`map.tile_first_frame ${copies * N} points: ${Math.round(tileMs)} ms (ratio ${(tileMs / studio).toFixed(2)} vs the ${N}-point Arrow map ${Math.round(studio)} ms; target <= 1.0; load ${loadLine()})`);
     }
-  } finally {
-    await browser.close();
-    await stop();
-  }
+  });
 }
 
 main().catch((e) => {

@@ -5,22 +5,16 @@
 // Runs the built app on the real server as the browser tests start it (e2e/global-setup.ts). Standalone:
 // `npx tsx packages/web/bench/video.bench.ts`; BENCH_VIDEO_SECONDS and BENCH_VIDEO_FPS change the video.
 import os from 'node:os';
-import { StudioClient } from '@studio/client';
-import startServer, { ADMIN } from '../e2e/global-setup';
-import { launchBrowser, openStudio, signInThroughUi } from '../e2e/browser';
+import { ADMIN } from '../e2e/global-setup';
+import { openStudio, signInThroughUi } from '../e2e/browser';
+import { withBenchStudio } from './bench-studio';
 
 const SECONDS = Number(process.env.BENCH_VIDEO_SECONDS ?? 10);
 const FPS = Number(process.env.BENCH_VIDEO_FPS ?? 30);
 const loadLine = () => `${os.loadavg().map((l) => l.toFixed(2)).join(' ')} on ${os.cpus().length} cores`;
 
 async function main() {
-  const provided: Record<string, string> = {};
-  const stop = await startServer({ provide: (k: string, v: string) => (provided[k] = v) } as unknown as Parameters<typeof startServer>[0]);
-  const baseUrl = provided.baseUrl!;
-  const browser = await launchBrowser();
-  try {
-    const admin = new StudioClient({ baseUrl });
-    await admin.signIn(ADMIN.email, ADMIN.password);
+  await withBenchStudio(async ({ baseUrl, browser, admin }) => {
     // The samples are made in the background on a first start.
     let quakes: { id: string } | undefined;
     for (const until = Date.now() + 600_000; !quakes && Date.now() < until; await new Promise((r) => setTimeout(r, 2000))) {
@@ -43,10 +37,7 @@ async function main() {
     const ms = performance.now() - t0;
     console.log(`map.video_export ${SECONDS} s 1080p ${FPS} fps (${SECONDS * FPS} frames): ${(ms / 1000).toFixed(1)} s to render and encode (ratio ${(ms / (SECONDS * 1000)).toFixed(2)} vs the video's ${SECONDS} s; ${Math.round(ms / (SECONDS * FPS))} ms a frame; load ${loadLine()})`);
     await context.close();
-  } finally {
-    await browser.close();
-    await stop();
-  }
+  });
 }
 
 main().catch((e) => {
