@@ -72,6 +72,29 @@ describe('PMTiles archives', () => {
   });
 });
 
+describe('PMTiles archives dropped mid-write', () => {
+  it('a writer discarded while its tiles are still being written ends quietly (it was an uncaught error that ended the server)', async () => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'pmtiles-discard-'));
+    const uncaught: unknown[] = [];
+    const onUncaught = (e: unknown) => uncaught.push(e);
+    process.on('uncaughtException', onUncaught);
+    try {
+      // Incompressible tiles of 64 KiB, more than the stream buffers: writes are still in flight at discard().
+      for (let round = 0; round < 5; round++) {
+        const writer = new PmtilesWriter(path.join(dir, `side-${round}.tiles`));
+        for (let i = 0; i < 64; i++) await writer.add(12, i, round, crypto.getRandomValues(new Uint8Array(65_536)));
+        await writer.discard();
+      }
+      await new Promise((r) => setTimeout(r, 200));
+      expect(uncaught).toEqual([]);
+      expect(await fs.readdir(dir)).toEqual([]);
+    } finally {
+      process.off('uncaughtException', onUncaught);
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+  }, 20_000);
+});
+
 describe('the tiler', () => {
   let dir: string;
   let engine: Engine;

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { once } from 'node:events';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { open, rm, type FileHandle } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
@@ -51,6 +52,10 @@ export class PmtilesWriter {
 
   constructor(private readonly dataFile: string) {
     this.data = createWriteStream(dataFile);
+    // A write that fails (a full disk), or that lands after discard() destroyed the stream (a cut cancelled while
+    // tiles were still being written: "Cannot call writev after a stream was destroyed"), is an 'error' event. Kept
+    // as the cut's failure; without a listener it was an uncaught exception that ended the whole server.
+    this.data.on('error', (e) => (this.failure ??= e));
   }
 
   get tileCount(): number {
@@ -80,7 +85,8 @@ export class PmtilesWriter {
     );
     this.compressing.add(tracked);
     while (this.compressing.size >= COMPRESSING) await Promise.race(this.compressing);
-    if (this.data.writableNeedDrain) await new Promise<void>((resolve) => this.data.once('drain', () => resolve()));
+    // once() rejects on the stream's 'error': a failed stream never drains.
+    if (this.data.writableNeedDrain) await once(this.data, 'drain');
     this.throwIfFailed();
   }
 
